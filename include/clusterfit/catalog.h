@@ -1,0 +1,131 @@
+/* catalog.h - the sourced facts clusterfit computes from: accelerators, models,
+ * fabrics and node types.
+ *
+ * The catalog starts from the entries embedded in the binary (the JSON files in data/, each with
+ * a "source"), and cfit_catalog_load_file() adds or overrides entries by name from a
+ * user file of the same format.  Every calibration constant the performance model
+ * uses lives here, per GPU or per fabric; none is a literal in the model's code.
+ *
+ * Units: bytes, seconds, bytes per second (per direction), FLOP per second (dense).
+ */
+#ifndef CLUSTERFIT_CATALOG_H
+#define CLUSTERFIT_CATALOG_H
+
+#include <stddef.h>
+#include "clusterfit/base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CFIT_NAME_MAX 64
+#define CFIT_TEXT_MAX 512
+
+typedef enum cfit_precision { CFIT_PREC_BF16 = 0, CFIT_PREC_FP8 = 1, CFIT_PREC_COUNT } cfit_precision;
+
+/* Achievable fractions and sizes measured or published for one GPU type. */
+typedef struct cfit_gpu_calibration {
+    double gemm_efficiency[CFIT_PREC_COUNT]; /* large-GEMM fraction of dense peak, per precision */
+    double gemm_half_dim;           /* GEMM dimension at which shape efficiency is 1/2 (elements) */
+    double attention_efficiency;    /* fused attention kernel fraction of bf16 dense peak */
+    double memory_bw_efficiency;    /* achievable fraction of HBM bandwidth (STREAM-like) */
+    double reserved_bytes;          /* runtime context, communicator and workspace buffers */
+    double fragmentation;           /* allocator overhead as a fraction of the rest */
+    double layer_overhead_s;        /* fixed per-layer-per-micro-batch kernel launch/sync cost */
+} cfit_gpu_calibration;
+
+typedef struct cfit_gpu {
+    char name[CFIT_NAME_MAX];          /* catalog key, e.g. "h100-sxm" */
+    char vendor[CFIT_NAME_MAX];
+    char display_name[CFIT_NAME_MAX];
+    double memory_bytes;               /* HBM capacity */
+    double memory_bw_bytes_per_s;      /* HBM bandwidth */
+    double peak_flops[CFIT_PREC_COUNT];/* dense tensor FLOP/s for training precisions; 0 = unsupported */
+    double peak_fp4_flops;             /* dense, informational; 0 = unsupported */
+    double peak_tf32_flops;            /* dense, informational */
+    double peak_fp64_flops;            /* informational */
+    double tdp_w;
+    char scaleup_fabric[CFIT_NAME_MAX];/* fabric entry for the scale-up link */
+    double scaleup_bw_bytes_per_s;     /* per GPU, per direction; 0 = none */
+    int scaleup_domain;                /* GPUs in one scale-up domain (1 = none) */
+    char default_node[CFIT_NAME_MAX];  /* node entry used when none is given */
+    cfit_gpu_calibration cal;
+    char source[CFIT_TEXT_MAX];
+} cfit_gpu;
+
+typedef enum cfit_mlp { CFIT_MLP_GELU = 0, CFIT_MLP_SWIGLU = 1 } cfit_mlp;
+
+typedef struct cfit_model {
+    char name[CFIT_NAME_MAX];
+    int layers;
+    int hidden_size;
+    int ffn_hidden_size;        /* per branch for SwiGLU (the gate and up projections are each this wide) */
+    int num_heads;
+    int num_kv_heads;           /* == num_heads for MHA */
+    int vocab_size;
+    int seq_len;                /* default training sequence length */
+    cfit_mlp mlp;
+    int tied_embeddings;        /* input and output embeddings share weights */
+    char source[CFIT_TEXT_MAX];
+} cfit_model;
+
+typedef enum cfit_fabric_kind { CFIT_FABRIC_SCALEOUT = 0, CFIT_FABRIC_SCALEUP = 1 } cfit_fabric_kind;
+
+typedef struct cfit_fabric {
+    char name[CFIT_NAME_MAX];          /* e.g. "ib-ndr", "roce-400g", "nvlink4" */
+    cfit_fabric_kind kind;
+    char technology[CFIT_NAME_MAX];    /* human name */
+    double bw_bytes_per_s;             /* per port (scale-out) or 0 for scale-up (GPU gives it) */
+    double latency_s;                  /* per message step, as collective libraries see it */
+    double efficiency;                 /* achievable fraction of bw for large collectives */
+    double overlap_efficiency;         /* fraction of a compute window usable to hide traffic */
+    char source[CFIT_TEXT_MAX];
+} cfit_fabric;
+
+typedef struct cfit_node {
+    char name[CFIT_NAME_MAX];          /* e.g. "hgx-h100-8" */
+    int gpus_per_node;
+    int nics_per_node;                 /* scale-out ports for the GPUs */
+    char fabric[CFIT_NAME_MAX];        /* default scale-out fabric entry */
+    char source[CFIT_TEXT_MAX];
+} cfit_node;
+
+typedef struct cfit_catalog cfit_catalog;
+
+/* A catalog with the embedded entries.  Returns NULL only when out of memory or when
+ * the embedded data is broken (d says where). Free with cfit_catalog_free. */
+cfit_catalog *cfit_catalog_new(cfit_diag *d);
+void cfit_catalog_free(cfit_catalog *c);
+
+/* Add or override entries from a file (same format as the files in data/).  Errors:
+ * CFIT_EIO (cannot read), CFIT_EPARSE (syntax, unknown key, wrong type), CFIT_ERANGE
+ * (out-of-range value), with d giving FILE:LINE:COL.  On error the catalog is unchanged. */
+int cfit_catalog_load_file(cfit_catalog *c, const char *path, cfit_diag *d);
+/* The same from a buffer; name is used in diagnostics. */
+int cfit_catalog_load_buffer(cfit_catalog *c, const char *text, size_t len,
+                             const char *name, cfit_diag *d);
+
+/* Parse one model object (the format of a "models" entry) from a file. */
+int cfit_model_load_file(const char *path, cfit_model *out, cfit_diag *d);
+
+size_t cfit_catalog_gpu_count(const cfit_catalog *c);
+const cfit_gpu *cfit_catalog_gpu_at(const cfit_catalog *c, size_t i);
+size_t cfit_catalog_model_count(const cfit_catalog *c);
+const cfit_model *cfit_catalog_model_at(const cfit_catalog *c, size_t i);
+size_t cfit_catalog_fabric_count(const cfit_catalog *c);
+const cfit_fabric *cfit_catalog_fabric_at(const cfit_catalog *c, size_t i);
+size_t cfit_catalog_node_count(const cfit_catalog *c);
+const cfit_node *cfit_catalog_node_at(const cfit_catalog *c, size_t i);
+
+/* Lookup by name; NULL if absent.  On NULL, if d is given, d->msg names the closest
+ * entries ("unknown gpu 'h10' (did you mean 'h100-sxm'?)") and the call's caller
+ * should treat it as CFIT_EUNKNOWN. */
+const cfit_gpu *cfit_catalog_gpu(const cfit_catalog *c, const char *name, cfit_diag *d);
+const cfit_model *cfit_catalog_model(const cfit_catalog *c, const char *name, cfit_diag *d);
+const cfit_fabric *cfit_catalog_fabric(const cfit_catalog *c, const char *name, cfit_diag *d);
+const cfit_node *cfit_catalog_node(const cfit_catalog *c, const char *name, cfit_diag *d);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

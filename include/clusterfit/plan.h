@@ -1,0 +1,124 @@
+/* plan.h - the training-cluster planner: memory, step time and the layout search.
+ *
+ * A request names a model, a job (sequence length, global batch, tokens, precision),
+ * candidate GPU types and either a GPU count or a deadline.  Every layout dimension
+ * the request leaves at CFIT_SEARCH is searched; the others are fixed.  The result
+ * holds the best plans (by tokens/s; ties: less memory), and for each GPU type its
+ * best plan at the count it was sized to.  docs/model.md derives every formula.
+ */
+#ifndef CLUSTERFIT_PLAN_H
+#define CLUSTERFIT_PLAN_H
+
+#include <stdint.h>
+#include "clusterfit/catalog.h"
+#include "clusterfit/workload.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CFIT_SEARCH (-1)   /* a layout field left to the search */
+
+typedef struct cfit_layout {
+    int tp, pp, dp, cp;   /* tensor, pipeline, data, context parallel sizes */
+    int vp;               /* interleaved pipeline chunks per device (1 = plain 1F1B) */
+    int mbs;              /* micro-batch size, sequences */
+    int zero;             /* ZeRO stage 0..3 (1 = distributed optimizer) */
+    int recompute;        /* cfit_recompute */
+    int sp;               /* sequence parallelism 0/1 */
+} cfit_layout;
+
+typedef struct cfit_memory {
+    double weights_bytes, grads_bytes, optimizer_bytes, activations_bytes, other_bytes;
+    double total_bytes, capacity_bytes;
+} cfit_memory;
+
+typedef struct cfit_breakdown {
+    double compute_s, tp_comm_s, cp_comm_s, pp_comm_s, pp_bubble_s, dp_comm_s, optimizer_s, other_s;
+} cfit_breakdown;
+
+typedef struct cfit_plan {
+    const cfit_gpu *gpu;
+    const cfit_node *node;
+    const cfit_fabric *fabric;        /* scale-out fabric */
+    long gpus, nodes;
+    cfit_layout layout;
+    long global_batch;                /* sequences */
+    long grad_accum;                  /* micro-batches per step per pipeline */
+    int fits;
+    cfit_memory mem;                  /* the most loaded pipeline stage */
+    double step_time_s;
+    cfit_breakdown br;
+    double compute_bound_s;           /* step time in ops limited by FLOP/s */
+    double memory_bound_s;            /* step time in ops limited by HBM bandwidth */
+    double comm_exposed_s;            /* communication not hidden behind compute */
+    int stage_layers_min, stage_layers_max;
+    double stage_imbalance;           /* (slowest - fastest stage time) / slowest */
+    double tokens_per_s, tokens_per_s_per_gpu;
+    double model_tflops_per_gpu, hardware_tflops_per_gpu, mfu, hfu;
+    double time_to_train_s;           /* 0 when no token count was given */
+} cfit_plan;
+
+typedef struct cfit_plan_request {
+    const cfit_catalog *catalog;
+    const cfit_model *model;
+    int seq_len;                      /* 0 = the model's */
+    long global_batch;                /* sequences; 0 = default (see docs/plan.md) */
+    double tokens;                    /* tokens to train; 0 = not given */
+    cfit_precision precision;
+    const cfit_gpu *const *gpus;      /* candidate GPU types (at least one) */
+    size_t ngpus;
+    const cfit_fabric *fabric;        /* scale-out fabric; NULL = the node's */
+    long gpus_total;                  /* 0 = sized to meet days */
+    double days;                      /* deadline in days when gpus_total == 0 */
+    cfit_layout fixed;                /* CFIT_SEARCH where searched */
+    int grad_bytes;                   /* 4 = fp32 main grads (18 B/param), 2 = bf16 (16 B/param) */
+    int top;                          /* plans to keep, >= 1 */
+    /* progress callback for long searches (may be NULL); fraction in [0,1] */
+    void (*progress)(void *ctx, double fraction);
+    void *progress_ctx;
+} cfit_plan_request;
+
+typedef struct cfit_gpu_result {
+    const cfit_gpu *gpu;
+    int found;               /* a fitting plan exists */
+    int meets_deadline;      /* found and time_to_train <= days (sizing mode) */
+    cfit_plan best;          /* when found */
+    cfit_plan closest;       /* when !found and has_closest: the smallest memory shortfall */
+    int has_closest;
+} cfit_gpu_result;
+
+typedef struct cfit_plan_result {
+    cfit_plan *plans;        /* best first, at most request->top */
+    size_t nplans;
+    cfit_gpu_result *per_gpu;/* one per candidate GPU type, in request order */
+    size_t ngpu;
+    uint64_t evaluated;      /* layouts costed */
+    uint64_t feasible;       /* of those, layouts that fit in memory */
+    double seconds;          /* wall time of the search */
+    long global_batch;       /* the batch used */
+    int seq_len;
+} cfit_plan_result;
+
+/* A request with defaults: everything searched, bf16, 30 days, top 5, grad_bytes 4. */
+void cfit_plan_request_init(cfit_plan_request *r);
+
+/* Check the fixed parts of a request against the model (divisibility, ranges).
+ * Returns CFIT_EOK or CFIT_EINVALID/CFIT_ERANGE with d->msg naming the constraint. */
+int cfit_plan_validate(const cfit_plan_request *r, cfit_diag *d);
+
+/* Run the search.  Returns CFIT_EOK (result filled; nplans may be 0 when nothing fits,
+ * then per_gpu[i].closest explains), or an error with d set.  Free with
+ * cfit_plan_result_fini. */
+int cfit_plan_search(const cfit_plan_request *r, cfit_plan_result *out, cfit_diag *d);
+void cfit_plan_result_fini(cfit_plan_result *res);
+
+/* Cost one layout on one GPU type at a GPU count (layout fully given, dp included).
+ * Evaluates even layouts the search would reject (fits may be 0). */
+int cfit_plan_evaluate(const cfit_plan_request *r, const cfit_gpu *gpu, const cfit_layout *l,
+                       cfit_plan *out, cfit_diag *d);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,770 @@
+/* json.c - the position-tracking JSON reader and the cfit__buf string builder.
+ *
+ * The reader is a recursive descent over RFC 8259 that never reads past len (the text
+ * need not be NUL-terminated).  It tracks the current line and the offset where that
+ * line starts, so any position on the current line turns into a 1-based line and
+ * byte column; newlines can only occur between tokens (a raw newline inside a string
+ * ends it as unterminated).  Nodes are attached to their parent as soon as they are
+ * made, so on any error freeing the partial root frees everything.
+ */
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/json.h"
+
+#define BUF_MIN 64
+#define SHOW_MAX 64   /* bytes of a key echoed in a message */
+
+/* ---- cfit__buf --------------------------------------------------------- */
+
+void cfit__buf_init(cfit__buf *b)
+{
+    b->len = 0;
+    b->oom = 0;
+    b->cap = BUF_MIN;
+    b->data = malloc(BUF_MIN);
+    if (b->data)
+        b->data[0] = '\0';
+    else
+        b->cap = 0, b->oom = 1;
+}
+
+void cfit__buf_fini(cfit__buf *b)
+{
+    free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+    b->oom = 0;
+}
+
+int cfit__buf_ok(const cfit__buf *b)
+{
+    return !b->oom && b->data != NULL;
+}
+
+/* Make room for extra more bytes plus the NUL; 0 (and oom set) on failure. */
+static int buf_reserve(cfit__buf *b, size_t extra)
+{
+    if (b->oom)
+        return 0;
+    if (extra > SIZE_MAX / 2 - b->len) {
+        b->oom = 1;
+        return 0;
+    }
+    size_t need = b->len + extra + 1;
+    if (need <= b->cap)
+        return 1;
+    size_t cap = b->cap ? b->cap : BUF_MIN;
+    while (cap < need)
+        cap *= 2;
+    char *p = realloc(b->data, cap);
+    if (!p) {
+        b->oom = 1;
+        return 0;
+    }
+    b->data = p;
+    b->cap = cap;
+    return 1;
+}
+
+static void buf_append(cfit__buf *b, const char *s, size_t n)
+{
+    if (!buf_reserve(b, n))
+        return;
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+}
+
+void cfit__buf_puts(cfit__buf *b, const char *s)
+{
+    buf_append(b, s, strlen(s));
+}
+
+void cfit__buf_vprintf(cfit__buf *b, const char *fmt, va_list ap)
+{
+    va_list cp;
+    va_copy(cp, ap);
+    int n = vsnprintf(NULL, 0, fmt, cp);
+    va_end(cp);
+    if (n < 0) {
+        b->oom = 1;   /* an encoding error: the text is lost all the same */
+        return;
+    }
+    if (!buf_reserve(b, (size_t)n))
+        return;
+    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+    b->len += (size_t)n;
+}
+
+void cfit__buf_printf(cfit__buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    cfit__buf_vprintf(b, fmt, ap);
+    va_end(ap);
+}
+
+/* The escape for byte c inside a JSON string, or NULL if it goes out as is. */
+static const char *json_escape(unsigned char c, char hex[7])
+{
+    switch (c) {
+    case '"': return "\\\"";
+    case '\\': return "\\\\";
+    case '\n': return "\\n";
+    case '\t': return "\\t";
+    case '\r': return "\\r";
+    case '\b': return "\\b";
+    case '\f': return "\\f";
+    default:
+        if (c >= 0x20)
+            return NULL;
+        snprintf(hex, 7, "\\u%04x", c);
+        return hex;
+    }
+}
+
+void cfit__buf_json_string(cfit__buf *b, const char *s)
+{
+    if (!s) {
+        cfit__buf_puts(b, "null");
+        return;
+    }
+    char hex[7];
+    buf_append(b, "\"", 1);
+    for (;;) {
+        size_t run = 0;
+        const char *esc = NULL;
+        while (s[run] && !(esc = json_escape((unsigned char)s[run], hex)))
+            run++;
+        buf_append(b, s, run);
+        if (!s[run])
+            break;
+        cfit__buf_puts(b, esc);
+        s += run + 1;
+    }
+    buf_append(b, "\"", 1);
+}
+
+void cfit__buf_json_number(cfit__buf *b, double v)
+{
+    if (!isfinite(v))
+        cfit__buf_puts(b, "null");
+    else if (v == floor(v) && fabs(v) < 9007199254740992.0)   /* 2^53 */
+        cfit__buf_printf(b, "%.0f", v == 0.0 ? 0.0 : v);      /* no "-0" */
+    else
+        cfit__buf_printf(b, "%.10g", v);
+}
+
+/* ---- the reader: state and errors -------------------------------------- */
+
+typedef struct parser {
+    const char *text;
+    size_t len, pos;
+    size_t line_start;   /* offset of the current line's first byte */
+    int line;            /* 1-based, of pos */
+    const char *file;
+    cfit_diag *d;
+    int err;             /* CFIT_EOK until the first error */
+} parser;
+
+static int clamp_int(size_t v)
+{
+    return v > INT_MAX ? INT_MAX : (int)v;
+}
+
+/* 1-based byte column of offset pos, which must lie on the current line. */
+static int col_of(const parser *p, size_t pos)
+{
+    return clamp_int(pos - p->line_start + 1);
+}
+
+static int peek_at(const parser *p, size_t pos)
+{
+    return pos < p->len ? (unsigned char)p->text[pos] : -1;
+}
+
+static int peek(const parser *p)
+{
+    return peek_at(p, p->pos);
+}
+
+static void fail_lc(parser *p, int err, int line, int col, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+
+/* Record the first error only. */
+static void fail_lc(parser *p, int err, int line, int col, const char *fmt, ...)
+{
+    if (p->err)
+        return;
+    p->err = err;
+    if (!p->d)
+        return;
+    char msg[sizeof p->d->msg];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    cfit_diag_set(p->d, err, p->file, line, col, "%s", msg);
+}
+
+#define FAIL_AT(p, pos, ...) fail_lc((p), CFIT_EPARSE, (p)->line, col_of((p), (pos)), __VA_ARGS__)
+#define FAIL_HERE(p, ...) FAIL_AT((p), (p)->pos, __VA_ARGS__)
+
+static void fail_oom(parser *p)
+{
+    fail_lc(p, CFIT_ENOMEM, p->line, col_of(p, p->pos), "out of memory");
+}
+
+/* "'x'" for a printable byte, "byte 0xNN" otherwise, "end of input" at the end. */
+static const char *describe(int c, char out[16])
+{
+    if (c < 0)
+        return "end of input";
+    if (c >= 0x20 && c < 0x7f)
+        snprintf(out, 16, "'%c'", c);
+    else
+        snprintf(out, 16, "byte 0x%02x", c);
+    return out;
+}
+
+static void skip_ws(parser *p)
+{
+    for (; p->pos < p->len; p->pos++) {
+        char c = p->text[p->pos];
+        if (c == '\n') {
+            p->line = p->line < INT_MAX ? p->line + 1 : INT_MAX;
+            p->line_start = p->pos + 1;
+        } else if (c != ' ' && c != '\t' && c != '\r') {
+            break;
+        }
+    }
+}
+
+static cfit__json *new_node(parser *p, cfit__json_type type)
+{
+    cfit__json *v = calloc(1, sizeof *v);
+    if (!v) {
+        fail_oom(p);
+        return NULL;
+    }
+    v->type = type;
+    v->line = p->line;
+    v->col = col_of(p, p->pos);
+    return v;
+}
+
+/* Room for element n of an array of *cap elem-sized items: returns the array, moved
+ * if it grew, or NULL on failure (the old array stays valid). */
+static void *grow(void *arr, size_t *cap, size_t n, size_t elem)
+{
+    if (n < *cap)
+        return arr;
+    size_t ncap = *cap ? *cap * 2 : 4;
+    if (ncap > SIZE_MAX / elem)
+        return NULL;
+    void *q = realloc(arr, ncap * elem);
+    if (q)
+        *cap = ncap;
+    return q;
+}
+
+/* ---- strings ----------------------------------------------------------- */
+
+static int hex4(const parser *p, size_t pos, unsigned *out)
+{
+    unsigned v = 0;
+    for (size_t i = 0; i < 4; i++) {
+        int c = peek_at(p, pos + i), h;
+        if (c >= '0' && c <= '9')
+            h = c - '0';
+        else if (c >= 'a' && c <= 'f')
+            h = c - 'a' + 10;
+        else if (c >= 'A' && c <= 'F')
+            h = c - 'A' + 10;
+        else
+            return 0;
+        v = v * 16 + (unsigned)h;
+    }
+    *out = v;
+    return 1;
+}
+
+static void put_utf8(cfit__buf *b, unsigned cp)
+{
+    char u[4];
+    size_t n;
+    if (cp < 0x80) {
+        u[0] = (char)cp, n = 1;
+    } else if (cp < 0x800) {
+        u[0] = (char)(0xc0 | cp >> 6), u[1] = (char)(0x80 | (cp & 0x3f)), n = 2;
+    } else if (cp < 0x10000) {
+        u[0] = (char)(0xe0 | cp >> 12), u[1] = (char)(0x80 | (cp >> 6 & 0x3f));
+        u[2] = (char)(0x80 | (cp & 0x3f)), n = 3;
+    } else {
+        u[0] = (char)(0xf0 | cp >> 18), u[1] = (char)(0x80 | (cp >> 12 & 0x3f));
+        u[2] = (char)(0x80 | (cp >> 6 & 0x3f)), u[3] = (char)(0x80 | (cp & 0x3f)), n = 4;
+    }
+    buf_append(b, u, n);
+}
+
+/* A \u escape at p->pos (the backslash), with its low surrogate if it needs one. */
+static int parse_unicode(parser *p, cfit__buf *b)
+{
+    size_t at = p->pos;
+    unsigned cp, lo;
+    if (!hex4(p, at + 2, &cp)) {
+        FAIL_AT(p, at, "invalid \\u escape (expected 4 hex digits)");
+        return -1;
+    }
+    p->pos += 6;
+    if (cp >= 0xdc00 && cp <= 0xdfff) {
+        FAIL_AT(p, at, "unpaired surrogate \\u%04x in string", cp);
+        return -1;
+    }
+    if (cp >= 0xd800 && cp <= 0xdbff) {
+        if (peek(p) != '\\' || peek_at(p, p->pos + 1) != 'u' || !hex4(p, p->pos + 2, &lo) ||
+            lo < 0xdc00 || lo > 0xdfff) {
+            FAIL_AT(p, at, "unpaired surrogate \\u%04x in string", cp);
+            return -1;
+        }
+        p->pos += 6;
+        cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+    }
+    if (cp == 0) {
+        FAIL_AT(p, at, "\\u0000 is not allowed in strings");
+        return -1;
+    }
+    put_utf8(b, cp);
+    return 0;
+}
+
+/* An escape at p->pos (the backslash). */
+static int parse_escape(parser *p, cfit__buf *b)
+{
+    static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
+    int c = peek_at(p, p->pos + 1);
+    if (c == 'u')
+        return parse_unicode(p, b);
+    const char *e = c > 0 ? strchr(from, c) : NULL;
+    if (!e && c >= 0x20 && c < 0x7f) {
+        FAIL_AT(p, p->pos, "invalid escape '\\%c' in string", c);
+        return -1;
+    }
+    if (!e) {
+        FAIL_AT(p, p->pos, "invalid escape: '\\' followed by byte 0x%02x in string", c);
+        return -1;
+    }
+    buf_append(b, &to[e - from], 1);
+    p->pos += 2;
+    return 0;
+}
+
+/* A string at p->pos (the opening quote); returns it malloc'd, or NULL on error. */
+static char *parse_string(parser *p)
+{
+    size_t open = p->pos++;
+    cfit__buf b;
+    cfit__buf_init(&b);
+    for (;;) {
+        size_t run = p->pos;
+        int c;
+        while ((c = peek(p)) >= 0x20 && c != '"' && c != '\\')
+            p->pos++;
+        buf_append(&b, p->text + run, p->pos - run);
+        if (c == '"') {
+            p->pos++;
+            if (cfit__buf_ok(&b))
+                return b.data;
+            fail_oom(p);
+            break;
+        }
+        if (c == '\\' && peek_at(p, p->pos + 1) >= 0) {
+            if (parse_escape(p, &b) < 0)
+                break;
+        } else if (c < 0 || c == '\n' || c == '\\') {
+            FAIL_AT(p, open, "unterminated string");
+            break;
+        } else {
+            FAIL_HERE(p, "control character 0x%02x in string (write it as \\u%04x)", c, c);
+            break;
+        }
+    }
+    cfit__buf_fini(&b);
+    return NULL;
+}
+
+/* ---- numbers and literals ---------------------------------------------- */
+
+static int is_digit(int c)
+{
+    return c >= '0' && c <= '9';
+}
+
+static size_t skip_digits(const parser *p, size_t i)
+{
+    while (is_digit(peek_at(p, i)))
+        i++;
+    return i;
+}
+
+/* End offset of the number at p->pos per the JSON grammar, or 0 after an error. */
+static size_t scan_number(parser *p)
+{
+    size_t i = p->pos + (peek(p) == '-');
+    if (!is_digit(peek_at(p, i))) {
+        FAIL_AT(p, i, "expected a digit after '-'");
+        return 0;
+    }
+    if (peek_at(p, i) == '0' && is_digit(peek_at(p, i + 1))) {
+        FAIL_AT(p, i, "leading zeros are not allowed in numbers");
+        return 0;
+    }
+    i = skip_digits(p, i);
+    if (peek_at(p, i) == '.') {
+        if (!is_digit(peek_at(p, ++i))) {
+            FAIL_AT(p, i, "expected a digit after '.'");
+            return 0;
+        }
+        i = skip_digits(p, i);
+    }
+    if (peek_at(p, i) == 'e' || peek_at(p, i) == 'E') {
+        i++;
+        if (peek_at(p, i) == '+' || peek_at(p, i) == '-')
+            i++;
+        if (!is_digit(peek_at(p, i))) {
+            FAIL_AT(p, i, "expected a digit in the exponent");
+            return 0;
+        }
+        i = skip_digits(p, i);
+    }
+    return i;
+}
+
+/* strtod over text[pos, end), copied so strtod cannot run past len. */
+static int convert_number(parser *p, size_t end, double *out)
+{
+    char small[64], *s = small;
+    size_t n = end - p->pos;
+    if (n >= sizeof small && !(s = malloc(n + 1))) {
+        fail_oom(p);
+        return -1;
+    }
+    memcpy(s, p->text + p->pos, n);
+    s[n] = '\0';
+    char *stop;
+    *out = strtod(s, &stop);
+    int ok = stop == s + n;
+    if (s != small)
+        free(s);
+    if (!ok || !isfinite(*out)) {
+        FAIL_HERE(p, ok ? "number out of range" : "malformed number");
+        return -1;
+    }
+    return 0;
+}
+
+static cfit__json *parse_number(parser *p)
+{
+    size_t end = scan_number(p);
+    double v;
+    if (!end || convert_number(p, end, &v) < 0)
+        return NULL;
+    cfit__json *node = new_node(p, CFIT__JSON_NUMBER);
+    if (node)
+        node->number = v;
+    p->pos = end;
+    return node;
+}
+
+static cfit__json *parse_literal(parser *p)
+{
+    static const struct { const char *word; cfit__json_type type; int boolean; } lits[] = {
+        {"true", CFIT__JSON_BOOL, 1}, {"false", CFIT__JSON_BOOL, 0}, {"null", CFIT__JSON_NULL, 0}
+    };
+    for (size_t i = 0; i < sizeof lits / sizeof lits[0]; i++) {
+        size_t n = strlen(lits[i].word);
+        if (p->len - p->pos >= n && !memcmp(p->text + p->pos, lits[i].word, n)) {
+            cfit__json *v = new_node(p, lits[i].type);
+            if (v)
+                v->boolean = lits[i].boolean;
+            p->pos += n;
+            return v;
+        }
+    }
+    FAIL_HERE(p, "invalid literal (expected true, false or null)");
+    return NULL;
+}
+
+/* ---- containers -------------------------------------------------------- */
+
+static cfit__json *parse_value(parser *p, int depth);
+
+static cfit__json *parse_array(parser *p, int depth)
+{
+    cfit__json *arr = new_node(p, CFIT__JSON_ARRAY);
+    size_t cap = 0;
+    if (!arr)
+        return NULL;
+    p->pos++;
+    skip_ws(p);
+    if (peek(p) == ']') {
+        p->pos++;
+        return arr;
+    }
+    for (;;) {
+        cfit__json *item = parse_value(p, depth);
+        if (!item)
+            break;
+        cfit__json **items = grow(arr->items, &cap, arr->n, sizeof *items);
+        if (!items) {
+            cfit__json_free(item);
+            fail_oom(p);
+            break;
+        }
+        arr->items = items;
+        arr->items[arr->n++] = item;
+        skip_ws(p);
+        int c = peek(p);
+        p->pos += (c == ',' || c == ']');
+        if (c == ']')
+            return arr;
+        if (c != ',') {
+            FAIL_HERE(p, "expected ',' or ']' after array element");
+            break;
+        }
+        skip_ws(p);
+        if (peek(p) == ']') {
+            FAIL_HERE(p, "trailing comma before ']'");
+            break;
+        }
+    }
+    cfit__json_free(arr);
+    return NULL;
+}
+
+/* Open-addressing set of member indexes (stored plus one), for duplicate keys. */
+typedef struct keyset {
+    size_t *slots;
+    size_t cap;   /* a power of two, or 0 */
+} keyset;
+
+static size_t hash_key(const char *s)
+{
+    uint64_t h = 14695981039346656037ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return (size_t)h;
+}
+
+/* The slot holding key, or the empty slot where it would go. */
+static size_t *keyset_slot(const keyset *ks, const cfit__json *obj, const char *key)
+{
+    size_t i = hash_key(key) & (ks->cap - 1);
+    while (ks->slots[i] && strcmp(obj->members[ks->slots[i] - 1].key, key))
+        i = (i + 1) & (ks->cap - 1);
+    return &ks->slots[i];
+}
+
+/* Add member obj->n - 1, growing (and rehashing) at half load; 0 on failure. */
+static int keyset_add(keyset *ks, const cfit__json *obj)
+{
+    if (obj->n * 2 > ks->cap) {
+        size_t cap = ks->cap ? ks->cap * 2 : 16;
+        size_t *slots = calloc(cap, sizeof *slots);
+        if (!slots)
+            return 0;
+        free(ks->slots);
+        ks->slots = slots;
+        ks->cap = cap;
+        for (size_t i = 0; i + 1 < obj->n; i++)
+            *keyset_slot(ks, obj, obj->members[i].key) = i + 1;
+    }
+    *keyset_slot(ks, obj, obj->members[obj->n - 1].key) = obj->n;
+    return 1;
+}
+
+/* One "key": value at p->pos (the key's quote), appended to obj. */
+static int parse_member(parser *p, cfit__json *obj, size_t *cap, keyset *ks, int depth)
+{
+    int line = p->line, col = col_of(p, p->pos);
+    char *key = parse_string(p);
+    if (!key)
+        return -1;
+    if (ks->cap && *keyset_slot(ks, obj, key)) {
+        fail_lc(p, CFIT_EPARSE, line, col, "duplicate key '%.*s%s'", SHOW_MAX, key,
+                strlen(key) > SHOW_MAX ? "..." : "");
+        free(key);
+        return -1;
+    }
+    skip_ws(p);
+    if (peek(p) != ':') {
+        FAIL_HERE(p, "expected ':' after object key");
+        free(key);
+        return -1;
+    }
+    p->pos++;
+    skip_ws(p);
+    cfit__json *value = parse_value(p, depth);
+    cfit__json_member *members = value ? grow(obj->members, cap, obj->n, sizeof *members) : NULL;
+    if (!members) {
+        if (value)
+            fail_oom(p);
+        cfit__json_free(value);
+        free(key);
+        return -1;
+    }
+    obj->members = members;
+    obj->members[obj->n++] = (cfit__json_member){key, line, col, value};
+    if (!keyset_add(ks, obj)) {
+        fail_oom(p);
+        return -1;
+    }
+    return 0;
+}
+
+static cfit__json *parse_object(parser *p, int depth)
+{
+    cfit__json *obj = new_node(p, CFIT__JSON_OBJECT);
+    keyset ks = {NULL, 0};
+    size_t cap = 0;
+    if (!obj)
+        return NULL;
+    p->pos++;
+    skip_ws(p);
+    int c = peek(p);
+    if (c == '}') {
+        p->pos++;
+        return obj;
+    }
+    for (;;) {
+        if (c != '"') {
+            FAIL_HERE(p, obj->n ? "expected a string key" : "expected a string key or '}'");
+            break;
+        }
+        if (parse_member(p, obj, &cap, &ks, depth) < 0)
+            break;
+        skip_ws(p);
+        c = peek(p);
+        p->pos += (c == ',' || c == '}');
+        if (c == '}') {
+            free(ks.slots);
+            return obj;
+        }
+        if (c != ',') {
+            FAIL_HERE(p, "expected ',' or '}' after object member");
+            break;
+        }
+        skip_ws(p);
+        if ((c = peek(p)) == '}') {
+            FAIL_HERE(p, "trailing comma before '}'");
+            break;
+        }
+    }
+    free(ks.slots);
+    cfit__json_free(obj);
+    return NULL;
+}
+
+/* A value at p->pos (whitespace already skipped); depth counts enclosing containers. */
+static cfit__json *parse_value(parser *p, int depth)
+{
+    int c = peek(p);
+    char shown[16];
+    if ((c == '[' || c == '{') && depth >= CFIT__JSON_MAX_DEPTH) {
+        FAIL_HERE(p, "nesting deeper than %d levels", CFIT__JSON_MAX_DEPTH);
+        return NULL;
+    }
+    if (c == '[')
+        return parse_array(p, depth + 1);
+    if (c == '{')
+        return parse_object(p, depth + 1);
+    if (c == '-' || is_digit(c))
+        return parse_number(p);
+    if (c == 't' || c == 'f' || c == 'n')
+        return parse_literal(p);
+    if (c == '"') {
+        cfit__json *v = new_node(p, CFIT__JSON_STRING);
+        if (v && !(v->string = parse_string(p))) {
+            free(v);
+            v = NULL;
+        }
+        return v;
+    }
+    if (c < 0)
+        FAIL_HERE(p, "unexpected end of input (expected a value)");
+    else
+        FAIL_HERE(p, "unexpected %s (expected a value)", describe(c, shown));
+    return NULL;
+}
+
+/* ---- public ------------------------------------------------------------ */
+
+cfit__json *cfit__json_parse(const char *text, size_t len, const char *file,
+                             int *err, cfit_diag *d)
+{
+    parser p = {text ? text : "", text ? len : 0, 0, 0, 1, file, d, CFIT_EOK};
+    if (p.len >= 3 && !memcmp(p.text, "\xef\xbb\xbf", 3))   /* a UTF-8 byte order mark */
+        p.pos = 3;
+    skip_ws(&p);
+    cfit__json *root = parse_value(&p, 0);
+    if (root) {
+        skip_ws(&p);
+        if (p.pos < p.len) {
+            char shown[16];
+            FAIL_HERE(&p, "unexpected %s after the JSON value",
+                      describe(peek(&p), shown));
+            cfit__json_free(root);
+            root = NULL;
+        }
+    }
+    if (err)
+        *err = root ? CFIT_EOK : p.err;
+    return root;
+}
+
+void cfit__json_free(cfit__json *v)
+{
+    if (!v)
+        return;
+    for (size_t i = 0; v->type == CFIT__JSON_ARRAY && i < v->n; i++)
+        cfit__json_free(v->items[i]);
+    for (size_t i = 0; v->type == CFIT__JSON_OBJECT && i < v->n; i++) {
+        free(v->members[i].key);
+        cfit__json_free(v->members[i].value);
+    }
+    free(v->items);
+    free(v->members);
+    free(v->string);
+    free(v);
+}
+
+const cfit__json_member *cfit__json_member_get(const cfit__json *obj, const char *key)
+{
+    if (!obj || obj->type != CFIT__JSON_OBJECT || !key)
+        return NULL;
+    for (size_t i = 0; i < obj->n; i++)
+        if (!strcmp(obj->members[i].key, key))
+            return &obj->members[i];
+    return NULL;
+}
+
+const cfit__json *cfit__json_get(const cfit__json *obj, const char *key)
+{
+    const cfit__json_member *m = cfit__json_member_get(obj, key);
+    return m ? m->value : NULL;
+}
+
+const char *cfit__json_type_name(cfit__json_type t)
+{
+    static const char *const names[] = {"null", "boolean", "number", "string", "array",
+                                        "object"};
+    return (unsigned)t < sizeof names / sizeof names[0] ? names[t] : "unknown";
+}

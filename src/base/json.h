@@ -1,0 +1,84 @@
+/* json.h - a small JSON reader that remembers where every value and key stands,
+ * and a string builder for writing JSON and text (internal to libclusterfit).
+ *
+ * The reader exists (instead of using jansson) because catalog and model files must
+ * report FILE:LINE:COL for *semantic* errors too (an unknown key, a negative size),
+ * and jansson keeps positions only for syntax errors.  It accepts RFC 8259 JSON:
+ * no comments, no trailing commas, no NaN; duplicate keys are an error; nesting is
+ * limited to CFIT__JSON_MAX_DEPTH.
+ */
+#ifndef CFIT_JSON_H
+#define CFIT_JSON_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include "clusterfit/base.h"
+
+#define CFIT__JSON_MAX_DEPTH 64
+
+typedef enum cfit__json_type {
+    CFIT__JSON_NULL,
+    CFIT__JSON_BOOL,
+    CFIT__JSON_NUMBER,
+    CFIT__JSON_STRING,
+    CFIT__JSON_ARRAY,
+    CFIT__JSON_OBJECT
+} cfit__json_type;
+
+typedef struct cfit__json cfit__json;
+
+typedef struct cfit__json_member {
+    char *key;          /* NUL-terminated, unescaped */
+    int line, col;      /* position of the key's opening quote */
+    cfit__json *value;
+} cfit__json_member;
+
+struct cfit__json {
+    cfit__json_type type;
+    int line, col;                 /* position of the value's first character */
+    int boolean;                   /* BOOL */
+    double number;                 /* NUMBER (finite) */
+    char *string;                  /* STRING: NUL-terminated, unescaped (embedded NUL rejected) */
+    size_t n;                      /* ARRAY: items; OBJECT: members */
+    cfit__json **items;            /* ARRAY */
+    cfit__json_member *members;    /* OBJECT, in file order */
+};
+
+/* Parse len bytes of text.  file names the input for diagnostics (may be NULL).
+ * On success returns the root (free with cfit__json_free) and *err = CFIT_EOK.
+ * On failure returns NULL, *err = CFIT_EPARSE (or CFIT_ENOMEM) and fills d with
+ * file, line, column and what was expected. */
+cfit__json *cfit__json_parse(const char *text, size_t len, const char *file,
+                             int *err, cfit_diag *d);
+void cfit__json_free(cfit__json *v);   /* NULL is a no-op */
+
+/* Member of an object by key, or NULL (also NULL when obj is not an object). */
+const cfit__json_member *cfit__json_member_get(const cfit__json *obj, const char *key);
+const cfit__json *cfit__json_get(const cfit__json *obj, const char *key);
+const char *cfit__json_type_name(cfit__json_type t);   /* "object", "number", ... */
+
+/* A growing NUL-terminated string.  On allocation failure it sets oom and stops
+ * growing; callers check cfit__buf_ok() once at the end. */
+typedef struct cfit__buf {
+    char *data;
+    size_t len, cap;
+    int oom;
+} cfit__buf;
+
+void cfit__buf_init(cfit__buf *b);
+void cfit__buf_fini(cfit__buf *b);
+int cfit__buf_ok(const cfit__buf *b);
+void cfit__buf_puts(cfit__buf *b, const char *s);
+void cfit__buf_printf(cfit__buf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+void cfit__buf_vprintf(cfit__buf *b, const char *fmt, va_list ap);
+/* Append s as a JSON string literal with quotes and escapes. */
+void cfit__buf_json_string(cfit__buf *b, const char *s);
+/* Append a JSON number: integers exactly, others with 10 significant digits;
+ * NaN and infinities are written as null. */
+void cfit__buf_json_number(cfit__buf *b, double v);
+
+#endif

@@ -1,0 +1,215 @@
+/* cli.c - option-table parsing, error printing and number formatting for the CLI. */
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cli_usage(FILE *out, const cli_opt *opts, const char *usage, const char *description)
+{
+    fprintf(out, "usage: %s\n\n%s\n\noptions:\n", usage, description);
+    for (const cli_opt *o = opts; o->name; o++) {
+        char left[64];
+        if (o->short_name)
+            snprintf(left, sizeof left, "-%c, --%s%s%s", o->short_name, o->name, o->arg ? " " : "",
+                     o->arg ? o->arg : "");
+        else
+            snprintf(left, sizeof left, "    --%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+        fprintf(out, "  %-28s %s\n", left, o->help);
+    }
+    fprintf(out, "  %-28s %s\n", "-h, --help", "show this help and exit");
+}
+
+static const cli_opt *find_long(const cli_opt *opts, const char *name, size_t len)
+{
+    for (const cli_opt *o = opts; o->name; o++)
+        if (strlen(o->name) == len && strncmp(o->name, name, len) == 0)
+            return o;
+    return NULL;
+}
+
+static int unknown_option(const cli_opt *opts, const char *arg)
+{
+    const char *names[128];
+    size_t n = 0;
+    for (const cli_opt *o = opts; o->name && n < 127; o++)
+        names[n++] = o->name;
+    names[n++] = "help";
+    const char *key = arg;
+    while (*key == '-')
+        key++;
+    char buf[128];
+    snprintf(buf, sizeof buf, "%.*s", (int)strcspn(key, "="), key);
+    const char *near = cfit_closest(buf, names, n);
+    if (near)
+        return cli_error("unknown option '%s' (did you mean '--%s'?)", arg, near);
+    return cli_error("unknown option '%s' (see --help)", arg);
+}
+
+int cli_parse(int argc, char **argv, const cli_opt *opts, cli_handler fn, void *ctx,
+              const char *usage, const char *description)
+{
+    int only_positional = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int rc;
+        if (only_positional || a[0] != '-' || a[1] == '\0') {
+            rc = fn(ctx, -1, NULL, a);
+        } else if (strcmp(a, "--") == 0) {
+            only_positional = 1;
+            continue;
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            cli_usage(stdout, opts, usage, description);
+            return -1;
+        } else {
+            const cli_opt *o = NULL;
+            const char *value = NULL;
+            if (a[1] == '-') {
+                const char *eq = strchr(a + 2, '=');
+                size_t len = eq ? (size_t)(eq - (a + 2)) : strlen(a + 2);
+                o = find_long(opts, a + 2, len);
+                if (eq)
+                    value = eq + 1;
+            } else if (a[2] == '\0') {
+                for (const cli_opt *p = opts; p->name; p++)
+                    if (p->short_name == a[1])
+                        o = p;
+            }
+            if (!o)
+                return unknown_option(opts, a);
+            if (o->arg && !value) {
+                if (i + 1 >= argc)
+                    return cli_error("option '--%s' needs a value (%s)", o->name, o->arg);
+                value = argv[++i];
+            } else if (!o->arg && value) {
+                return cli_error("option '--%s' takes no value", o->name);
+            }
+            rc = fn(ctx, o->id, o->name, value);
+        }
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+int cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("clusterfit: error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return EXIT_USAGE;
+}
+
+int cli_error_diag(const cfit_diag *d, int err)
+{
+    fputs("clusterfit: error: ", stderr);
+    if (d->file[0]) {
+        fprintf(stderr, "%s:", d->file);
+        if (d->line > 0)
+            fprintf(stderr, "%d:%d:", d->line, d->col);
+        fputc(' ', stderr);
+    }
+    fprintf(stderr, "%s\n", d->msg[0] ? d->msg : cfit_strerror(err));
+    return err == CFIT_EIO || err == CFIT_ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
+}
+
+int cli_int(const char *name, const char *value, long min, long max, long *out)
+{
+    uint64_t v;
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    if (strcmp(value, "0") == 0 && min <= 0) {
+        *out = 0;
+        return 0;
+    }
+    if (cfit_parse_count(value, &v, &d))
+        return cli_error("--%s: %s", name, d.msg);
+    if ((double)v < (double)min || (double)v > (double)max)
+        return cli_error("--%s: %s is out of range (%ld to %ld)", name, value, min, max);
+    *out = (long)v;
+    return 0;
+}
+
+int cli_count(const char *name, const char *value, uint64_t *out)
+{
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    if (cfit_parse_count(value, out, &d))
+        return cli_error("--%s: %s", name, d.msg);
+    return 0;
+}
+
+int cli_real(const char *name, const char *value, double min, double max, double *out)
+{
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    if (cfit_parse_real(value, out, &d))
+        return cli_error("--%s: %s", name, d.msg);
+    if (*out < min || *out > max)
+        return cli_error("--%s: %s is out of range (%g to %g)", name, value, min, max);
+    return 0;
+}
+
+int cli_catalog_add(cli_catalog *cc, const char *path)
+{
+    if (cc->nfiles >= (int)(sizeof cc->files / sizeof cc->files[0]))
+        return cli_error("--catalog: at most %d files", (int)(sizeof cc->files / sizeof cc->files[0]));
+    cc->files[cc->nfiles++] = path;
+    return 0;
+}
+
+int cli_catalog_open(cli_catalog *cc)
+{
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    cc->cat = cfit_catalog_new(&d);
+    if (!cc->cat)
+        return cli_error_diag(&d, CFIT_EPARSE);
+    for (int i = 0; i < cc->nfiles; i++) {
+        int rc = cfit_catalog_load_file(cc->cat, cc->files[i], &d);
+        if (rc) {
+            cfit_catalog_free(cc->cat);
+            cc->cat = NULL;
+            return cli_error_diag(&d, rc);
+        }
+    }
+    return 0;
+}
+
+const char *fmt_bytes(char *buf, size_t n, double bytes)
+{
+    snprintf(buf, n, "%.1f GB", bytes / 1e9);
+    return buf;
+}
+
+const char *fmt_time(char *buf, size_t n, double s)
+{
+    if (s >= 86400.0 * 2)
+        snprintf(buf, n, "%.1f days", s / 86400.0);
+    else if (s >= 3600.0)
+        snprintf(buf, n, "%.1f h", s / 3600.0);
+    else if (s >= 1.0)
+        snprintf(buf, n, "%.2f s", s);
+    else if (s >= 1e-3)
+        snprintf(buf, n, "%.1f ms", s * 1e3);
+    else
+        snprintf(buf, n, "%.1f us", s * 1e6);
+    return buf;
+}
+
+const char *fmt_count(char *buf, size_t n, double v)
+{
+    static const char *const suf[] = {"", " K", " M", " B", " T"};
+    int i = 0;
+    while (fabs(v) >= 1000.0 && i < 4) {
+        v /= 1000.0;
+        i++;
+    }
+    snprintf(buf, n, i ? "%.2f%s" : "%.0f%s", v, suf[i]);
+    return buf;
+}

@@ -1,0 +1,66 @@
+/* cli.h - shared pieces of the clusterfit command line: the option table parser,
+ * error printing and number formatting.  Only src/cli prints. */
+#ifndef CFIT_CLI_H
+#define CFIT_CLI_H
+
+#include <stdio.h>
+#include "clusterfit/base.h"
+#include "clusterfit/catalog.h"
+
+#define EXIT_OK 0
+#define EXIT_RUNTIME 1
+#define EXIT_USAGE 2
+
+/* One option of a command: drives both parsing and --help. */
+typedef struct cli_opt {
+    const char *name;      /* long name without dashes, "tp" */
+    char short_name;       /* or 0 */
+    const char *arg;       /* argument placeholder ("N"), NULL for a flag */
+    const char *help;      /* one line */
+    int id;                /* passed to the handler */
+} cli_opt;
+
+/* Called for each option (value NULL for flags) and for each positional argument
+ * (id -1).  Returns 0 or an exit code (2 after printing an error). */
+typedef int (*cli_handler)(void *ctx, int id, const char *name, const char *value);
+
+/* Parse argv[1..] of a command against opts (terminated by a NULL name).  -h/--help
+ * prints usage and returns -1 (the caller exits 0).  Unknown options are an error
+ * with a did-you-mean (exit 2). */
+int cli_parse(int argc, char **argv, const cli_opt *opts, cli_handler fn, void *ctx,
+              const char *usage, const char *description);
+void cli_usage(FILE *out, const cli_opt *opts, const char *usage, const char *description);
+
+/* "clusterfit: error: FILE:LINE:COL: msg" or "clusterfit: error: msg"; returns 2
+ * (or 1 for CFIT_EIO / CFIT_ENOMEM). */
+int cli_error_diag(const cfit_diag *d, int err);
+int cli_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+/* Parse an option value; on failure print "clusterfit: error: --NAME: msg" and
+ * return 2. */
+int cli_int(const char *name, const char *value, long min, long max, long *out);
+int cli_count(const char *name, const char *value, uint64_t *out);
+int cli_real(const char *name, const char *value, double min, double max, double *out);
+
+/* Options shared by catalog-using commands: load embedded + --catalog files. */
+typedef struct cli_catalog {
+    const char *files[16];
+    int nfiles;
+    cfit_catalog *cat;
+} cli_catalog;
+int cli_catalog_add(cli_catalog *cc, const char *path);
+int cli_catalog_open(cli_catalog *cc);   /* returns 0 or an exit code after printing */
+
+/* Human formatting: "80.0 GB", "1.23 s", "12.3 days" into buf. */
+const char *fmt_bytes(char *buf, size_t n, double bytes);
+const char *fmt_time(char *buf, size_t n, double s);
+const char *fmt_count(char *buf, size_t n, double v);   /* 1.5 K, 70.6 B, 1.00 T */
+
+int cmd_plan(int argc, char **argv);
+int cmd_catalog(int argc, char **argv);
+
+#endif

@@ -1,0 +1,199 @@
+/* cmd_catalog.c - `clusterfit catalog list [KIND]` and `clusterfit catalog show NAME`. */
+#include "cli.h"
+#include "clusterfit/workload.h"
+
+#include <string.h>
+
+enum { OPT_CATALOG = 1 };
+
+static const cli_opt opts[] = {
+    {"catalog", 0, "FILE", "add or override entries from FILE (repeatable)", OPT_CATALOG},
+    {NULL, 0, NULL, NULL, 0},
+};
+
+typedef struct ctx {
+    cli_catalog cc;
+    const char *pos[3];
+    int npos;
+} ctx;
+
+static int on_opt(void *vc, int id, const char *name, const char *value)
+{
+    ctx *c = vc;
+    (void)name;
+    if (id == -1) {
+        if (c->npos >= 3)
+            return cli_error("catalog: unexpected argument '%s'", value);
+        c->pos[c->npos++] = value;
+        return 0;
+    }
+    return cli_catalog_add(&c->cc, value);   /* the only option */
+}
+
+static void list_gpus(const cfit_catalog *cat)
+{
+    printf("%-14s %-7s %9s %10s %12s %12s %9s %7s  %s\n", "gpu", "vendor", "memory", "HBM",
+           "bf16 dense", "fp8 dense", "scale-up", "domain", "node");
+    printf("%-14s %-7s %9s %10s %12s %12s %9s %7s  %s\n", "", "", "GB", "TB/s", "TFLOP/s", "TFLOP/s",
+           "GB/s/dir", "GPUs", "");
+    for (size_t i = 0; i < cfit_catalog_gpu_count(cat); i++) {
+        const cfit_gpu *g = cfit_catalog_gpu_at(cat, i);
+        printf("%-14s %-7s %9.0f %10.2f %12.1f %12.1f %9.0f %7d  %s\n", g->name, g->vendor,
+               g->memory_bytes / 1e9, g->memory_bw_bytes_per_s / 1e12, g->peak_flops[CFIT_PREC_BF16] / 1e12,
+               g->peak_flops[CFIT_PREC_FP8] / 1e12, g->scaleup_bw_bytes_per_s / 1e9, g->scaleup_domain,
+               g->default_node);
+    }
+}
+
+static void list_models(const cfit_catalog *cat)
+{
+    printf("%-18s %9s %7s %7s %7s %6s %4s %8s %6s %-6s\n", "model", "params", "layers", "hidden",
+           "ffn", "heads", "kv", "vocab", "seq", "mlp");
+    for (size_t i = 0; i < cfit_catalog_model_count(cat); i++) {
+        const cfit_model *m = cfit_catalog_model_at(cat, i);
+        char p[32];
+        printf("%-18s %9s %7d %7d %7d %6d %4d %8d %6d %-6s\n", m->name,
+               fmt_count(p, sizeof p, cfit_model_params(m)), m->layers, m->hidden_size,
+               m->ffn_hidden_size, m->num_heads, m->num_kv_heads, m->vocab_size, m->seq_len,
+               m->mlp == CFIT_MLP_SWIGLU ? "swiglu" : "gelu");
+    }
+}
+
+static void list_fabrics(const cfit_catalog *cat)
+{
+    printf("%-17s %-9s %10s %9s %6s  %s\n", "fabric", "kind", "GB/s/dir", "latency", "eff", "technology");
+    for (size_t i = 0; i < cfit_catalog_fabric_count(cat); i++) {
+        const cfit_fabric *f = cfit_catalog_fabric_at(cat, i);
+        printf("%-17s %-9s %10.1f %7.1fus %6.2f  %s\n", f->name,
+               f->kind == CFIT_FABRIC_SCALEUP ? "scale-up" : "scale-out", f->bw_bytes_per_s / 1e9,
+               f->latency_s * 1e6, f->efficiency, f->technology);
+    }
+}
+
+static void list_nodes(const cfit_catalog *cat)
+{
+    printf("%-18s %6s %6s  %s\n", "node", "GPUs", "NICs", "fabric");
+    for (size_t i = 0; i < cfit_catalog_node_count(cat); i++) {
+        const cfit_node *n = cfit_catalog_node_at(cat, i);
+        printf("%-18s %6d %6d  %s\n", n->name, n->gpus_per_node, n->nics_per_node, n->fabric);
+    }
+}
+
+static int show(const cfit_catalog *cat, const char *name)
+{
+    const cfit_gpu *g = cfit_catalog_gpu(cat, name, NULL);
+    if (g) {
+        const cfit_gpu_calibration *k = &g->cal;
+        printf("gpu %s (%s)\n", g->name, g->display_name);
+        printf("  %-28s %.1f GB\n", "memory", g->memory_bytes / 1e9);
+        printf("  %-28s %.3f TB/s\n", "memory bandwidth", g->memory_bw_bytes_per_s / 1e12);
+        printf("  %-28s %.1f TFLOP/s\n", "bf16 dense", g->peak_flops[CFIT_PREC_BF16] / 1e12);
+        printf("  %-28s %.1f TFLOP/s\n", "fp8 dense", g->peak_flops[CFIT_PREC_FP8] / 1e12);
+        printf("  %-28s %.1f TFLOP/s\n", "fp4 dense", g->peak_fp4_flops / 1e12);
+        printf("  %-28s %.1f TFLOP/s\n", "tf32 dense", g->peak_tf32_flops / 1e12);
+        printf("  %-28s %.1f TFLOP/s\n", "fp64", g->peak_fp64_flops / 1e12);
+        printf("  %-28s %.0f W\n", "TDP", g->tdp_w);
+        printf("  %-28s %s, %.0f GB/s per direction, domain %d\n", "scale-up", g->scaleup_fabric,
+               g->scaleup_bw_bytes_per_s / 1e9, g->scaleup_domain);
+        printf("  %-28s %s\n", "default node", g->default_node);
+        printf("  calibration:\n");
+        printf("  %-28s bf16 %.2f, fp8 %.2f of dense peak\n", "  GEMM efficiency",
+               k->gemm_efficiency[CFIT_PREC_BF16], k->gemm_efficiency[CFIT_PREC_FP8]);
+        printf("  %-28s %.0f elements\n", "  GEMM half-efficiency dim", k->gemm_half_dim);
+        printf("  %-28s %.2f of bf16 peak\n", "  attention efficiency", k->attention_efficiency);
+        printf("  %-28s %.2f of HBM bandwidth\n", "  memory efficiency", k->memory_bw_efficiency);
+        printf("  %-28s %.1f GB\n", "  reserved memory", k->reserved_bytes / 1e9);
+        printf("  %-28s %.0f%%\n", "  fragmentation", k->fragmentation * 100);
+        printf("  %-28s %.1f us\n", "  per-layer overhead", k->layer_overhead_s * 1e6);
+        printf("  %-28s %s\n", "source", g->source);
+        return 0;
+    }
+    const cfit_model *m = cfit_catalog_model(cat, name, NULL);
+    if (m) {
+        char p[32];
+        printf("model %s\n", m->name);
+        printf("  %-20s %s (%.0f)\n", "parameters", fmt_count(p, sizeof p, cfit_model_params(m)),
+               cfit_model_params(m));
+        printf("  %-20s %d\n  %-20s %d\n  %-20s %d\n", "layers", m->layers, "hidden_size",
+               m->hidden_size, "ffn_hidden_size", m->ffn_hidden_size);
+        printf("  %-20s %d\n  %-20s %d\n  %-20s %d\n  %-20s %d\n", "num_heads", m->num_heads,
+               "num_kv_heads", m->num_kv_heads, "vocab_size", m->vocab_size, "seq_len", m->seq_len);
+        printf("  %-20s %s\n  %-20s %s\n", "mlp", m->mlp == CFIT_MLP_SWIGLU ? "swiglu" : "gelu",
+               "tied_embeddings", m->tied_embeddings ? "true" : "false");
+        printf("  %-20s %.4g FLOP (model, fwd+bwd, seq %d)\n", "FLOPs per token",
+               cfit_model_flops_per_token(m, m->seq_len), m->seq_len);
+        printf("  %-20s %s\n", "source", m->source);
+        return 0;
+    }
+    const cfit_fabric *f = cfit_catalog_fabric(cat, name, NULL);
+    if (f) {
+        printf("fabric %s (%s, %s)\n", f->name, f->technology,
+               f->kind == CFIT_FABRIC_SCALEUP ? "scale-up" : "scale-out");
+        printf("  %-20s %.1f GB/s per direction\n", "bandwidth", f->bw_bytes_per_s / 1e9);
+        printf("  %-20s %.1f us\n", "latency", f->latency_s * 1e6);
+        printf("  %-20s %.2f of line rate\n", "efficiency", f->efficiency);
+        printf("  %-20s %.2f of compute time\n", "overlap", f->overlap_efficiency);
+        printf("  %-20s %s\n", "source", f->source);
+        return 0;
+    }
+    const cfit_node *n = cfit_catalog_node(cat, name, NULL);
+    if (n) {
+        printf("node %s\n  %-20s %d\n  %-20s %d\n  %-20s %s\n  %-20s %s\n", n->name, "gpus_per_node",
+               n->gpus_per_node, "nics_per_node", n->nics_per_node, "fabric", n->fabric, "source",
+               n->source);
+        return 0;
+    }
+    const char *names[512];
+    size_t k = 0;
+    for (size_t i = 0; i < cfit_catalog_gpu_count(cat) && k < 512; i++)
+        names[k++] = cfit_catalog_gpu_at(cat, i)->name;
+    for (size_t i = 0; i < cfit_catalog_model_count(cat) && k < 512; i++)
+        names[k++] = cfit_catalog_model_at(cat, i)->name;
+    for (size_t i = 0; i < cfit_catalog_fabric_count(cat) && k < 512; i++)
+        names[k++] = cfit_catalog_fabric_at(cat, i)->name;
+    for (size_t i = 0; i < cfit_catalog_node_count(cat) && k < 512; i++)
+        names[k++] = cfit_catalog_node_at(cat, i)->name;
+    const char *near = cfit_closest(name, names, k);
+    if (near)
+        return cli_error("no catalog entry named '%s' (did you mean '%s'?)", name, near);
+    return cli_error("no catalog entry named '%s' (see 'clusterfit catalog list')", name);
+}
+
+int cmd_catalog(int argc, char **argv)
+{
+    ctx c;
+    memset(&c, 0, sizeof c);
+    int rc = cli_parse(argc, argv, opts, on_opt, &c,
+                       "clusterfit catalog list [gpus|models|fabrics|nodes] | catalog show NAME",
+                       "List the catalog entries clusterfit plans with, or show one entry with its source.\n"
+                       "The catalog is embedded in the binary; --catalog FILE adds or overrides entries by name.");
+    if (rc)
+        return rc < 0 ? EXIT_OK : rc;
+    if (c.npos == 0)
+        return cli_error("catalog: missing action: 'list' or 'show NAME'");
+    if ((rc = cli_catalog_open(&c.cc)))
+        return rc;
+    const char *action = c.pos[0];
+    if (strcmp(action, "list") == 0 && c.npos <= 2) {
+        const char *kind = c.npos == 2 ? c.pos[1] : NULL;
+        int any = 0;
+        struct { const char *k; void (*fn)(const cfit_catalog *); } kinds[] = {
+            {"gpus", list_gpus}, {"models", list_models}, {"fabrics", list_fabrics}, {"nodes", list_nodes}};
+        for (size_t i = 0; i < 4; i++) {
+            if (kind && strcmp(kind, kinds[i].k) != 0)
+                continue;
+            if (any)
+                printf("\n");
+            kinds[i].fn(c.cc.cat);
+            any = 1;
+        }
+        if (!any)
+            rc = cli_error("catalog list: unknown kind '%s' (gpus, models, fabrics or nodes)", kind);
+    } else if (strcmp(action, "show") == 0 && c.npos == 2) {
+        rc = show(c.cc.cat, c.pos[1]);
+    } else {
+        rc = cli_error("catalog: usage: 'catalog list [gpus|models|fabrics|nodes]' or 'catalog show NAME'");
+    }
+    cfit_catalog_free(c.cc.cat);
+    return rc;
+}

@@ -1,0 +1,606 @@
+/* catalog.c - load, merge and look up catalog entries (embedded data/ files and user files).
+ *
+ * Each entry kind is described by one field table (key, type, where it goes, range);
+ * a single loader walks the tables, so every kind gets the same strictness: unknown
+ * keys are errors with a did-you-mean, required keys must be present, numbers are
+ * range-checked, and every error carries FILE:LINE:COL.  A file is loaded into a
+ * staging area first and merged only when all of it is valid.
+ */
+#include "clusterfit/catalog.h"
+#include "clusterfit/workload.h"
+#include "base/json.h"
+#include "core/embedded.h"
+
+#include <errno.h>
+#include <float.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum ftype { F_STR, F_TEXT, F_NOTE, F_INT, F_DBL, F_BOOL, F_ENUM, F_OBJ } ftype;
+/* F_STR: a name (< CFIT_NAME_MAX); F_TEXT: free text stored; F_NOTE: free text checked, not stored */
+
+typedef struct field {
+    const char *key;
+    ftype type;
+    size_t off;                     /* into the entry struct */
+    int required;
+    double min, max;                /* numbers: inclusive range */
+    const char *const *enums;       /* F_ENUM: names, NULL-terminated; value = index */
+    const struct field *sub;        /* F_OBJ: fields of the nested object (same struct) */
+} field;
+
+#define END {NULL, F_STR, 0, 0, 0, 0, NULL, NULL}
+#define BIG 1e30
+
+static const char *const mlp_names[] = {"gelu", "swiglu", NULL};
+static const char *const fabric_kinds[] = {"scaleout", "scaleup", NULL};
+
+/* ---- field tables ---- */
+
+#define G(x) offsetof(cfit_gpu, x)
+static const field gpu_peak[] = {
+    {"bf16", F_DBL, G(peak_flops[CFIT_PREC_BF16]), 1, 0, BIG, NULL, NULL},
+    {"fp8", F_DBL, G(peak_flops[CFIT_PREC_FP8]), 0, 0, BIG, NULL, NULL},
+    {"fp4", F_DBL, G(peak_fp4_flops), 0, 0, BIG, NULL, NULL},
+    {"tf32", F_DBL, G(peak_tf32_flops), 0, 0, BIG, NULL, NULL},
+    {"fp64", F_DBL, G(peak_fp64_flops), 0, 0, BIG, NULL, NULL},
+    END};
+static const field gpu_scaleup[] = {
+    {"fabric", F_STR, G(scaleup_fabric), 1, 0, 0, NULL, NULL},
+    {"bw_bytes_per_s", F_DBL, G(scaleup_bw_bytes_per_s), 1, 1e6, BIG, NULL, NULL},
+    {"domain", F_INT, G(scaleup_domain), 1, 1, 1 << 20, NULL, NULL},
+    END};
+static const field gpu_gemm_eff[] = {
+    {"bf16", F_DBL, G(cal.gemm_efficiency[CFIT_PREC_BF16]), 1, 0.01, 1, NULL, NULL},
+    {"fp8", F_DBL, G(cal.gemm_efficiency[CFIT_PREC_FP8]), 0, 0.01, 1, NULL, NULL},
+    END};
+static const field gpu_cal[] = {
+    {"gemm_efficiency", F_OBJ, 0, 1, 0, 0, NULL, gpu_gemm_eff},
+    {"gemm_half_dim", F_DBL, G(cal.gemm_half_dim), 1, 0, 1e6, NULL, NULL},
+    {"attention_efficiency", F_DBL, G(cal.attention_efficiency), 1, 0.01, 1, NULL, NULL},
+    {"memory_bw_efficiency", F_DBL, G(cal.memory_bw_efficiency), 1, 0.01, 1, NULL, NULL},
+    {"reserved_bytes", F_DBL, G(cal.reserved_bytes), 1, 0, 1e13, NULL, NULL},
+    {"fragmentation", F_DBL, G(cal.fragmentation), 1, 0, 1, NULL, NULL},
+    {"layer_overhead_s", F_DBL, G(cal.layer_overhead_s), 1, 0, 1, NULL, NULL},
+    {"source", F_NOTE, 0, 1, 0, 0, NULL, NULL},
+    END};
+static const field gpu_fields[] = {
+    {"name", F_STR, G(name), 1, 0, 0, NULL, NULL},
+    {"vendor", F_STR, G(vendor), 1, 0, 0, NULL, NULL},
+    {"display_name", F_STR, G(display_name), 1, 0, 0, NULL, NULL},
+    {"memory_bytes", F_DBL, G(memory_bytes), 1, 1e6, 1e15, NULL, NULL},
+    {"memory_bw_bytes_per_s", F_DBL, G(memory_bw_bytes_per_s), 1, 1e6, 1e15, NULL, NULL},
+    {"peak_flops", F_OBJ, 0, 1, 0, 0, NULL, gpu_peak},
+    {"tdp_w", F_DBL, G(tdp_w), 1, 1, 1e5, NULL, NULL},
+    {"scaleup", F_OBJ, 0, 1, 0, 0, NULL, gpu_scaleup},
+    {"default_node", F_STR, G(default_node), 1, 0, 0, NULL, NULL},
+    {"calibration", F_OBJ, 0, 1, 0, 0, NULL, gpu_cal},
+    {"source", F_TEXT, G(source), 1, 0, 0, NULL, NULL},
+    END};
+#undef G
+
+#define M(x) offsetof(cfit_model, x)
+static const field model_fields[] = {
+    {"name", F_STR, M(name), 1, 0, 0, NULL, NULL},
+    {"layers", F_INT, M(layers), 1, 1, 1 << 16, NULL, NULL},
+    {"hidden_size", F_INT, M(hidden_size), 1, 1, 1 << 24, NULL, NULL},
+    {"ffn_hidden_size", F_INT, M(ffn_hidden_size), 1, 1, 1 << 24, NULL, NULL},
+    {"num_heads", F_INT, M(num_heads), 1, 1, 1 << 16, NULL, NULL},
+    {"num_kv_heads", F_INT, M(num_kv_heads), 1, 1, 1 << 16, NULL, NULL},
+    {"vocab_size", F_INT, M(vocab_size), 1, 1, 1 << 24, NULL, NULL},
+    {"seq_len", F_INT, M(seq_len), 1, 1, 1 << 24, NULL, NULL},
+    {"mlp", F_ENUM, M(mlp), 1, 0, 0, mlp_names, NULL},
+    {"tied_embeddings", F_BOOL, M(tied_embeddings), 0, 0, 0, NULL, NULL},
+    {"source", F_TEXT, M(source), 1, 0, 0, NULL, NULL},
+    END};
+#undef M
+
+#define FB(x) offsetof(cfit_fabric, x)
+static const field fabric_fields[] = {
+    {"name", F_STR, FB(name), 1, 0, 0, NULL, NULL},
+    {"kind", F_ENUM, FB(kind), 1, 0, 0, fabric_kinds, NULL},
+    {"technology", F_STR, FB(technology), 1, 0, 0, NULL, NULL},
+    {"bw_bytes_per_s", F_DBL, FB(bw_bytes_per_s), 1, 1e6, 1e15, NULL, NULL},
+    {"latency_s", F_DBL, FB(latency_s), 1, 0, 1, NULL, NULL},
+    {"efficiency", F_DBL, FB(efficiency), 1, 0.01, 1, NULL, NULL},
+    {"overlap_efficiency", F_DBL, FB(overlap_efficiency), 1, 0, 1, NULL, NULL},
+    {"source", F_TEXT, FB(source), 1, 0, 0, NULL, NULL},
+    END};
+#undef FB
+
+#define N(x) offsetof(cfit_node, x)
+static const field node_fields[] = {
+    {"name", F_STR, N(name), 1, 0, 0, NULL, NULL},
+    {"gpus_per_node", F_INT, N(gpus_per_node), 1, 1, 4096, NULL, NULL},
+    {"nics_per_node", F_INT, N(nics_per_node), 1, 1, 4096, NULL, NULL},
+    {"fabric", F_STR, N(fabric), 1, 0, 0, NULL, NULL},
+    {"source", F_TEXT, N(source), 1, 0, 0, NULL, NULL},
+    END};
+#undef N
+
+/* ---- the catalog: one growable array per kind ---- */
+
+typedef struct kind {
+    const char *key;          /* top-level key, "gpus" */
+    const char *what;         /* "gpu" */
+    const field *fields;
+    size_t size;              /* entry struct size */
+} kind;
+
+enum { K_GPU, K_MODEL, K_FABRIC, K_NODE, K_COUNT };
+
+static const kind kinds[K_COUNT] = {
+    {"gpus", "gpu", gpu_fields, sizeof(cfit_gpu)},
+    {"models", "model", model_fields, sizeof(cfit_model)},
+    {"fabrics", "fabric", fabric_fields, sizeof(cfit_fabric)},
+    {"nodes", "node", node_fields, sizeof(cfit_node)},
+};
+
+typedef struct table {
+    char *v;                  /* entries, size kinds[i].size each */
+    size_t n, cap;
+} table;
+
+struct cfit_catalog {
+    table t[K_COUNT];
+};
+
+static void *entry_at(const table *t, int k, size_t i)
+{
+    return t->v + i * kinds[k].size;
+}
+
+static int table_find(const table *t, int k, const char *name)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (strcmp((const char *)entry_at(t, k, i), name) == 0)   /* name is the first member */
+            return (int)i;
+    return -1;
+}
+
+static int table_put(table *t, int k, const void *e)
+{
+    int i = table_find(t, k, (const char *)e);
+    if (i >= 0) {
+        memcpy(entry_at(t, k, (size_t)i), e, kinds[k].size);
+        return CFIT_EOK;
+    }
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 16;
+        char *v = realloc(t->v, cap * kinds[k].size);
+        if (!v)
+            return CFIT_ENOMEM;
+        t->v = v;
+        t->cap = cap;
+    }
+    memcpy(entry_at(t, k, t->n++), e, kinds[k].size);
+    return CFIT_EOK;
+}
+
+/* ---- loading one entry from its field table ---- */
+
+static int key_names(const field *fs, const char **out, size_t max)
+{
+    size_t n = 0;
+    for (; fs->key && n < max; fs++)
+        out[n++] = fs->key;
+    return (int)n;
+}
+
+static int load_fields(const cfit__json *obj, const field *fs, char *base, const char *what,
+                       const char *file, cfit_diag *d);
+
+static int load_value(const cfit__json *v, const field *f, char *base, const char *what,
+                      const char *file, cfit_diag *d)
+{
+    static const char *const want[] = {"a string", "a string", "a string", "a whole number",
+                                       "a number", "true or false", "a string", "an object"};
+    int ok;
+    switch (f->type) {
+    case F_STR: case F_TEXT: case F_NOTE: case F_ENUM: ok = v->type == CFIT__JSON_STRING; break;
+    case F_INT: case F_DBL: ok = v->type == CFIT__JSON_NUMBER; break;
+    case F_BOOL: ok = v->type == CFIT__JSON_BOOL; break;
+    default: ok = v->type == CFIT__JSON_OBJECT; break;
+    }
+    if (!ok)
+        return cfit_diag_set(d, CFIT_EPARSE, file, v->line, v->col, "%s key '%s' must be %s, got %s",
+                             what, f->key, want[f->type], cfit__json_type_name(v->type));
+    switch (f->type) {
+    case F_STR: {
+        size_t len = strlen(v->string);
+        if (len == 0 || len >= CFIT_NAME_MAX)
+            return cfit_diag_set(d, CFIT_ERANGE, file, v->line, v->col,
+                                 "%s key '%s' must be 1 to %d characters", what, f->key, CFIT_NAME_MAX - 1);
+        memcpy(base + f->off, v->string, len + 1);
+        return CFIT_EOK;
+    }
+    case F_TEXT:
+    case F_NOTE:
+        if (v->string[0] == '\0')
+            return cfit_diag_set(d, CFIT_ERANGE, file, v->line, v->col, "%s key '%s' must not be empty",
+                                 what, f->key);
+        if (f->type == F_TEXT)
+            snprintf(base + f->off, CFIT_TEXT_MAX, "%s", v->string);
+        return CFIT_EOK;
+    case F_ENUM:
+        for (int i = 0; f->enums[i]; i++)
+            if (strcmp(f->enums[i], v->string) == 0) {
+                *(int *)(void *)(base + f->off) = i;
+                return CFIT_EOK;
+            }
+        return cfit_diag_set(d, CFIT_EPARSE, file, v->line, v->col, "%s key '%s' must be one of %s%s%s, got '%s'",
+                             what, f->key, f->enums[0], f->enums[1] ? " or " : "",
+                             f->enums[1] ? f->enums[1] : "", v->string);
+    case F_INT:
+    case F_DBL:
+        if (v->number < f->min || v->number > f->max)
+            return cfit_diag_set(d, CFIT_ERANGE, file, v->line, v->col,
+                                 "%s key '%s' must be between %g and %g, got %g", what, f->key,
+                                 f->min, f->max, v->number);
+        if (f->type == F_INT) {
+            if (v->number != (double)(int)v->number)
+                return cfit_diag_set(d, CFIT_EPARSE, file, v->line, v->col,
+                                     "%s key '%s' must be a whole number, got %g", what, f->key, v->number);
+            *(int *)(void *)(base + f->off) = (int)v->number;
+        } else {
+            *(double *)(void *)(base + f->off) = v->number;
+        }
+        return CFIT_EOK;
+    case F_BOOL:
+        *(int *)(void *)(base + f->off) = v->boolean;
+        return CFIT_EOK;
+    case F_OBJ:
+        return load_fields(v, f->sub, base, what, file, d);
+    }
+    return CFIT_EOK;
+}
+
+static int load_fields(const cfit__json *obj, const field *fs, char *base, const char *what,
+                       const char *file, cfit_diag *d)
+{
+    for (size_t i = 0; i < obj->n; i++) {
+        const cfit__json_member *mb = &obj->members[i];
+        const field *f = fs;
+        while (f->key && strcmp(f->key, mb->key) != 0)
+            f++;
+        if (!f->key) {
+            const char *names[32];
+            int n = key_names(fs, names, 32);
+            const char *near = cfit_closest(mb->key, names, (size_t)n);
+            return cfit_diag_set(d, CFIT_EPARSE, file, mb->line, mb->col, "unknown %s key '%s'%s%s%s",
+                                 what, mb->key, near ? " (did you mean '" : "", near ? near : "",
+                                 near ? "'?)" : "");
+        }
+        int rc = load_value(mb->value, f, base, what, file, d);
+        if (rc)
+            return rc;
+    }
+    for (const field *f = fs; f->key; f++)
+        if (f->required && !cfit__json_member_get(obj, f->key))
+            return cfit_diag_set(d, CFIT_EPARSE, file, obj->line, obj->col,
+                                 "%s entry is missing required key '%s'", what, f->key);
+    return CFIT_EOK;
+}
+
+/* ---- files ---- */
+
+typedef struct staged {
+    table t[K_COUNT];
+} staged;
+
+static void staged_free(staged *s)
+{
+    for (int k = 0; k < K_COUNT; k++)
+        free(s->t[k].v);
+}
+
+static int load_kind_array(const cfit__json *arr, int k, staged *st, const char *file, cfit_diag *d)
+{
+    if (arr->type != CFIT__JSON_ARRAY)
+        return cfit_diag_set(d, CFIT_EPARSE, file, arr->line, arr->col, "'%s' must be an array, got %s",
+                             kinds[k].key, cfit__json_type_name(arr->type));
+    char *e = malloc(kinds[k].size);
+    if (!e)
+        return cfit_diag_set(d, CFIT_ENOMEM, file, 0, 0, "out of memory");
+    int rc = CFIT_EOK;
+    for (size_t i = 0; i < arr->n && !rc; i++) {
+        const cfit__json *v = arr->items[i];
+        memset(e, 0, kinds[k].size);
+        if (v->type != CFIT__JSON_OBJECT) {
+            rc = cfit_diag_set(d, CFIT_EPARSE, file, v->line, v->col, "%s entry must be an object, got %s",
+                               kinds[k].what, cfit__json_type_name(v->type));
+            break;
+        }
+        rc = load_fields(v, kinds[k].fields, e, kinds[k].what, file, d);
+        if (!rc && table_find(&st->t[k], k, e) >= 0)
+            rc = cfit_diag_set(d, CFIT_EPARSE, file, v->line, v->col, "duplicate %s entry '%s'",
+                               kinds[k].what, e);
+        if (!rc && k == K_MODEL)
+            rc = cfit_model_validate((cfit_model *)(void *)e, d) ? cfit_diag_set(d, CFIT_EINVALID, file,
+                     v->line, v->col, "%s", d ? d->msg : "invalid model") : CFIT_EOK;
+        if (!rc && table_put(&st->t[k], k, e))
+            rc = cfit_diag_set(d, CFIT_ENOMEM, file, 0, 0, "out of memory");
+    }
+    free(e);
+    return rc;
+}
+
+static int parse_staged(const char *text, size_t len, const char *file, staged *st, cfit_diag *d)
+{
+    int rc;
+    cfit__json *root = cfit__json_parse(text, len, file, &rc, d);
+    if (!root)
+        return rc ? rc : CFIT_EPARSE;
+    if (root->type != CFIT__JSON_OBJECT) {
+        rc = cfit_diag_set(d, CFIT_EPARSE, file, root->line, root->col,
+                           "a catalog file must be an object with keys gpus, models, fabrics, nodes");
+        goto out;
+    }
+    for (size_t i = 0; i < root->n && !rc; i++) {
+        const cfit__json_member *mb = &root->members[i];
+        int k = 0;
+        while (k < K_COUNT && strcmp(kinds[k].key, mb->key) != 0)
+            k++;
+        if (k == K_COUNT) {
+            const char *names[K_COUNT];
+            for (int j = 0; j < K_COUNT; j++)
+                names[j] = kinds[j].key;
+            const char *near = cfit_closest(mb->key, names, K_COUNT);
+            rc = cfit_diag_set(d, CFIT_EPARSE, file, mb->line, mb->col,
+                               "unknown catalog key '%s'%s%s%s (expected gpus, models, fabrics or nodes)",
+                               mb->key, near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+            break;
+        }
+        rc = load_kind_array(mb->value, k, st, file, d);
+    }
+out:
+    cfit__json_free(root);
+    return rc;
+}
+
+static int merge(cfit_catalog *c, staged *st)
+{
+    for (int k = 0; k < K_COUNT; k++)
+        for (size_t i = 0; i < st->t[k].n; i++)
+            if (table_put(&c->t[k], k, entry_at(&st->t[k], k, i)))
+                return CFIT_ENOMEM;
+    return CFIT_EOK;
+}
+
+/* References between entries must resolve in the merged catalog. */
+static int check_refs(const cfit_catalog *c, const char *file, cfit_diag *d)
+{
+    for (size_t i = 0; i < c->t[K_GPU].n; i++) {
+        const cfit_gpu *g = cfit_catalog_gpu_at(c, i);
+        if (table_find(&c->t[K_NODE], K_NODE, g->default_node) < 0)
+            return cfit_diag_set(d, CFIT_EUNKNOWN, file, 0, 0, "gpu '%s': default_node '%s' is not a node entry",
+                                 g->name, g->default_node);
+        if (table_find(&c->t[K_FABRIC], K_FABRIC, g->scaleup_fabric) < 0)
+            return cfit_diag_set(d, CFIT_EUNKNOWN, file, 0, 0, "gpu '%s': scaleup fabric '%s' is not a fabric entry",
+                                 g->name, g->scaleup_fabric);
+    }
+    for (size_t i = 0; i < c->t[K_NODE].n; i++) {
+        const cfit_node *n = cfit_catalog_node_at(c, i);
+        if (table_find(&c->t[K_FABRIC], K_FABRIC, n->fabric) < 0)
+            return cfit_diag_set(d, CFIT_EUNKNOWN, file, 0, 0, "node '%s': fabric '%s' is not a fabric entry",
+                                 n->name, n->fabric);
+    }
+    return CFIT_EOK;
+}
+
+static int catalog_copy(cfit_catalog *dst, const cfit_catalog *src)
+{
+    memset(dst, 0, sizeof *dst);
+    for (int k = 0; k < K_COUNT; k++)
+        for (size_t i = 0; i < src->t[k].n; i++)
+            if (table_put(&dst->t[k], k, entry_at(&src->t[k], k, i)))
+                return CFIT_ENOMEM;
+    return CFIT_EOK;
+}
+
+int cfit_catalog_load_buffer(cfit_catalog *c, const char *text, size_t len, const char *name,
+                             cfit_diag *d)
+{
+    staged st;
+    memset(&st, 0, sizeof st);
+    int rc = parse_staged(text, len, name, &st, d);
+    if (!rc) {
+        /* merge into a copy first so that a dangling reference leaves c unchanged */
+        cfit_catalog trial;
+        rc = catalog_copy(&trial, c);
+        if (!rc)
+            rc = merge(&trial, &st);
+        if (!rc)
+            rc = check_refs(&trial, name, d);
+        if (!rc) {
+            for (int k = 0; k < K_COUNT; k++) {
+                free(c->t[k].v);
+                c->t[k] = trial.t[k];
+            }
+        } else {
+            for (int k = 0; k < K_COUNT; k++)
+                free(trial.t[k].v);
+            if (rc == CFIT_ENOMEM)
+                cfit_diag_set(d, rc, name, 0, 0, "out of memory");
+        }
+    }
+    staged_free(&st);
+    return rc;
+}
+
+static int read_file(const char *path, char **out, size_t *len, cfit_diag *d)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return cfit_diag_set(d, CFIT_EIO, path, 0, 0, "cannot open '%s': %s", path, strerror(errno));
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (n < cap)
+            break;
+        if (cap >= ((size_t)64 << 20)) {
+            free(buf);
+            fclose(f);
+            return cfit_diag_set(d, CFIT_ERANGE, path, 0, 0, "'%s' is larger than 64 MiB", path);
+        }
+        char *nb = realloc(buf, cap * 2);
+        if (!nb) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = nb;
+        cap *= 2;
+    }
+    int err = ferror(f);
+    fclose(f);
+    if (!buf)
+        return cfit_diag_set(d, CFIT_ENOMEM, path, 0, 0, "out of memory");
+    if (err) {
+        free(buf);
+        return cfit_diag_set(d, CFIT_EIO, path, 0, 0, "cannot read '%s'", path);
+    }
+    *out = buf;
+    *len = n;
+    return CFIT_EOK;
+}
+
+int cfit_catalog_load_file(cfit_catalog *c, const char *path, cfit_diag *d)
+{
+    char *text;
+    size_t len;
+    int rc = read_file(path, &text, &len, d);
+    if (rc)
+        return rc;
+    rc = cfit_catalog_load_buffer(c, text, len, path, d);
+    free(text);
+    return rc;
+}
+
+int cfit_model_load_file(const char *path, cfit_model *out, cfit_diag *d)
+{
+    char *text;
+    size_t len;
+    int rc = read_file(path, &text, &len, d);
+    if (rc)
+        return rc;
+    cfit__json *root = cfit__json_parse(text, len, path, &rc, d);
+    free(text);
+    if (!root)
+        return rc ? rc : CFIT_EPARSE;
+    memset(out, 0, sizeof *out);
+    if (root->type != CFIT__JSON_OBJECT)
+        rc = cfit_diag_set(d, CFIT_EPARSE, path, root->line, root->col,
+                           "a model file must be one object like an entry of \"models\"");
+    else
+        rc = load_fields(root, model_fields, (char *)out, "model", path, d);
+    if (!rc && cfit_model_validate(out, d))
+        rc = cfit_diag_set(d, CFIT_EINVALID, path, root->line, root->col, "%s", d ? d->msg : "invalid model");
+    cfit__json_free(root);
+    return rc;
+}
+
+cfit_catalog *cfit_catalog_new(cfit_diag *d)
+{
+    cfit_catalog *c = calloc(1, sizeof *c);
+    if (!c) {
+        cfit_diag_set(d, CFIT_ENOMEM, NULL, 0, 0, "out of memory");
+        return NULL;
+    }
+    for (const cfit__embedded_file *f = cfit__embedded_files; f->name; f++) {
+        staged st;
+        memset(&st, 0, sizeof st);
+        char name[128];
+        snprintf(name, sizeof name, "data/%s", f->name);
+        int rc = parse_staged(f->data, f->len, name, &st, d);
+        if (!rc)
+            rc = merge(c, &st);
+        staged_free(&st);
+        if (rc) {
+            cfit_catalog_free(c);
+            return NULL;
+        }
+    }
+    if (check_refs(c, "data", d)) {
+        cfit_catalog_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+void cfit_catalog_free(cfit_catalog *c)
+{
+    if (!c)
+        return;
+    for (int k = 0; k < K_COUNT; k++)
+        free(c->t[k].v);
+    free(c);
+}
+
+/* ---- accessors ---- */
+
+size_t cfit_catalog_gpu_count(const cfit_catalog *c) { return c->t[K_GPU].n; }
+size_t cfit_catalog_model_count(const cfit_catalog *c) { return c->t[K_MODEL].n; }
+size_t cfit_catalog_fabric_count(const cfit_catalog *c) { return c->t[K_FABRIC].n; }
+size_t cfit_catalog_node_count(const cfit_catalog *c) { return c->t[K_NODE].n; }
+
+const cfit_gpu *cfit_catalog_gpu_at(const cfit_catalog *c, size_t i)
+{
+    return i < c->t[K_GPU].n ? entry_at(&c->t[K_GPU], K_GPU, i) : NULL;
+}
+const cfit_model *cfit_catalog_model_at(const cfit_catalog *c, size_t i)
+{
+    return i < c->t[K_MODEL].n ? entry_at(&c->t[K_MODEL], K_MODEL, i) : NULL;
+}
+const cfit_fabric *cfit_catalog_fabric_at(const cfit_catalog *c, size_t i)
+{
+    return i < c->t[K_FABRIC].n ? entry_at(&c->t[K_FABRIC], K_FABRIC, i) : NULL;
+}
+const cfit_node *cfit_catalog_node_at(const cfit_catalog *c, size_t i)
+{
+    return i < c->t[K_NODE].n ? entry_at(&c->t[K_NODE], K_NODE, i) : NULL;
+}
+
+/* Lookup with a did-you-mean listing of the closest name. */
+static const void *lookup(const cfit_catalog *c, int k, const char *name, cfit_diag *d)
+{
+    const table *t = &c->t[k];
+    int i = table_find(t, k, name);
+    if (i >= 0)
+        return entry_at(t, k, (size_t)i);
+    if (d) {
+        const char **names = malloc((t->n ? t->n : 1) * sizeof *names);
+        const char *near = NULL;
+        if (names) {
+            for (size_t j = 0; j < t->n; j++)
+                names[j] = entry_at(t, k, j);
+            near = cfit_closest(name, names, t->n);
+        }
+        cfit_diag_set(d, CFIT_EUNKNOWN, NULL, 0, 0, "unknown %s '%s'%s%s%s (see 'clusterfit catalog list %s')",
+                      kinds[k].what, name, near ? " (did you mean '" : "", near ? near : "",
+                      near ? "'?)" : "", kinds[k].key);
+        free(names);
+    }
+    return NULL;
+}
+
+const cfit_gpu *cfit_catalog_gpu(const cfit_catalog *c, const char *name, cfit_diag *d)
+{
+    return lookup(c, K_GPU, name, d);
+}
+const cfit_model *cfit_catalog_model(const cfit_catalog *c, const char *name, cfit_diag *d)
+{
+    return lookup(c, K_MODEL, name, d);
+}
+const cfit_fabric *cfit_catalog_fabric(const cfit_catalog *c, const char *name, cfit_diag *d)
+{
+    return lookup(c, K_FABRIC, name, d);
+}
+const cfit_node *cfit_catalog_node(const cfit_catalog *c, const char *name, cfit_diag *d)
+{
+    return lookup(c, K_NODE, name, d);
+}

@@ -1,0 +1,388 @@
+/* perf.c - memory and step-time model of one training layout (docs/model.md §2-§4).
+ *
+ * Every operation costs max(FLOPs / (peak x efficiency), bytes / achievable bandwidth)
+ * (a roofline); GEMM efficiency falls with small dimensions; collectives use alpha-beta
+ * costs on the link they cross (the scale-up link inside a node, the scale-out fabric
+ * between nodes, hierarchically).  Rates and efficiencies come from the catalog.
+ */
+#include "core/perf.h"
+
+#include <math.h>
+#include <string.h>
+
+int cfit__ctx_init(cfit__ctx *ctx, const cfit_plan_request *r, const cfit_gpu *g, cfit_diag *d)
+{
+    memset(ctx, 0, sizeof *ctx);
+    ctx->req = r;
+    ctx->m = r->model;
+    ctx->g = g;
+    ctx->seq = r->seq_len > 0 ? r->seq_len : r->model->seq_len;
+    ctx->gbs = r->global_batch;
+    ctx->prec = r->precision;
+    ctx->grad_bytes = r->grad_bytes > 0 ? r->grad_bytes : 4;
+    ctx->peak = g->peak_flops[r->precision];
+    ctx->peak_bf16 = g->peak_flops[CFIT_PREC_BF16];
+    if (ctx->peak <= 0 || ctx->peak_bf16 <= 0)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "gpu '%s' has no dense %s tensor rate",
+                             g->name, cfit_precision_name(ctx->peak <= 0 ? r->precision : CFIT_PREC_BF16));
+    ctx->node = cfit_catalog_node(r->catalog, g->default_node, d);
+    if (!ctx->node)
+        return CFIT_EUNKNOWN;
+    ctx->out = r->fabric ? r->fabric : cfit_catalog_fabric(r->catalog, ctx->node->fabric, d);
+    if (!ctx->out)
+        return CFIT_EUNKNOWN;
+    ctx->up = cfit_catalog_fabric(r->catalog, g->scaleup_fabric, d);
+    if (!ctx->up)
+        return CFIT_EUNKNOWN;
+    cfit_diag_clear(d);
+    ctx->mem_bw = g->memory_bw_bytes_per_s * g->cal.memory_bw_efficiency;
+    ctx->up_bw = g->scaleup_bw_bytes_per_s * ctx->up->efficiency;
+    ctx->up_lat = ctx->up->latency_s;
+    ctx->gpn = ctx->node->gpus_per_node;
+    ctx->nic_bw = ctx->out->bw_bytes_per_s * ctx->out->efficiency * ctx->node->nics_per_node / ctx->gpn;
+    ctx->nic_lat = ctx->out->latency_s;
+    ctx->overlap = ctx->out->overlap_efficiency;
+    ctx->domain = g->scaleup_domain > 0 ? g->scaleup_domain : 1;
+    ctx->layer_params = cfit_model_layer_params(ctx->m);
+    ctx->emb_params = cfit_model_embedding_params(ctx->m);
+    return CFIT_EOK;
+}
+
+/* ---- collectives: alpha-beta, hierarchical over node boundaries ---- */
+
+/* Ranks of a group of n with stride `stride` that share one node. */
+static int ranks_per_node(const cfit__ctx *ctx, long n, long stride)
+{
+    if (stride >= ctx->gpn)
+        return 1;
+    long k = ctx->gpn / stride;
+    return (int)(k < n ? k : n);
+}
+
+/* All-reduce of S bytes over n ranks, k of them per node: reduce-scatter inside the
+ * node, all-reduce of S/k between nodes on each GPU's own NIC share, all-gather inside.
+ * Bandwidth terms are the ring's; the inter-node latency term is a tree's (log2 N). */
+static double allreduce_s(const cfit__ctx *ctx, double S, long n, int k)
+{
+    if (n <= 1 || S <= 0)
+        return 0.0;
+    double t = 0.0;
+    if (k > 1)
+        t += 2.0 * (k - 1) / k * S / ctx->up_bw + 2.0 * (k - 1) * ctx->up_lat;
+    long nodes = n / k;
+    if (nodes > 1)
+        t += 2.0 * (nodes - 1) / nodes * (S / k) / ctx->nic_bw + 2.0 * log2((double)nodes) * ctx->nic_lat;
+    return t;
+}
+
+/* Point-to-point transfer of S bytes inside a node or across nodes. */
+static double p2p_s(const cfit__ctx *ctx, double S, int intra)
+{
+    return intra ? S / ctx->up_bw + ctx->up_lat : S / ctx->nic_bw + ctx->nic_lat;
+}
+
+/* ---- compute: roofline per operation ---- */
+
+typedef struct acc { double t, cb, mb; } acc;
+
+static double shape_eff(const cfit__ctx *ctx, double x)
+{
+    return x / (x + ctx->g->cal.gemm_half_dim);
+}
+
+/* One GEMM (M x K) by (K x N), forward; backward is two GEMMs of the same size. */
+static void gemm(const cfit__ctx *ctx, double M, double N, double K, double passes, acc *a)
+{
+    double eff = ctx->g->cal.gemm_efficiency[ctx->prec] * shape_eff(ctx, M) * shape_eff(ctx, N) *
+                 shape_eff(ctx, K);
+    double in_bytes = ctx->prec == CFIT_PREC_FP8 ? 1.0 : 2.0;
+    double tc = 2.0 * M * N * K / (ctx->peak * eff);
+    double tm = (in_bytes * (M * K + K * N) + 2.0 * M * N) / ctx->mem_bw;
+    double t = (tc > tm ? tc : tm) * passes;
+    a->t += t;
+    if (tc > tm)
+        a->cb += t;
+    else
+        a->mb += t;
+}
+
+static void membound(const cfit__ctx *ctx, double bytes, acc *a)
+{
+    double t = bytes / ctx->mem_bw;
+    a->t += t;
+    a->mb += t;
+}
+
+static void flops_bound(double flops, double rate, acc *a)
+{
+    double t = flops / rate;
+    a->t += t;
+    a->cb += t;
+}
+
+/* Forward pass of one layer for `tokens` tokens on one GPU. */
+static void layer_forward(const cfit__ctx *ctx, double tokens, int tp, int sp, acc *a, double *attn_s)
+{
+    const cfit_model *m = ctx->m;
+    double h = m->hidden_size, f = m->ffn_hidden_size;
+    double kv = (double)m->num_kv_heads * (h / m->num_heads);
+    int gated = m->mlp == CFIT_MLP_SWIGLU;
+    gemm(ctx, tokens, (h + 2.0 * kv) / tp, h, 1.0, a);            /* QKV */
+    gemm(ctx, tokens, h, h / tp, 1.0, a);                          /* output projection */
+    gemm(ctx, tokens, (gated ? 2.0 : 1.0) * f / tp, h, 1.0, a);    /* FC1 (gate + up) */
+    gemm(ctx, tokens, h, f / tp, 1.0, a);                          /* FC2 */
+    /* fused causal attention: QK^T and AV over the visible half of the scores */
+    double seqkeys = ctx->seq;
+    double attn_flops = 4.0 * tokens * seqkeys * h / tp * 0.5;
+    acc at = {0, 0, 0};
+    flops_bound(attn_flops, ctx->peak_bf16 * ctx->g->cal.attention_efficiency, &at);
+    a->t += at.t;
+    a->cb += at.cb;
+    *attn_s = at.t;
+    /* element-wise traffic: norms, residuals, rotary (replicated over TP unless SP)
+     * and the MLP activation (always split over TP); 2-byte elements read + write. */
+    double rep = 14.0 * h / (sp ? tp : 1);
+    double act = (gated ? 3.0 : 2.0) * f / tp;
+    double cast = ctx->prec == CFIT_PREC_FP8 ? (3.0 * h + 2.0 * f) / tp : 0.0;
+    membound(ctx, 2.0 * tokens * (rep + act + cast), a);
+}
+
+/* Stored activation bytes per layer per micro-batch (Korthikanti et al. 2022, with a
+ * fused attention kernel that keeps no s x s scores; no dropout masks). */
+static double layer_activation_bytes(const cfit__ctx *ctx, double tokens, int tp, int sp, int rec)
+{
+    const cfit_model *m = ctx->m;
+    double h = m->hidden_size, f = m->ffn_hidden_size;
+    double g_over_a = (double)m->num_kv_heads / m->num_heads;
+    if (rec == CFIT_RECOMPUTE_FULL)
+        return 2.0 * tokens * h / (sp ? tp : 1);
+    double replicated = 8.0;                                       /* norm inputs, GEMM inputs */
+    double split = 2.0 * (1.0 + 2.0 * g_over_a) + 2.0 +
+                   (m->mlp == CFIT_MLP_SWIGLU ? 6.0 : 4.0) * f / h;
+    return tokens * h * (replicated / (sp ? tp : 1) + split / tp);
+}
+
+void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int recompute,
+                              int sp, cfit__layer_cost *lc)
+{
+    const cfit_model *m = ctx->m;
+    double h = m->hidden_size;
+    double tokens = (double)mbs * ctx->seq / cp;
+    memset(lc, 0, sizeof *lc);
+    lc->tp = tp; lc->cp = cp; lc->mbs = mbs; lc->recompute = recompute; lc->sp = sp;
+
+    acc fwd = {0, 0, 0};
+    double attn_s = 0.0;
+    layer_forward(ctx, tokens, tp, sp, &fwd, &attn_s);
+    /* backward: two GEMMs per forward GEMM, attention backward 2.5x its forward */
+    double bwd_t = 2.0 * fwd.t + 0.5 * attn_s;
+    double bwd_cb = 2.0 * fwd.cb + 0.5 * attn_s, bwd_mb = 2.0 * fwd.mb;
+    if (recompute == CFIT_RECOMPUTE_FULL) {
+        bwd_t += fwd.t; bwd_cb += fwd.cb; bwd_mb += fwd.mb;
+    } else if (recompute == CFIT_RECOMPUTE_SELECTIVE) {
+        bwd_t += attn_s; bwd_cb += attn_s;
+    }
+    lc->fwd_s = fwd.t;
+    lc->bwd_s = bwd_t;
+    lc->cb_s = fwd.cb + bwd_cb;
+    lc->mb_s = fwd.mb + bwd_mb;
+    lc->attn_fwd_s = attn_s;
+    lc->overhead_s = 3.0 * ctx->g->cal.layer_overhead_s;
+
+    /* TP: two all-reduces (or all-gather + reduce-scatter with SP) forward, two backward,
+     * two more when the forward is recomputed; exposed. */
+    if (tp > 1) {
+        double S = 2.0 * tokens * h;
+        int k = ranks_per_node(ctx, tp, 1);
+        double n_coll = 4.0 + (recompute == CFIT_RECOMPUTE_FULL ? 2.0 : 0.0);
+        lc->tp_s = n_coll * allreduce_s(ctx, S, tp, k);
+    }
+    /* CP: ring attention passes K,V (forward) and K,V + their gradients (backward)
+     * around cp ranks, overlapped with the attention kernels. */
+    if (cp > 1) {
+        double kv = (double)m->num_kv_heads * (h / m->num_heads);
+        double chunk = 2.0 * 2.0 * tokens * kv / tp;   /* K and V, 2 bytes */
+        int intra = (long)tp * cp <= ctx->gpn;
+        double step = p2p_s(ctx, chunk, intra);
+        double fwd_comm = (cp - 1) * step, bwd_comm = 2.0 * (cp - 1) * step;
+        double fwd_exp = fwd_comm - ctx->overlap * attn_s;
+        double bwd_exp = bwd_comm - ctx->overlap * 2.5 * attn_s;
+        lc->cp_s = (fwd_exp > 0 ? fwd_exp : 0) + (bwd_exp > 0 ? bwd_exp : 0);
+        if (recompute == CFIT_RECOMPUTE_FULL && fwd_exp > 0)
+            lc->cp_s += fwd_exp;
+    }
+
+    /* Logits and loss on the last stage: GEMM (vocab split over TP) + softmax traffic. */
+    acc lg = {0, 0, 0};
+    double V = m->vocab_size;
+    gemm(ctx, tokens, V / tp, h, 3.0, &lg);
+    membound(ctx, tokens * V / tp * 4.0 * 4.0, &lg);
+    lc->logits_s = lg.t;
+    lc->logits_cb_s = lg.cb;
+    lc->logits_mb_s = lg.mb;
+
+    lc->act_bytes = layer_activation_bytes(ctx, tokens, tp, sp, recompute);
+    lc->work_bytes = recompute == CFIT_RECOMPUTE_FULL
+                         ? layer_activation_bytes(ctx, tokens, tp, sp, CFIT_RECOMPUTE_NONE) : 0.0;
+    lc->logits_bytes = tokens * V / tp * 6.0;                      /* bf16 logits + fp32 copy */
+    lc->pp_msg_bytes = 2.0 * tokens * h / tp;                      /* scatter/gather over TP */
+}
+
+/* Parameters held by one GPU of a stage with n layers, first/last flags. */
+static double stage_params(const cfit__ctx *ctx, int n, int first, int last, int tp)
+{
+    double p = n * ctx->layer_params;
+    if (first)
+        p += ctx->emb_params;
+    if (last && (!ctx->m->tied_embeddings || !first))
+        p += ctx->emb_params + ctx->m->hidden_size;
+    return p / tp;
+}
+
+typedef struct stage_mem { double w, gr, opt, act, other, total; } stage_mem;
+
+static void stage_memory(const cfit__ctx *ctx, const cfit__layer_cost *lc, const cfit_layout *l,
+                         int n_layers, int first, int last, long m_mb, stage_mem *sm)
+{
+    double P = stage_params(ctx, n_layers, first, last, l->tp);
+    double d = l->dp;
+    sm->w = 2.0 * P * (l->zero >= 3 ? 1.0 / d : 1.0);
+    if (ctx->prec == CFIT_PREC_FP8)
+        sm->w += 1.0 * P;                                          /* fp8 weight copies */
+    sm->gr = ctx->grad_bytes * P * (l->zero >= 2 ? 1.0 / d : 1.0);
+    sm->opt = 12.0 * P * (l->zero >= 1 ? 1.0 / d : 1.0);          /* fp32 master, Adam m, v */
+    /* micro-batches in flight: 1F1B keeps up to pp on the first stage; interleaving
+     * multiplies by 1 + (p-1)/(p v) */
+    double inflight = 1.0;
+    if (l->pp > 1) {
+        int stage_from_first = first ? 0 : l->pp - 1;
+        double k = (double)(l->pp - stage_from_first);
+        inflight = k < (double)m_mb ? k : (double)m_mb;
+        if (l->vp > 1)
+            inflight *= 1.0 + (l->pp - 1.0) / ((double)l->pp * l->vp);
+    }
+    sm->act = lc->act_bytes * n_layers * inflight + lc->work_bytes;
+    if (last)
+        sm->act += lc->logits_bytes;
+    double other = 0.0;
+    if (l->zero >= 3)
+        other += 2.0 * 2.0 * ctx->layer_params / l->tp;            /* gathered layers, prefetch */
+    double sum = sm->w + sm->gr + sm->opt + sm->act + other;
+    sm->other = other + ctx->g->cal.reserved_bytes + ctx->g->cal.fragmentation * sum;
+    sm->total = sm->w + sm->gr + sm->opt + sm->act + sm->other;
+}
+
+void cfit__plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lc, const cfit_layout *l,
+                     cfit_plan *out)
+{
+    const cfit_model *m = ctx->m;
+    int L = m->layers, p = l->pp;
+    long d = l->dp;
+    long N = (long)l->tp * l->cp * p * d;
+    long m_mb = ctx->gbs / ((long)l->mbs * d);
+    int n_max = (L + p - 1) / p, n_min = L / p;
+    /* the last stage carries the logits, so it takes a short stage when there is one */
+    int n_last = p == 1 ? L : (L % p ? n_min : n_max);
+    int n_first = p == 1 ? L : n_max;
+
+    double t_layer = lc->fwd_s + lc->bwd_s + lc->tp_s + lc->cp_s + lc->overhead_s;
+    double t_first = n_first * t_layer + (p == 1 ? lc->logits_s : 0.0);
+    double t_last = n_last * t_layer + lc->logits_s;
+    double t_stage = t_first > t_last ? t_first : t_last;
+    double t_fast = p == 1 ? t_stage : (n_min * t_layer);
+    if (p > 1 && t_last < t_fast)
+        t_fast = t_last;
+    int slow_is_last = t_last >= t_first;
+    int n_slow = slow_is_last ? n_last : n_first;
+    double logits_slow = (slow_is_last || p == 1) ? 1.0 : 0.0;
+
+    /* pipeline point-to-point: activations forward, gradients backward, per chunk */
+    double t_pp = 0.0;
+    if (p > 1) {
+        int intra = (long)l->tp * l->cp * d < ctx->gpn;
+        t_pp = 2.0 * l->vp * p2p_s(ctx, lc->pp_msg_bytes, intra);
+    }
+    double t_mb = t_stage + t_pp;
+    double bubble = p > 1 ? (p - 1.0) / l->vp * t_mb : 0.0;
+
+    /* data parallel: gradients (and parameters when sharded) over the DP group */
+    double P_dev = stage_params(ctx, n_max, p == 1, 1, l->tp);
+    int kd = ranks_per_node(ctx, d, (long)l->tp * l->cp);
+    double Sg = ctx->grad_bytes * P_dev, Sp = 2.0 * P_dev;
+    double dp_exposed = 0.0;
+    double bwd_mb = n_slow * lc->bwd_s, fwd_mb = n_slow * lc->fwd_s;
+    if (d > 1) {
+        if (l->zero >= 3) {
+            /* per micro-batch: gather params for forward and backward, reduce-scatter grads */
+            double per_mb = 0.5 * allreduce_s(ctx, 2.0 * Sp + Sg, d, kd);
+            double hide = ctx->overlap * (fwd_mb + bwd_mb);
+            double ex = per_mb - hide;
+            dp_exposed = m_mb * (ex > 0 ? ex : 0.0);
+        } else {
+            double rs = l->zero >= 1 ? 0.5 * allreduce_s(ctx, Sg, d, kd) : allreduce_s(ctx, Sg, d, kd);
+            double ag = l->zero >= 1 ? 0.5 * allreduce_s(ctx, Sp, d, kd) : 0.0;
+            double ex_rs = rs - ctx->overlap * bwd_mb;
+            double ex_ag = ag - ctx->overlap * fwd_mb;
+            dp_exposed = (ex_rs > 0 ? ex_rs : 0.0) + (ex_ag > 0 ? ex_ag : 0.0);
+        }
+    }
+    /* optimizer: fp32 master, m, v read + written, fp32 grad read, bf16 weight written */
+    double P_opt = P_dev / (l->zero >= 1 ? (double)d : 1.0);
+    double t_opt = P_opt * 32.0 / ctx->mem_bw;
+
+    double step = m_mb * t_mb + bubble + dp_exposed + t_opt;
+
+    memset(out, 0, sizeof *out);
+    out->gpu = ctx->g;
+    out->node = ctx->node;
+    out->fabric = ctx->out;
+    out->gpus = N;
+    out->nodes = (N + ctx->gpn - 1) / ctx->gpn;
+    out->layout = *l;
+    out->global_batch = ctx->gbs;
+    out->grad_accum = m_mb;
+    out->step_time_s = step;
+    double nl = (double)n_slow;
+    out->br.compute_s = m_mb * (nl * (lc->fwd_s + lc->bwd_s) + logits_slow * lc->logits_s);
+    out->br.tp_comm_s = m_mb * nl * lc->tp_s;
+    out->br.cp_comm_s = m_mb * nl * lc->cp_s;
+    out->br.pp_comm_s = m_mb * t_pp;
+    out->br.pp_bubble_s = bubble;
+    out->br.dp_comm_s = dp_exposed;
+    out->br.optimizer_s = t_opt;
+    out->br.other_s = m_mb * nl * lc->overhead_s;
+    out->compute_bound_s = m_mb * (nl * lc->cb_s + logits_slow * lc->logits_cb_s);
+    out->memory_bound_s = m_mb * (nl * lc->mb_s + logits_slow * lc->logits_mb_s) + t_opt;
+    out->comm_exposed_s = out->br.tp_comm_s + out->br.cp_comm_s + out->br.pp_comm_s + dp_exposed;
+    out->stage_layers_min = p == 1 ? L : n_min;
+    out->stage_layers_max = n_max;
+    out->stage_imbalance = t_stage > 0 ? (t_stage - t_fast) / t_stage : 0.0;
+
+    double tokens_step = (double)ctx->gbs * ctx->seq;
+    out->tokens_per_s = tokens_step / step;
+    out->tokens_per_s_per_gpu = out->tokens_per_s / N;
+    double mf = cfit_model_flops_per_token(m, ctx->seq);
+    double hf = cfit_model_hw_flops_per_token(m, ctx->seq, (cfit_recompute)l->recompute);
+    out->model_tflops_per_gpu = out->tokens_per_s_per_gpu * mf / 1e12;
+    out->hardware_tflops_per_gpu = out->tokens_per_s_per_gpu * hf / 1e12;
+    out->mfu = out->model_tflops_per_gpu * 1e12 / ctx->peak;
+    out->hfu = out->hardware_tflops_per_gpu * 1e12 / ctx->peak;
+    out->time_to_train_s = ctx->req->tokens > 0 ? ctx->req->tokens / out->tokens_per_s : 0.0;
+
+    stage_mem first, last;
+    stage_memory(ctx, lc, l, n_first, 1, p == 1, m_mb, &first);
+    const stage_mem *worst = &first;
+    if (p > 1) {
+        stage_memory(ctx, lc, l, n_last, 0, 1, m_mb, &last);
+        if (last.total > first.total)
+            worst = &last;
+    }
+    out->mem.weights_bytes = worst->w;
+    out->mem.grads_bytes = worst->gr;
+    out->mem.optimizer_bytes = worst->opt;
+    out->mem.activations_bytes = worst->act;
+    out->mem.other_bytes = worst->other;
+    out->mem.total_bytes = worst->total;
+    out->mem.capacity_bytes = ctx->g->memory_bytes;
+    out->fits = worst->total <= ctx->g->memory_bytes;
+}

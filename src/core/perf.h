@@ -1,0 +1,59 @@
+/* perf.h - the per-GPU cost model shared by evaluation and search (internal).
+ *
+ * cfit__ctx holds what is fixed for one (request, GPU type) pair: achievable rates
+ * taken from the catalog and the model's sizes.  cfit__layer_cost holds what depends
+ * only on (tp, cp, micro-batch, recompute, sp); the search computes it once and then
+ * costs every (pp, vp, dp, zero) around it, which is what makes the search fast.
+ */
+#ifndef CFIT_PERF_H
+#define CFIT_PERF_H
+
+#include "clusterfit/plan.h"
+
+typedef struct cfit__ctx {
+    const cfit_plan_request *req;
+    const cfit_model *m;
+    const cfit_gpu *g;
+    const cfit_node *node;
+    const cfit_fabric *out;        /* scale-out fabric */
+    const cfit_fabric *up;         /* scale-up fabric (may be NULL: then no intra-node link) */
+    int seq;
+    long gbs;
+    cfit_precision prec;
+    int grad_bytes;
+    double peak;                   /* dense FLOP/s at the training precision */
+    double peak_bf16;              /* attention runs in bf16 */
+    double mem_bw;                 /* achievable HBM bytes/s */
+    double up_bw, up_lat;          /* achievable intra-node bytes/s per GPU, per-step latency */
+    double nic_bw, nic_lat;        /* achievable scale-out bytes/s per GPU, latency */
+    double overlap;                /* fraction of compute usable to hide comm */
+    int gpn;                       /* GPUs per node */
+    int domain;                    /* scale-up domain size */
+    double layer_params, emb_params;
+} cfit__ctx;
+
+typedef struct cfit__layer_cost {
+    int tp, cp, mbs, recompute, sp;
+    double fwd_s, bwd_s;             /* compute of one layer, one micro-batch (bwd includes recompute) */
+    double cb_s, mb_s;               /* of fwd_s + bwd_s: compute-bound and memory-bound parts */
+    double attn_fwd_s;               /* fused attention forward (window for CP overlap) */
+    double tp_s, cp_s;               /* exposed TP and CP communication, fwd + bwd */
+    double overhead_s;               /* per-layer launch/sync overhead, fwd + bwd */
+    double logits_s;                 /* logits + loss fwd + bwd (last stage) */
+    double logits_cb_s, logits_mb_s;
+    double act_bytes;                /* stored activations per layer per in-flight micro-batch */
+    double work_bytes;               /* transient working set (one layer recomputed, logits) */
+    double logits_bytes;             /* logits kept for the loss, last stage */
+    double pp_msg_bytes;             /* activation sent between stages per micro-batch */
+} cfit__layer_cost;
+
+/* Fill ctx for one GPU type.  Fails with CFIT_EINVALID when the GPU lacks the
+ * precision, CFIT_EUNKNOWN when its node/fabric entries are missing. */
+int cfit__ctx_init(cfit__ctx *ctx, const cfit_plan_request *r, const cfit_gpu *g, cfit_diag *d);
+void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int recompute,
+                              int sp, cfit__layer_cost *lc);
+/* Cost a whole layout from its layer cost; fills every field of out. */
+void cfit__plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lc, const cfit_layout *l,
+                     cfit_plan *out);
+
+#endif

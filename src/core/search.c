@@ -1,0 +1,434 @@
+/* search.c - the layout search and GPU-count sizing (docs/plan.md, docs/model.md §5).
+ *
+ * For each candidate GPU type the search enumerates every (tp, cp, micro-batch,
+ * recompute, sp) the constraints allow, costs one layer once for that tuple, then
+ * costs every (pp, dp, vp, zero) around it.  Without a GPU count it sizes the count:
+ * the smallest node count on a geometric ladder whose best plan meets the deadline.
+ */
+#include "clusterfit/plan.h"
+#include "core/perf.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_MBS 16
+#define MAX_CP 32
+#define MAX_NODES 65536L
+
+void cfit_plan_request_init(cfit_plan_request *r)
+{
+    memset(r, 0, sizeof *r);
+    r->precision = CFIT_PREC_BF16;
+    r->days = 30.0;
+    r->top = 5;
+    r->grad_bytes = 4;
+    r->fixed.tp = r->fixed.pp = r->fixed.dp = r->fixed.cp = r->fixed.vp = CFIT_SEARCH;
+    r->fixed.mbs = r->fixed.zero = r->fixed.recompute = r->fixed.sp = CFIT_SEARCH;
+}
+
+static int seq_of(const cfit_plan_request *r)
+{
+    return r->seq_len > 0 ? r->seq_len : r->model->seq_len;
+}
+
+/* Default global batch: 4 Mi tokens per step, at least one sequence. */
+static long gbs_of(const cfit_plan_request *r)
+{
+    if (r->global_batch > 0)
+        return r->global_batch;
+    long g = (4L << 20) / seq_of(r);
+    return g > 0 ? g : 1;
+}
+
+static int all_fixed(const cfit_layout *f)
+{
+    return f->tp > 0 && f->pp > 0 && f->dp > 0 && f->cp > 0 && f->vp > 0 && f->mbs > 0 &&
+           f->zero >= 0 && f->recompute >= 0 && f->sp >= 0;
+}
+
+int cfit_plan_validate(const cfit_plan_request *r, cfit_diag *d)
+{
+    const cfit_model *m = r->model;
+    const cfit_layout *f = &r->fixed;
+    int seq = seq_of(r);
+    long gbs = gbs_of(r);
+    int rc = cfit_model_validate(m, d);
+    if (rc)
+        return rc;
+    if (f->tp > 0 && (m->num_heads % f->tp || m->num_kv_heads % f->tp))
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "--tp %d must divide the model's %d attention heads and %d kv heads",
+                             f->tp, m->num_heads, m->num_kv_heads);
+    if (f->tp > 0 && m->ffn_hidden_size % f->tp)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "--tp %d must divide ffn_hidden_size %d", f->tp, m->ffn_hidden_size);
+    if (f->cp > 1 && seq % (2 * f->cp))
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "--cp %d needs a sequence length divisible by 2 x cp = %d, got %d",
+                             f->cp, 2 * f->cp, seq);
+    if (f->pp > m->layers)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "--pp %d is more than the model's %d layers", f->pp, m->layers);
+    if (f->vp > 1 && f->pp == 1)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "--vp %d needs --pp greater than 1", f->vp);
+    if (f->vp > 1 && f->pp > 1 && m->layers % (f->pp * f->vp))
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "--pp %d x --vp %d = %d must divide the model's %d layers",
+                             f->pp, f->vp, f->pp * f->vp, m->layers);
+    if (f->zero > 3)
+        return cfit_diag_set(d, CFIT_ERANGE, NULL, 0, 0, "--zero must be 0, 1, 2 or 3, got %d", f->zero);
+    if (f->zero >= 2 && f->pp > 1)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "--zero %d cannot be combined with --pp %d (ZeRO-2/3 shard gradients "
+                             "that pipeline stages accumulate; frameworks reject it)", f->zero, f->pp);
+    if (f->mbs > 0 && gbs % f->mbs)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "global batch %ld is not divisible by --mbs %d", gbs, f->mbs);
+    if (f->mbs > 0 && f->dp > 0 && gbs % ((long)f->mbs * f->dp))
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "global batch %ld is not divisible by --mbs %d x --dp %d = %ld",
+                             gbs, f->mbs, f->dp, (long)f->mbs * f->dp);
+    if (f->dp > 0 && gbs % f->dp)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "global batch %ld is not divisible by --dp %d", gbs, f->dp);
+    long fixed_prod = 1;
+    if (f->tp > 0) fixed_prod *= f->tp;
+    if (f->pp > 0) fixed_prod *= f->pp;
+    if (f->cp > 0) fixed_prod *= f->cp;
+    if (f->dp > 0) fixed_prod *= f->dp;
+    if (r->gpus_total > 0 && r->gpus_total % fixed_prod)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "--gpus %ld is not divisible by the fixed parallel sizes (product %ld)",
+                             r->gpus_total, fixed_prod);
+    if (r->gpus_total > 0 && f->tp > 0 && f->pp > 0 && f->cp > 0 && f->dp > 0 &&
+        r->gpus_total != fixed_prod)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "--gpus %ld contradicts tp x pp x cp x dp = %ld", r->gpus_total, fixed_prod);
+    if (r->gpus_total == 0 && !(f->tp > 0 && f->pp > 0 && f->cp > 0 && f->dp > 0) && r->tokens <= 0)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "sizing the GPU count for a deadline needs --tokens (or give --gpus)");
+    return CFIT_EOK;
+}
+
+/* ---- ranking ---- */
+
+static int better(const cfit_plan *a, const cfit_plan *b)
+{
+    if (a->tokens_per_s != b->tokens_per_s)
+        return a->tokens_per_s > b->tokens_per_s;
+    return a->mem.total_bytes < b->mem.total_bytes;
+}
+
+typedef struct topk {
+    cfit_plan *v;
+    int n, k;
+} topk;
+
+static void topk_offer(topk *t, const cfit_plan *p)
+{
+    if (t->n == t->k && !better(p, &t->v[t->n - 1]))
+        return;
+    int i = t->n < t->k ? t->n++ : t->n - 1;
+    while (i > 0 && better(p, &t->v[i - 1])) {
+        t->v[i] = t->v[i - 1];
+        i--;
+    }
+    t->v[i] = *p;
+}
+
+typedef struct search_state {
+    topk top;
+    cfit_plan closest;
+    int has_closest;
+    uint64_t evaluated, feasible;
+} search_state;
+
+static void consider(search_state *s, const cfit_plan *p)
+{
+    s->evaluated++;
+    if (p->fits) {
+        s->feasible++;
+        topk_offer(&s->top, p);
+    } else if (!s->has_closest || p->mem.total_bytes - p->mem.capacity_bytes <
+                                      s->closest.mem.total_bytes - s->closest.mem.capacity_bytes) {
+        s->closest = *p;
+        s->has_closest = 1;
+    }
+}
+
+/* ---- enumeration ---- */
+
+static int cand(int fixed, int v)
+{
+    return fixed <= 0 || fixed == v;
+}
+
+static void search_count(const cfit__ctx *ctx, long N, search_state *s)
+{
+    const cfit_plan_request *r = ctx->req;
+    const cfit_layout *f = &r->fixed;
+    const cfit_model *m = ctx->m;
+    long gbs = ctx->gbs;
+    int max_tp = f->tp > 0 ? f->tp : ctx->domain;
+    int cps[8], ncp = 0;
+    if (f->cp > 0)
+        cps[ncp++] = f->cp;
+    else
+        for (int c = 1; c <= MAX_CP; c *= 2)
+            cps[ncp++] = c;
+    cfit__layer_cost lc;
+    for (int tp = 1; tp <= max_tp; tp++) {
+        if (!cand(f->tp, tp) || N % tp || m->num_heads % tp || m->num_kv_heads % tp ||
+            m->ffn_hidden_size % tp)
+            continue;
+        for (int ci = 0; ci < ncp; ci++) {
+            int c = cps[ci];
+            if (N % ((long)tp * c) || (c > 1 && ctx->seq % (2 * c)))
+                continue;
+            for (int mbs = 1; mbs <= (f->mbs > 0 ? f->mbs : MAX_MBS); mbs++) {
+                if (!cand(f->mbs, mbs) || gbs % mbs)
+                    continue;
+                for (int rec = 0; rec < CFIT_RECOMPUTE_COUNT; rec++) {
+                    if (f->recompute >= 0 && rec != f->recompute)
+                        continue;
+                    for (int sp = 0; sp <= 1; sp++) {
+                        if (f->sp >= 0 ? sp != f->sp : (sp == 1 && tp == 1))
+                            continue;
+                        cfit__layer_cost_compute(ctx, tp, c, mbs, rec, sp, &lc);
+                        for (int pp = 1; pp <= m->layers; pp++) {
+                            if (!cand(f->pp, pp) || N % ((long)tp * c * pp))
+                                continue;
+                            long dp = N / ((long)tp * c * pp);
+                            if ((f->dp > 0 && dp != f->dp) || gbs % (mbs * dp))
+                                continue;
+                            long m_mb = gbs / (mbs * dp);
+                            int max_vp = f->vp > 0 ? f->vp : m->layers / pp;
+                            for (int vp = 1; vp <= max_vp; vp++) {
+                                if (!cand(f->vp, vp))
+                                    continue;
+                                if (vp > 1 && (pp == 1 || m->layers % (pp * vp) || m_mb % pp))
+                                    continue;
+                                for (int zero = 0; zero <= 3; zero++) {
+                                    if (f->zero >= 0 ? zero != f->zero
+                                                     : ((zero >= 2 && pp > 1) || (zero > 0 && dp == 1)))
+                                        continue;
+                                    cfit_layout l = {tp, pp, (int)dp, c, vp, mbs, zero, rec, sp};
+                                    cfit_plan p;
+                                    cfit__plan_cost(ctx, &lc, &l, &p);
+                                    consider(s, &p);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* Node counts on a ladder of four steps per doubling: 1..8, 10, 12, 14, 16, 20, ... */
+static long ladder(int i)
+{
+    if (i < 8)
+        return i + 1;
+    int oct = (i - 8) / 4, step = (i - 8) % 4;
+    return (8L << oct) + (long)step * (2L << oct);
+}
+
+static int ladder_len(void)
+{
+    int i = 0;
+    while (ladder(i) <= MAX_NODES)
+        i++;
+    return i;
+}
+
+static double elapsed_s(const struct timespec *t0)
+{
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) * 1e-9;
+}
+
+static void state_init(search_state *s, cfit_plan *buf, int k)
+{
+    memset(s, 0, sizeof *s);
+    s->top.v = buf;
+    s->top.k = k;
+}
+
+/* Plan one GPU type: at the given count, or sized for the deadline. */
+static int plan_gpu(const cfit_plan_request *r, const cfit_gpu *g, cfit_plan *buf, int k,
+                    cfit_gpu_result *gr, uint64_t *evaluated, uint64_t *feasible, int *nbuf,
+                    cfit_diag *d)
+{
+    cfit__ctx ctx;
+    int rc = cfit__ctx_init(&ctx, r, g, d);
+    if (rc)
+        return rc;
+    ctx.gbs = gbs_of(r);
+    const cfit_layout *f = &r->fixed;
+    search_state s;
+    memset(gr, 0, sizeof *gr);
+    gr->gpu = g;
+    long fixedN = r->gpus_total;
+    if (!fixedN && f->tp > 0 && f->pp > 0 && f->cp > 0 && f->dp > 0)
+        fixedN = (long)f->tp * f->pp * f->cp * f->dp;
+    if (fixedN) {
+        state_init(&s, buf, k);
+        if (all_fixed(f)) {
+            cfit_layout l = *f;
+            cfit__layer_cost lc;
+            cfit__layer_cost_compute(&ctx, l.tp, l.cp, l.mbs, l.recompute, l.sp, &lc);
+            cfit_plan p;
+            cfit__plan_cost(&ctx, &lc, &l, &p);
+            consider(&s, &p);
+            if (!p.fits) {           /* reported even when it does not fit */
+                s.top.v[0] = p;
+                s.top.n = 1;
+            }
+        } else {
+            search_count(&ctx, fixedN, &s);
+        }
+    } else {
+        /* sizing: binary search for the smallest ladder count meeting the deadline */
+        double deadline = r->days * 86400.0;
+        int lo = 0, hi = ladder_len() - 1, best_i = -1;
+        while (lo <= hi) {
+            int mid = (lo + hi) / 2;
+            state_init(&s, buf, k);
+            search_count(&ctx, ladder(mid) * ctx.gpn, &s);
+            *evaluated += s.evaluated;
+            *feasible += s.feasible;
+            if (s.top.n > 0 && s.top.v[0].time_to_train_s <= deadline) {
+                best_i = mid;
+                hi = mid - 1;
+            } else {
+                lo = mid + 1;
+            }
+            if (r->progress)
+                r->progress(r->progress_ctx, -1.0);
+        }
+        int final_i = best_i >= 0 ? best_i : ladder_len() - 1;
+        state_init(&s, buf, k);
+        search_count(&ctx, ladder(final_i) * ctx.gpn, &s);
+        gr->meets_deadline = best_i >= 0;
+    }
+    *evaluated += s.evaluated;
+    *feasible += s.feasible;
+    gr->found = s.top.n > 0 && s.top.v[0].fits;
+    if (s.top.n > 0)
+        gr->best = s.top.v[0];
+    if (fixedN)
+        gr->meets_deadline = gr->found && (r->tokens <= 0 || gr->best.time_to_train_s <= r->days * 86400.0);
+    gr->closest = s.closest;
+    gr->has_closest = s.has_closest;
+    if (!gr->found && s.top.n == 1 && !s.top.v[0].fits) {   /* fully fixed layout */
+        gr->closest = s.top.v[0];
+        gr->has_closest = 1;
+    }
+    *nbuf = s.top.n;
+    return CFIT_EOK;
+}
+
+static int sizing_mode(const cfit_plan_request *r)
+{
+    const cfit_layout *f = &r->fixed;
+    return r->gpus_total == 0 && !(f->tp > 0 && f->pp > 0 && f->cp > 0 && f->dp > 0);
+}
+
+static int by_gpu_hours(const void *pa, const void *pb)
+{
+    const cfit_plan *a = pa, *b = pb;
+    double ha = a->gpus / a->tokens_per_s, hb = b->gpus / b->tokens_per_s;
+    if (!a->fits != !b->fits)
+        return a->fits ? -1 : 1;
+    return ha < hb ? -1 : ha > hb ? 1 : 0;
+}
+
+static int by_throughput(const void *pa, const void *pb)
+{
+    const cfit_plan *a = pa, *b = pb;
+    if (!a->fits != !b->fits)
+        return a->fits ? -1 : 1;
+    return better(a, b) ? -1 : better(b, a) ? 1 : 0;
+}
+
+int cfit_plan_search(const cfit_plan_request *r, cfit_plan_result *out, cfit_diag *d)
+{
+    memset(out, 0, sizeof *out);
+    if (!r->model || !r->gpus || r->ngpus == 0 || r->top < 1)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "plan request needs a model, a gpu and top >= 1");
+    int rc = cfit_plan_validate(r, d);
+    if (rc)
+        return rc;
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int k = r->top;
+    out->per_gpu = calloc(r->ngpus, sizeof *out->per_gpu);
+    cfit_plan *all = calloc(r->ngpus * (size_t)k, sizeof *all);
+    cfit_plan *buf = calloc((size_t)k, sizeof *buf);
+    if (!out->per_gpu || !all || !buf) {
+        free(all);
+        free(buf);
+        cfit_plan_result_fini(out);
+        return cfit_diag_set(d, CFIT_ENOMEM, NULL, 0, 0, "out of memory");
+    }
+    size_t nall = 0;
+    for (size_t i = 0; i < r->ngpus; i++) {
+        int nbuf = 0;
+        rc = plan_gpu(r, r->gpus[i], buf, k, &out->per_gpu[i], &out->evaluated, &out->feasible,
+                      &nbuf, d);
+        if (rc)
+            break;
+        for (int j = 0; j < nbuf; j++)
+            all[nall++] = buf[j];
+        if (r->progress)
+            r->progress(r->progress_ctx, (double)(i + 1) / r->ngpus);
+    }
+    free(buf);
+    if (rc) {
+        free(all);
+        cfit_plan_result_fini(out);
+        return rc;
+    }
+    out->ngpu = r->ngpus;
+    qsort(all, nall, sizeof *all, sizing_mode(r) ? by_gpu_hours : by_throughput);
+    out->plans = all;
+    out->nplans = nall < (size_t)k ? nall : (size_t)k;
+    out->seconds = elapsed_s(&t0);
+    out->global_batch = gbs_of(r);
+    out->seq_len = seq_of(r);
+    return CFIT_EOK;
+}
+
+void cfit_plan_result_fini(cfit_plan_result *res)
+{
+    if (!res)
+        return;
+    free(res->plans);
+    free(res->per_gpu);
+    memset(res, 0, sizeof *res);
+}
+
+int cfit_plan_evaluate(const cfit_plan_request *r, const cfit_gpu *gpu, const cfit_layout *l,
+                       cfit_plan *out, cfit_diag *d)
+{
+    cfit__ctx ctx;
+    int rc = cfit__ctx_init(&ctx, r, gpu, d);
+    if (rc)
+        return rc;
+    ctx.gbs = gbs_of(r);
+    if (!all_fixed(l))
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "evaluate needs every layout field");
+    if (ctx.gbs % ((long)l->mbs * l->dp))
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "global batch %ld is not divisible by mbs x dp = %ld", ctx.gbs,
+                             (long)l->mbs * l->dp);
+    cfit__layer_cost lc;
+    cfit__layer_cost_compute(&ctx, l->tp, l->cp, l->mbs, l->recompute, l->sp, &lc);
+    cfit__plan_cost(&ctx, &lc, l, out);
+    return CFIT_EOK;
+}
