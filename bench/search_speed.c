@@ -1,0 +1,150 @@
+/* search_speed.c - how fast `clusterfit plan` searches layouts (issue target: >= 1e6
+ * layouts/s on one core for llama3-405b on 16,384 h100-sxm, whole command < 2 s,
+ * peak RSS < 100 MB).
+ *
+ * Measures, in one run:
+ *   1. the library search (cfit_plan_search), repeated until >= 1 s of CPU time, for the
+ *      default batch and for Llama 3's published 16 Mi-token batch (2048 sequences);
+ *   2. the reference: the same number of layouts costed one at a time through the public
+ *      cfit_plan_evaluate(), which recomputes the per-layer cost for every layout (what a
+ *      search without the layer-cost cache would do); the ratio is search / reference;
+ *   3. the whole command (fork + exec of the CLI given as argv[1]), wall time and peak RSS.
+ * Usage: bench_search_speed [path/to/clusterfit]
+ */
+#include "clusterfit/plan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static double cpu_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static double wall_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static int bench_search(const cfit_catalog *cat, long gbs, double *rate, double *ref_rate, uint64_t *per_run)
+{
+    cfit_diag d;
+    const cfit_gpu *g = cfit_catalog_gpu(cat, "h100-sxm", &d);
+    const cfit_model *m = cfit_catalog_model(cat, "llama3-405b", &d);
+    if (!g || !m) {
+        fprintf(stderr, "search_speed: %s\n", d.msg);
+        return 1;
+    }
+    cfit_plan_request r;
+    cfit_plan_request_init(&r);
+    r.catalog = cat;
+    r.model = m;
+    r.gpus = &g;
+    r.ngpus = 1;
+    r.gpus_total = 16384;
+    r.tokens = 15e12;
+    r.global_batch = gbs;
+    uint64_t total = 0;
+    int runs = 0;
+    cfit_plan best;
+    double t0 = cpu_s();
+    do {
+        cfit_plan_result res;
+        if (cfit_plan_search(&r, &res, &d)) {
+            fprintf(stderr, "search_speed: %s\n", d.msg);
+            return 1;
+        }
+        total += res.evaluated;
+        *per_run = res.evaluated;
+        best = res.plans[0];
+        cfit_plan_result_fini(&res);
+        runs++;
+    } while (cpu_s() - t0 < 1.0);
+    *rate = (double)total / (cpu_s() - t0);
+
+    /* reference: cost the best layout through the public one-at-a-time API */
+    uint64_t n = 0;
+    volatile double sink = 0;
+    t0 = cpu_s();
+    do {
+        for (int i = 0; i < 1000; i++) {
+            cfit_plan p;
+            cfit_plan_evaluate(&r, g, &best.layout, &p, &d);
+            sink += p.step_time_s;
+        }
+        n += 1000;
+    } while (cpu_s() - t0 < 1.0);
+    *ref_rate = (double)n / (cpu_s() - t0);
+    (void)sink;
+    printf("  batch %5ld seqs: %8llu layouts per search, %6d searches, %10.0f layouts/s (search), "
+           "%10.0f layouts/s (reference), ratio %.1fx\n",
+           r.global_batch ? r.global_batch : (4L << 20) / m->seq_len, (unsigned long long)*per_run, runs,
+           *rate, *ref_rate, *rate / *ref_rate);
+    return 0;
+}
+
+static int bench_command(const char *bin, double *wall, long *rss_kb)
+{
+    fflush(stdout);
+    double t0 = wall_s();
+    pid_t pid = fork();
+    if (pid < 0)
+        return 1;
+    if (pid == 0) {
+        if (!freopen("/dev/null", "w", stdout))
+            _exit(127);
+        execl(bin, bin, "plan", "--model", "llama3-405b", "--gpu", "h100-sxm", "--gpus", "16384",
+              "--tokens", "15T", (char *)NULL);
+        _exit(127);
+    }
+    int st;
+    struct rusage ru;
+    if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0 ||
+        getrusage(RUSAGE_CHILDREN, &ru) != 0) {
+        fprintf(stderr, "search_speed: '%s plan' failed\n", bin);
+        return 1;
+    }
+    *wall = wall_s() - t0;
+    *rss_kb = ru.ru_maxrss;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    cfit_diag d;
+    cfit_catalog *cat = cfit_catalog_new(&d);
+    if (!cat) {
+        fprintf(stderr, "search_speed: %s\n", d.msg);
+        return 1;
+    }
+    printf("# search speed: llama3-405b on 16384 h100-sxm, nothing fixed, one core\n");
+    double rate, ref, rate2, ref2;
+    uint64_t n1, n2;
+    int rc = bench_search(cat, 0, &rate, &ref, &n1) || bench_search(cat, 2048, &rate2, &ref2, &n2);
+    cfit_catalog_free(cat);
+    if (rc)
+        return 1;
+    const char *bin = argc > 1 ? argv[1] : "build/release/clusterfit";
+    double wall = 0;
+    long rss = 0;
+    if (access(bin, X_OK) == 0 && bench_command(bin, &wall, &rss) == 0)
+        printf("  whole command '%s plan --model llama3-405b --gpu h100-sxm --gpus 16384': %.3f s wall, "
+               "peak RSS %.1f MB\n", bin, wall, rss / 1024.0);
+    else
+        printf("  whole command: skipped (no executable at '%s')\n", bin);
+    int ok = rate >= 1e6 && rate2 >= 1e6 && (wall == 0 || (wall < 2.0 && rss < 100 * 1024));
+    printf("targets: >= 1000000 layouts/s: %s; command < 2 s and RSS < 100 MB: %s\n",
+           rate >= 1e6 && rate2 >= 1e6 ? "met" : "MISSED",
+           wall == 0 ? "not measured" : (wall < 2.0 && rss < 100 * 1024 ? "met" : "MISSED"));
+    (void)ok;
+    return 0;
+}
