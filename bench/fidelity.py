@@ -31,6 +31,9 @@ GPU_MAP = [
 ]
 
 
+UNFUSED_SOURCES = {"NARA21", "VTRAIN"}
+
+
 def num(text):
     """First number in a cell ("~50257 (padded)" -> 50257), or None."""
     m = re.search(r"\d+(\.\d+)?", text or "")
@@ -106,16 +109,20 @@ def args_of(row, model_path):
         a += ["--recompute", "full"]
     elif rec.startswith("none"):
         a += ["--recompute", "none"]
-    sp = row["seq_parallel"].lower()
-    if sp.startswith("no"):
+    sp = row["seq_parallel"].lower().strip()
+    if sp == "no":
         a += ["--sp", "off"]
-    elif sp.startswith("yes"):
+    elif sp == "yes":
         a += ["--sp", "on"]
     shard = row["dp_sharding"].lower()
     if shard.startswith("none"):
         a += ["--zero", "0"]
     elif "zero-3" in shard or "full_shard" in shard:
         a += ["--zero", "3"]
+    # Narayanan et al. 2021 and vTrain's Megatron-DeepSpeed runs predate fused
+    # (FlashAttention) kernels: their attention materialises the s x s scores.
+    if row["source"] in UNFUSED_SOURCES:
+        a += ["--attention", "unfused"]
     if "fp8" in row["precision"].lower():
         a += ["--precision", "fp8"]
     return a

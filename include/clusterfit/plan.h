@@ -72,7 +72,9 @@ typedef struct cfit_plan_request {
     long gpus_total;                  /* 0 = sized to meet days */
     double days;                      /* deadline in days when gpus_total == 0 */
     cfit_layout fixed;                /* CFIT_SEARCH where searched */
-    int grad_bytes;                   /* 4 = fp32 main grads (18 B/param), 2 = bf16 (16 B/param) */
+    int grad_bytes;                   /* 2 = bf16 grads (16 B/param, default), 4 = fp32 (18 B/param) */
+    int unfused_attention;            /* 1 = attention scores materialised (pre-FlashAttention
+                                         frameworks); 0 = fused kernel (default) */
     int top;                          /* plans to keep, >= 1 */
     /* progress callback for long searches (may be NULL); fraction in [0,1] */
     void (*progress)(void *ctx, double fraction);
@@ -100,7 +102,7 @@ typedef struct cfit_plan_result {
     int seq_len;
 } cfit_plan_result;
 
-/* A request with defaults: everything searched, bf16, 30 days, top 5, grad_bytes 4. */
+/* A request with defaults: everything searched, bf16, 30 days, top 5, grad_bytes 2. */
 void cfit_plan_request_init(cfit_plan_request *r);
 
 /* Check the fixed parts of a request against the model (divisibility, ranges).

@@ -10,7 +10,7 @@
 
 enum {
     O_MODEL = 1, O_SEQ, O_GBS, O_TOKENS, O_PRECISION, O_GPU, O_GPUS, O_FABRIC, O_TP, O_PP, O_DP,
-    O_CP, O_VP, O_MBS, O_ZERO, O_RECOMPUTE, O_SP, O_DAYS, O_TOP, O_GRAD, O_JSON, O_CATALOG, O_QUIET
+    O_CP, O_VP, O_MBS, O_ZERO, O_RECOMPUTE, O_SP, O_DAYS, O_TOP, O_GRAD, O_ATTN, O_JSON, O_CATALOG, O_QUIET
 };
 
 static const cli_opt opts[] = {
@@ -33,7 +33,8 @@ static const cli_opt opts[] = {
     {"sp", 0, "on|off", "sequence parallelism (default: searched)", O_SP},
     {"days", 0, "D", "deadline in days used to size the GPU count (default 30)", O_DAYS},
     {"top", 0, "K", "plans to show (default 5)", O_TOP},
-    {"grad-precision", 0, "fp32|bf16", "gradient accumulation precision: fp32 = 18 B/param, bf16 = 16 (default fp32)", O_GRAD},
+    {"grad-precision", 0, "fp32|bf16", "gradient precision: bf16 = 16 B/param with Adam (default), fp32 = 18", O_GRAD},
+    {"attention", 0, "fused|unfused", "attention kernel: fused (FlashAttention-style, default) or unfused scores", O_ATTN},
     {"json", 0, NULL, "print one JSON object (docs/json.md) instead of tables", O_JSON},
     {"catalog", 0, "FILE", "add or override catalog entries from FILE (repeatable)", O_CATALOG},
     {"quiet", 'q', NULL, "print only the plan table", O_QUIET},
@@ -110,6 +111,11 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
         if (strcmp(value, "on") == 0) r->fixed.sp = 1;
         else if (strcmp(value, "off") == 0) r->fixed.sp = 0;
         else return cli_error("--sp: expected on or off, got '%s'", value);
+        return 0;
+    case O_ATTN:
+        if (strcmp(value, "fused") == 0) r->unfused_attention = 0;
+        else if (strcmp(value, "unfused") == 0) r->unfused_attention = 1;
+        else return cli_error("--attention: expected fused or unfused, got '%s'", value);
         return 0;
     case O_GRAD:
         if (strcmp(value, "fp32") == 0) r->grad_bytes = 4;

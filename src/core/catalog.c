@@ -565,6 +565,20 @@ const cfit_node *cfit_catalog_node_at(const cfit_catalog *c, size_t i)
     return i < c->t[K_NODE].n ? entry_at(&c->t[K_NODE], K_NODE, i) : NULL;
 }
 
+/* The shortest of names that starts with prefix (at least 2 characters), or NULL: catches
+ * truncated names ("h10" for "h100-sxm") that are too far from any entry by edit distance. */
+static const char *shortest_with_prefix(const char *prefix, const char *const *names, size_t n)
+{
+    size_t plen = strlen(prefix);
+    const char *best = NULL;
+    if (plen < 2)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(names[i], prefix, plen) == 0 && (!best || strlen(names[i]) < strlen(best)))
+            best = names[i];
+    return best;
+}
+
 /* Lookup with a did-you-mean listing of the closest name. */
 static const void *lookup(const cfit_catalog *c, int k, const char *name, cfit_diag *d)
 {
@@ -579,6 +593,8 @@ static const void *lookup(const cfit_catalog *c, int k, const char *name, cfit_d
             for (size_t j = 0; j < t->n; j++)
                 names[j] = entry_at(t, k, j);
             near = cfit_closest(name, names, t->n);
+            if (!near)
+                near = shortest_with_prefix(name, names, t->n);
         }
         cfit_diag_set(d, CFIT_EUNKNOWN, NULL, 0, 0, "unknown %s '%s'%s%s%s (see 'clusterfit catalog list %s')",
                       kinds[k].what, name, near ? " (did you mean '" : "", near ? near : "",

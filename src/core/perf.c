@@ -19,7 +19,8 @@ int cfit__ctx_init(cfit__ctx *ctx, const cfit_plan_request *r, const cfit_gpu *g
     ctx->seq = r->seq_len > 0 ? r->seq_len : r->model->seq_len;
     ctx->gbs = r->global_batch;
     ctx->prec = r->precision;
-    ctx->grad_bytes = r->grad_bytes > 0 ? r->grad_bytes : 4;
+    ctx->grad_bytes = r->grad_bytes > 0 ? r->grad_bytes : 2;
+    ctx->unfused = r->unfused_attention;
     ctx->peak = g->peak_flops[r->precision];
     ctx->peak_bf16 = g->peak_flops[CFIT_PREC_BF16];
     if (ctx->peak <= 0 || ctx->peak_bf16 <= 0)
@@ -131,13 +132,23 @@ static void layer_forward(const cfit__ctx *ctx, double tokens, int tp, int sp, a
     gemm(ctx, tokens, h, h / tp, 1.0, a);                          /* output projection */
     gemm(ctx, tokens, (gated ? 2.0 : 1.0) * f / tp, h, 1.0, a);    /* FC1 (gate + up) */
     gemm(ctx, tokens, h, f / tp, 1.0, a);                          /* FC2 */
-    /* fused causal attention: QK^T and AV over the visible half of the scores */
-    double seqkeys = ctx->seq;
-    double attn_flops = 4.0 * tokens * seqkeys * h / tp * 0.5;
+    /* attention core: QK^T and AV.  A fused kernel skips the masked half of the causal
+     * scores and never writes them; an unfused one runs batched GEMMs over all s x s
+     * scores and streams them through HBM (scale, mask, softmax, dropout: ~10 bytes
+     * per score forward). */
     acc at = {0, 0, 0};
-    flops_bound(attn_flops, ctx->peak_bf16 * ctx->g->cal.attention_efficiency, &at);
+    double heads = (double)m->num_heads / tp;
+    if (ctx->unfused) {
+        flops_bound(4.0 * tokens * ctx->seq * h / tp,
+                    ctx->peak_bf16 * ctx->g->cal.gemm_efficiency[CFIT_PREC_BF16], &at);
+        membound(ctx, 10.0 * tokens * heads * ctx->seq, &at);
+    } else {
+        flops_bound(4.0 * tokens * ctx->seq * h / tp * 0.5,
+                    ctx->peak_bf16 * ctx->g->cal.attention_efficiency, &at);
+    }
     a->t += at.t;
     a->cb += at.cb;
+    a->mb += at.mb;
     *attn_s = at.t;
     /* element-wise traffic: norms, residuals, rotary (replicated over TP unless SP)
      * and the MLP activation (always split over TP); 2-byte elements read + write. */
@@ -156,9 +167,15 @@ static double layer_activation_bytes(const cfit__ctx *ctx, double tokens, int tp
     double g_over_a = (double)m->num_kv_heads / m->num_heads;
     if (rec == CFIT_RECOMPUTE_FULL)
         return 2.0 * tokens * h / (sp ? tp : 1);
-    double replicated = 8.0;                                       /* norm inputs, GEMM inputs */
-    double split = 2.0 * (1.0 + 2.0 * g_over_a) + 2.0 +
-                   (m->mlp == CFIT_MLP_SWIGLU ? 6.0 : 4.0) * f / h;
+    /* GEMM inputs kept for the backward are fp8 (1 byte) when the GEMMs run in fp8
+     * (Transformer Engine saves the casted inputs); norm inputs and Q, K, V stay 2 bytes */
+    double gin = ctx->prec == CFIT_PREC_FP8 ? 1.0 : 2.0;
+    double replicated = 4.0 + 2.0 * gin;                   /* two norm inputs, QKV and FC1 inputs */
+    double mlp = m->mlp == CFIT_MLP_SWIGLU ? (4.0 + gin) * f / h : (2.0 + gin) * f / h;
+    double split = 2.0 * (1.0 + 2.0 * g_over_a) + gin + mlp;  /* Q K V, out-proj input, MLP */
+    /* unfused attention without selective recompute keeps the scores: 5·a·s/h */
+    if (ctx->unfused && rec == CFIT_RECOMPUTE_NONE)
+        split += 5.0 * m->num_heads * (double)ctx->seq / h;
     return tokens * h * (replicated / (sp ? tp : 1) + split / tp);
 }
 
@@ -266,7 +283,7 @@ static void stage_memory(const cfit__ctx *ctx, const cfit__layer_cost *lc, const
         sm->act += lc->logits_bytes;
     double other = 0.0;
     if (l->zero >= 3)
-        other += 2.0 * 2.0 * ctx->layer_params / l->tp;            /* gathered layers, prefetch */
+        other += 2.0 * ctx->layer_params / l->tp;                  /* the layer being gathered */
     double sum = sm->w + sm->gr + sm->opt + sm->act + other;
     sm->other = other + ctx->g->cal.reserved_bytes + ctx->g->cal.fragmentation * sum;
     sm->total = sm->w + sm->gr + sm->opt + sm->act + sm->other;

@@ -21,6 +21,7 @@ typedef struct cfit__ctx {
     long gbs;
     cfit_precision prec;
     int grad_bytes;
+    int unfused;                   /* attention scores materialised in HBM */
     double peak;                   /* dense FLOP/s at the training precision */
     double peak_bf16;              /* attention runs in bf16 */
     double mem_bw;                 /* achievable HBM bytes/s */

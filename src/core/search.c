@@ -23,7 +23,7 @@ void cfit_plan_request_init(cfit_plan_request *r)
     r->precision = CFIT_PREC_BF16;
     r->days = 30.0;
     r->top = 5;
-    r->grad_bytes = 4;
+    r->grad_bytes = 2;
     r->fixed.tp = r->fixed.pp = r->fixed.dp = r->fixed.cp = r->fixed.vp = CFIT_SEARCH;
     r->fixed.mbs = r->fixed.zero = r->fixed.recompute = r->fixed.sp = CFIT_SEARCH;
 }
