@@ -30,8 +30,10 @@ static void quote(char out[QUOTE_MAX + 4], const char *s)
     size_t i = 0;
     for (; s[i] && i < QUOTE_MAX; i++)
         out[i] = ((unsigned char)s[i] < 0x20 || s[i] == 0x7f) ? '?' : s[i];
-    if (s[i])
-        memcpy(out + i, "...", 3), i += 3;
+    if (s[i]) {
+        memcpy(out + i, "...", 3);
+        i += 3;
+    }
     out[i] = '\0';
 }
 

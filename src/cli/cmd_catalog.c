@@ -34,8 +34,8 @@ static void list_gpus(const cfit_catalog *cat)
 {
     printf("%-14s %-7s %9s %10s %12s %12s %9s %7s  %s\n", "gpu", "vendor", "memory", "HBM",
            "bf16 dense", "fp8 dense", "scale-up", "domain", "node");
-    printf("%-14s %-7s %9s %10s %12s %12s %9s %7s  %s\n", "", "", "GB", "TB/s", "TFLOP/s", "TFLOP/s",
-           "GB/s/dir", "GPUs", "");
+    printf("%-14s %-7s %9s %10s %12s %12s %9s %7s\n", "", "", "GB", "TB/s", "TFLOP/s", "TFLOP/s",
+           "GB/s/dir", "GPUs");
     for (size_t i = 0; i < cfit_catalog_gpu_count(cat); i++) {
         const cfit_gpu *g = cfit_catalog_gpu_at(cat, i);
         printf("%-14s %-7s %9.0f %10.2f %12.1f %12.1f %9.0f %7d  %s\n", g->name, g->vendor,

@@ -354,8 +354,9 @@ static void plan_row(const cfit_plan *p, double tokens)
 {
     char lay[96];
     layout_str(lay, sizeof lay, &p->layout);
-    printf("%-13s %6ld %5ld  %s %8.1f %9.3f %10.0f %5.1f ", p->gpu->name, p->gpus, p->nodes, lay,
-           p->mem.total_bytes / 1e9, p->step_time_s, p->tokens_per_s_per_gpu, p->mfu * 100.0);
+    printf("%-13s %6ld %5ld  %s %8.1f %9.*f %10.0f %5.1f ", p->gpu->name, p->gpus, p->nodes, lay,
+           p->mem.total_bytes / 1e9, p->step_time_s >= 1000.0 ? 0 : 3, p->step_time_s,
+           p->tokens_per_s_per_gpu, p->mfu * 100.0);
     if (tokens > 0)
         printf("%9.1f", p->time_to_train_s / 86400.0);
     else
@@ -433,7 +434,7 @@ static int print_tables(const plan_cli *c, const cfit_plan_result *res, int sizi
                r->tokens > 0 ? fmt_count(buf[1], 32, r->tokens) : "-", res->seq_len, res->global_batch,
                fmt_count(buf[2], 32, (double)res->global_batch * res->seq_len), cfit_precision_name(r->precision));
         if (sizing)
-            printf("goal: the fewest GPUs of each type that train within %g days; ranked by GPU-hours\n", r->days);
+            printf("goal: the fewest GPUs of each type that train within %g day(s); ranked by GPU-hours\n", r->days);
         else
             printf("goal: the fastest layout on %ld GPUs; ranked by tokens/s\n",
                    r->gpus_total ? r->gpus_total
@@ -442,7 +443,11 @@ static int print_tables(const plan_cli *c, const cfit_plan_result *res, int sizi
     }
     if (res->ngpu > 1 && !c->quiet) {
         printf("comparison: the best plan of each GPU type\n");
-        plan_header();
+        int rows = 0;
+        for (size_t i = 0; i < res->ngpu; i++)
+            rows += res->per_gpu[i].found && (!sizing || res->per_gpu[i].meets_deadline);
+        if (rows)
+            plan_header();
         for (size_t i = 0; i < res->ngpu; i++) {
             const cfit_gpu_result *g = &res->per_gpu[i];
             if (g->found && (!sizing || g->meets_deadline))
@@ -451,7 +456,7 @@ static int print_tables(const plan_cli *c, const cfit_plan_result *res, int sizi
         for (size_t i = 0; i < res->ngpu; i++) {
             const cfit_gpu_result *g = &res->per_gpu[i];
             if (g->found && sizing && !g->meets_deadline)
-                printf("%-13s no GPU count up to %ld nodes trains within %g days (best %.1f days)\n",
+                printf("%-13s no GPU count up to %ld nodes trains within %g day(s) (best %.1f days)\n",
                        g->gpu->name, 65536L, r->days, g->best.time_to_train_s / 86400.0);
             else if (!g->found && g->has_closest)
                 printf("%-13s nothing fits: the closest layout needs %.1f GB per GPU, %.1f GB more than %.0f GB\n",
@@ -463,6 +468,9 @@ static int print_tables(const plan_cli *c, const cfit_plan_result *res, int sizi
         }
         printf("\n");
     }
+    if (res->nplans == 0)
+        printf("no GPU type trains %s tokens within %g day(s) at up to 65536 nodes; raise --days or lower --tokens\n",
+               fmt_count(buf[0], 32, r->tokens), r->days);
     if (res->nplans > 0) {
         printf("top %zu plan%s\n", res->nplans, res->nplans == 1 ? "" : "s");
         plan_header();
@@ -472,8 +480,9 @@ static int print_tables(const plan_cli *c, const cfit_plan_result *res, int sizi
             print_details(&res->plans[0], r->tokens);
     }
     if (!c->quiet) {
-        printf("\nsearch: %llu layouts evaluated, %llu fit in memory, %.2f s\n",
-               (unsigned long long)res->evaluated, (unsigned long long)res->feasible, res->seconds);
+        printf("\nsearch: %llu layout%s evaluated, %llu fit in memory, %.2f s\n",
+               (unsigned long long)res->evaluated, res->evaluated == 1 ? "" : "s",
+               (unsigned long long)res->feasible, res->seconds);
         printf("sources: GPU, node and fabric figures from the catalog ('clusterfit catalog show NAME'); "
                "formulas in docs/model.md\n");
     }
@@ -542,6 +551,8 @@ int cmd_plan(int argc, char **argv)
         const cfit_layout *f = &c.req.fixed;
         int sizing = c.req.gpus_total == 0 && !(f->tp > 0 && f->pp > 0 && f->cp > 0 && f->dp > 0);
         int any_plan = res.nplans > 0;
+        for (size_t i = 0; i < res.ngpu; i++)
+            any_plan |= res.per_gpu[i].found;
         if (c.json)
             rc = print_json(&c, &res, sizing);
         else if (any_plan)

@@ -33,12 +33,17 @@ static int seq_of(const cfit_plan_request *r)
     return r->seq_len > 0 ? r->seq_len : r->model->seq_len;
 }
 
-/* Default global batch: 4 Mi tokens per step, at least one sequence. */
+/* Default global batch: 4 Mi tokens per step, doubled for every doubling of the model
+ * beyond 100 B parameters (Llama 3 405B trained with 16 Mi tokens), at least one
+ * sequence.  docs/plan.md explains the choice. */
 static long gbs_of(const cfit_plan_request *r)
 {
     if (r->global_batch > 0)
         return r->global_batch;
-    long g = (4L << 20) / seq_of(r);
+    long tokens = 4L << 20;
+    for (double p = cfit_model_params(r->model); p >= 2e11 && tokens < (1L << 30); p /= 2.0)
+        tokens *= 2;
+    long g = tokens / seq_of(r);
     return g > 0 ? g : 1;
 }
 
@@ -383,8 +388,9 @@ int cfit_plan_search(const cfit_plan_request *r, cfit_plan_result *out, cfit_dia
                       &nbuf, d);
         if (rc)
             break;
-        for (int j = 0; j < nbuf; j++)
-            all[nall++] = buf[j];
+        for (int j = 0; j < nbuf; j++)   /* in deadline mode only plans that meet it rank */
+            if (!sizing_mode(r) || buf[j].time_to_train_s <= r->days * 86400.0)
+                all[nall++] = buf[j];
         if (r->progress)
             r->progress(r->progress_ctx, (double)(i + 1) / r->ngpus);
     }

@@ -1,0 +1,878 @@
+/* test_plan.c - the planner with the real catalog: memory, step time and the layout search
+ * (src/core/perf.c, src/core/search.c).
+ *
+ * The calibration constants in data/ and the cost formulas in perf.c are tuned against
+ * measurements, so nothing here pins a step time, a throughput or an MFU.  What is pinned
+ * is what must hold whatever the constants: parts sum to their totals, the derived
+ * figures follow from the step time by their definitions (PaLM MFU/HFU), ZeRO stage k
+ * shards exactly its component, the interleaved 1F1B bubble is (p-1)/v micro-batch
+ * times, and every plan the search returns fits and obeys the layout constraints.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "clusterfit/catalog.h"
+#include "clusterfit/plan.h"
+#include "clusterfit/workload.h"
+
+#define DAY_S 86400.0
+
+static cfit_catalog *cat;
+
+static int setup(void **state)
+{
+    (void)state;
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    cat = cfit_catalog_new(&d);
+    if (!cat)
+        fail_msg("embedded catalog: %s:%d:%d: %s", d.file, d.line, d.col, d.msg);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    cfit_catalog_free(cat);
+    return 0;
+}
+
+static const cfit_model *model(const char *name)
+{
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    const cfit_model *m = cfit_catalog_model(cat, name, &d);
+    if (!m)
+        fail_msg("catalog model '%s': %s", name, d.msg);
+    return m;
+}
+
+static const cfit_gpu *gpu(const char *name)
+{
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    const cfit_gpu *g = cfit_catalog_gpu(cat, name, &d);
+    if (!g)
+        fail_msg("catalog gpu '%s': %s", name, d.msg);
+    return g;
+}
+
+/* A request for model on the given GPU types (the array must outlive the request). */
+static void request(cfit_plan_request *r, const char *model_name, const cfit_gpu **gpus, size_t n,
+                    long gpus_total)
+{
+    cfit_plan_request_init(r);
+    r->catalog = cat;
+    r->model = model(model_name);
+    r->gpus = gpus;
+    r->ngpus = n;
+    r->gpus_total = gpus_total;
+    r->tokens = 1e12;
+}
+
+static cfit_layout layout(int tp, int pp, int dp, int cp, int vp, int mbs, int zero, int rec, int sp)
+{
+    cfit_layout l = {tp, pp, dp, cp, vp, mbs, zero, rec, sp};
+    return l;
+}
+
+static void assert_rel(double got, double want, double tol, const char *what)
+{
+    double scale = fabs(want) > 0 ? fabs(want) : 1.0;
+    if (!(fabs(got - want) <= tol * scale))
+        fail_msg("%s: got %.17g, want %.17g", what, got, want);
+}
+
+static int seq_of(const cfit_plan_request *r)
+{
+    return r->seq_len > 0 ? r->seq_len : r->model->seq_len;
+}
+
+/* Everything that must hold for any costed plan, fitting or not. */
+static void check_invariants(const cfit_plan_request *r, const cfit_plan *p)
+{
+    const cfit_layout *l = &p->layout;
+    const cfit_memory *m = &p->mem;
+    const cfit_breakdown *b = &p->br;
+    const cfit_model *md = r->model;
+
+    /* shape */
+    assert_non_null(p->gpu);
+    assert_non_null(p->node);
+    assert_non_null(p->fabric);
+    assert_int_equal(p->gpus, (long)l->tp * l->pp * l->dp * l->cp);
+    assert_int_equal(p->nodes, (p->gpus + p->node->gpus_per_node - 1) / p->node->gpus_per_node);
+    assert_true(p->global_batch % ((long)l->mbs * l->dp) == 0);
+    assert_int_equal(p->grad_accum, p->global_batch / ((long)l->mbs * l->dp));
+    assert_int_equal(p->stage_layers_max, (md->layers + l->pp - 1) / l->pp);
+    assert_int_equal(p->stage_layers_min, l->pp == 1 ? md->layers : md->layers / l->pp);
+    assert_true(p->stage_imbalance >= 0.0 && p->stage_imbalance < 1.0);
+
+    /* memory: components sum to the total; fits compares with the GPU's capacity */
+    assert_true(m->weights_bytes > 0 && m->grads_bytes > 0 && m->optimizer_bytes > 0);
+    assert_true(m->activations_bytes > 0 && m->other_bytes >= 0);
+    assert_rel(m->weights_bytes + m->grads_bytes + m->optimizer_bytes + m->activations_bytes +
+                   m->other_bytes, m->total_bytes, 1e-12, "memory sum");
+    assert_true(m->capacity_bytes == p->gpu->memory_bytes);
+    assert_int_equal(p->fits, m->total_bytes <= m->capacity_bytes);
+
+    /* step time: the breakdown sums to it, nothing negative, absent parallelism costs 0 */
+    double parts[] = {b->compute_s, b->tp_comm_s, b->cp_comm_s, b->pp_comm_s, b->pp_bubble_s,
+                      b->dp_comm_s, b->optimizer_s, b->other_s};
+    double sum = 0;
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        assert_true(parts[i] >= 0.0 && isfinite(parts[i]));
+        sum += parts[i];
+    }
+    assert_true(p->step_time_s > 0 && isfinite(p->step_time_s));
+    assert_rel(sum, p->step_time_s, 1e-9, "breakdown sum");
+    assert_true(b->compute_s > 0);
+    if (l->tp == 1)
+        assert_true(b->tp_comm_s == 0.0);
+    if (l->cp == 1)
+        assert_true(b->cp_comm_s == 0.0);
+    if (l->dp == 1)
+        assert_true(b->dp_comm_s == 0.0);
+    if (l->pp == 1) {
+        assert_true(b->pp_comm_s == 0.0);
+        assert_true(b->pp_bubble_s == 0.0);
+    } else {
+        /* interleaved 1F1B: (p - 1) / v times the time of one micro-batch through a stage */
+        double per_mb = (b->compute_s + b->tp_comm_s + b->cp_comm_s + b->pp_comm_s + b->other_s) /
+                        (double)p->grad_accum;
+        assert_rel(b->pp_bubble_s, (l->pp - 1.0) / l->vp * per_mb, 1e-9, "pp bubble");
+    }
+    /* the roofline split of the compute (and optimizer) time; communication exposed */
+    assert_true(p->compute_bound_s >= 0 && p->memory_bound_s >= 0);
+    assert_rel(p->compute_bound_s + p->memory_bound_s, b->compute_s + b->optimizer_s, 1e-9, "bounds");
+    assert_rel(p->comm_exposed_s, b->tp_comm_s + b->cp_comm_s + b->pp_comm_s + b->dp_comm_s, 1e-9,
+               "comm exposed");
+
+    /* throughput and utilisation follow from the step time by definition */
+    int seq = seq_of(r);
+    assert_rel(p->tokens_per_s, (double)p->global_batch * seq / p->step_time_s, 1e-12, "tokens/s");
+    assert_rel(p->tokens_per_s_per_gpu, p->tokens_per_s / p->gpus, 1e-12, "tokens/s/gpu");
+    double mf = cfit_model_flops_per_token(md, seq);
+    double hf = cfit_model_hw_flops_per_token(md, seq, (cfit_recompute)l->recompute);
+    assert_rel(p->model_tflops_per_gpu, p->tokens_per_s_per_gpu * mf / 1e12, 1e-12, "model tflops");
+    assert_rel(p->hardware_tflops_per_gpu, p->tokens_per_s_per_gpu * hf / 1e12, 1e-12, "hw tflops");
+    double peak = p->gpu->peak_flops[r->precision];
+    assert_rel(p->mfu, p->model_tflops_per_gpu * 1e12 / peak, 1e-12, "mfu");
+    assert_rel(p->hfu, p->hardware_tflops_per_gpu * 1e12 / peak, 1e-12, "hfu");
+    assert_true(p->mfu > 0 && p->mfu < 1.0);
+    assert_true(p->hfu >= p->mfu);
+    if (l->recompute == CFIT_RECOMPUTE_NONE)
+        assert_true(p->hfu == p->mfu);
+    else
+        assert_true(p->hfu > p->mfu);
+    if (r->tokens > 0)
+        assert_rel(p->time_to_train_s, r->tokens / p->tokens_per_s, 1e-12, "time to train");
+    else
+        assert_true(p->time_to_train_s == 0.0);
+}
+
+static cfit_plan evaluate(const cfit_plan_request *r, const cfit_gpu *g, cfit_layout l)
+{
+    cfit_plan p;
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    int rc = cfit_plan_evaluate(r, g, &l, &p, &d);
+    if (rc)
+        fail_msg("evaluate: %s: %s", cfit_err_name(rc), d.msg);
+    check_invariants(r, &p);
+    return p;
+}
+
+static void search_ok(const cfit_plan_request *r, cfit_plan_result *res)
+{
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    int rc = cfit_plan_search(r, res, &d);
+    if (rc)
+        fail_msg("search: %s: %s", cfit_err_name(rc), d.msg);
+}
+
+/* ---- request defaults ------------------------------------------------------------ */
+
+static void test_request_init(void **state)
+{
+    (void)state;
+    cfit_plan_request r;
+    memset(&r, 0x5a, sizeof r);
+    cfit_plan_request_init(&r);
+    assert_null(r.catalog);
+    assert_null(r.model);
+    assert_int_equal(r.precision, CFIT_PREC_BF16);
+    assert_true(r.days == 30.0);
+    assert_int_equal(r.top, 5);
+    assert_int_equal(r.grad_bytes, 2);   /* bf16 gradients, 16 B/param with Adam */
+    assert_int_equal(r.unfused_attention, 0);
+    assert_int_equal(r.gpus_total, 0);
+    assert_true(r.tokens == 0.0);
+    const int *f = &r.fixed.tp;
+    for (size_t i = 0; i < sizeof r.fixed / sizeof(int); i++)
+        assert_int_equal(f[i], CFIT_SEARCH);
+}
+
+/* ---- memory ---------------------------------------------------------------------- */
+
+/* With tp = pp = 1 one GPU holds every parameter: 2 B weights, grad_bytes B gradients and
+ * 12 B Adam state per parameter; ZeRO stage k divides exactly its component by dp. */
+static void test_zero_sharding(void **state)
+{
+    (void)state;
+    const cfit_gpu *g[] = {gpu("h100-sxm")};
+    cfit_plan_request r;
+    request(&r, "llama3-8b", g, 1, 64);
+    r.grad_bytes = 4;
+    double P = cfit_model_params(r.model);
+    const int dp = 64;
+    cfit_plan z[4];
+    for (int k = 0; k < 4; k++)
+        z[k] = evaluate(&r, g[0], layout(1, 1, dp, 1, 1, 1, k, CFIT_RECOMPUTE_NONE, 0));
+    assert_rel(z[0].mem.weights_bytes, 2.0 * P, 1e-12, "weights");
+    assert_rel(z[0].mem.grads_bytes, 4.0 * P, 1e-12, "grads");
+    assert_rel(z[0].mem.optimizer_bytes, 12.0 * P, 1e-12, "optimizer");
+    /* stage 1: optimizer states */
+    assert_rel(z[1].mem.optimizer_bytes, z[0].mem.optimizer_bytes / dp, 1e-12, "zero1 opt");
+    assert_true(z[1].mem.grads_bytes == z[0].mem.grads_bytes);
+    assert_true(z[1].mem.weights_bytes == z[0].mem.weights_bytes);
+    /* stage 2: + gradients */
+    assert_rel(z[2].mem.grads_bytes, z[0].mem.grads_bytes / dp, 1e-12, "zero2 grads");
+    assert_true(z[2].mem.optimizer_bytes == z[1].mem.optimizer_bytes);
+    assert_true(z[2].mem.weights_bytes == z[0].mem.weights_bytes);
+    /* stage 3: + weights */
+    assert_rel(z[3].mem.weights_bytes, z[0].mem.weights_bytes / dp, 1e-12, "zero3 weights");
+    assert_true(z[3].mem.grads_bytes == z[2].mem.grads_bytes);
+    assert_true(z[3].mem.optimizer_bytes == z[1].mem.optimizer_bytes);
+    for (int k = 1; k < 4; k++) {
+        assert_true(z[k].mem.activations_bytes == z[0].mem.activations_bytes);
+        assert_true(z[k].mem.total_bytes < z[k - 1].mem.total_bytes);
+    }
+    /* bf16 gradients: 2 B/param; 0 means the default (bf16) */
+    r.grad_bytes = 2;
+    cfit_plan b = evaluate(&r, g[0], layout(1, 1, dp, 1, 1, 1, 0, CFIT_RECOMPUTE_NONE, 0));
+    assert_rel(b.mem.grads_bytes, 2.0 * P, 1e-12, "bf16 grads");
+    r.grad_bytes = 0;
+    b = evaluate(&r, g[0], layout(1, 1, dp, 1, 1, 1, 0, CFIT_RECOMPUTE_NONE, 0));
+    assert_rel(b.mem.grads_bytes, 2.0 * P, 1e-12, "default grads");
+    /* tensor parallelism divides every model state by tp */
+    r.grad_bytes = 4;
+    cfit_plan t = evaluate(&r, g[0], layout(2, 1, dp / 2, 1, 1, 1, 0, CFIT_RECOMPUTE_NONE, 1));
+    assert_rel(t.mem.weights_bytes, P, 1e-12, "tp2 weights");
+    assert_rel(t.mem.grads_bytes, 2.0 * P, 1e-12, "tp2 grads");
+    assert_rel(t.mem.optimizer_bytes, 6.0 * P, 1e-12, "tp2 optimizer");
+}
+
+static void test_fp8_weights(void **state)
+{
+    (void)state;
+    const cfit_gpu *g[] = {gpu("h100-sxm")};
+    assert_true(g[0]->peak_flops[CFIT_PREC_FP8] > 0);
+    cfit_plan_request r;
+    request(&r, "llama3-8b", g, 1, 64);
+    r.precision = CFIT_PREC_FP8;
+    double P = cfit_model_params(r.model);
+    cfit_plan p = evaluate(&r, g[0], layout(1, 1, 64, 1, 1, 1, 0, CFIT_RECOMPUTE_NONE, 0));
+    assert_rel(p.mem.weights_bytes, 3.0 * P, 1e-12, "fp8 weights: bf16 + fp8 copy");
+    /* a GPU without an fp8 tensor rate cannot plan fp8 */
+    const cfit_gpu *a100 = gpu("a100-sxm-80g");
+    if (a100->peak_flops[CFIT_PREC_FP8] <= 0) {
+        cfit_diag d;
+        cfit_diag_clear(&d);
+        cfit_layout l = layout(1, 1, 64, 1, 1, 1, 0, CFIT_RECOMPUTE_NONE, 0);
+        assert_int_equal(cfit_plan_evaluate(&r, a100, &l, &p, &d), CFIT_EINVALID);
+        assert_non_null(strstr(d.msg, "fp8"));
+    }
+}
+
+static void test_activation_memory(void **state)
+{
+    (void)state;
+    const cfit_gpu *g[] = {gpu("h100-sxm")};
+    cfit_plan_request r;
+    request(&r, "llama3-70b", g, 1, 64);
+    cfit_plan none = evaluate(&r, g[0], layout(8, 1, 8, 1, 1, 1, 1, CFIT_RECOMPUTE_NONE, 0));
+    cfit_plan sel = evaluate(&r, g[0], layout(8, 1, 8, 1, 1, 1, 1, CFIT_RECOMPUTE_SELECTIVE, 0));
+    cfit_plan full = evaluate(&r, g[0], layout(8, 1, 8, 1, 1, 1, 1, CFIT_RECOMPUTE_FULL, 0));
+    assert_true(full.mem.activations_bytes < sel.mem.activations_bytes);
+    assert_true(sel.mem.activations_bytes <= none.mem.activations_bytes);
+    assert_true(full.mem.activations_bytes < none.mem.activations_bytes / 2);
+    /* recomputation costs time, never saves it */
+    assert_true(full.br.compute_s > none.br.compute_s);
+    /* sequence parallelism splits the replicated activations over tp */
+    cfit_plan sp = evaluate(&r, g[0], layout(8, 1, 8, 1, 1, 1, 1, CFIT_RECOMPUTE_NONE, 1));
+    assert_true(sp.mem.activations_bytes < none.mem.activations_bytes);
+    /* activations are linear in the micro-batch size (pp = 1: one micro-batch in flight) */
+    cfit_plan mb2 = evaluate(&r, g[0], layout(8, 1, 8, 1, 1, 2, 1, CFIT_RECOMPUTE_NONE, 0));
+    assert_rel(mb2.mem.activations_bytes, 2.0 * none.mem.activations_bytes, 1e-9, "mbs 2");
+    /* unfused attention keeps the s x s scores unless the attention core is recomputed */
+    r.unfused_attention = 1;
+    cfit_plan un = evaluate(&r, g[0], layout(8, 1, 8, 1, 1, 1, 1, CFIT_RECOMPUTE_NONE, 0));
+    cfit_plan un_sel = evaluate(&r, g[0], layout(8, 1, 8, 1, 1, 1, 1, CFIT_RECOMPUTE_SELECTIVE, 0));
+    assert_true(un.mem.activations_bytes > none.mem.activations_bytes);
+    assert_true(un_sel.mem.activations_bytes == sel.mem.activations_bytes);
+    assert_true(un_sel.mem.activations_bytes < un.mem.activations_bytes);
+    r.unfused_attention = 0;
+    /* context parallelism splits the sequence */
+    cfit_plan cp = evaluate(&r, g[0], layout(8, 1, 4, 2, 1, 1, 1, CFIT_RECOMPUTE_NONE, 0));
+    assert_true(cp.mem.activations_bytes < none.mem.activations_bytes);
+    /* pipeline parallelism splits the weights */
+    cfit_plan pp = evaluate(&r, g[0], layout(8, 4, 2, 1, 1, 1, 1, CFIT_RECOMPUTE_FULL, 1));
+    assert_true(pp.mem.weights_bytes < none.mem.weights_bytes / 3);
+}
+
+/* ---- step time ------------------------------------------------------------------- */
+
+static void test_invariants_many_layouts(void **state)
+{
+    (void)state;
+    static const char *const gpus[] = {"h100-sxm", "b200", "mi300x", "a100-sxm-80g", "gb200", "l40s"};
+    static const char *const models[] = {"llama3-8b", "llama3-70b", "gpt3-175b", "llama2-7b"};
+    static const int tps[] = {1, 2, 8}, pps[] = {1, 2, 4}, cps[] = {1, 2};
+    for (size_t gi = 0; gi < sizeof gpus / sizeof gpus[0]; gi++)
+        for (size_t mi = 0; mi < sizeof models / sizeof models[0]; mi++) {
+            const cfit_gpu *g[] = {gpu(gpus[gi])};
+            cfit_plan_request r;
+            request(&r, models[mi], g, 1, 0);
+            r.unfused_attention = (int)(gi % 2);
+            r.precision = g[0]->peak_flops[CFIT_PREC_FP8] > 0 && mi % 2 ? CFIT_PREC_FP8 : CFIT_PREC_BF16;
+            for (size_t a = 0; a < 3; a++)
+                for (size_t b = 0; b < 3; b++)
+                    for (size_t c = 0; c < 2; c++)
+                        for (int rec = 0; rec < CFIT_RECOMPUTE_COUNT; rec++)
+                            for (int zero = 0; zero < 4; zero++) {
+                                int vp = pps[b] > 1 && r.model->layers % (2 * pps[b]) == 0 ? 2 : 1;
+                                evaluate(&r, g[0], layout(tps[a], pps[b], 16, cps[c], vp, 1, zero, rec,
+                                                          tps[a] > 1));
+                            }
+        }
+}
+
+static void test_pipeline_bubble(void **state)
+{
+    (void)state;
+    const cfit_gpu *g[] = {gpu("h100-sxm")};
+    cfit_plan_request r;
+    request(&r, "llama3-70b", g, 1, 64);
+    cfit_plan flat = evaluate(&r, g[0], layout(8, 1, 8, 1, 1, 1, 1, CFIT_RECOMPUTE_FULL, 1));
+    assert_true(flat.br.pp_bubble_s == 0.0);
+    /* 80 layers: pp 4 with vp 1, 2, 4, 5 chunks; the bubble shrinks as vp grows */
+    static const int vps[] = {1, 2, 4, 5};
+    double prev = INFINITY;
+    for (size_t i = 0; i < sizeof vps / sizeof vps[0]; i++) {
+        cfit_plan p = evaluate(&r, g[0], layout(8, 4, 2, 1, vps[i], 1, 1, CFIT_RECOMPUTE_FULL, 1));
+        assert_true(p.br.pp_bubble_s > 0.0);
+        if (!(p.br.pp_bubble_s < prev))
+            fail_msg("bubble with vp %d is %g, not below %g", vps[i], p.br.pp_bubble_s, prev);
+        prev = p.br.pp_bubble_s;
+    }
+    /* more stages, more bubble (same vp) */
+    cfit_plan p2 = evaluate(&r, g[0], layout(8, 2, 4, 1, 1, 1, 1, CFIT_RECOMPUTE_FULL, 1));
+    cfit_plan p8 = evaluate(&r, g[0], layout(8, 8, 1, 1, 1, 1, 1, CFIT_RECOMPUTE_FULL, 1));
+    assert_true(p8.br.pp_bubble_s / p8.step_time_s > p2.br.pp_bubble_s / p2.step_time_s);
+    /* uneven stages: 80 layers on 3 stages are 27, 27, 26 */
+    cfit_plan p3 = evaluate(&r, g[0], layout(8, 3, 1, 1, 1, 1, 1, CFIT_RECOMPUTE_FULL, 1));
+    assert_int_equal(p3.stage_layers_max, 27);
+    assert_int_equal(p3.stage_layers_min, 26);
+}
+
+static void test_evaluate_errors(void **state)
+{
+    (void)state;
+    const cfit_gpu *g[] = {gpu("h100-sxm")};
+    cfit_plan_request r;
+    request(&r, "llama3-8b", g, 1, 64);
+    cfit_plan p;
+    cfit_diag d;
+    cfit_layout l = layout(1, 1, 64, 1, 1, 1, 0, 0, 0);
+    l.zero = CFIT_SEARCH;
+    cfit_diag_clear(&d);
+    assert_int_equal(cfit_plan_evaluate(&r, g[0], &l, &p, &d), CFIT_EINVALID);
+    assert_non_null(strstr(d.msg, "every layout field"));
+    l = layout(1, 1, 64, 1, 1, 3, 0, 0, 0);   /* 512 % (3 x 64) != 0 */
+    cfit_diag_clear(&d);
+    assert_int_equal(cfit_plan_evaluate(&r, g[0], &l, &p, &d), CFIT_EINVALID);
+    assert_non_null(strstr(d.msg, "not divisible"));
+}
+
+/* ---- search ---------------------------------------------------------------------- */
+
+/* Every returned plan fits, obeys the layout constraints and the fixed dimensions, and the
+ * list is ordered by tokens/s (fixed count) or by GPU-hours (sizing). */
+static void check_result(const cfit_plan_request *r, const cfit_plan_result *res, int sizing)
+{
+    const cfit_model *m = r->model;
+    const cfit_layout *f = &r->fixed;
+    long gbs = res->global_batch;
+    assert_true(res->nplans <= (size_t)r->top);
+    assert_int_equal(res->ngpu, r->ngpus);
+    assert_true(res->evaluated >= res->feasible);
+    assert_true(res->feasible >= res->nplans);
+    assert_true(res->seconds >= 0);
+    assert_int_equal(res->seq_len, seq_of(r));
+    if (r->global_batch > 0)
+        assert_int_equal(gbs, r->global_batch);
+    for (size_t i = 0; i < res->nplans; i++) {
+        const cfit_plan *p = &res->plans[i];
+        const cfit_layout *l = &p->layout;
+        check_invariants(r, p);
+        assert_true(p->fits);
+        size_t gi = 0;
+        while (gi < r->ngpus && r->gpus[gi] != p->gpu)
+            gi++;
+        assert_true(gi < r->ngpus);
+        if (r->gpus_total > 0)
+            assert_int_equal(p->gpus, r->gpus_total);
+        else
+            assert_true(p->gpus % p->node->gpus_per_node == 0);
+        assert_int_equal(p->global_batch, gbs);
+        assert_true(m->num_heads % l->tp == 0 && m->num_kv_heads % l->tp == 0);
+        assert_true(m->ffn_hidden_size % l->tp == 0);
+        if (f->tp <= 0)
+            assert_true(l->tp <= p->gpu->scaleup_domain);
+        assert_true(gbs % ((long)l->mbs * l->dp) == 0);
+        assert_true(l->zero >= 0 && l->zero <= 3);
+        if (l->zero >= 2)
+            assert_int_equal(l->pp, 1);
+        assert_true(l->pp >= 1 && l->pp <= m->layers);
+        if (l->vp > 1) {
+            assert_true(l->pp > 1);
+            assert_true(m->layers % (l->pp * l->vp) == 0);
+        }
+        if (l->cp > 1)
+            assert_true(res->seq_len % (2 * l->cp) == 0);
+        assert_true(l->recompute >= 0 && l->recompute < CFIT_RECOMPUTE_COUNT);
+        assert_true(l->sp == 0 || l->sp == 1);
+        const int *fv = &f->tp;
+        const int *lv = &l->tp;
+        for (size_t k = 0; k < sizeof *f / sizeof(int); k++)
+            if (fv[k] != CFIT_SEARCH)
+                assert_int_equal(lv[k], fv[k]);
+        if (i == 0)
+            continue;
+        const cfit_plan *q = &res->plans[i - 1];
+        if (sizing) {
+            double hq = q->gpus / q->tokens_per_s, hp = p->gpus / p->tokens_per_s;
+            if (hp < hq)
+                fail_msg("plan %zu: %g GPU-s per token before %g", i, hq, hp);
+        } else if (p->tokens_per_s > q->tokens_per_s) {
+            fail_msg("plan %zu: %g tokens/s after %g", i, p->tokens_per_s, q->tokens_per_s);
+        }
+    }
+}
+
+/* The search's cached layer costs give the same plan as evaluating the layout alone. */
+static void check_same_as_evaluate(const cfit_plan_request *r, const cfit_plan *p)
+{
+    cfit_plan e = evaluate(r, p->gpu, p->layout);
+    assert_true(e.step_time_s == p->step_time_s);
+    assert_true(e.mem.total_bytes == p->mem.total_bytes);
+    assert_true(e.tokens_per_s == p->tokens_per_s);
+    assert_int_equal(e.fits, p->fits);
+}
+
+static void test_search_fixed_count(void **state)
+{
+    (void)state;
+    static const struct { const char *model, *gpu; long n; } cases[] = {
+        {"llama3-8b", "h100-sxm", 64},    {"llama3-70b", "h100-sxm", 256},
+        {"gpt3-175b", "a100-sxm-80g", 512}, {"llama3-70b", "mi300x", 128},
+        {"llama2-7b", "b200", 16},          {"llama3-70b", "gb200", 144},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const cfit_gpu *g[] = {gpu(cases[i].gpu)};
+        cfit_plan_request r;
+        request(&r, cases[i].model, g, 1, cases[i].n);
+        r.top = 40;
+        cfit_plan_result res;
+        search_ok(&r, &res);
+        if (res.nplans == 0)
+            fail_msg("%s on %ld %s: no plan", cases[i].model, cases[i].n, cases[i].gpu);
+        check_result(&r, &res, 0);
+        assert_true(res.per_gpu[0].gpu == g[0]);
+        assert_true(res.per_gpu[0].found);
+        assert_true(res.per_gpu[0].best.tokens_per_s == res.plans[0].tokens_per_s);
+        assert_int_equal(res.per_gpu[0].meets_deadline,
+                         res.plans[0].time_to_train_s <= r.days * DAY_S);
+        check_same_as_evaluate(&r, &res.plans[0]);
+        check_same_as_evaluate(&r, &res.plans[res.nplans - 1]);
+        cfit_plan_result_fini(&res);
+    }
+}
+
+static void test_search_fixed_dims(void **state)
+{
+    (void)state;
+    const cfit_gpu *g[] = {gpu("h100-sxm")};
+    cfit_plan_request r;
+    request(&r, "llama3-70b", g, 1, 256);
+    r.top = 20;
+    r.fixed.tp = 4;
+    r.fixed.pp = 4;
+    r.fixed.zero = 1;
+    r.fixed.recompute = CFIT_RECOMPUTE_SELECTIVE;
+    r.global_batch = 1024;
+    cfit_plan_result res;
+    search_ok(&r, &res);
+    assert_true(res.nplans > 0);
+    assert_int_equal(res.global_batch, 1024);
+    check_result(&r, &res, 0);
+    cfit_plan_result_fini(&res);
+    /* a fixed tp above the scale-up domain (8) is honoured: 16 divides llama2-7b's 32 heads
+     * and its ffn 11008 */
+    request(&r, "llama2-7b", g, 1, 64);
+    r.fixed.tp = 16;
+    r.top = 3;
+    search_ok(&r, &res);
+    assert_true(res.nplans > 0);
+    check_result(&r, &res, 0);
+    for (size_t i = 0; i < res.nplans; i++)
+        assert_int_equal(res.plans[i].layout.tp, 16);
+    cfit_plan_result_fini(&res);
+}
+
+static void test_search_several_gpu_types(void **state)
+{
+    (void)state;
+    const cfit_gpu *g[] = {gpu("h100-sxm"), gpu("b200"), gpu("mi300x")};
+    cfit_plan_request r;
+    request(&r, "llama3-8b", g, 3, 64);
+    r.top = 30;
+    cfit_plan_result res;
+    search_ok(&r, &res);
+    check_result(&r, &res, 0);
+    for (size_t i = 0; i < 3; i++) {
+        assert_true(res.per_gpu[i].gpu == g[i]);
+        assert_true(res.per_gpu[i].found);
+        assert_true(res.per_gpu[i].best.gpu == g[i]);
+        assert_true(res.per_gpu[i].best.tokens_per_s <= res.plans[0].tokens_per_s);
+    }
+    cfit_plan_result_fini(&res);
+}
+
+static void test_search_deterministic(void **state)
+{
+    (void)state;
+    const cfit_gpu *g[] = {gpu("h100-sxm")};
+    cfit_plan_request r;
+    request(&r, "llama3-70b", g, 1, 128);
+    cfit_plan_result a, b;
+    search_ok(&r, &a);
+    search_ok(&r, &b);
+    assert_int_equal(a.nplans, b.nplans);
+    assert_true(a.evaluated == b.evaluated && a.feasible == b.feasible);
+    for (size_t i = 0; i < a.nplans; i++) {
+        assert_memory_equal(&a.plans[i].layout, &b.plans[i].layout, sizeof(cfit_layout));
+        assert_true(a.plans[i].step_time_s == b.plans[i].step_time_s);
+    }
+    cfit_plan_result_fini(&a);
+    cfit_plan_result_fini(&b);
+    cfit_plan_result_fini(&a);   /* fini twice is harmless */
+    cfit_plan_result_fini(NULL);
+}
+
+/* llama3-405b needs ~900 GB per GPU on 8 H100s: the fully fixed layout is still reported. */
+static void test_fixed_layout_not_fitting(void **state)
+{
+    (void)state;
+    const cfit_gpu *g[] = {gpu("h100-sxm")};
+    cfit_plan_request r;
+    request(&r, "llama3-405b", g, 1, 8);
+    r.fixed = layout(8, 1, 1, 1, 1, 1, 0, CFIT_RECOMPUTE_FULL, 1);
+    cfit_plan_result res;
+    search_ok(&r, &res);
+    assert_int_equal(res.nplans, 1);
+    const cfit_plan *p = &res.plans[0];
+    assert_int_equal(p->fits, 0);
+    assert_true(p->mem.total_bytes > p->mem.capacity_bytes);
+    assert_memory_equal(&p->layout, &r.fixed, sizeof r.fixed);
+    check_invariants(&r, p);
+    assert_int_equal(res.evaluated, 1);
+    assert_int_equal(res.feasible, 0);
+    assert_int_equal(res.per_gpu[0].found, 0);
+    assert_int_equal(res.per_gpu[0].meets_deadline, 0);
+    assert_true(res.per_gpu[0].has_closest);
+    assert_true(res.per_gpu[0].closest.mem.total_bytes == p->mem.total_bytes);
+    check_same_as_evaluate(&r, p);
+    cfit_plan_result_fini(&res);
+
+    /* the same without a GPU count: tp x pp x cp x dp fixes it at 8 */
+    r.gpus_total = 0;
+    search_ok(&r, &res);
+    assert_int_equal(res.nplans, 1);
+    assert_int_equal(res.plans[0].gpus, 8);
+    cfit_plan_result_fini(&res);
+
+    /* a fully fixed layout that fits is the single plan, equal to evaluate() */
+    request(&r, "llama3-8b", g, 1, 64);
+    r.fixed = layout(2, 1, 32, 1, 1, 1, 1, CFIT_RECOMPUTE_SELECTIVE, 1);
+    search_ok(&r, &res);
+    assert_int_equal(res.nplans, 1);
+    assert_true(res.plans[0].fits);
+    assert_true(res.per_gpu[0].found);
+    check_result(&r, &res, 0);
+    check_same_as_evaluate(&r, &res.plans[0]);
+    cfit_plan_result_fini(&res);
+}
+
+/* When searched dimensions leave nothing that fits: no plans, the closest one explained. */
+static void test_nothing_fits(void **state)
+{
+    (void)state;
+    const cfit_gpu *g[] = {gpu("h100-sxm")};
+    cfit_plan_request r;
+    request(&r, "llama3-405b", g, 1, 8);
+    cfit_plan_result res;
+    search_ok(&r, &res);
+    assert_int_equal(res.nplans, 0);
+    assert_true(res.evaluated > 0);
+    assert_int_equal(res.feasible, 0);
+    assert_int_equal(res.per_gpu[0].found, 0);
+    assert_true(res.per_gpu[0].has_closest);
+    const cfit_plan *c = &res.per_gpu[0].closest;
+    assert_int_equal(c->fits, 0);
+    assert_int_equal(c->gpus, 8);
+    assert_true(c->mem.total_bytes > c->mem.capacity_bytes);
+    check_invariants(&r, c);
+    /* no layout of those 8 GPUs has a smaller shortfall: fully fixed ZeRO-0 layouts */
+    static const int shapes[][2] = {{8, 1}, {4, 2}, {2, 4}, {1, 8}};
+    for (size_t i = 0; i < 4; i++) {
+        cfit_plan p = evaluate(&r, g[0], layout(shapes[i][0], shapes[i][1], 1, 1, 1, 1, 0,
+                                                CFIT_RECOMPUTE_FULL, shapes[i][0] > 1));
+        assert_true(p.mem.total_bytes >= c->mem.total_bytes);
+    }
+    cfit_plan_result_fini(&res);
+}
+
+static void expect_reject(const cfit_plan_request *r, int err, const char *needle)
+{
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    int rc = cfit_plan_validate(r, &d);
+    if (rc != err)
+        fail_msg("validate: got %s, want %s for '%s' (%s)", cfit_err_name(rc), cfit_err_name(err),
+                 needle, d.msg);
+    if (!strstr(d.msg, needle))
+        fail_msg("message '%s' lacks '%s'", d.msg, needle);
+    assert_true(d.msg[strlen(d.msg) - 1] != '.');
+    /* the search refuses it the same way and leaves an empty result */
+    cfit_plan_result res;
+    memset(&res, 0x5a, sizeof res);
+    cfit_diag_clear(&d);
+    assert_int_equal(cfit_plan_search(r, &res, &d), err);
+    assert_non_null(strstr(d.msg, needle));
+    assert_null(res.plans);
+    assert_null(res.per_gpu);
+    assert_int_equal(res.nplans, 0);
+}
+
+static void test_validate_errors(void **state)
+{
+    (void)state;
+    const cfit_gpu *g[] = {gpu("h100-sxm")};
+    cfit_plan_request r;
+    cfit_diag d;
+
+    request(&r, "llama3-70b", g, 1, 64);
+    cfit_diag_clear(&d);
+    assert_int_equal(cfit_plan_validate(&r, &d), CFIT_EOK);
+    r.fixed.tp = 3;
+    expect_reject(&r, CFIT_EINVALID, "--tp 3");
+    expect_reject(&r, CFIT_EINVALID, "64 attention heads");
+    r.fixed.tp = 16;                       /* divides 64 heads, not 8 kv heads */
+    expect_reject(&r, CFIT_EINVALID, "--tp 16");
+
+    request(&r, "llama3-8b", g, 1, 64);
+    r.global_batch = 100;
+    r.fixed.mbs = 3;
+    expect_reject(&r, CFIT_EINVALID, "global batch 100 is not divisible by --mbs 3");
+    r.global_batch = 512;
+    r.fixed.mbs = 4;
+    r.fixed.dp = 256;
+    expect_reject(&r, CFIT_EINVALID, "--mbs 4 x --dp 256");
+    r.fixed.mbs = CFIT_SEARCH;
+    r.fixed.dp = 3;
+    expect_reject(&r, CFIT_EINVALID, "--dp 3");
+
+    request(&r, "llama3-8b", g, 1, 64);
+    r.fixed.zero = 3;
+    r.fixed.pp = 2;
+    expect_reject(&r, CFIT_EINVALID, "--zero 3 cannot be combined with --pp 2");
+    r.fixed.zero = 2;
+    expect_reject(&r, CFIT_EINVALID, "--zero 2");
+    r.fixed.zero = 4;
+    r.fixed.pp = 1;
+    expect_reject(&r, CFIT_ERANGE, "--zero");
+
+    request(&r, "llama3-8b", g, 1, 64);
+    r.fixed.vp = 2;
+    r.fixed.pp = 1;
+    expect_reject(&r, CFIT_EINVALID, "--vp 2 needs --pp");
+    r.fixed.pp = 3;                        /* 3 x 2 does not divide 32 layers */
+    expect_reject(&r, CFIT_EINVALID, "--pp 3 x --vp 2");
+    r.fixed.vp = CFIT_SEARCH;
+    r.fixed.pp = 33;
+    expect_reject(&r, CFIT_EINVALID, "--pp 33");
+
+    request(&r, "llama3-8b", g, 1, 64);
+    r.seq_len = 1000;
+    r.fixed.cp = 8;                        /* 1000 % 16 != 0 */
+    expect_reject(&r, CFIT_EINVALID, "--cp 8");
+
+    request(&r, "llama3-8b", g, 1, 60);
+    r.fixed.tp = 8;
+    expect_reject(&r, CFIT_EINVALID, "--gpus 60 is not divisible");
+    request(&r, "llama3-8b", g, 1, 64);
+    r.fixed = layout(8, 1, 4, 1, CFIT_SEARCH, CFIT_SEARCH, CFIT_SEARCH, CFIT_SEARCH, CFIT_SEARCH);
+    expect_reject(&r, CFIT_EINVALID, "contradicts");
+
+    request(&r, "llama3-8b", g, 1, 0);
+    r.tokens = 0;
+    expect_reject(&r, CFIT_EINVALID, "--tokens");
+
+    /* a broken model is caught before the layout */
+    cfit_model bad = *model("llama3-8b");
+    bad.num_kv_heads = 5;
+    request(&r, "llama3-8b", g, 1, 64);
+    r.model = &bad;
+    expect_reject(&r, CFIT_EINVALID, "num_kv_heads 5");
+
+    /* malformed requests */
+    cfit_plan_result res;
+    request(&r, "llama3-8b", g, 1, 64);
+    r.top = 0;
+    cfit_diag_clear(&d);
+    assert_int_equal(cfit_plan_search(&r, &res, &d), CFIT_EINVALID);
+    request(&r, "llama3-8b", g, 0, 64);
+    assert_int_equal(cfit_plan_search(&r, &res, &d), CFIT_EINVALID);
+    request(&r, "llama3-8b", g, 1, 64);
+    r.model = NULL;
+    assert_int_equal(cfit_plan_search(&r, &res, &d), CFIT_EINVALID);
+}
+
+/* Node counts on the search's ladder: 1..8, then four steps per doubling (10, 12, 14, 16, 20, ...). */
+static long ladder(int i)
+{
+    if (i < 8)
+        return i + 1;
+    int oct = (i - 8) / 4, step = (i - 8) % 4;
+    return (8L << oct) + (long)step * (2L << oct);
+}
+
+static void progress_cb(void *ctx, double fraction)
+{
+    double *last = ctx;
+    assert_true(fraction == -1.0 || (fraction >= 0.0 && fraction <= 1.0));
+    if (fraction >= 0)
+        *last = fraction;
+}
+
+/* Sizing: the smallest ladder count whose best plan meets the deadline. */
+static void test_sizing(void **state)
+{
+    (void)state;
+    static const char *const models[] = {"llama3-8b", "llama3-70b"};
+    for (size_t mi = 0; mi < 2; mi++) {
+        const cfit_gpu *g[] = {gpu("h100-sxm")};
+        cfit_plan_request r;
+        request(&r, models[mi], g, 1, 0);
+        r.days = 30;
+        r.tokens = 1e12;
+        double last = -2;
+        r.progress = progress_cb;
+        r.progress_ctx = &last;
+        cfit_plan_result res;
+        search_ok(&r, &res);
+        assert_true(last == 1.0);
+        check_result(&r, &res, 1);
+        const cfit_gpu_result *gr = &res.per_gpu[0];
+        assert_true(gr->found);
+        assert_true(gr->meets_deadline);
+        assert_true(gr->best.fits);
+        assert_true(gr->best.time_to_train_s <= 30 * DAY_S);
+        int gpn = gr->best.node->gpus_per_node;
+        assert_true(gr->best.gpus % gpn == 0);
+        long nodes = gr->best.gpus / gpn;
+        int i = 0;
+        while (ladder(i) < nodes)
+            i++;
+        if (ladder(i) != nodes)
+            fail_msg("%s: %ld nodes is not on the ladder", models[mi], nodes);
+        cfit_plan_result_fini(&res);
+        if (i == 0)
+            continue;
+        /* one ladder step fewer nodes misses the deadline (or nothing fits there) */
+        r.gpus_total = ladder(i - 1) * gpn;
+        search_ok(&r, &res);
+        check_result(&r, &res, 0);
+        if (res.nplans > 0 && res.plans[0].time_to_train_s <= 30 * DAY_S)
+            fail_msg("%s: %ld GPUs already train in %.2f days", models[mi], r.gpus_total,
+                     res.plans[0].time_to_train_s / DAY_S);
+        assert_int_equal(res.per_gpu[0].meets_deadline, 0);
+        cfit_plan_result_fini(&res);
+    }
+}
+
+static void test_sizing_several_gpu_types(void **state)
+{
+    (void)state;
+    const cfit_gpu *g[] = {gpu("h100-sxm"), gpu("b200"), gpu("mi300x"), gpu("a100-sxm-80g")};
+    cfit_plan_request r;
+    request(&r, "llama3-70b", g, 4, 0);
+    r.top = 12;
+    cfit_plan_result res;
+    search_ok(&r, &res);
+    check_result(&r, &res, 1);
+    for (size_t i = 0; i < 4; i++) {
+        const cfit_gpu_result *gr = &res.per_gpu[i];
+        assert_true(gr->gpu == g[i]);
+        if (gr->meets_deadline) {
+            assert_true(gr->found);
+            assert_true(gr->best.time_to_train_s <= r.days * DAY_S);
+            assert_true(gr->best.gpus % gr->best.node->gpus_per_node == 0);
+        }
+    }
+    /* a type that meets 30 days also meets 90 */
+    int met[4];
+    for (size_t i = 0; i < 4; i++)
+        met[i] = res.per_gpu[i].meets_deadline;
+    cfit_plan_result_fini(&res);
+    r.days = 90;
+    search_ok(&r, &res);
+    check_result(&r, &res, 1);
+    for (size_t i = 0; i < 4; i++)
+        if (met[i])
+            assert_true(res.per_gpu[i].meets_deadline);
+    cfit_plan_result_fini(&res);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_request_init),
+        cmocka_unit_test(test_zero_sharding),
+        cmocka_unit_test(test_fp8_weights),
+        cmocka_unit_test(test_activation_memory),
+        cmocka_unit_test(test_invariants_many_layouts),
+        cmocka_unit_test(test_pipeline_bubble),
+        cmocka_unit_test(test_evaluate_errors),
+        cmocka_unit_test(test_search_fixed_count),
+        cmocka_unit_test(test_search_fixed_dims),
+        cmocka_unit_test(test_search_several_gpu_types),
+        cmocka_unit_test(test_search_deterministic),
+        cmocka_unit_test(test_fixed_layout_not_fitting),
+        cmocka_unit_test(test_nothing_fits),
+        cmocka_unit_test(test_validate_errors),
+        cmocka_unit_test(test_sizing),
+        cmocka_unit_test(test_sizing_several_gpu_types),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,284 @@
+/* test_workload.c - parameter and FLOP counts of the catalog models (src/core/workload.c).
+ *
+ * Parameter counts are checked against the published sizes (and, for the Llama models, the
+ * exact counts of the Hugging Face checkpoints); FLOPs per token against the Megatron-LM
+ * closed form (Narayanan et al. 2021, eq. 3, generalised to GQA and gated MLPs):
+ *   12 L h^2 (1 + g/a + s/h + gm f/h + V/(2 L h)),  gm = 1.5 for SwiGLU, 1 for GELU.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "clusterfit/catalog.h"
+#include "clusterfit/workload.h"
+
+static int setup(void **state)
+{
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    cfit_catalog *c = cfit_catalog_new(&d);
+    if (!c)
+        fail_msg("embedded catalog: %s:%d:%d: %s", d.file, d.line, d.col, d.msg);
+    *state = c;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    cfit_catalog_free(*state);
+    return 0;
+}
+
+static const cfit_model *model(void **state, const char *name)
+{
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    const cfit_model *m = cfit_catalog_model(*state, name, &d);
+    if (!m)
+        fail_msg("catalog model '%s': %s", name, d.msg);
+    return m;
+}
+
+static void assert_rel(double got, double want, double tol, const char *what)
+{
+    if (!(fabs(got - want) <= tol * fabs(want)))
+        fail_msg("%s: got %.17g, want %.17g (relative error %.3g > %.3g)", what, got, want,
+                 fabs(got - want) / fabs(want), tol);
+}
+
+/* ---- parameter counts ------------------------------------------------------------ */
+
+static void test_params_published(void **state)
+{
+    static const struct { const char *name; double lo, hi; } pub[] = {
+        {"llama3-8b", 8.03e9, 8.03e9},       /* Llama 3 herd paper; HF 8,030,261,248 */
+        {"llama3-70b", 70.6e9, 70.6e9},      /* HF 70,553,706,496 */
+        {"llama3-405b", 405.8e9, 405.8e9},   /* HF 405,853,388,800 */
+        {"gpt3-175b", 174.6e9, 175.2e9},     /* Brown et al. 2020: "175B" (174.6B with V 51200) */
+        {"llama2-7b", 6.74e9, 6.74e9},       /* HF 6,738,415,616 */
+        {"llama2-13b", 13.0e9, 13.0e9},      /* HF 13,015,864,320 */
+        {"llama2-70b", 69.0e9, 69.0e9},      /* HF 68,976,648,192 */
+    };
+    for (size_t i = 0; i < sizeof pub / sizeof pub[0]; i++) {
+        double p = cfit_model_params(model(state, pub[i].name));
+        if (p < 0.99 * pub[i].lo || p > 1.01 * pub[i].hi)
+            fail_msg("%s: %.6g parameters, published %.6g..%.6g (1%% tolerance)", pub[i].name, p,
+                     pub[i].lo, pub[i].hi);
+    }
+}
+
+/* The Llama checkpoints' exact counts (norms and the final norm included, untied). */
+static void test_params_exact_checkpoints(void **state)
+{
+    static const struct { const char *name; double n; } hf[] = {
+        {"llama3-8b", 8030261248.0},  {"llama3-70b", 70553706496.0}, {"llama3-405b", 405853388800.0},
+        {"llama2-7b", 6738415616.0},  {"llama2-13b", 13015864320.0}, {"llama2-70b", 68976648192.0},
+    };
+    for (size_t i = 0; i < sizeof hf / sizeof hf[0]; i++) {
+        double p = cfit_model_params(model(state, hf[i].name));
+        if (p != hf[i].n)
+            fail_msg("%s: %.0f parameters, checkpoint has %.0f", hf[i].name, p, hf[i].n);
+    }
+}
+
+/* Closed form of every catalog model: L (QKV + O + MLP + 2 norms) + V h (x2 untied) + h. */
+static void test_params_formula_all_models(void **state)
+{
+    const cfit_catalog *c = *state;
+    assert_true(cfit_catalog_model_count(c) > 0);
+    for (size_t i = 0; i < cfit_catalog_model_count(c); i++) {
+        const cfit_model *m = cfit_catalog_model_at(c, i);
+        double h = m->hidden_size, f = m->ffn_hidden_size, L = m->layers, V = m->vocab_size;
+        double kv = h / m->num_heads * m->num_kv_heads;
+        double mm = 2.0 * h * h + 2.0 * h * kv + (m->mlp == CFIT_MLP_SWIGLU ? 3.0 : 2.0) * h * f;
+        assert_rel(cfit_model_layer_matmul_params(m), mm, 1e-12, m->name);
+        assert_rel(cfit_model_layer_params(m), mm + 2.0 * h, 1e-12, m->name);
+        assert_rel(cfit_model_embedding_params(m), V * h, 1e-12, m->name);
+        double want = L * (mm + 2.0 * h) + V * h * (m->tied_embeddings ? 1.0 : 2.0) + h;
+        assert_rel(cfit_model_params(m), want, 1e-12, m->name);
+    }
+}
+
+static void test_params_tied_and_gqa(void **state)
+{
+    cfit_model m = *model(state, "llama3-8b");
+    double untied = cfit_model_params(&m);
+    m.tied_embeddings = 1;
+    assert_rel(untied - cfit_model_params(&m), (double)m.vocab_size * m.hidden_size, 1e-12, "tied");
+    m.tied_embeddings = 0;
+    /* MHA (kv heads = heads) has 2 h (h - kv) more weights per layer than GQA */
+    double gqa = cfit_model_layer_matmul_params(&m);
+    double kv = (double)m.hidden_size / m.num_heads * m.num_kv_heads;
+    m.num_kv_heads = m.num_heads;
+    assert_rel(cfit_model_layer_matmul_params(&m) - gqa, 2.0 * m.hidden_size * (m.hidden_size - kv),
+               1e-12, "gqa");
+    /* gated MLP: 3 h f instead of 2 h f */
+    double gated = cfit_model_layer_matmul_params(&m);
+    m.mlp = CFIT_MLP_GELU;
+    assert_rel(gated - cfit_model_layer_matmul_params(&m), (double)m.hidden_size * m.ffn_hidden_size,
+               1e-12, "mlp");
+}
+
+/* ---- FLOPs ----------------------------------------------------------------------- */
+
+static double megatron_flops(const cfit_model *m, int seq)
+{
+    double L = m->layers, h = m->hidden_size, f = m->ffn_hidden_size, V = m->vocab_size;
+    double g = m->num_kv_heads, a = m->num_heads, s = seq;
+    double gm = m->mlp == CFIT_MLP_SWIGLU ? 1.5 : 1.0;
+    return 12.0 * L * h * h * (1.0 + g / a + s / h + f / h * gm + V / (2.0 * L * h));
+}
+
+static void test_flops_megatron_formula(void **state)
+{
+    const cfit_catalog *c = *state;
+    static const int seqs[] = {0, 1, 2048, 4096, 8192, 131072};
+    for (size_t i = 0; i < cfit_catalog_model_count(c); i++) {
+        const cfit_model *m = cfit_catalog_model_at(c, i);
+        for (size_t j = 0; j < sizeof seqs / sizeof seqs[0]; j++) {
+            int s = seqs[j] ? seqs[j] : m->seq_len;
+            char what[128];
+            snprintf(what, sizeof what, "%s at seq %d", m->name, s);
+            assert_rel(cfit_model_flops_per_token(m, s), megatron_flops(m, s), 1e-9, what);
+        }
+    }
+}
+
+/* GPT-3 175B: Narayanan et al. eq. 3 without recomputation, 72 B s l h^2 (1 + s/6h + V/12lh)
+ * per batch = per token 72 l h^2 (...), about 6 N + attention. */
+static void test_flops_gpt3_paper(void **state)
+{
+    const cfit_model *m = model(state, "gpt3-175b");
+    double l = m->layers, h = m->hidden_size, s = 2048, V = m->vocab_size;
+    double paper = 72.0 * l * h * h * (1.0 + s / (6.0 * h) + V / (12.0 * h * l));
+    assert_rel(cfit_model_flops_per_token(m, 2048), paper, 1e-9, "gpt3-175b eq. 3");
+    /* and it lies between 6 N and 6 N + the attention scores term */
+    double six_n = 6.0 * cfit_model_params(m);
+    double fl = cfit_model_flops_per_token(m, 2048);
+    assert_true(fl > six_n * 0.99);
+    assert_true(fl < six_n + 12.0 * l * h * s * 1.01);
+}
+
+static void test_flops_seq_linear(void **state)
+{
+    const cfit_model *m = model(state, "llama3-70b");
+    /* attention scores add 12 L h per token per unit of sequence length */
+    double d = cfit_model_flops_per_token(m, 8192) - cfit_model_flops_per_token(m, 4096);
+    assert_rel(d, 12.0 * m->layers * m->hidden_size * 4096.0, 1e-9, "seq slope");
+}
+
+static void test_hw_flops(void **state)
+{
+    const cfit_catalog *c = *state;
+    for (size_t i = 0; i < cfit_catalog_model_count(c); i++) {
+        const cfit_model *m = cfit_catalog_model_at(c, i);
+        int s = m->seq_len;
+        double model_f = cfit_model_flops_per_token(m, s);
+        double none = cfit_model_hw_flops_per_token(m, s, CFIT_RECOMPUTE_NONE);
+        double sel = cfit_model_hw_flops_per_token(m, s, CFIT_RECOMPUTE_SELECTIVE);
+        double full = cfit_model_hw_flops_per_token(m, s, CFIT_RECOMPUTE_FULL);
+        assert_true(none == model_f);
+        if (!(none < sel && sel < full))
+            fail_msg("%s: hw flops none %g, selective %g, full %g not increasing", m->name, none, sel,
+                     full);
+        /* selective reruns the attention scores forward (QK^T, AV): 4 s h per layer */
+        assert_rel(sel - none, 4.0 * s * m->hidden_size * m->layers, 1e-9, m->name);
+        /* full reruns one forward of every layer (a third of model FLOPs) but not the logits */
+        assert_rel(full - none, model_f / 3.0 - 2.0 * m->hidden_size * m->vocab_size, 1e-9, m->name);
+        assert_true(full < 4.0 / 3.0 * model_f);
+    }
+}
+
+/* ---- names and validation -------------------------------------------------------- */
+
+static void test_names(void **state)
+{
+    (void)state;
+    assert_string_equal(cfit_recompute_name(CFIT_RECOMPUTE_NONE), "none");
+    assert_string_equal(cfit_recompute_name(CFIT_RECOMPUTE_SELECTIVE), "selective");
+    assert_string_equal(cfit_recompute_name(CFIT_RECOMPUTE_FULL), "full");
+    assert_string_equal(cfit_recompute_name(CFIT_RECOMPUTE_COUNT), "?");
+    assert_string_equal(cfit_recompute_name((cfit_recompute)-1), "?");
+    assert_string_equal(cfit_precision_name(CFIT_PREC_BF16), "bf16");
+    assert_string_equal(cfit_precision_name(CFIT_PREC_FP8), "fp8");
+    assert_string_equal(cfit_precision_name(CFIT_PREC_COUNT), "?");
+}
+
+static void expect_invalid(const cfit_model *m, int err, const char *needle)
+{
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    int rc = cfit_model_validate(m, &d);
+    if (rc != err)
+        fail_msg("%s: got %s, want %s (%s)", needle, cfit_err_name(rc), cfit_err_name(err), d.msg);
+    if (!strstr(d.msg, needle))
+        fail_msg("message '%s' lacks '%s'", d.msg, needle);
+    assert_non_null(strstr(d.msg, m->name));
+    assert_true(d.msg[strlen(d.msg) - 1] != '.');
+}
+
+static void test_validate(void **state)
+{
+    const cfit_catalog *c = *state;
+    cfit_diag d;
+    for (size_t i = 0; i < cfit_catalog_model_count(c); i++) {
+        cfit_diag_clear(&d);
+        if (cfit_model_validate(cfit_catalog_model_at(c, i), &d) != CFIT_EOK)
+            fail_msg("catalog model rejected: %s", d.msg);
+    }
+    const cfit_model base = *model(state, "llama3-70b");
+    static const size_t offs[] = {
+        offsetof(cfit_model, layers), offsetof(cfit_model, hidden_size),
+        offsetof(cfit_model, ffn_hidden_size), offsetof(cfit_model, num_heads),
+        offsetof(cfit_model, num_kv_heads), offsetof(cfit_model, vocab_size),
+        offsetof(cfit_model, seq_len),
+    };
+    static const char *const names[] = {"layers", "hidden_size", "ffn_hidden_size", "num_heads",
+                                        "num_kv_heads", "vocab_size", "seq_len"};
+    static const int bad[] = {0, -1, (1 << 24) + 1, -2147483647 - 1};
+    for (size_t i = 0; i < sizeof offs / sizeof offs[0]; i++)
+        for (size_t j = 0; j < sizeof bad / sizeof bad[0]; j++) {
+            cfit_model m = base;
+            memcpy((char *)&m + offs[i], &bad[j], sizeof(int));
+            expect_invalid(&m, CFIT_ERANGE, names[i]);
+        }
+    cfit_model m = base;
+    m.hidden_size = 8190;           /* 64 heads do not divide it */
+    expect_invalid(&m, CFIT_EINVALID, "num_heads 64 does not divide hidden_size 8190");
+    m = base;
+    m.num_kv_heads = 24;            /* does not divide 64 heads */
+    expect_invalid(&m, CFIT_EINVALID, "num_kv_heads 24 does not divide num_heads 64");
+    m = base;
+    m.num_kv_heads = 128;           /* more kv heads than heads */
+    expect_invalid(&m, CFIT_EINVALID, "num_kv_heads");
+    m = base;
+    m.layers = 1 << 24;             /* the bound itself is allowed */
+    cfit_diag_clear(&d);
+    assert_int_equal(cfit_model_validate(&m, &d), CFIT_EOK);
+    /* NULL diagnostic is allowed */
+    m.layers = 0;
+    assert_int_equal(cfit_model_validate(&m, NULL), CFIT_ERANGE);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_params_published),
+        cmocka_unit_test(test_params_exact_checkpoints),
+        cmocka_unit_test(test_params_formula_all_models),
+        cmocka_unit_test(test_params_tied_and_gqa),
+        cmocka_unit_test(test_flops_megatron_formula),
+        cmocka_unit_test(test_flops_gpt3_paper),
+        cmocka_unit_test(test_flops_seq_linear),
+        cmocka_unit_test(test_hw_flops),
+        cmocka_unit_test(test_names),
+        cmocka_unit_test(test_validate),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
