@@ -31,7 +31,16 @@ GPU_MAP = [
 ]
 
 
-UNFUSED_SOURCES = {"NARA21", "VTRAIN"}
+def framework_of(row):
+    """The catalog framework entry for the row's framework column (docs/performance.md)."""
+    fw = row["framework"]
+    if "ZeRO-3" in fw or "ZeRO-3" in row["dp_sharding"] and "DeepSpeed" in fw:
+        return "deepspeed-zero3-2021"
+    if row["source"] in ("NARA21", "VTRAIN"):        # Megatron-LM 2021, Megatron-DeepSpeed
+        return "megatron-lm-2021"
+    if "LLM Foundry" in fw:
+        return "llm-foundry"
+    return "megatron-core"                            # Megatron-Core r0.8, NeMo
 
 
 def num(text):
@@ -119,10 +128,7 @@ def args_of(row, model_path):
         a += ["--zero", "0"]
     elif "zero-3" in shard or "full_shard" in shard:
         a += ["--zero", "3"]
-    # Narayanan et al. 2021 and vTrain's Megatron-DeepSpeed runs predate fused
-    # (FlashAttention) kernels: their attention materialises the s x s scores.
-    if row["source"] in UNFUSED_SOURCES:
-        a += ["--attention", "unfused"]
+    a += ["--framework", framework_of(row)]
     if "fp8" in row["precision"].lower():
         a += ["--precision", "fp8"]
     return a

@@ -90,6 +90,19 @@ typedef struct cfit_node {
     char source[CFIT_TEXT_MAX];
 } cfit_node;
 
+/* How a training framework runs the layout: which attention kernel, whether gradient
+ * communication overlaps the backward pass, how ZeRO-3 gathers parameters. */
+typedef struct cfit_framework {
+    char name[CFIT_NAME_MAX];          /* e.g. "megatron-core" */
+    char display_name[CFIT_NAME_MAX];
+    int unfused_attention;             /* attention scores materialised in HBM */
+    double attention_efficiency_scale; /* multiplies the GPU's fused attention efficiency */
+    int dp_overlap;                    /* gradient reduction overlaps the backward pass */
+    int flat_param_gather;             /* ZeRO-3 gathers move the full volume per GPU NIC */
+    double zero3_max_live_params;      /* ZeRO-3 parameters gathered at once; 0 = one layer */
+    char source[CFIT_TEXT_MAX];
+} cfit_framework;
+
 typedef struct cfit_catalog cfit_catalog;
 
 /* A catalog with the embedded entries.  Returns NULL only when out of memory or when
@@ -116,6 +129,8 @@ size_t cfit_catalog_fabric_count(const cfit_catalog *c);
 const cfit_fabric *cfit_catalog_fabric_at(const cfit_catalog *c, size_t i);
 size_t cfit_catalog_node_count(const cfit_catalog *c);
 const cfit_node *cfit_catalog_node_at(const cfit_catalog *c, size_t i);
+size_t cfit_catalog_framework_count(const cfit_catalog *c);
+const cfit_framework *cfit_catalog_framework_at(const cfit_catalog *c, size_t i);
 
 /* Lookup by name; NULL if absent.  On NULL, if d is given, d->msg names the closest
  * entries ("unknown gpu 'h10' (did you mean 'h100-sxm'?)") and the call's caller
@@ -124,6 +139,7 @@ const cfit_gpu *cfit_catalog_gpu(const cfit_catalog *c, const char *name, cfit_d
 const cfit_model *cfit_catalog_model(const cfit_catalog *c, const char *name, cfit_diag *d);
 const cfit_fabric *cfit_catalog_fabric(const cfit_catalog *c, const char *name, cfit_diag *d);
 const cfit_node *cfit_catalog_node(const cfit_catalog *c, const char *name, cfit_diag *d);
+const cfit_framework *cfit_catalog_framework(const cfit_catalog *c, const char *name, cfit_diag *d);
 
 #ifdef __cplusplus
 }

@@ -73,8 +73,9 @@ typedef struct cfit_plan_request {
     double days;                      /* deadline in days when gpus_total == 0 */
     cfit_layout fixed;                /* CFIT_SEARCH where searched */
     int grad_bytes;                   /* 2 = bf16 grads (16 B/param, default), 4 = fp32 (18 B/param) */
-    int unfused_attention;            /* 1 = attention scores materialised (pre-FlashAttention
-                                         frameworks); 0 = fused kernel (default) */
+    const cfit_framework *framework;  /* NULL = the catalog's "megatron-core" */
+    int unfused_attention;            /* CFIT_SEARCH (-1) = the framework's; 1 = attention scores
+                                         materialised (pre-FlashAttention); 0 = fused kernel */
     int top;                          /* plans to keep, >= 1 */
     /* progress callback for long searches (may be NULL); fraction in [0,1] */
     void (*progress)(void *ctx, double fraction);

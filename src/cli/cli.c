@@ -17,9 +17,9 @@ void cli_usage(FILE *out, const cli_opt *opts, const char *usage, const char *de
                      o->arg ? o->arg : "");
         else
             snprintf(left, sizeof left, "    --%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
-        fprintf(out, "  %-34s %s\n", left, o->help);
+        fprintf(out, "  %-36s %s\n", left, o->help);
     }
-    fprintf(out, "  %-34s %s\n", "-h, --help", "show this help and exit");
+    fprintf(out, "  %-36s %s\n", "-h, --help", "show this help and exit");
 }
 
 static const cli_opt *find_long(const cli_opt *opts, const char *name, size_t len)

@@ -79,6 +79,18 @@ static void list_nodes(const cfit_catalog *cat)
     }
 }
 
+static void list_frameworks(const cfit_catalog *cat)
+{
+    printf("%-22s %-9s %6s %10s %12s  %s\n", "framework", "attention", "scale", "dp overlap", "param gather",
+           "name");
+    for (size_t i = 0; i < cfit_catalog_framework_count(cat); i++) {
+        const cfit_framework *f = cfit_catalog_framework_at(cat, i);
+        printf("%-22s %-9s %6.2f %10s %12s  %s\n", f->name, f->unfused_attention ? "unfused" : "fused",
+               f->attention_efficiency_scale, f->dp_overlap ? "yes" : "no",
+               f->flat_param_gather ? "flat" : "hierarchical", f->display_name);
+    }
+}
+
 static int show(const cfit_catalog *cat, const char *name)
 {
     const cfit_gpu *g = cfit_catalog_gpu(cat, name, NULL);
@@ -136,6 +148,16 @@ static int show(const cfit_catalog *cat, const char *name)
         printf("  %-20s %s\n", "source", f->source);
         return 0;
     }
+    const cfit_framework *fw = cfit_catalog_framework(cat, name, NULL);
+    if (fw) {
+        printf("framework %s (%s)\n", fw->name, fw->display_name);
+        printf("  %-28s %s\n", "attention kernel", fw->unfused_attention ? "unfused (scores in HBM)" : "fused");
+        printf("  %-28s %.2f x the GPU's attention efficiency\n", "attention efficiency", fw->attention_efficiency_scale);
+        printf("  %-28s %s\n", "gradient comm overlap", fw->dp_overlap ? "yes" : "no");
+        printf("  %-28s %s\n", "ZeRO-3 parameter gather", fw->flat_param_gather ? "flat (full volume per NIC)" : "hierarchical");
+        printf("  %-28s %s\n", "source", fw->source);
+        return 0;
+    }
     const cfit_node *n = cfit_catalog_node(cat, name, NULL);
     if (n) {
         printf("node %s\n  %-20s %d\n  %-20s %d\n  %-20s %s\n  %-20s %s\n", n->name, "gpus_per_node",
@@ -153,6 +175,8 @@ static int show(const cfit_catalog *cat, const char *name)
         names[k++] = cfit_catalog_fabric_at(cat, i)->name;
     for (size_t i = 0; i < cfit_catalog_node_count(cat) && k < 512; i++)
         names[k++] = cfit_catalog_node_at(cat, i)->name;
+    for (size_t i = 0; i < cfit_catalog_framework_count(cat) && k < 512; i++)
+        names[k++] = cfit_catalog_framework_at(cat, i)->name;
     const char *near = cfit_closest(name, names, k);
     if (near)
         return cli_error("no catalog entry named '%s' (did you mean '%s'?)", name, near);
@@ -164,8 +188,9 @@ int cmd_catalog(int argc, char **argv)
     ctx c;
     memset(&c, 0, sizeof c);
     int rc = cli_parse(argc, argv, opts, on_opt, &c,
-                       "clusterfit catalog list [gpus|models|fabrics|nodes] | catalog show NAME",
-                       "List the catalog entries clusterfit plans with, or show one entry with its source.\n"
+                       "clusterfit catalog list [gpus|models|fabrics|nodes|frameworks] | catalog show NAME",
+                       "List the catalog entries clusterfit plans with (GPUs, models, fabrics, node types,\n"
+                       "training frameworks), or show one entry with its source.\n"
                        "The catalog is embedded in the binary; --catalog FILE adds or overrides entries by name.");
     if (rc)
         return rc < 0 ? EXIT_OK : rc;
@@ -178,8 +203,9 @@ int cmd_catalog(int argc, char **argv)
         const char *kind = c.npos == 2 ? c.pos[1] : NULL;
         int any = 0;
         struct { const char *k; void (*fn)(const cfit_catalog *); } kinds[] = {
-            {"gpus", list_gpus}, {"models", list_models}, {"fabrics", list_fabrics}, {"nodes", list_nodes}};
-        for (size_t i = 0; i < 4; i++) {
+            {"gpus", list_gpus}, {"models", list_models}, {"fabrics", list_fabrics}, {"nodes", list_nodes},
+            {"frameworks", list_frameworks}};
+        for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
             if (kind && strcmp(kind, kinds[i].k) != 0)
                 continue;
             if (any)
@@ -188,11 +214,11 @@ int cmd_catalog(int argc, char **argv)
             any = 1;
         }
         if (!any)
-            rc = cli_error("catalog list: unknown kind '%s' (gpus, models, fabrics or nodes)", kind);
+            rc = cli_error("catalog list: unknown kind '%s' (gpus, models, fabrics, nodes or frameworks)", kind);
     } else if (strcmp(action, "show") == 0 && c.npos == 2) {
         rc = show(c.cc.cat, c.pos[1]);
     } else {
-        rc = cli_error("catalog: usage: 'catalog list [gpus|models|fabrics|nodes]' or 'catalog show NAME'");
+        rc = cli_error("catalog: usage: 'catalog list [gpus|models|fabrics|nodes|frameworks]' or 'catalog show NAME'");
     }
     cfit_catalog_free(c.cc.cat);
     return rc;

@@ -10,13 +10,13 @@
 
 enum {
     O_MODEL = 1, O_SEQ, O_GBS, O_TOKENS, O_PRECISION, O_GPU, O_GPUS, O_FABRIC, O_TP, O_PP, O_DP,
-    O_CP, O_VP, O_MBS, O_ZERO, O_RECOMPUTE, O_SP, O_DAYS, O_TOP, O_GRAD, O_ATTN, O_JSON, O_CATALOG, O_QUIET
+    O_CP, O_VP, O_MBS, O_ZERO, O_RECOMPUTE, O_SP, O_DAYS, O_TOP, O_GRAD, O_ATTN, O_FRAMEWORK, O_JSON, O_CATALOG, O_QUIET
 };
 
 static const cli_opt opts[] = {
     {"model", 0, "NAME|FILE", "model from the catalog or a JSON file (default llama3-70b)", O_MODEL},
     {"seq", 0, "N", "sequence length in tokens (default: the model's)", O_SEQ},
-    {"gbs", 0, "N", "global batch in sequences (default: 4 Mi tokens / seq)", O_GBS},
+    {"gbs", 0, "N", "global batch in sequences (default: 4 Mi tokens, x2 per doubling beyond 100B params)", O_GBS},
     {"tokens", 0, "N", "tokens to train, K M B T = powers of 1000 (default 1T)", O_TOKENS},
     {"precision", 0, "bf16|fp8", "training precision of the GEMMs (default bf16)", O_PRECISION},
     {"gpu", 0, "NAME[,NAME...]", "GPU type(s) from the catalog (default: compare all)", O_GPU},
@@ -34,7 +34,8 @@ static const cli_opt opts[] = {
     {"days", 0, "D", "deadline in days used to size the GPU count (default 30)", O_DAYS},
     {"top", 0, "K", "plans to show (default 5)", O_TOP},
     {"grad-precision", 0, "fp32|bf16", "gradient precision: bf16 = 16 B/param with Adam (default), fp32 = 18", O_GRAD},
-    {"attention", 0, "fused|unfused", "attention kernel: fused (FlashAttention-style, default) or unfused scores", O_ATTN},
+    {"framework", 0, "NAME", "training framework from the catalog (default megatron-core)", O_FRAMEWORK},
+    {"attention", 0, "fused|unfused", "attention kernel (default: the framework's)", O_ATTN},
     {"json", 0, NULL, "print one JSON object (docs/json.md) instead of tables", O_JSON},
     {"catalog", 0, "FILE", "add or override catalog entries from FILE (repeatable)", O_CATALOG},
     {"quiet", 'q', NULL, "print only the plan table", O_QUIET},
@@ -46,6 +47,7 @@ typedef struct plan_cli {
     const char *model;
     const char *gpu_list;
     const char *fabric;
+    const char *framework;
     cfit_plan_request req;
     cfit_model model_file;
     int json, quiet;
@@ -74,6 +76,7 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
     case O_MODEL: c->model = value; return 0;
     case O_GPU: c->gpu_list = value; return 0;
     case O_FABRIC: c->fabric = value; return 0;
+    case O_FRAMEWORK: c->framework = value; return 0;
     case O_CATALOG: return cli_catalog_add(&c->cc, value);
     case O_JSON: c->json = 1; return 0;
     case O_QUIET: c->quiet = 1; return 0;
@@ -163,6 +166,11 @@ static int resolve(plan_cli *c, const cfit_gpu ***gpus_out)
         if (c->req.fabric->kind != CFIT_FABRIC_SCALEOUT)
             return cli_error("--fabric: '%s' is a scale-up link; name a scale-out fabric (clusterfit catalog list fabrics)",
                              c->fabric);
+    }
+    if (c->framework) {
+        c->req.framework = cfit_catalog_framework(cat, c->framework, &d);
+        if (!c->req.framework)
+            return cli_error("--framework: %s", d.msg);
     }
     size_t n = cfit_catalog_gpu_count(cat);
     const cfit_gpu **gpus = calloc(n + 64, sizeof *gpus);

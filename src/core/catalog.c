@@ -120,6 +120,21 @@ static const field node_fields[] = {
     END};
 #undef N
 
+static const char *const attention_kinds[] = {"fused", "unfused", NULL};
+
+#define FW(x) offsetof(cfit_framework, x)
+static const field framework_fields[] = {
+    {"name", F_STR, FW(name), 1, 0, 0, NULL, NULL},
+    {"display_name", F_STR, FW(display_name), 1, 0, 0, NULL, NULL},
+    {"attention", F_ENUM, FW(unfused_attention), 1, 0, 0, attention_kinds, NULL},
+    {"attention_efficiency_scale", F_DBL, FW(attention_efficiency_scale), 1, 0.01, 1, NULL, NULL},
+    {"dp_overlap", F_BOOL, FW(dp_overlap), 1, 0, 0, NULL, NULL},
+    {"flat_param_gather", F_BOOL, FW(flat_param_gather), 1, 0, 0, NULL, NULL},
+    {"zero3_max_live_params", F_DBL, FW(zero3_max_live_params), 1, 0, 1e15, NULL, NULL},
+    {"source", F_TEXT, FW(source), 1, 0, 0, NULL, NULL},
+    END};
+#undef FW
+
 /* ---- the catalog: one growable array per kind ---- */
 
 typedef struct kind {
@@ -129,13 +144,14 @@ typedef struct kind {
     size_t size;              /* entry struct size */
 } kind;
 
-enum { K_GPU, K_MODEL, K_FABRIC, K_NODE, K_COUNT };
+enum { K_GPU, K_MODEL, K_FABRIC, K_NODE, K_FRAMEWORK, K_COUNT };
 
 static const kind kinds[K_COUNT] = {
     {"gpus", "gpu", gpu_fields, sizeof(cfit_gpu)},
     {"models", "model", model_fields, sizeof(cfit_model)},
     {"fabrics", "fabric", fabric_fields, sizeof(cfit_fabric)},
     {"nodes", "node", node_fields, sizeof(cfit_node)},
+    {"frameworks", "framework", framework_fields, sizeof(cfit_framework)},
 };
 
 typedef struct table {
@@ -335,7 +351,7 @@ static int parse_staged(const char *text, size_t len, const char *file, staged *
         return rc ? rc : CFIT_EPARSE;
     if (root->type != CFIT__JSON_OBJECT) {
         rc = cfit_diag_set(d, CFIT_EPARSE, file, root->line, root->col,
-                           "a catalog file must be an object with keys gpus, models, fabrics, nodes");
+                           "a catalog file must be an object with keys gpus, models, fabrics, nodes, frameworks");
         goto out;
     }
     for (size_t i = 0; i < root->n && !rc; i++) {
@@ -349,7 +365,7 @@ static int parse_staged(const char *text, size_t len, const char *file, staged *
                 names[j] = kinds[j].key;
             const char *near = cfit_closest(mb->key, names, K_COUNT);
             rc = cfit_diag_set(d, CFIT_EPARSE, file, mb->line, mb->col,
-                               "unknown catalog key '%s'%s%s%s (expected gpus, models, fabrics or nodes)",
+                               "unknown catalog key '%s'%s%s%s (expected gpus, models, fabrics, nodes or frameworks)",
                                mb->key, near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
             break;
         }
@@ -547,6 +563,12 @@ size_t cfit_catalog_gpu_count(const cfit_catalog *c) { return c->t[K_GPU].n; }
 size_t cfit_catalog_model_count(const cfit_catalog *c) { return c->t[K_MODEL].n; }
 size_t cfit_catalog_fabric_count(const cfit_catalog *c) { return c->t[K_FABRIC].n; }
 size_t cfit_catalog_node_count(const cfit_catalog *c) { return c->t[K_NODE].n; }
+size_t cfit_catalog_framework_count(const cfit_catalog *c) { return c->t[K_FRAMEWORK].n; }
+
+const cfit_framework *cfit_catalog_framework_at(const cfit_catalog *c, size_t i)
+{
+    return i < c->t[K_FRAMEWORK].n ? entry_at(&c->t[K_FRAMEWORK], K_FRAMEWORK, i) : NULL;
+}
 
 const cfit_gpu *cfit_catalog_gpu_at(const cfit_catalog *c, size_t i)
 {
@@ -619,4 +641,8 @@ const cfit_fabric *cfit_catalog_fabric(const cfit_catalog *c, const char *name, 
 const cfit_node *cfit_catalog_node(const cfit_catalog *c, const char *name, cfit_diag *d)
 {
     return lookup(c, K_NODE, name, d);
+}
+const cfit_framework *cfit_catalog_framework(const cfit_catalog *c, const char *name, cfit_diag *d)
+{
+    return lookup(c, K_FRAMEWORK, name, d);
 }

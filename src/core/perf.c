@@ -20,7 +20,6 @@ int cfit__ctx_init(cfit__ctx *ctx, const cfit_plan_request *r, const cfit_gpu *g
     ctx->gbs = r->global_batch;
     ctx->prec = r->precision;
     ctx->grad_bytes = r->grad_bytes > 0 ? r->grad_bytes : 2;
-    ctx->unfused = r->unfused_attention;
     ctx->peak = g->peak_flops[r->precision];
     ctx->peak_bf16 = g->peak_flops[CFIT_PREC_BF16];
     if (ctx->peak <= 0 || ctx->peak_bf16 <= 0)
@@ -35,6 +34,11 @@ int cfit__ctx_init(cfit__ctx *ctx, const cfit_plan_request *r, const cfit_gpu *g
     ctx->up = cfit_catalog_fabric(r->catalog, g->scaleup_fabric, d);
     if (!ctx->up)
         return CFIT_EUNKNOWN;
+    ctx->fw = r->framework ? r->framework : cfit_catalog_framework(r->catalog, "megatron-core", d);
+    if (!ctx->fw)
+        return CFIT_EUNKNOWN;
+    ctx->unfused = r->unfused_attention >= 0 ? r->unfused_attention : ctx->fw->unfused_attention;
+    ctx->attn_eff = g->cal.attention_efficiency * ctx->fw->attention_efficiency_scale;
     cfit_diag_clear(d);
     ctx->mem_bw = g->memory_bw_bytes_per_s * g->cal.memory_bw_efficiency;
     ctx->up_bw = g->scaleup_bw_bytes_per_s * ctx->up->efficiency;
@@ -144,7 +148,7 @@ static void layer_forward(const cfit__ctx *ctx, double tokens, int tp, int sp, a
         membound(ctx, 10.0 * tokens * heads * ctx->seq, &at);
     } else {
         flops_bound(4.0 * tokens * ctx->seq * h / tp * 0.5,
-                    ctx->peak_bf16 * ctx->g->cal.attention_efficiency, &at);
+                    ctx->peak_bf16 * ctx->attn_eff, &at);
     }
     a->t += at.t;
     a->cb += at.cb;
@@ -282,8 +286,10 @@ static void stage_memory(const cfit__ctx *ctx, const cfit__layer_cost *lc, const
     if (last)
         sm->act += lc->logits_bytes;
     double other = 0.0;
-    if (l->zero >= 3)
-        other += 2.0 * ctx->layer_params / l->tp;                  /* the layer being gathered */
+    if (l->zero >= 3) {                                            /* parameters gathered at once */
+        double live = ctx->layer_params / l->tp, cap = ctx->fw->zero3_max_live_params;
+        other += 2.0 * (cap > 0 && cap < live ? cap : live);
+    }
     double sum = sm->w + sm->gr + sm->opt + sm->act + other;
     sm->other = other + ctx->g->cal.reserved_bytes + ctx->g->cal.fragmentation * sum;
     sm->total = sm->w + sm->gr + sm->opt + sm->act + sm->other;
@@ -328,18 +334,20 @@ void cfit__plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lc, const cfi
     double Sg = ctx->grad_bytes * P_dev, Sp = 2.0 * P_dev;
     double dp_exposed = 0.0;
     double bwd_mb = n_slow * lc->bwd_s, fwd_mb = n_slow * lc->fwd_s;
+    double overlap = ctx->fw->dp_overlap ? ctx->overlap : 0.0;
     if (d > 1) {
         if (l->zero >= 3) {
-            /* per micro-batch: gather params for forward and backward, reduce-scatter grads */
-            double per_mb = 0.5 * allreduce_s(ctx, 2.0 * Sp + Sg, d, kd);
-            double hide = ctx->overlap * (fwd_mb + bwd_mb);
-            double ex = per_mb - hide;
+            /* per micro-batch: gather params for forward and backward, reduce-scatter grads;
+             * a flat gather moves the whole volume through each GPU's own NIC */
+            int kg = ctx->fw->flat_param_gather ? 1 : kd;
+            double per_mb = 0.5 * allreduce_s(ctx, 2.0 * Sp + Sg, d, kg);
+            double ex = per_mb - overlap * (fwd_mb + bwd_mb);
             dp_exposed = m_mb * (ex > 0 ? ex : 0.0);
         } else {
             double rs = l->zero >= 1 ? 0.5 * allreduce_s(ctx, Sg, d, kd) : allreduce_s(ctx, Sg, d, kd);
             double ag = l->zero >= 1 ? 0.5 * allreduce_s(ctx, Sp, d, kd) : 0.0;
-            double ex_rs = rs - ctx->overlap * bwd_mb;
-            double ex_ag = ag - ctx->overlap * fwd_mb;
+            double ex_rs = rs - overlap * bwd_mb;
+            double ex_ag = ag - overlap * fwd_mb;
             dp_exposed = (ex_rs > 0 ? ex_rs : 0.0) + (ex_ag > 0 ? ex_ag : 0.0);
         }
     }

@@ -21,7 +21,9 @@ typedef struct cfit__ctx {
     long gbs;
     cfit_precision prec;
     int grad_bytes;
+    const cfit_framework *fw;      /* how the framework runs it */
     int unfused;                   /* attention scores materialised in HBM */
+    double attn_eff;               /* fused attention fraction of bf16 peak */
     double peak;                   /* dense FLOP/s at the training precision */
     double peak_bf16;              /* attention runs in bf16 */
     double mem_bw;                 /* achievable HBM bytes/s */

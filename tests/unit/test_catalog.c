@@ -30,7 +30,7 @@ static cfit_catalog *new_catalog(void)
 /* ---- snapshots: a flat copy of every entry, to prove a failed load changed nothing ---- */
 
 typedef struct snapshot {
-    size_t n[4];
+    size_t n[5];
     char *bytes;
     size_t len;
 } snapshot;
@@ -52,6 +52,7 @@ static snapshot snap(const cfit_catalog *c)
     s.n[1] = cfit_catalog_model_count(c);
     s.n[2] = cfit_catalog_fabric_count(c);
     s.n[3] = cfit_catalog_node_count(c);
+    s.n[4] = cfit_catalog_framework_count(c);
     for (size_t i = 0; i < s.n[0]; i++)
         snap_append(&s, cfit_catalog_gpu_at(c, i), sizeof(cfit_gpu));
     for (size_t i = 0; i < s.n[1]; i++)
@@ -60,6 +61,8 @@ static snapshot snap(const cfit_catalog *c)
         snap_append(&s, cfit_catalog_fabric_at(c, i), sizeof(cfit_fabric));
     for (size_t i = 0; i < s.n[3]; i++)
         snap_append(&s, cfit_catalog_node_at(c, i), sizeof(cfit_node));
+    for (size_t i = 0; i < s.n[4]; i++)
+        snap_append(&s, cfit_catalog_framework_at(c, i), sizeof(cfit_framework));
     return s;
 }
 
@@ -182,6 +185,15 @@ static void test_entries_consistent(void **state)
             fail_msg("node '%s': fabric '%s' missing", n->name, n->fabric);
         assert_int_equal(f->kind, CFIT_FABRIC_SCALEOUT);
     }
+    assert_non_null(cfit_catalog_framework(c, "megatron-core", NULL));   /* the default */
+    for (size_t i = 0; i < cfit_catalog_framework_count(c); i++) {
+        const cfit_framework *fw = cfit_catalog_framework_at(c, i);
+        if (!fw->source[0])
+            fail_msg("framework '%s' has no source", fw->name);
+        assert_true(cfit_catalog_framework(c, fw->name, NULL) == fw);
+        assert_true(fw->attention_efficiency_scale > 0 && fw->attention_efficiency_scale <= 1);
+    }
+    assert_null(cfit_catalog_framework_at(c, cfit_catalog_framework_count(c)));
     cfit_catalog_free(c);
 }
 

@@ -213,7 +213,8 @@ static void test_request_init(void **state)
     assert_true(r.days == 30.0);
     assert_int_equal(r.top, 5);
     assert_int_equal(r.grad_bytes, 2);   /* bf16 gradients, 16 B/param with Adam */
-    assert_int_equal(r.unfused_attention, 0);
+    assert_int_equal(r.unfused_attention, CFIT_SEARCH);   /* the framework's */
+    assert_null(r.framework);                           /* megatron-core */
     assert_int_equal(r.gpus_total, 0);
     assert_true(r.tokens == 0.0);
     const int *f = &r.fixed.tp;
@@ -354,6 +355,65 @@ static void test_invariants_many_layouts(void **state)
                                                           tps[a] > 1));
                             }
         }
+}
+
+/* The framework entry changes exactly what it describes: exposed gradient traffic,
+ * flat ZeRO-3 gathers, the gathered-parameter cap and the attention kernel. */
+static void test_frameworks(void **state)
+{
+    (void)state;
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    const cfit_gpu *g[] = {gpu("a100-sxm-80g")};
+    cfit_plan_request r;
+    request(&r, "gpt3-175b", g, 1, 384);
+    r.global_batch = 1536;                                  /* Narayanan et al. Table 2 */
+    const cfit_framework *core = cfit_catalog_framework(cat, "megatron-core", &d);
+    const cfit_framework *old = cfit_catalog_framework(cat, "megatron-lm-2021", &d);
+    const cfit_framework *ds = cfit_catalog_framework(cat, "deepspeed-zero3-2021", &d);
+    assert_non_null(core);
+    assert_non_null(old);
+    assert_non_null(ds);
+    assert_true(core->dp_overlap && !old->dp_overlap && ds->flat_param_gather);
+
+    /* no overlap: the whole gradient all-reduce is exposed, never less than with overlap */
+    cfit_layout l = layout(8, 12, 4, 1, 1, 1, 0, CFIT_RECOMPUTE_FULL, 0);
+    cfit_plan a, b;
+    r.framework = core;
+    r.unfused_attention = 0;
+    assert_int_equal(cfit_plan_evaluate(&r, g[0], &l, &a, &d), CFIT_EOK);
+    cfit_framework no_overlap = *core;
+    no_overlap.dp_overlap = 0;
+    r.framework = &no_overlap;
+    assert_int_equal(cfit_plan_evaluate(&r, g[0], &l, &b, &d), CFIT_EOK);
+    assert_true(b.br.dp_comm_s > 0.0);
+    assert_true(b.br.dp_comm_s >= a.br.dp_comm_s);
+    assert_true(b.br.compute_s == a.br.compute_s);
+
+    /* flat ZeRO-3 gathers cost at least as much as hierarchical ones; the live-parameter
+     * cap lowers "other" memory by exactly the difference in gathered bytes */
+    cfit_layout z = layout(1, 1, 384, 1, 1, 1, 3, CFIT_RECOMPUTE_FULL, 0);
+    cfit_framework hier = *ds;
+    hier.flat_param_gather = 0;
+    hier.zero3_max_live_params = 0;
+    r.framework = &hier;
+    assert_int_equal(cfit_plan_evaluate(&r, g[0], &z, &a, &d), CFIT_EOK);
+    r.framework = ds;
+    assert_int_equal(cfit_plan_evaluate(&r, g[0], &z, &b, &d), CFIT_EOK);
+    assert_true(b.br.dp_comm_s >= a.br.dp_comm_s);
+    double layer = cfit_model_layer_params(r.model);
+    double frag = g[0]->cal.fragmentation;
+    double expect = 2.0 * (layer - ds->zero3_max_live_params) * (1.0 + frag);
+    assert_true(fabs((a.mem.other_bytes - b.mem.other_bytes) - expect) < 1e-6 * expect);
+
+    /* unfused attention stores the s x s scores without selective recompute */
+    cfit_layout n = layout(8, 12, 4, 1, 1, 1, 0, CFIT_RECOMPUTE_NONE, 1);
+    r.framework = core;
+    r.unfused_attention = 0;
+    assert_int_equal(cfit_plan_evaluate(&r, g[0], &n, &a, &d), CFIT_EOK);
+    r.unfused_attention = 1;
+    assert_int_equal(cfit_plan_evaluate(&r, g[0], &n, &b, &d), CFIT_EOK);
+    assert_true(b.mem.activations_bytes > a.mem.activations_bytes);
 }
 
 static void test_pipeline_bubble(void **state)
@@ -862,6 +922,7 @@ int main(void)
         cmocka_unit_test(test_fp8_weights),
         cmocka_unit_test(test_activation_memory),
         cmocka_unit_test(test_invariants_many_layouts),
+        cmocka_unit_test(test_frameworks),
         cmocka_unit_test(test_pipeline_bubble),
         cmocka_unit_test(test_evaluate_errors),
         cmocka_unit_test(test_search_fixed_count),
