@@ -86,6 +86,9 @@ int cfit_parse_real(const char *text, double *out, cfit_diag *d);
 /* Closest candidate to name by edit distance, or NULL if none is close enough
  * (distance > max(2, strlen(name)/3)).  Used for "did you mean" hints. */
 const char *cfit_closest(const char *name, const char *const *candidates, size_t n);
+/* The name a user most likely meant: the shortest candidate that starts with name (for
+ * names of 2+ characters: "h100" -> "h100-sxm"), else cfit_closest(); NULL if neither. */
+const char *cfit_suggest(const char *name, const char *const *candidates, size_t n);
 
 #ifdef __cplusplus
 }

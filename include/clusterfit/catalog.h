@@ -75,7 +75,7 @@ typedef struct cfit_fabric {
     char name[CFIT_NAME_MAX];          /* e.g. "ib-ndr", "roce-400g", "nvlink4" */
     cfit_fabric_kind kind;
     char technology[CFIT_NAME_MAX];    /* human name */
-    double bw_bytes_per_s;             /* per port (scale-out) or 0 for scale-up (GPU gives it) */
+    double bw_bytes_per_s;             /* per port (scale-out) or per GPU (scale-up; the GPU entry's own rate is used) */
     double latency_s;                  /* per message step, as collective libraries see it */
     double efficiency;                 /* achievable fraction of bw for large collectives */
     double overlap_efficiency;         /* fraction of a compute window usable to hide traffic */

@@ -414,3 +414,16 @@ const char *cfit_closest(const char *name, const char *const *candidates, size_t
     }
     return best;
 }
+
+const char *cfit_suggest(const char *name, const char *const *candidates, size_t n)
+{
+    if (!name || !candidates)
+        return NULL;
+    size_t len = strlen(name);
+    const char *best = NULL;
+    for (size_t i = 0; len >= 2 && i < n; i++)
+        if (candidates[i] && strncmp(candidates[i], name, len) == 0 &&
+            (!best || strlen(candidates[i]) < strlen(best)))
+            best = candidates[i];
+    return best ? best : cfit_closest(name, candidates, n);
+}

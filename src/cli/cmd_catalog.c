@@ -155,6 +155,10 @@ static int show(const cfit_catalog *cat, const char *name)
         printf("  %-28s %.2f x the GPU's attention efficiency\n", "attention efficiency", fw->attention_efficiency_scale);
         printf("  %-28s %s\n", "gradient comm overlap", fw->dp_overlap ? "yes" : "no");
         printf("  %-28s %s\n", "ZeRO-3 parameter gather", fw->flat_param_gather ? "flat (full volume per NIC)" : "hierarchical");
+        if (fw->zero3_max_live_params > 0)
+            printf("  %-28s %.3g parameters\n", "ZeRO-3 live parameters", fw->zero3_max_live_params);
+        else
+            printf("  %-28s one layer\n", "ZeRO-3 live parameters");
         printf("  %-28s %s\n", "source", fw->source);
         return 0;
     }
@@ -177,7 +181,7 @@ static int show(const cfit_catalog *cat, const char *name)
         names[k++] = cfit_catalog_node_at(cat, i)->name;
     for (size_t i = 0; i < cfit_catalog_framework_count(cat) && k < 512; i++)
         names[k++] = cfit_catalog_framework_at(cat, i)->name;
-    const char *near = cfit_closest(name, names, k);
+    const char *near = cfit_suggest(name, names, k);
     if (near)
         return cli_error("no catalog entry named '%s' (did you mean '%s'?)", name, near);
     return cli_error("no catalog entry named '%s' (see 'clusterfit catalog list')", name);

@@ -215,6 +215,18 @@ static int resolve(plan_cli *c, const cfit_gpu ***gpus_out)
 
 /* ---- JSON ---- */
 
+/* The GPU count the request fixes: --gpus, or tp x pp x cp x dp when all four are given;
+ * 0 when it is sized from the deadline. */
+static long fixed_gpus(const cfit_plan_request *r)
+{
+    const cfit_layout *f = &r->fixed;
+    if (r->gpus_total)
+        return r->gpus_total;
+    if (f->tp > 0 && f->pp > 0 && f->cp > 0 && f->dp > 0)
+        return (long)f->tp * f->pp * f->cp * f->dp;
+    return 0;
+}
+
 static void j_num(cfit__buf *b, const char *key, double v, int comma)
 {
     cfit__buf_printf(b, "%s\"%s\": ", comma ? ", " : "", key);
@@ -302,11 +314,15 @@ static int print_json(const plan_cli *c, const cfit_plan_result *res, int sizing
     j_num(&b, "tokens_per_step", (double)res->global_batch * res->seq_len, 1);
     j_num(&b, "tokens", r->tokens, 1);
     j_str(&b, "precision", cfit_precision_name(r->precision), 1);
+    const cfit_framework *fw = r->framework ? r->framework : cfit_catalog_framework(r->catalog, "megatron-core", NULL);
+    int unfused = r->unfused_attention >= 0 ? r->unfused_attention : (fw && fw->unfused_attention);
+    j_str(&b, "framework", fw ? fw->name : "megatron-core", 1);
+    j_str(&b, "attention", unfused ? "unfused" : "fused", 1);
     j_num(&b, "model_flops_per_token", cfit_model_flops_per_token(m, res->seq_len), 1);
     cfit__buf_puts(&b, "}, \"goal\": {");
     j_str(&b, "mode", sizing ? "deadline" : "fixed_gpus", 0);
     j_num(&b, "days", sizing ? r->days : 0.0, 1);
-    j_num(&b, "gpus", (double)r->gpus_total, 1);
+    j_num(&b, "gpus", (double)fixed_gpus(r), 1);
     cfit__buf_puts(&b, "}, \"search\": {");
     j_num(&b, "evaluated", (double)res->evaluated, 0);
     j_num(&b, "feasible", (double)res->feasible, 1);
@@ -444,9 +460,7 @@ static int print_tables(const plan_cli *c, const cfit_plan_result *res, int sizi
         if (sizing)
             printf("goal: the fewest GPUs of each type that train within %g day(s); ranked by GPU-hours\n", r->days);
         else
-            printf("goal: the fastest layout on %ld GPUs; ranked by tokens/s\n",
-                   r->gpus_total ? r->gpus_total
-                                 : (long)r->fixed.tp * r->fixed.pp * r->fixed.cp * r->fixed.dp);
+            printf("goal: the fastest layout on %ld GPUs; ranked by tokens/s\n", fixed_gpus(r));
         printf("\n");
     }
     if (res->ngpu > 1 && !c->quiet) {
@@ -476,9 +490,6 @@ static int print_tables(const plan_cli *c, const cfit_plan_result *res, int sizi
         }
         printf("\n");
     }
-    if (res->nplans == 0)
-        printf("no GPU type trains %s tokens within %g day(s) at up to 65536 nodes; raise --days or lower --tokens\n",
-               fmt_count(buf[0], 32, r->tokens), r->days);
     if (res->nplans > 0) {
         printf("top %zu plan%s\n", res->nplans, res->nplans == 1 ? "" : "s");
         plan_header();
@@ -567,6 +578,12 @@ int cmd_plan(int argc, char **argv)
             rc = print_tables(&c, &res, sizing);
         if (!rc && !any_plan)
             rc = nothing_fits(&res);
+        else if (!rc && res.nplans == 0) {
+            char tok[32];
+            rc = cli_error("no GPU type trains %s tokens within %g day(s) at up to 65536 nodes; "
+                           "raise --days or lower --tokens", fmt_count(tok, sizeof tok, c.req.tokens),
+                           c.req.days);
+        }
         cfit_plan_result_fini(&res);
     }
     free(gpus);

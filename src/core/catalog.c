@@ -41,7 +41,7 @@ static const char *const fabric_kinds[] = {"scaleout", "scaleup", NULL};
 
 #define G(x) offsetof(cfit_gpu, x)
 static const field gpu_peak[] = {
-    {"bf16", F_DBL, G(peak_flops[CFIT_PREC_BF16]), 1, 0, BIG, NULL, NULL},
+    {"bf16", F_DBL, G(peak_flops[CFIT_PREC_BF16]), 1, 1e9, BIG, NULL, NULL},
     {"fp8", F_DBL, G(peak_flops[CFIT_PREC_FP8]), 0, 0, BIG, NULL, NULL},
     {"fp4", F_DBL, G(peak_fp4_flops), 0, 0, BIG, NULL, NULL},
     {"tf32", F_DBL, G(peak_tf32_flops), 0, 0, BIG, NULL, NULL},
@@ -302,14 +302,20 @@ static int load_fields(const cfit__json *obj, const field *fs, char *base, const
 
 /* ---- files ---- */
 
+typedef struct pos { int line, col; } pos;
+
+/* Entries parsed from one file, with where each entry object stands in it. */
 typedef struct staged {
     table t[K_COUNT];
+    pos *at[K_COUNT];          /* at[k][i]: position of t[k] entry i */
 } staged;
 
 static void staged_free(staged *s)
 {
-    for (int k = 0; k < K_COUNT; k++)
+    for (int k = 0; k < K_COUNT; k++) {
         free(s->t[k].v);
+        free(s->at[k]);
+    }
 }
 
 static int load_kind_array(const cfit__json *arr, int k, staged *st, const char *file, cfit_diag *d)
@@ -333,11 +339,25 @@ static int load_kind_array(const cfit__json *arr, int k, staged *st, const char 
         if (!rc && table_find(&st->t[k], k, e) >= 0)
             rc = cfit_diag_set(d, CFIT_EPARSE, file, v->line, v->col, "duplicate %s entry '%s'",
                                kinds[k].what, e);
+        if (!rc && k == K_GPU) {
+            const cfit_gpu *g = (const cfit_gpu *)(const void *)e;
+            if (g->peak_flops[CFIT_PREC_FP8] > 0 && g->cal.gemm_efficiency[CFIT_PREC_FP8] <= 0)
+                rc = cfit_diag_set(d, CFIT_EPARSE, file, v->line, v->col,
+                                   "gpu entry '%s' has an fp8 rate but no calibration.gemm_efficiency.fp8",
+                                   g->name);
+        }
         if (!rc && k == K_MODEL)
             rc = cfit_model_validate((cfit_model *)(void *)e, d) ? cfit_diag_set(d, CFIT_EINVALID, file,
                      v->line, v->col, "%s", d ? d->msg : "invalid model") : CFIT_EOK;
-        if (!rc && table_put(&st->t[k], k, e))
-            rc = cfit_diag_set(d, CFIT_ENOMEM, file, 0, 0, "out of memory");
+        if (!rc) {   /* new names append, so the position lands at the entry's index */
+            pos *at = realloc(st->at[k], (st->t[k].n + 1) * sizeof *at);
+            if (at) {
+                st->at[k] = at;
+                at[st->t[k].n] = (pos){v->line, v->col};
+            }
+            if (!at || table_put(&st->t[k], k, e))
+                rc = cfit_diag_set(d, CFIT_ENOMEM, file, 0, 0, "out of memory");
+        }
     }
     free(e);
     return rc;
@@ -385,22 +405,41 @@ static int merge(cfit_catalog *c, staged *st)
     return CFIT_EOK;
 }
 
-/* References between entries must resolve in the merged catalog. */
-static int check_refs(const cfit_catalog *c, const char *file, cfit_diag *d)
+/* Where the entry named name of kind k stands in the file being loaded, if it is there. */
+static pos where(const staged *st, int k, const char *name)
+{
+    int i = st ? table_find(&st->t[k], k, name) : -1;
+    return i >= 0 ? st->at[k][i] : (pos){0, 0};
+}
+
+/* References between entries must resolve, to the right kind of fabric, in the merged
+ * catalog; a broken one in the file being loaded is reported at its entry. */
+static int check_refs(const cfit_catalog *c, const staged *st, const char *file, cfit_diag *d)
 {
     for (size_t i = 0; i < c->t[K_GPU].n; i++) {
         const cfit_gpu *g = cfit_catalog_gpu_at(c, i);
+        pos p = where(st, K_GPU, g->name);
         if (table_find(&c->t[K_NODE], K_NODE, g->default_node) < 0)
-            return cfit_diag_set(d, CFIT_EUNKNOWN, file, 0, 0, "gpu '%s': default_node '%s' is not a node entry",
-                                 g->name, g->default_node);
-        if (table_find(&c->t[K_FABRIC], K_FABRIC, g->scaleup_fabric) < 0)
-            return cfit_diag_set(d, CFIT_EUNKNOWN, file, 0, 0, "gpu '%s': scaleup fabric '%s' is not a fabric entry",
-                                 g->name, g->scaleup_fabric);
+            return cfit_diag_set(d, CFIT_EUNKNOWN, file, p.line, p.col,
+                                 "gpu '%s': default_node '%s' is not a node entry", g->name, g->default_node);
+        int f = table_find(&c->t[K_FABRIC], K_FABRIC, g->scaleup_fabric);
+        if (f < 0)
+            return cfit_diag_set(d, CFIT_EUNKNOWN, file, p.line, p.col,
+                                 "gpu '%s': scaleup fabric '%s' is not a fabric entry", g->name, g->scaleup_fabric);
+        if (cfit_catalog_fabric_at(c, (size_t)f)->kind != CFIT_FABRIC_SCALEUP)
+            return cfit_diag_set(d, CFIT_EINVALID, file, p.line, p.col,
+                                 "gpu '%s': scaleup fabric '%s' is a scale-out fabric", g->name, g->scaleup_fabric);
     }
     for (size_t i = 0; i < c->t[K_NODE].n; i++) {
         const cfit_node *n = cfit_catalog_node_at(c, i);
-        if (table_find(&c->t[K_FABRIC], K_FABRIC, n->fabric) < 0)
-            return cfit_diag_set(d, CFIT_EUNKNOWN, file, 0, 0, "node '%s': fabric '%s' is not a fabric entry",
+        pos p = where(st, K_NODE, n->name);
+        int f = table_find(&c->t[K_FABRIC], K_FABRIC, n->fabric);
+        if (f < 0)
+            return cfit_diag_set(d, CFIT_EUNKNOWN, file, p.line, p.col,
+                                 "node '%s': fabric '%s' is not a fabric entry", n->name, n->fabric);
+        if (cfit_catalog_fabric_at(c, (size_t)f)->kind != CFIT_FABRIC_SCALEOUT)
+            return cfit_diag_set(d, CFIT_EINVALID, file, p.line, p.col,
+                                 "node '%s': fabric '%s' is a scale-up link, not a scale-out fabric",
                                  n->name, n->fabric);
     }
     return CFIT_EOK;
@@ -429,7 +468,7 @@ int cfit_catalog_load_buffer(cfit_catalog *c, const char *text, size_t len, cons
         if (!rc)
             rc = merge(&trial, &st);
         if (!rc)
-            rc = check_refs(&trial, name, d);
+            rc = check_refs(&trial, &st, name, d);
         if (!rc) {
             for (int k = 0; k < K_COUNT; k++) {
                 free(c->t[k].v);
@@ -541,7 +580,7 @@ cfit_catalog *cfit_catalog_new(cfit_diag *d)
             return NULL;
         }
     }
-    if (check_refs(c, "data", d)) {
+    if (check_refs(c, NULL, "data", d)) {
         cfit_catalog_free(c);
         return NULL;
     }
@@ -587,20 +626,6 @@ const cfit_node *cfit_catalog_node_at(const cfit_catalog *c, size_t i)
     return i < c->t[K_NODE].n ? entry_at(&c->t[K_NODE], K_NODE, i) : NULL;
 }
 
-/* The shortest of names that starts with prefix (at least 2 characters), or NULL: catches
- * truncated names ("h10" for "h100-sxm") that are too far from any entry by edit distance. */
-static const char *shortest_with_prefix(const char *prefix, const char *const *names, size_t n)
-{
-    size_t plen = strlen(prefix);
-    const char *best = NULL;
-    if (plen < 2)
-        return NULL;
-    for (size_t i = 0; i < n; i++)
-        if (strncmp(names[i], prefix, plen) == 0 && (!best || strlen(names[i]) < strlen(best)))
-            best = names[i];
-    return best;
-}
-
 /* Lookup with a did-you-mean listing of the closest name. */
 static const void *lookup(const cfit_catalog *c, int k, const char *name, cfit_diag *d)
 {
@@ -614,9 +639,7 @@ static const void *lookup(const cfit_catalog *c, int k, const char *name, cfit_d
         if (names) {
             for (size_t j = 0; j < t->n; j++)
                 names[j] = entry_at(t, k, j);
-            near = cfit_closest(name, names, t->n);
-            if (!near)
-                near = shortest_with_prefix(name, names, t->n);
+            near = cfit_suggest(name, names, t->n);
         }
         cfit_diag_set(d, CFIT_EUNKNOWN, NULL, 0, 0, "unknown %s '%s'%s%s%s (see 'clusterfit catalog list %s')",
                       kinds[k].what, name, near ? " (did you mean '" : "", near ? near : "",

@@ -48,6 +48,9 @@ int cfit__ctx_init(cfit__ctx *ctx, const cfit_plan_request *r, const cfit_gpu *g
     ctx->nic_lat = ctx->out->latency_s;
     ctx->overlap = ctx->out->overlap_efficiency;
     ctx->domain = g->scaleup_domain > 0 ? g->scaleup_domain : 1;
+    /* a scale-up domain smaller than the node (NVLink bridges of 2 or 4) splits the node;
+     * without one (domain 1) the node's GPUs share its PCIe fabric */
+    ctx->link_group = ctx->domain > 1 && ctx->domain < ctx->gpn ? ctx->domain : ctx->gpn;
     ctx->layer_params = cfit_model_layer_params(ctx->m);
     ctx->emb_params = cfit_model_embedding_params(ctx->m);
     return CFIT_EOK;
@@ -55,12 +58,12 @@ int cfit__ctx_init(cfit__ctx *ctx, const cfit_plan_request *r, const cfit_gpu *g
 
 /* ---- collectives: alpha-beta, hierarchical over node boundaries ---- */
 
-/* Ranks of a group of n with stride `stride` that share one node. */
+/* Ranks of a group of n with stride `stride` that share one scale-up link group. */
 static int ranks_per_node(const cfit__ctx *ctx, long n, long stride)
 {
-    if (stride >= ctx->gpn)
+    if (stride >= ctx->link_group)
         return 1;
-    long k = ctx->gpn / stride;
+    long k = ctx->link_group / stride;
     return (int)(k < n ? k : n);
 }
 
@@ -125,8 +128,9 @@ static void flops_bound(double flops, double rate, acc *a)
     a->cb += t;
 }
 
-/* Forward pass of one layer for `tokens` tokens on one GPU. */
-static void layer_forward(const cfit__ctx *ctx, double tokens, int tp, int sp, acc *a, double *attn_s)
+/* Forward pass of one layer for `tokens` tokens on one GPU; attn receives the attention
+ * core's part of it. */
+static void layer_forward(const cfit__ctx *ctx, double tokens, int tp, int sp, acc *a, acc *attn)
 {
     const cfit_model *m = ctx->m;
     double h = m->hidden_size, f = m->ffn_hidden_size;
@@ -153,7 +157,7 @@ static void layer_forward(const cfit__ctx *ctx, double tokens, int tp, int sp, a
     a->t += at.t;
     a->cb += at.cb;
     a->mb += at.mb;
-    *attn_s = at.t;
+    *attn = at;
     /* element-wise traffic: norms, residuals, rotary (replicated over TP unless SP)
      * and the MLP activation (always split over TP); 2-byte elements read + write. */
     double rep = 14.0 * h / (sp ? tp : 1);
@@ -192,17 +196,17 @@ void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int
     memset(lc, 0, sizeof *lc);
     lc->tp = tp; lc->cp = cp; lc->mbs = mbs; lc->recompute = recompute; lc->sp = sp;
 
-    acc fwd = {0, 0, 0};
-    double attn_s = 0.0;
-    layer_forward(ctx, tokens, tp, sp, &fwd, &attn_s);
+    acc fwd = {0, 0, 0}, attn = {0, 0, 0};
+    layer_forward(ctx, tokens, tp, sp, &fwd, &attn);
     /* backward: two GEMMs per forward GEMM, attention backward 2.5x its forward */
-    double bwd_t = 2.0 * fwd.t + 0.5 * attn_s;
-    double bwd_cb = 2.0 * fwd.cb + 0.5 * attn_s, bwd_mb = 2.0 * fwd.mb;
+    double bwd_t = 2.0 * fwd.t + 0.5 * attn.t;
+    double bwd_cb = 2.0 * fwd.cb + 0.5 * attn.cb, bwd_mb = 2.0 * fwd.mb + 0.5 * attn.mb;
     if (recompute == CFIT_RECOMPUTE_FULL) {
         bwd_t += fwd.t; bwd_cb += fwd.cb; bwd_mb += fwd.mb;
     } else if (recompute == CFIT_RECOMPUTE_SELECTIVE) {
-        bwd_t += attn_s; bwd_cb += attn_s;
+        bwd_t += attn.t; bwd_cb += attn.cb; bwd_mb += attn.mb;
     }
+    double attn_s = attn.t;
     lc->fwd_s = fwd.t;
     lc->bwd_s = bwd_t;
     lc->cb_s = fwd.cb + bwd_cb;
@@ -223,7 +227,7 @@ void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int
     if (cp > 1) {
         double kv = (double)m->num_kv_heads * (h / m->num_heads);
         double chunk = 2.0 * 2.0 * tokens * kv / tp;   /* K and V, 2 bytes */
-        int intra = (long)tp * cp <= ctx->gpn;
+        int intra = (long)tp * cp <= ctx->link_group;
         double step = p2p_s(ctx, chunk, intra);
         double fwd_comm = (cp - 1) * step, bwd_comm = 2.0 * (cp - 1) * step;
         double fwd_exp = fwd_comm - ctx->overlap * attn_s;
@@ -322,7 +326,7 @@ void cfit__plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lc, const cfi
     /* pipeline point-to-point: activations forward, gradients backward, per chunk */
     double t_pp = 0.0;
     if (p > 1) {
-        int intra = (long)l->tp * l->cp * d < ctx->gpn;
+        int intra = (long)l->tp * l->cp * d < ctx->link_group;
         t_pp = 2.0 * l->vp * p2p_s(ctx, lc->pp_msg_bytes, intra);
     }
     double t_mb = t_stage + t_pp;

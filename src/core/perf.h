@@ -31,6 +31,7 @@ typedef struct cfit__ctx {
     double nic_bw, nic_lat;        /* achievable scale-out bytes/s per GPU, latency */
     double overlap;                /* fraction of compute usable to hide comm */
     int gpn;                       /* GPUs per node */
+    int link_group;                /* GPUs that reach each other over the scale-up link */
     int domain;                    /* scale-up domain size */
     double layer_params, emb_params;
 } cfit__ctx;

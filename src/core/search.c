@@ -217,8 +217,11 @@ static void search_count(const cfit__ctx *ctx, long N, search_state *s)
                                 if (vp > 1 && (pp == 1 || m->layers % (pp * vp) || m_mb % pp))
                                     continue;
                                 for (int zero = 0; zero <= 3; zero++) {
-                                    if (f->zero >= 0 ? zero != f->zero
-                                                     : ((zero >= 2 && pp > 1) || (zero > 0 && dp == 1)))
+                                    if (f->zero >= 0 && zero != f->zero)
+                                        continue;
+                                    if (zero >= 2 && pp > 1)          /* frameworks reject it */
+                                        continue;
+                                    if (zero > 0 && dp == 1 && f->zero < 0)   /* nothing to shard */
                                         continue;
                                     cfit_layout l = {tp, pp, (int)dp, c, vp, mbs, zero, rec, sp};
                                     cfit_plan p;

@@ -1,4 +1,4 @@
-/* fuzz_units.c - fuzz target for the unit parsers and cfit_closest (src/base/units.c).
+/* fuzz_units.c - fuzz target for the unit parsers, cfit_closest and cfit_suggest (src/base/units.c).
  *
  * Oracles beyond "no crash": failures set a message; results are in range; a parsed
  * count or size printed as plain digits parses back to the same value; a suggestion
@@ -72,6 +72,11 @@ static void fuzz_closest(const char *s)
     check(member);
     if (strlen(s) <= 256)   /* keep the quadratic distance cheap */
         check(cfit_closest(s, names, n) != NULL);   /* s itself is at distance 0 */
+    got = strlen(s) <= 256 ? cfit_suggest(s, names, n - 1) : NULL;
+    member = got == NULL;
+    for (size_t i = 0; i + 1 < n; i++)
+        member |= got == names[i];
+    check(member);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -467,6 +467,13 @@ static void test_load_errors(void **state)
              "\"seq_len\": 128, \"mlp\": \"gelu\", \"source\": \"s\"}]}",
          CFIT_EINVALID, 2, 3, "num_heads 5 does not divide hidden_size 64", NULL},
         {"empty", "", CFIT_EPARSE, 1, 1, NULL, NULL},
+        {"node on a scale-up link", "{\"nodes\": [{\"name\": \"n\", \"gpus_per_node\": 8, "
+             "\"nics_per_node\": 8, \"fabric\": \"nvlink4\", \"source\": \"s\"}]}",
+         CFIT_EINVALID, 1, 12, "is a scale-up link, not a scale-out fabric", NULL},
+        {"framework scale out of range", "{\"frameworks\": [{\"name\": \"f\", \"display_name\": \"F\", "
+             "\"attention\": \"fused\", \"attention_efficiency_scale\": 0, \"dp_overlap\": true, "
+             "\"flat_param_gather\": false, \"zero3_max_live_params\": 0, \"source\": \"s\"}]}",
+         CFIT_ERANGE, 1, 104, "'attention_efficiency_scale' must be between", NULL},
     };
     cfit_catalog *c = new_catalog();
     /* fail after a successful override, so "unchanged" covers merged user entries too */

@@ -597,6 +597,17 @@ static void test_search_fixed_dims(void **state)
     for (size_t i = 0; i < res.nplans; i++)
         assert_int_equal(res.plans[i].layout.tp, 16);
     cfit_plan_result_fini(&res);
+    /* a fixed ZeRO-3 keeps the search away from pipeline parallelism */
+    request(&r, "llama3-70b", g, 1, 512);
+    r.fixed.zero = 3;
+    r.top = 50;
+    search_ok(&r, &res);
+    assert_true(res.nplans > 0);
+    for (size_t i = 0; i < res.nplans; i++) {
+        assert_int_equal(res.plans[i].layout.zero, 3);
+        assert_int_equal(res.plans[i].layout.pp, 1);
+    }
+    cfit_plan_result_fini(&res);
 }
 
 static void test_search_several_gpu_types(void **state)

@@ -410,9 +410,20 @@ static void test_closest(void **state)
     assert_null(cfit_closest(NULL, gpus, n));
     assert_null(cfit_closest("b200", NULL, 3));
 
+    /* suggest: a prefix wins over edit distance ("h100" is 2 edits from "b200") */
+    assert_string_equal(cfit_suggest("h100", gpus, n), "h100-sxm");
+    assert_string_equal(cfit_suggest("h10", gpus, n), "h100-sxm");
+    assert_string_equal(cfit_suggest("mi3", gpus, n), "mi300x");
+    assert_string_equal(cfit_suggest("h200-smx", gpus, n), "h200-sxm");
+    assert_null(cfit_suggest("h", gpus, n));
+    assert_null(cfit_suggest("zzzz", gpus, n));
+    assert_null(cfit_suggest(NULL, gpus, n));
+    assert_null(cfit_suggest("b200", NULL, 3));
+
     /* ties go to the first candidate; NULL entries are skipped */
     static const char *const tie[] = {NULL, "abcx", "abcy"};
     assert_string_equal(cfit_closest("abcz", tie, 3), "abcx");
+    assert_string_equal(cfit_suggest("abc", tie, 3), "abcx");
 
     /* the threshold grows with the name: distance 4 is fine for 12+ characters */
     static const char *const longs[] = {"fattree-oversub"};
