@@ -180,8 +180,10 @@ def main():
         errs.append(abs(e))
         fits += bool(r["fits"])
         p = r["plan"]
+        rec = p["recompute"] + (":%d" % p["recompute_layers"] if p["recompute"] == "block" else "")
+        rec = p["recompute"] + (":%d" % p["recompute_layers"] if p["recompute"] == "block" else "")
         lay = "tp%d pp%d dp%d cp%d vp%d mbs%d z%d %s sp%d" % (p["tp"], p["pp"], p["dp"], p["cp"], p["vp"],
-                                                         p["micro_batch"], p["zero"], p["recompute"],
+                                                         p["micro_batch"], p["zero"], rec,
                                                          p["sequence_parallel"])
         print("%-18s %-12s %11.0f %11.0f %+7.1f%% %5s  %s" % (r["id"], p["gpu"], r["measured"], r["predicted"],
                                                           100 * e, "yes" if r["fits"] else "NO", lay))

@@ -52,6 +52,7 @@ typedef struct cfit_plan {
     double compute_bound_s;           /* step time in ops limited by FLOP/s */
     double memory_bound_s;            /* step time in ops limited by HBM bandwidth */
     double comm_exposed_s;            /* communication not hidden behind compute */
+    int recompute_layers;             /* layers per stage recomputed in full (block: the fewest that fit) */
     int stage_layers_min, stage_layers_max;
     double stage_imbalance;           /* (slowest - fastest stage time) / slowest */
     double tokens_per_s, tokens_per_s_per_gpu;

@@ -29,7 +29,7 @@ static const cli_opt opts[] = {
     {"vp", 0, "N", "interleaved pipeline chunks per GPU (default: searched)", O_VP},
     {"mbs", 0, "N", "micro-batch size in sequences (default: searched)", O_MBS},
     {"zero", 0, "0..3", "ZeRO stage, 1 = distributed optimizer (default: searched)", O_ZERO},
-    {"recompute", 0, "none|selective|full", "activation recomputation (default: searched)", O_RECOMPUTE},
+    {"recompute", 0, "none|selective|full|block", "activation recomputation; block = full on the fewest layers that fit (default: searched)", O_RECOMPUTE},
     {"sp", 0, "on|off", "sequence parallelism (default: searched)", O_SP},
     {"days", 0, "D", "deadline in days used to size the GPU count (default 30)", O_DAYS},
     {"top", 0, "K", "plans to show (default 5)", O_TOP},
@@ -109,7 +109,7 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
                 r->fixed.recompute = i;
                 return 0;
             }
-        return cli_error("--recompute: expected none, selective or full, got '%s'", value);
+        return cli_error("--recompute: expected none, selective, full or block, got '%s'", value);
     case O_SP:
         if (strcmp(value, "on") == 0) r->fixed.sp = 1;
         else if (strcmp(value, "off") == 0) r->fixed.sp = 0;
@@ -258,6 +258,7 @@ static void j_plan(cfit__buf *b, const cfit_plan *p)
     j_num(b, "grad_accum", (double)p->grad_accum, 1);
     j_num(b, "zero", l->zero, 1);
     j_str(b, "recompute", cfit_recompute_name((cfit_recompute)l->recompute), 1);
+    j_num(b, "recompute_layers", p->recompute_layers, 1);
     cfit__buf_printf(b, ", \"sequence_parallel\": %s", l->sp ? "true" : "false");
     cfit__buf_printf(b, ", \"fits\": %s", p->fits ? "true" : "false");
     cfit__buf_puts(b, ", \"memory\": {");
@@ -359,10 +360,22 @@ static int print_json(const plan_cli *c, const cfit_plan_result *res, int sizing
 
 /* ---- tables ---- */
 
-static void layout_str(char *buf, size_t n, const cfit_layout *l)
+/* "full", or "block:K" with the layers per stage that block recomputation reruns. */
+static const char *recompute_str(char *buf, size_t n, const cfit_plan *p)
 {
+    if (p->layout.recompute == CFIT_RECOMPUTE_BLOCK)
+        snprintf(buf, n, "block:%d", p->recompute_layers);
+    else
+        snprintf(buf, n, "%s", cfit_recompute_name((cfit_recompute)p->layout.recompute));
+    return buf;
+}
+
+static void layout_str(char *buf, size_t n, const cfit_plan *p)
+{
+    const cfit_layout *l = &p->layout;
+    char rec[32];
     snprintf(buf, n, "%2d %3d %5d %2d %2d %3d %4d %-9s %-3s", l->tp, l->pp, l->dp, l->cp, l->vp, l->mbs,
-             l->zero, cfit_recompute_name((cfit_recompute)l->recompute), l->sp ? "on" : "off");
+             l->zero, recompute_str(rec, sizeof rec, p), l->sp ? "on" : "off");
 }
 
 static void plan_header(void)
@@ -377,7 +390,7 @@ static void plan_header(void)
 static void plan_row(const cfit_plan *p, double tokens)
 {
     char lay[96];
-    layout_str(lay, sizeof lay, &p->layout);
+    layout_str(lay, sizeof lay, p);
     printf("%-13s %6ld %5ld  %s %8.1f %9.*f %10.0f %5.1f ", p->gpu->name, p->gpus, p->nodes, lay,
            p->mem.total_bytes / 1e9, p->step_time_s >= 1000.0 ? 0 : 3, p->step_time_s,
            p->tokens_per_s_per_gpu, p->mfu * 100.0);
@@ -409,13 +422,14 @@ static void print_details(const cfit_plan *p, double tokens)
     const cfit_memory *m = &p->mem;
     const cfit_breakdown *br = &p->br;
     double st = p->step_time_s;
+    char rec[32];
     printf("\nbest plan: %ld x %s on %ld x %s nodes, scale-out %s\n", p->gpus, p->gpu->name, p->nodes,
            p->node->name, p->fabric->name);
     printf("  layout: tp %d, pp %d (layers per stage %d..%d, imbalance %.1f%%), dp %d, cp %d, vp %d, "
            "micro-batch %d x %ld accumulation steps, ZeRO-%d, recompute %s, sp %s\n",
            p->layout.tp, p->layout.pp, p->stage_layers_min, p->stage_layers_max, p->stage_imbalance * 100,
            p->layout.dp, p->layout.cp, p->layout.vp, p->layout.mbs, p->grad_accum, p->layout.zero,
-           cfit_recompute_name((cfit_recompute)p->layout.recompute), p->layout.sp ? "on" : "off");
+           recompute_str(rec, sizeof rec, p), p->layout.sp ? "on" : "off");
     printf("\n%-34s %10s  %s\n", "memory per GPU (busiest stage)", "GB", "source");
     printf("  %-32s %10.2f  %s\n", "weights", m->weights_bytes / 1e9, "2 B/param (+1 fp8 copy), / dp at ZeRO-3");
     printf("  %-32s %10.2f  %s\n", "gradients", m->grads_bytes / 1e9, "--grad-precision B/param, / dp at ZeRO-2+");
@@ -520,11 +534,12 @@ static int nothing_fits(const cfit_plan_result *res)
     }
     if (!best)
         return cli_error("no valid layout: the global batch, GPU count and fixed parallel sizes admit none");
+    char rec[32];
     return cli_error("nothing fits: the closest layout (%ld x %s, tp %d pp %d dp %d cp %d mbs %d ZeRO-%d, "
                      "recompute %s) needs %.1f GB per GPU, %.1f GB more than the %.0f GB available; %s",
                      best->gpus, best->gpu->name, best->layout.tp, best->layout.pp, best->layout.dp,
                      best->layout.cp, best->layout.mbs, best->layout.zero,
-                     cfit_recompute_name((cfit_recompute)best->layout.recompute), best->mem.total_bytes / 1e9,
+                     recompute_str(rec, sizeof rec, best), best->mem.total_bytes / 1e9,
                      (best->mem.total_bytes - best->mem.capacity_bytes) / 1e9, best->mem.capacity_bytes / 1e9,
                      fix_hint(best));
 }

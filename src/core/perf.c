@@ -264,6 +264,21 @@ static double stage_params(const cfit__ctx *ctx, int n, int first, int last, int
     return p / tp;
 }
 
+/* Layers per stage: the last stage carries the logits, so it takes a short stage when
+ * the layers do not divide evenly; the first takes a long one. */
+static void stage_layers(int L, int p, int *n_first, int *n_last, int *n_min, int *n_max)
+{
+    *n_max = (L + p - 1) / p;
+    *n_min = L / p;
+    *n_first = p == 1 ? L : *n_max;
+    *n_last = p == 1 ? L : (L % p ? *n_min : *n_max);
+}
+
+static double layer_time(const cfit__layer_cost *lc)
+{
+    return lc->fwd_s + lc->bwd_s + lc->tp_s + lc->cp_s + lc->overhead_s;
+}
+
 typedef struct stage_mem { double w, gr, opt, act, other, total; } stage_mem;
 
 static void stage_memory(const cfit__ctx *ctx, const cfit__layer_cost *lc, const cfit_layout *l,
@@ -299,28 +314,29 @@ static void stage_memory(const cfit__ctx *ctx, const cfit__layer_cost *lc, const
     sm->total = sm->w + sm->gr + sm->opt + sm->act + sm->other;
 }
 
-void cfit__plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lc, const cfit_layout *l,
-                     cfit_plan *out)
+/* Cost a layout whose first stage runs layers costed lcf and whose last stage runs
+ * layers costed lcl (the same for uniform recomputation; blends for block). */
+static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const cfit__layer_cost *lcl,
+                      const cfit_layout *l, int recompute_layers, cfit_plan *out)
 {
     const cfit_model *m = ctx->m;
     int L = m->layers, p = l->pp;
     long d = l->dp;
     long N = (long)l->tp * l->cp * p * d;
     long m_mb = ctx->gbs / ((long)l->mbs * d);
-    int n_max = (L + p - 1) / p, n_min = L / p;
-    /* the last stage carries the logits, so it takes a short stage when there is one */
-    int n_last = p == 1 ? L : (L % p ? n_min : n_max);
-    int n_first = p == 1 ? L : n_max;
+    int n_first, n_last, n_min, n_max;
+    stage_layers(L, p, &n_first, &n_last, &n_min, &n_max);
 
-    double t_layer = lc->fwd_s + lc->bwd_s + lc->tp_s + lc->cp_s + lc->overhead_s;
-    double t_first = n_first * t_layer + (p == 1 ? lc->logits_s : 0.0);
-    double t_last = n_last * t_layer + lc->logits_s;
+    double t_layer_f = layer_time(lcf), t_layer_l = layer_time(lcl);
+    double t_first = n_first * t_layer_f + (p == 1 ? lcf->logits_s : 0.0);
+    double t_last = n_last * t_layer_l + lcl->logits_s;
     double t_stage = t_first > t_last ? t_first : t_last;
-    double t_fast = p == 1 ? t_stage : (n_min * t_layer);
+    double t_fast = p == 1 ? t_stage : (n_min * t_layer_f);
     if (p > 1 && t_last < t_fast)
         t_fast = t_last;
-    int slow_is_last = t_last >= t_first;
+    int slow_is_last = p > 1 && t_last >= t_first;
     int n_slow = slow_is_last ? n_last : n_first;
+    const cfit__layer_cost *lc = slow_is_last ? lcl : lcf;   /* the stage that sets the pace */
     double logits_slow = (slow_is_last || p == 1) ? 1.0 : 0.0;
 
     /* pipeline point-to-point: activations forward, gradients backward, per chunk */
@@ -383,6 +399,7 @@ void cfit__plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lc, const cfi
     out->compute_bound_s = m_mb * (nl * lc->cb_s + logits_slow * lc->logits_cb_s);
     out->memory_bound_s = m_mb * (nl * lc->mb_s + logits_slow * lc->logits_mb_s) + t_opt;
     out->comm_exposed_s = out->br.tp_comm_s + out->br.cp_comm_s + out->br.pp_comm_s + dp_exposed;
+    out->recompute_layers = recompute_layers;
     out->stage_layers_min = p == 1 ? L : n_min;
     out->stage_layers_max = n_max;
     out->stage_imbalance = t_stage > 0 ? (t_stage - t_fast) / t_stage : 0.0;
@@ -392,6 +409,10 @@ void cfit__plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lc, const cfi
     out->tokens_per_s_per_gpu = out->tokens_per_s / N;
     double mf = cfit_model_flops_per_token(m, ctx->seq);
     double hf = cfit_model_hw_flops_per_token(m, ctx->seq, (cfit_recompute)l->recompute);
+    if (l->recompute == CFIT_RECOMPUTE_BLOCK) {   /* only the recomputed share reruns */
+        double share = (double)recompute_layers * p / L;
+        hf = mf + (share < 1.0 ? share : 1.0) * (hf - mf);
+    }
     out->model_tflops_per_gpu = out->tokens_per_s_per_gpu * mf / 1e12;
     out->hardware_tflops_per_gpu = out->tokens_per_s_per_gpu * hf / 1e12;
     out->mfu = out->model_tflops_per_gpu * 1e12 / ctx->peak;
@@ -399,10 +420,10 @@ void cfit__plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lc, const cfi
     out->time_to_train_s = ctx->req->tokens > 0 ? ctx->req->tokens / out->tokens_per_s : 0.0;
 
     stage_mem first, last;
-    stage_memory(ctx, lc, l, n_first, 1, p == 1, m_mb, &first);
+    stage_memory(ctx, lcf, l, n_first, 1, p == 1, m_mb, &first);
     const stage_mem *worst = &first;
     if (p > 1) {
-        stage_memory(ctx, lc, l, n_last, 0, 1, m_mb, &last);
+        stage_memory(ctx, lcl, l, n_last, 0, 1, m_mb, &last);
         if (last.total > first.total)
             worst = &last;
     }
@@ -414,4 +435,76 @@ void cfit__plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lc, const cfi
     out->mem.total_bytes = worst->total;
     out->mem.capacity_bytes = ctx->g->memory_bytes;
     out->fits = worst->total <= ctx->g->memory_bytes;
+}
+
+void cfit__plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lc, const cfit_layout *l,
+                     cfit_plan *out)
+{
+    int n_first, n_last, n_min, n_max;
+    stage_layers(ctx->m->layers, l->pp, &n_first, &n_last, &n_min, &n_max);
+    plan_cost(ctx, lc, lc, l, l->recompute == CFIT_RECOMPUTE_FULL ? n_max : 0, out);
+}
+
+/* The average layer of a stage of n layers whose first k are recomputed in full (cost
+ * full) and the rest are not (cost none). */
+static void blend(const cfit__layer_cost *none, const cfit__layer_cost *full, int k, int n,
+                  cfit__layer_cost *out)
+{
+    double f = n > 0 ? (double)(k < n ? k : n) / n : 0.0;
+    *out = *none;
+    out->recompute = CFIT_RECOMPUTE_BLOCK;
+    out->bwd_s += f * (full->bwd_s - none->bwd_s);
+    out->cb_s += f * (full->cb_s - none->cb_s);
+    out->mb_s += f * (full->mb_s - none->mb_s);
+    out->tp_s += f * (full->tp_s - none->tp_s);
+    out->cp_s += f * (full->cp_s - none->cp_s);
+    out->act_bytes += f * (full->act_bytes - none->act_bytes);
+    out->work_bytes = k > 0 ? full->work_bytes : none->work_bytes;
+}
+
+/* Stage memory with k of its n layers recomputed. */
+static double stage_total(const cfit__ctx *ctx, const cfit__layer_cost *none, const cfit__layer_cost *full,
+                          const cfit_layout *l, int k, int n, int first, int last, long m_mb)
+{
+    cfit__layer_cost b;
+    stage_mem sm;
+    blend(none, full, k, n, &b);
+    stage_memory(ctx, &b, l, n, first, last, m_mb, &sm);
+    return sm.total;
+}
+
+/* The fewest layers k (0..n) of a stage to recompute so that it fits; memory falls
+ * linearly in k from k = 1 on, so two evaluations locate it.  n when even all do not. */
+static int layers_to_fit(const cfit__ctx *ctx, const cfit__layer_cost *none, const cfit__layer_cost *full,
+                         const cfit_layout *l, int n, int first, int last, long m_mb)
+{
+    double cap = ctx->g->memory_bytes;
+    if (stage_total(ctx, none, full, l, 0, n, first, last, m_mb) <= cap)
+        return 0;
+    double m1 = stage_total(ctx, none, full, l, 1, n, first, last, m_mb);
+    if (m1 <= cap || n <= 1)
+        return 1 < n ? 1 : n;
+    double mn = stage_total(ctx, none, full, l, n, n, first, last, m_mb);
+    if (mn > cap || m1 <= mn)
+        return n;
+    int k = 1 + (int)ceil((m1 - cap) / ((m1 - mn) / (n - 1)) - 1e-9);
+    return k < n ? k : n;
+}
+
+int cfit__plan_cost_block(const cfit__ctx *ctx, const cfit__layer_cost *none, const cfit__layer_cost *full,
+                          const cfit_layout *l, cfit_plan *out)
+{
+    int p = l->pp, n_first, n_last, n_min, n_max;
+    stage_layers(ctx->m->layers, p, &n_first, &n_last, &n_min, &n_max);
+    long m_mb = ctx->gbs / ((long)l->mbs * l->dp);
+    int k = layers_to_fit(ctx, none, full, l, n_first, 1, p == 1, m_mb);
+    if (p > 1) {
+        int kl = layers_to_fit(ctx, none, full, l, n_last, 0, 1, m_mb);
+        k = kl > k ? kl : k;
+    }
+    cfit__layer_cost bf, bl;
+    blend(none, full, k, n_first, &bf);
+    blend(none, full, k, n_last, &bl);
+    plan_cost(ctx, &bf, &bl, l, k, out);
+    return k;
 }

@@ -59,5 +59,10 @@ void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int
 /* Cost a whole layout from its layer cost; fills every field of out. */
 void cfit__plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lc, const cfit_layout *l,
                      cfit_plan *out);
+/* Cost a layout with block recomputation from the costs of a plain (none) and a fully
+ * recomputed (full) layer: the fewest layers per stage recomputed that fit.  Returns that
+ * count (0 when nothing needs recomputing; the stage size when even full does not fit). */
+int cfit__plan_cost_block(const cfit__ctx *ctx, const cfit__layer_cost *none, const cfit__layer_cost *full,
+                          const cfit_layout *l, cfit_plan *out);
 
 #endif

@@ -166,9 +166,89 @@ static void consider(search_state *s, const cfit_plan *p)
 
 /* ---- enumeration ---- */
 
+/* The layer costs of one (tp, cp, micro-batch, sp), per recompute mode, computed on
+ * first use. */
+typedef struct layer_costs {
+    unsigned have;                               /* bit per cfit_recompute */
+    cfit__layer_cost lc[CFIT_RECOMPUTE_BLOCK];   /* none, selective, full */
+} layer_costs;
+
+static const cfit__layer_cost *layer_cost(const cfit__ctx *ctx, layer_costs *lcs, const cfit_layout *l,
+                                          int rec)
+{
+    if (!(lcs->have & (1u << rec))) {
+        cfit__layer_cost_compute(ctx, l->tp, l->cp, l->mbs, rec, l->sp, &lcs->lc[rec]);
+        lcs->have |= 1u << rec;
+    }
+    return &lcs->lc[rec];
+}
+
+/* Cost one fully given layout (block recomputation needs the none and full costs). */
+static void cost_layout(const cfit__ctx *ctx, layer_costs *lcs, const cfit_layout *l, cfit_plan *p)
+{
+    if (l->recompute == CFIT_RECOMPUTE_BLOCK)
+        cfit__plan_cost_block(ctx, layer_cost(ctx, lcs, l, CFIT_RECOMPUTE_NONE),
+                              layer_cost(ctx, lcs, l, CFIT_RECOMPUTE_FULL), l, p);
+    else
+        cfit__plan_cost(ctx, layer_cost(ctx, lcs, l, l->recompute), l, p);
+}
+
 static int cand(int fixed, int v)
 {
     return fixed <= 0 || fixed == v;
+}
+
+/* Every recompute mode of one layout; block only where none does not fit and full does
+ * (elsewhere it would repeat one of them). */
+static void search_recompute(const cfit__ctx *ctx, layer_costs *lcs, cfit_layout l, search_state *s)
+{
+    int fixed = ctx->req->fixed.recompute;
+    int none_fits = 1, full_fits = 0;
+    for (int rec = 0; rec < CFIT_RECOMPUTE_COUNT; rec++) {
+        if (fixed >= 0 && rec != fixed)
+            continue;
+        if (rec == CFIT_RECOMPUTE_BLOCK && fixed < 0 && (none_fits || !full_fits))
+            continue;
+        l.recompute = rec;
+        cfit_plan p;
+        cost_layout(ctx, lcs, &l, &p);
+        if (rec == CFIT_RECOMPUTE_NONE)
+            none_fits = p.fits;
+        else if (rec == CFIT_RECOMPUTE_FULL)
+            full_fits = p.fits;
+        else if (rec == CFIT_RECOMPUTE_BLOCK && fixed < 0 && p.recompute_layers >= p.stage_layers_max)
+            continue;                                    /* every layer: the full layout again */
+        consider(s, &p);
+    }
+}
+
+/* Every (pp, dp, vp, ZeRO) around one (tp, cp, micro-batch, sp). */
+static void search_pp(const cfit__ctx *ctx, long N, int tp, int c, int mbs, int sp, layer_costs *lcs,
+                      search_state *s)
+{
+    const cfit_layout *f = &ctx->req->fixed;
+    const cfit_model *m = ctx->m;
+    long gbs = ctx->gbs;
+    for (int pp = 1; pp <= m->layers; pp++) {
+        if (!cand(f->pp, pp) || N % ((long)tp * c * pp))
+            continue;
+        long dp = N / ((long)tp * c * pp);
+        if ((f->dp > 0 && dp != f->dp) || gbs % (mbs * dp))
+            continue;
+        long m_mb = gbs / (mbs * dp);
+        int max_vp = f->vp > 0 ? f->vp : m->layers / pp;
+        for (int vp = 1; vp <= max_vp; vp++) {
+            if (!cand(f->vp, vp) || (vp > 1 && (pp == 1 || m->layers % (pp * vp) || m_mb % pp)))
+                continue;
+            for (int zero = 0; zero <= 3; zero++) {
+                if ((f->zero >= 0 && zero != f->zero) || (zero >= 2 && pp > 1) ||  /* frameworks reject it */
+                    (zero > 0 && dp == 1 && f->zero < 0))                          /* nothing to shard */
+                    continue;
+                cfit_layout l = {tp, pp, (int)dp, c, vp, mbs, zero, CFIT_RECOMPUTE_NONE, sp};
+                search_recompute(ctx, lcs, l, s);
+            }
+        }
+    }
 }
 
 static void search_count(const cfit__ctx *ctx, long N, search_state *s)
@@ -184,7 +264,6 @@ static void search_count(const cfit__ctx *ctx, long N, search_state *s)
     else
         for (int c = 1; c <= MAX_CP; c *= 2)
             cps[ncp++] = c;
-    cfit__layer_cost lc;
     for (int tp = 1; tp <= max_tp; tp++) {
         if (!cand(f->tp, tp) || N % tp || m->num_heads % tp || m->num_kv_heads % tp ||
             m->ffn_hidden_size % tp)
@@ -196,41 +275,12 @@ static void search_count(const cfit__ctx *ctx, long N, search_state *s)
             for (int mbs = 1; mbs <= (f->mbs > 0 ? f->mbs : MAX_MBS); mbs++) {
                 if (!cand(f->mbs, mbs) || gbs % mbs)
                     continue;
-                for (int rec = 0; rec < CFIT_RECOMPUTE_COUNT; rec++) {
-                    if (f->recompute >= 0 && rec != f->recompute)
+                for (int sp = 0; sp <= 1; sp++) {
+                    if (f->sp >= 0 ? sp != f->sp : (sp == 1 && tp == 1))
                         continue;
-                    for (int sp = 0; sp <= 1; sp++) {
-                        if (f->sp >= 0 ? sp != f->sp : (sp == 1 && tp == 1))
-                            continue;
-                        cfit__layer_cost_compute(ctx, tp, c, mbs, rec, sp, &lc);
-                        for (int pp = 1; pp <= m->layers; pp++) {
-                            if (!cand(f->pp, pp) || N % ((long)tp * c * pp))
-                                continue;
-                            long dp = N / ((long)tp * c * pp);
-                            if ((f->dp > 0 && dp != f->dp) || gbs % (mbs * dp))
-                                continue;
-                            long m_mb = gbs / (mbs * dp);
-                            int max_vp = f->vp > 0 ? f->vp : m->layers / pp;
-                            for (int vp = 1; vp <= max_vp; vp++) {
-                                if (!cand(f->vp, vp))
-                                    continue;
-                                if (vp > 1 && (pp == 1 || m->layers % (pp * vp) || m_mb % pp))
-                                    continue;
-                                for (int zero = 0; zero <= 3; zero++) {
-                                    if (f->zero >= 0 && zero != f->zero)
-                                        continue;
-                                    if (zero >= 2 && pp > 1)          /* frameworks reject it */
-                                        continue;
-                                    if (zero > 0 && dp == 1 && f->zero < 0)   /* nothing to shard */
-                                        continue;
-                                    cfit_layout l = {tp, pp, (int)dp, c, vp, mbs, zero, rec, sp};
-                                    cfit_plan p;
-                                    cfit__plan_cost(ctx, &lc, &l, &p);
-                                    consider(s, &p);
-                                }
-                            }
-                        }
-                    }
+                    layer_costs lcs;
+                    lcs.have = 0;
+                    search_pp(ctx, N, tp, c, mbs, sp, &lcs, s);
                 }
             }
         }
@@ -288,11 +338,10 @@ static int plan_gpu(const cfit_plan_request *r, const cfit_gpu *g, cfit_plan *bu
     if (fixedN) {
         state_init(&s, buf, k);
         if (all_fixed(f)) {
-            cfit_layout l = *f;
-            cfit__layer_cost lc;
-            cfit__layer_cost_compute(&ctx, l.tp, l.cp, l.mbs, l.recompute, l.sp, &lc);
+            layer_costs lcs;
+            lcs.have = 0;
             cfit_plan p;
-            cfit__plan_cost(&ctx, &lc, &l, &p);
+            cost_layout(&ctx, &lcs, f, &p);
             consider(&s, &p);
             if (!p.fits) {           /* reported even when it does not fit */
                 s.top.v[0] = p;
@@ -437,8 +486,8 @@ int cfit_plan_evaluate(const cfit_plan_request *r, const cfit_gpu *gpu, const cf
         return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
                              "global batch %ld is not divisible by mbs x dp = %ld", ctx.gbs,
                              (long)l->mbs * l->dp);
-    cfit__layer_cost lc;
-    cfit__layer_cost_compute(&ctx, l->tp, l->cp, l->mbs, l->recompute, l->sp, &lc);
-    cfit__plan_cost(&ctx, &lc, l, out);
+    layer_costs lcs;
+    lcs.have = 0;
+    cost_layout(&ctx, &lcs, l, out);
     return CFIT_EOK;
 }

@@ -5,7 +5,7 @@
 
 const char *cfit_recompute_name(cfit_recompute r)
 {
-    static const char *const names[] = {"none", "selective", "full"};
+    static const char *const names[] = {"none", "selective", "full", "block"};
     return (unsigned)r < CFIT_RECOMPUTE_COUNT ? names[r] : "?";
 }
 
@@ -58,7 +58,7 @@ double cfit_model_flops_per_token(const cfit_model *m, int seq)
 double cfit_model_hw_flops_per_token(const cfit_model *m, int seq, cfit_recompute r)
 {
     double model = cfit_model_flops_per_token(m, seq);
-    if (r == CFIT_RECOMPUTE_FULL)
+    if (r == CFIT_RECOMPUTE_FULL || r == CFIT_RECOMPUTE_BLOCK)
         return model + fwd_flops_per_token(m, seq) - 2.0 * (double)m->hidden_size * m->vocab_size;
     if (r == CFIT_RECOMPUTE_SELECTIVE)
         return model + 4.0 * (double)seq * m->hidden_size * m->layers;

@@ -161,6 +161,13 @@ static void check_invariants(const cfit_plan_request *r, const cfit_plan *p)
     assert_rel(p->tokens_per_s_per_gpu, p->tokens_per_s / p->gpus, 1e-12, "tokens/s/gpu");
     double mf = cfit_model_flops_per_token(md, seq);
     double hf = cfit_model_hw_flops_per_token(md, seq, (cfit_recompute)l->recompute);
+    if (l->recompute == CFIT_RECOMPUTE_BLOCK) {   /* only the recomputed layers rerun */
+        double share = (double)p->recompute_layers * l->pp / md->layers;
+        hf = mf + (share < 1.0 ? share : 1.0) * (hf - mf);
+        assert_true(p->recompute_layers >= 0 && p->recompute_layers <= p->stage_layers_max);
+    } else {
+        assert_int_equal(p->recompute_layers, l->recompute == CFIT_RECOMPUTE_FULL ? p->stage_layers_max : 0);
+    }
     assert_rel(p->model_tflops_per_gpu, p->tokens_per_s_per_gpu * mf / 1e12, 1e-12, "model tflops");
     assert_rel(p->hardware_tflops_per_gpu, p->tokens_per_s_per_gpu * hf / 1e12, 1e-12, "hw tflops");
     double peak = p->gpu->peak_flops[r->precision];
@@ -168,7 +175,8 @@ static void check_invariants(const cfit_plan_request *r, const cfit_plan *p)
     assert_rel(p->hfu, p->hardware_tflops_per_gpu * 1e12 / peak, 1e-12, "hfu");
     assert_true(p->mfu > 0 && p->mfu < 1.0);
     assert_true(p->hfu >= p->mfu);
-    if (l->recompute == CFIT_RECOMPUTE_NONE)
+    if (l->recompute == CFIT_RECOMPUTE_NONE ||
+        (l->recompute == CFIT_RECOMPUTE_BLOCK && p->recompute_layers == 0))
         assert_true(p->hfu == p->mfu);
     else
         assert_true(p->hfu > p->mfu);
@@ -414,6 +422,35 @@ static void test_frameworks(void **state)
     r.unfused_attention = 1;
     assert_int_equal(cfit_plan_evaluate(&r, g[0], &n, &b, &d), CFIT_EOK);
     assert_true(b.mem.activations_bytes > a.mem.activations_bytes);
+}
+
+/* Block recomputation reruns the fewest layers per stage that fit: between none and
+ * full in memory and time, nothing rerun when none fits already. */
+static void test_block_recompute(void **state)
+{
+    (void)state;
+    const cfit_gpu *g[] = {gpu("h100-sxm")};
+    cfit_plan_request r;
+    request(&r, "llama3-70b", g, 1, 64);
+    cfit_plan none = evaluate(&r, g[0], layout(8, 4, 2, 1, 1, 4, 1, CFIT_RECOMPUTE_NONE, 1));
+    cfit_plan block = evaluate(&r, g[0], layout(8, 4, 2, 1, 1, 4, 1, CFIT_RECOMPUTE_BLOCK, 1));
+    cfit_plan full = evaluate(&r, g[0], layout(8, 4, 2, 1, 1, 4, 1, CFIT_RECOMPUTE_FULL, 1));
+    assert_false(none.fits);
+    assert_true(block.fits && full.fits);
+    assert_true(block.recompute_layers > 0 && block.recompute_layers < full.recompute_layers);
+    assert_true(none.step_time_s < block.step_time_s && block.step_time_s < full.step_time_s);
+    assert_true(full.mem.total_bytes < block.mem.total_bytes);
+    assert_true(block.mem.total_bytes <= block.mem.capacity_bytes);
+    /* one layer fewer would not fit: memory rises by at least the headroom left */
+    double per_layer = (none.mem.activations_bytes - full.mem.activations_bytes) / full.recompute_layers;
+    assert_true(block.mem.capacity_bytes - block.mem.total_bytes < per_layer * (1.0 + g[0]->cal.fragmentation));
+
+    cfit_plan small_none = evaluate(&r, g[0], layout(8, 4, 2, 1, 1, 2, 1, CFIT_RECOMPUTE_NONE, 1));
+    cfit_plan small_block = evaluate(&r, g[0], layout(8, 4, 2, 1, 1, 2, 1, CFIT_RECOMPUTE_BLOCK, 1));
+    assert_true(small_none.fits);
+    assert_int_equal(small_block.recompute_layers, 0);
+    assert_true(small_block.step_time_s == small_none.step_time_s);
+    assert_true(small_block.mem.total_bytes == small_none.mem.total_bytes);
 }
 
 static void test_pipeline_bubble(void **state)
@@ -934,6 +971,7 @@ int main(void)
         cmocka_unit_test(test_activation_memory),
         cmocka_unit_test(test_invariants_many_layouts),
         cmocka_unit_test(test_frameworks),
+        cmocka_unit_test(test_block_recompute),
         cmocka_unit_test(test_pipeline_bubble),
         cmocka_unit_test(test_evaluate_errors),
         cmocka_unit_test(test_search_fixed_count),
