@@ -77,7 +77,7 @@ static double allreduce_s(const cfit__ctx *ctx, double S, long n, int k)
     double t = 0.0;
     if (k > 1)
         t += 2.0 * (k - 1) / k * S / ctx->up_bw + 2.0 * (k - 1) * ctx->up_lat;
-    long nodes = n / k;
+    long nodes = (n + k - 1) / k;   /* a group that does not fill its last node still spans it */
     if (nodes > 1)
         t += 2.0 * (nodes - 1) / nodes * (S / k) / ctx->nic_bw + 2.0 * log2((double)nodes) * ctx->nic_lat;
     return t;

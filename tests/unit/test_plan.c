@@ -453,6 +453,26 @@ static void test_block_recompute(void **state)
     assert_true(small_block.mem.total_bytes == small_none.mem.total_bytes);
 }
 
+/* A data-parallel group that does not fill its last node still crosses the scale-out
+ * fabric: 12 GPUs (one node and a half) pay NIC traffic that 8 GPUs on NVLink do not. */
+static void test_partial_node_group(void **state)
+{
+    (void)state;
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    const cfit_gpu *g[] = {gpu("h100-sxm")};
+    cfit_plan_request r;
+    request(&r, "llama3-8b", g, 1, 8);
+    r.global_batch = 96;
+    r.framework = cfit_catalog_framework(cat, "megatron-lm-2021", &d);   /* nothing overlapped */
+    assert_non_null(r.framework);
+    cfit_plan one = evaluate(&r, g[0], layout(1, 1, 8, 1, 1, 1, 0, CFIT_RECOMPUTE_FULL, 0));
+    r.gpus_total = 12;
+    cfit_plan part = evaluate(&r, g[0], layout(1, 1, 12, 1, 1, 1, 0, CFIT_RECOMPUTE_FULL, 0));
+    assert_int_equal(part.nodes, 2);
+    assert_true(part.br.dp_comm_s > 1.3 * one.br.dp_comm_s);
+}
+
 static void test_pipeline_bubble(void **state)
 {
     (void)state;
@@ -972,6 +992,7 @@ int main(void)
         cmocka_unit_test(test_invariants_many_layouts),
         cmocka_unit_test(test_frameworks),
         cmocka_unit_test(test_block_recompute),
+        cmocka_unit_test(test_partial_node_group),
         cmocka_unit_test(test_pipeline_bubble),
         cmocka_unit_test(test_evaluate_errors),
         cmocka_unit_test(test_search_fixed_count),
