@@ -118,8 +118,10 @@ int cfit_catalog_load_file(cfit_catalog *c, const char *path, cfit_diag *d);
 int cfit_catalog_load_buffer(cfit_catalog *c, const char *text, size_t len,
                              const char *name, cfit_diag *d);
 
-/* Parse one model object (the format of a "models" entry) from a file. */
+/* Parse one model object (the format of a "models" entry) from a file or a buffer (name
+ * is used in diagnostics).  Errors as for catalog files; *out is valid only on success. */
 int cfit_model_load_file(const char *path, cfit_model *out, cfit_diag *d);
+int cfit_model_load_buffer(const char *text, size_t len, const char *name, cfit_model *out, cfit_diag *d);
 
 size_t cfit_catalog_gpu_count(const cfit_catalog *c);
 const cfit_gpu *cfit_catalog_gpu_at(const cfit_catalog *c, size_t i);

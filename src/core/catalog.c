@@ -536,6 +536,24 @@ int cfit_catalog_load_file(cfit_catalog *c, const char *path, cfit_diag *d)
     return rc;
 }
 
+int cfit_model_load_buffer(const char *text, size_t len, const char *name, cfit_model *out, cfit_diag *d)
+{
+    int rc;
+    cfit__json *root = cfit__json_parse(text, len, name, &rc, d);
+    if (!root)
+        return rc ? rc : CFIT_EPARSE;
+    memset(out, 0, sizeof *out);
+    if (root->type != CFIT__JSON_OBJECT)
+        rc = cfit_diag_set(d, CFIT_EPARSE, name, root->line, root->col,
+                           "a model file must be one object like an entry of \"models\"");
+    else
+        rc = load_fields(root, model_fields, (char *)out, "model", name, d);
+    if (!rc && cfit_model_validate(out, d))
+        rc = cfit_diag_set(d, CFIT_EINVALID, name, root->line, root->col, "%s", d ? d->msg : "invalid model");
+    cfit__json_free(root);
+    return rc;
+}
+
 int cfit_model_load_file(const char *path, cfit_model *out, cfit_diag *d)
 {
     char *text;
@@ -543,19 +561,8 @@ int cfit_model_load_file(const char *path, cfit_model *out, cfit_diag *d)
     int rc = read_file(path, &text, &len, d);
     if (rc)
         return rc;
-    cfit__json *root = cfit__json_parse(text, len, path, &rc, d);
+    rc = cfit_model_load_buffer(text, len, path, out, d);
     free(text);
-    if (!root)
-        return rc ? rc : CFIT_EPARSE;
-    memset(out, 0, sizeof *out);
-    if (root->type != CFIT__JSON_OBJECT)
-        rc = cfit_diag_set(d, CFIT_EPARSE, path, root->line, root->col,
-                           "a model file must be one object like an entry of \"models\"");
-    else
-        rc = load_fields(root, model_fields, (char *)out, "model", path, d);
-    if (!rc && cfit_model_validate(out, d))
-        rc = cfit_diag_set(d, CFIT_EINVALID, path, root->line, root->col, "%s", d ? d->msg : "invalid model");
-    cfit__json_free(root);
     return rc;
 }
 
