@@ -405,8 +405,10 @@ static const char *fix_hint(const cfit_plan *p)
 {
     const cfit_memory *m = &p->mem;
     double states = m->weights_bytes + m->grads_bytes + m->optimizer_bytes;
+    int every_layer = p->layout.recompute == CFIT_RECOMPUTE_FULL ||
+                      (p->layout.recompute == CFIT_RECOMPUTE_BLOCK && p->recompute_layers >= p->stage_layers_max);
     if (m->activations_bytes > states) {
-        if (p->layout.recompute != CFIT_RECOMPUTE_FULL)
+        if (!every_layer)
             return "activations dominate: --recompute full, a smaller --mbs, or more --tp/--cp would shrink them";
         return "activations dominate even with full recomputation: more --tp, --cp or --pp, or a GPU with more memory";
     }
