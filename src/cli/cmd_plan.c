@@ -525,7 +525,7 @@ static int print_tables(const plan_cli *c, const cfit_plan_result *res, int sizi
 }
 
 /* When no GPU type has a fitting plan, explain the closest one and exit 2. */
-static int nothing_fits(const cfit_plan_result *res)
+static int nothing_fits(const cfit_plan_request *r, const cfit_plan_result *res)
 {
     const cfit_plan *best = NULL;
     for (size_t i = 0; i < res->ngpu; i++) {
@@ -534,8 +534,16 @@ static int nothing_fits(const cfit_plan_result *res)
                                             best->mem.total_bytes - best->mem.capacity_bytes))
             best = &g->closest;
     }
-    if (!best)
-        return cli_error("no valid layout: the global batch, GPU count and fixed parallel sizes admit none");
+    if (!best) {
+        long n = fixed_gpus(r);
+        if (n)
+            return cli_error("no valid layout on %ld GPUs: tp x pp x cp x dp must equal the GPU count with dp x "
+                             "micro-batch dividing the global batch of %ld sequences, tp within the scale-up "
+                             "domain and the fixed sizes as given; try a --gbs divisible by more of the GPU "
+                             "count, or fix fewer dimensions", n, res->global_batch);
+        return cli_error("no valid layout at any GPU count: the global batch of %ld sequences and the fixed "
+                         "parallel sizes admit none", res->global_batch);
+    }
     char rec[32];
     return cli_error("nothing fits: the closest layout (%ld x %s, tp %d pp %d dp %d cp %d mbs %d ZeRO-%d, "
                      "recompute %s) needs %.1f GB per GPU, %.1f GB more than the %.0f GB available; %s",
@@ -594,7 +602,7 @@ int cmd_plan(int argc, char **argv)
         else if (any_plan)
             rc = print_tables(&c, &res, sizing);
         if (!rc && !any_plan)
-            rc = nothing_fits(&res);
+            rc = nothing_fits(&c.req, &res);
         else if (!rc && res.nplans == 0) {
             char tok[32];
             rc = cli_error("no GPU type trains %s tokens within %g day(s) at up to 65536 nodes; "

@@ -77,6 +77,9 @@ int cfit_plan_validate(const cfit_plan_request *r, cfit_diag *d)
     if (f->pp > m->layers)
         return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
                              "--pp %d is more than the model's %d layers", f->pp, m->layers);
+    if (f->vp > m->layers)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "--vp %d is more than the model's %d layers", f->vp, m->layers);
     if (f->vp > 1 && f->pp == 1)
         return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "--vp %d needs --pp greater than 1", f->vp);
     if (f->vp > 1 && f->pp > 1 && m->layers % (f->pp * f->vp))
