@@ -82,10 +82,10 @@ int cfit_plan_validate(const cfit_plan_request *r, cfit_diag *d)
                              "--vp %d is more than the model's %d layers", f->vp, m->layers);
     if (f->vp > 1 && f->pp == 1)
         return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "--vp %d needs --pp greater than 1", f->vp);
-    if (f->vp > 1 && f->pp > 1 && m->layers % (f->pp * f->vp))
+    if (f->vp > 1 && f->pp > 1 && (long)f->pp * f->vp > m->layers)
         return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
-                             "--pp %d x --vp %d = %d must divide the model's %d layers",
-                             f->pp, f->vp, f->pp * f->vp, m->layers);
+                             "--pp %d x --vp %d = %ld chunks is more than the model's %d layers "
+                             "(every chunk needs a layer)", f->pp, f->vp, (long)f->pp * f->vp, m->layers);
     if (f->zero > 3)
         return cfit_diag_set(d, CFIT_ERANGE, NULL, 0, 0, "--zero must be 0, 1, 2 or 3, got %d", f->zero);
     if (f->zero >= 2 && f->pp > 1)
@@ -241,7 +241,8 @@ static void search_pp(const cfit__ctx *ctx, long N, int tp, int c, int mbs, int 
         long m_mb = gbs / (mbs * dp);
         int max_vp = f->vp > 0 ? f->vp : m->layers / pp;
         for (int vp = 1; vp <= max_vp; vp++) {
-            if (!cand(f->vp, vp) || (vp > 1 && (pp == 1 || m->layers % (pp * vp) || m_mb % pp)))
+            /* interleaving: every chunk holds a layer; chunks may be uneven (DESIGN §7) */
+            if (!cand(f->vp, vp) || (vp > 1 && (pp == 1 || pp * vp > m->layers || m_mb % pp)))
                 continue;
             for (int zero = 0; zero <= 3; zero++) {
                 if ((f->zero >= 0 && zero != f->zero) || (zero >= 2 && pp > 1) ||  /* frameworks reject it */

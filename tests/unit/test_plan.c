@@ -562,7 +562,8 @@ static void check_result(const cfit_plan_request *r, const cfit_plan_result *res
         assert_true(l->pp >= 1 && l->pp <= m->layers);
         if (l->vp > 1) {
             assert_true(l->pp > 1);
-            assert_true(m->layers % (l->pp * l->vp) == 0);
+            assert_true(l->pp * l->vp <= m->layers);   /* every chunk holds a layer */
+            assert_true(p->grad_accum % l->pp == 0);
         }
         if (l->cp > 1)
             assert_true(res->seq_len % (2 * l->cp) == 0);
@@ -844,8 +845,12 @@ static void test_validate_errors(void **state)
     r.fixed.vp = 2;
     r.fixed.pp = 1;
     expect_reject(&r, CFIT_EINVALID, "--vp 2 needs --pp");
-    r.fixed.pp = 3;                        /* 3 x 2 does not divide 32 layers */
-    expect_reject(&r, CFIT_EINVALID, "--pp 3 x --vp 2");
+    r.fixed.pp = 4;                        /* 4 x 3 chunks need not divide 32 layers ... */
+    r.fixed.vp = 3;
+    assert_int_equal(cfit_plan_validate(&r, NULL), CFIT_EOK);
+    r.fixed.pp = 8;                        /* ... but 8 x 5 = 40 chunks cannot hold 32 layers */
+    r.fixed.vp = 5;
+    expect_reject(&r, CFIT_EINVALID, "--pp 8 x --vp 5");
     r.fixed.vp = CFIT_SEARCH;
     r.fixed.pp = 33;
     expect_reject(&r, CFIT_EINVALID, "--pp 33");
