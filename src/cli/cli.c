@@ -17,7 +17,10 @@ void cli_usage(FILE *out, const cli_opt *opts, const char *usage, const char *de
                      o->arg ? o->arg : "");
         else
             snprintf(left, sizeof left, "    --%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
-        fprintf(out, "  %-36s %s\n", left, o->help);
+        if (strlen(left) > 36)   /* a long option name gets its help on the next line */
+            fprintf(out, "  %s\n  %-36s %s\n", left, "", o->help);
+        else
+            fprintf(out, "  %-36s %s\n", left, o->help);
     }
     fprintf(out, "  %-36s %s\n", "-h, --help", "show this help and exit");
 }

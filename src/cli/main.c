@@ -11,7 +11,7 @@ typedef struct command {
 
 static const command commands[] = {
     {"plan", cmd_plan, "plan the cluster and parallel layout for a training job"},
-    {"catalog", cmd_catalog, "list and show the GPUs, models, fabrics and nodes planned with"},
+    {"catalog", cmd_catalog, "list and show the GPUs, models, fabrics, nodes and frameworks planned with"},
     {NULL, NULL, NULL},
 };
 
