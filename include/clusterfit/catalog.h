@@ -1,5 +1,5 @@
 /* catalog.h - the sourced facts clusterfit computes from: accelerators, models,
- * fabrics and node types.
+ * fabrics, node types and prices.
  *
  * The catalog starts from the entries embedded in the binary (the JSON files in data/, each with
  * a "source"), and cfit_catalog_load_file() adds or overrides entries by name from a
@@ -103,6 +103,32 @@ typedef struct cfit_framework {
     char source[CFIT_TEXT_MAX];
 } cfit_framework;
 
+/* Units of a price entry; cfit_price_unit_name() gives the JSON spelling. */
+typedef enum cfit_price_unit {
+    CFIT_UNIT_USD_PER_NODE = 0,       /* capex of one node of a GPU type's default node entry */
+    CFIT_UNIT_USD_PER_GPU_HOUR,       /* cloud rent */
+    CFIT_UNIT_USD_PER_KWH,            /* energy */
+    CFIT_UNIT_USD_PER_PORT,           /* scale-out switch port share, optics and cables per node port */
+    CFIT_UNIT_USD_PER_KW_MONTH,       /* colocation per IT kW */
+    CFIT_UNIT_FRACTION_PER_YEAR,      /* maintenance as a fraction of capex */
+    CFIT_UNIT_YEARS,                  /* amortisation life */
+    CFIT_UNIT_KW_PER_RACK,            /* rack density limits */
+    CFIT_UNIT_RATIO,                  /* dimensionless (PUE, node power over GPU TDP) */
+    CFIT_UNIT_COUNT
+} cfit_price_unit;
+
+/* A price or facility constant: every one has a source and a date ("YYYY-MM").  Keys are
+ * documented in docs/sizing.md (node.GPU, cloud.on_demand.GPU, energy.usd_per_kwh, ...). */
+typedef struct cfit_price {
+    char name[CFIT_NAME_MAX];          /* e.g. "node.h100-sxm" */
+    double value;
+    cfit_price_unit unit;
+    char date[CFIT_NAME_MAX];          /* "YYYY-MM"; "" for a --price override */
+    char source[CFIT_TEXT_MAX];
+} cfit_price;
+
+const char *cfit_price_unit_name(cfit_price_unit u);
+
 typedef struct cfit_catalog cfit_catalog;
 
 /* A catalog with the embedded entries.  Returns NULL only when out of memory or when
@@ -133,6 +159,8 @@ size_t cfit_catalog_node_count(const cfit_catalog *c);
 const cfit_node *cfit_catalog_node_at(const cfit_catalog *c, size_t i);
 size_t cfit_catalog_framework_count(const cfit_catalog *c);
 const cfit_framework *cfit_catalog_framework_at(const cfit_catalog *c, size_t i);
+size_t cfit_catalog_price_count(const cfit_catalog *c);
+const cfit_price *cfit_catalog_price_at(const cfit_catalog *c, size_t i);
 
 /* Lookup by name; NULL if absent.  On NULL, if d is given, d->msg names the closest
  * entries ("unknown gpu 'h10' (did you mean 'h100-sxm'?)") and the call's caller
@@ -142,6 +170,12 @@ const cfit_model *cfit_catalog_model(const cfit_catalog *c, const char *name, cf
 const cfit_fabric *cfit_catalog_fabric(const cfit_catalog *c, const char *name, cfit_diag *d);
 const cfit_node *cfit_catalog_node(const cfit_catalog *c, const char *name, cfit_diag *d);
 const cfit_framework *cfit_catalog_framework(const cfit_catalog *c, const char *name, cfit_diag *d);
+const cfit_price *cfit_catalog_price(const cfit_catalog *c, const char *name, cfit_diag *d);
+
+/* Add or replace one price (a --price KEY=VALUE override); p->name is the key.  Returns
+ * CFIT_EOK or CFIT_ENOMEM.  Which keys are meaningful is the cost model's business
+ * (cfit_cost_key_check in cost.h). */
+int cfit_catalog_price_put(cfit_catalog *c, const cfit_price *p);
 
 #ifdef __cplusplus
 }

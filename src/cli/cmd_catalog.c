@@ -91,6 +91,15 @@ static void list_frameworks(const cfit_catalog *cat)
     }
 }
 
+static void list_prices(const cfit_catalog *cat)
+{
+    printf("%-36s %12s %-18s %-7s\n", "price", "value", "unit", "date");
+    for (size_t i = 0; i < cfit_catalog_price_count(cat); i++) {
+        const cfit_price *p = cfit_catalog_price_at(cat, i);
+        printf("%-36s %12.10g %-18s %-7s\n", p->name, p->value, cfit_price_unit_name(p->unit), p->date);
+    }
+}
+
 static int show(const cfit_catalog *cat, const char *name)
 {
     const cfit_gpu *g = cfit_catalog_gpu(cat, name, NULL);
@@ -169,6 +178,12 @@ static int show(const cfit_catalog *cat, const char *name)
                n->source);
         return 0;
     }
+    const cfit_price *pr = cfit_catalog_price(cat, name, NULL);
+    if (pr) {
+        printf("price %s\n  %-20s %.10g\n  %-20s %s\n  %-20s %s\n  %-20s %s\n", pr->name, "value", pr->value,
+               "unit", cfit_price_unit_name(pr->unit), "date", pr->date, "source", pr->source);
+        return 0;
+    }
     const char *names[512];
     size_t k = 0;
     for (size_t i = 0; i < cfit_catalog_gpu_count(cat) && k < 512; i++)
@@ -181,6 +196,8 @@ static int show(const cfit_catalog *cat, const char *name)
         names[k++] = cfit_catalog_node_at(cat, i)->name;
     for (size_t i = 0; i < cfit_catalog_framework_count(cat) && k < 512; i++)
         names[k++] = cfit_catalog_framework_at(cat, i)->name;
+    for (size_t i = 0; i < cfit_catalog_price_count(cat) && k < 512; i++)
+        names[k++] = cfit_catalog_price_at(cat, i)->name;
     const char *near = cfit_suggest(name, names, k);
     if (near)
         return cli_error("no catalog entry named '%s' (did you mean '%s'?)", name, near);
@@ -192,9 +209,9 @@ int cmd_catalog(int argc, char **argv)
     ctx c;
     memset(&c, 0, sizeof c);
     int rc = cli_parse(argc, argv, opts, on_opt, &c,
-                       "clusterfit catalog list [gpus|models|fabrics|nodes|frameworks] | catalog show NAME",
+                       "clusterfit catalog list [gpus|models|fabrics|nodes|frameworks|prices] | catalog show NAME",
                        "List the catalog entries clusterfit plans with (GPUs, models, fabrics, node types,\n"
-                       "training frameworks), or show one entry with its source.\n"
+                       "training frameworks, prices), or show one entry with its source.\n"
                        "The catalog is embedded in the binary; --catalog FILE adds or overrides entries by name.");
     if (rc)
         return rc < 0 ? EXIT_OK : rc;
@@ -208,7 +225,7 @@ int cmd_catalog(int argc, char **argv)
         int any = 0;
         struct { const char *k; void (*fn)(const cfit_catalog *); } kinds[] = {
             {"gpus", list_gpus}, {"models", list_models}, {"fabrics", list_fabrics}, {"nodes", list_nodes},
-            {"frameworks", list_frameworks}};
+            {"frameworks", list_frameworks}, {"prices", list_prices}};
         for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
             if (kind && strcmp(kind, kinds[i].k) != 0)
                 continue;
@@ -218,11 +235,11 @@ int cmd_catalog(int argc, char **argv)
             any = 1;
         }
         if (!any)
-            rc = cli_error("catalog list: unknown kind '%s' (gpus, models, fabrics, nodes or frameworks)", kind);
+            rc = cli_error("catalog list: unknown kind '%s' (gpus, models, fabrics, nodes, frameworks or prices)", kind);
     } else if (strcmp(action, "show") == 0 && c.npos == 2) {
         rc = show(c.cc.cat, c.pos[1]);
     } else {
-        rc = cli_error("catalog: usage: 'catalog list [gpus|models|fabrics|nodes|frameworks]' or 'catalog show NAME'");
+        rc = cli_error("catalog: usage: 'catalog list [gpus|models|fabrics|nodes|frameworks|prices]' or 'catalog show NAME'");
     }
     cfit_catalog_free(c.cc.cat);
     return rc;

@@ -122,6 +122,26 @@ static const field node_fields[] = {
 
 static const char *const attention_kinds[] = {"fused", "unfused", NULL};
 
+/* In cfit_price_unit order. */
+static const char *const price_units[] = {"usd_per_node", "usd_per_gpu_hour", "usd_per_kwh", "usd_per_port",
+                                          "usd_per_kw_month", "fraction_per_year", "years", "kw_per_rack",
+                                          "ratio", NULL};
+
+const char *cfit_price_unit_name(cfit_price_unit u)
+{
+    return u >= 0 && u < CFIT_UNIT_COUNT ? price_units[u] : "?";
+}
+
+#define PR(x) offsetof(cfit_price, x)
+static const field price_fields[] = {
+    {"name", F_STR, PR(name), 1, 0, 0, NULL, NULL},
+    {"value", F_DBL, PR(value), 1, 0, 1e12, NULL, NULL},
+    {"unit", F_ENUM, PR(unit), 1, 0, 0, price_units, NULL},
+    {"date", F_STR, PR(date), 1, 0, 0, NULL, NULL},
+    {"source", F_TEXT, PR(source), 1, 0, 0, NULL, NULL},
+    END};
+#undef PR
+
 #define FW(x) offsetof(cfit_framework, x)
 static const field framework_fields[] = {
     {"name", F_STR, FW(name), 1, 0, 0, NULL, NULL},
@@ -144,7 +164,7 @@ typedef struct kind {
     size_t size;              /* entry struct size */
 } kind;
 
-enum { K_GPU, K_MODEL, K_FABRIC, K_NODE, K_FRAMEWORK, K_COUNT };
+enum { K_GPU, K_MODEL, K_FABRIC, K_NODE, K_FRAMEWORK, K_PRICE, K_COUNT };
 
 static const kind kinds[K_COUNT] = {
     {"gpus", "gpu", gpu_fields, sizeof(cfit_gpu)},
@@ -152,6 +172,7 @@ static const kind kinds[K_COUNT] = {
     {"fabrics", "fabric", fabric_fields, sizeof(cfit_fabric)},
     {"nodes", "node", node_fields, sizeof(cfit_node)},
     {"frameworks", "framework", framework_fields, sizeof(cfit_framework)},
+    {"prices", "price", price_fields, sizeof(cfit_price)},
 };
 
 typedef struct table {
@@ -240,15 +261,20 @@ static int load_value(const cfit__json *v, const field *f, char *base, const cha
         if (f->type == F_TEXT)
             snprintf(base + f->off, CFIT_TEXT_MAX, "%s", v->string);
         return CFIT_EOK;
-    case F_ENUM:
-        for (int i = 0; f->enums[i]; i++)
+    case F_ENUM: {
+        char list[256] = "";
+        for (int i = 0; f->enums[i]; i++) {
             if (strcmp(f->enums[i], v->string) == 0) {
                 *(int *)(void *)(base + f->off) = i;
                 return CFIT_EOK;
             }
-        return cfit_diag_set(d, CFIT_EPARSE, file, v->line, v->col, "%s key '%s' must be one of %s%s%s, got '%s'",
-                             what, f->key, f->enums[0], f->enums[1] ? " or " : "",
-                             f->enums[1] ? f->enums[1] : "", v->string);
+            size_t used = strlen(list);
+            snprintf(list + used, sizeof list - used, "%s%s", i == 0 ? "" : f->enums[i + 1] ? ", " : " or ",
+                     f->enums[i]);
+        }
+        return cfit_diag_set(d, CFIT_EPARSE, file, v->line, v->col, "%s key '%s' must be one of %s, got '%s'",
+                             what, f->key, list, v->string);
+    }
     case F_INT:
     case F_DBL:
         if (v->number < f->min || v->number > f->max)
@@ -318,6 +344,16 @@ static void staged_free(staged *s)
     }
 }
 
+/* "YYYY-MM" with a month 01..12. */
+static int date_ok(const char *s)
+{
+    for (int i = 0; i < 7; i++)
+        if (i == 4 ? s[i] != '-' : (s[i] < '0' || s[i] > '9'))
+            return 0;
+    int month = (s[5] - '0') * 10 + (s[6] - '0');
+    return s[7] == '\0' && month >= 1 && month <= 12;
+}
+
 static int load_kind_array(const cfit__json *arr, int k, staged *st, const char *file, cfit_diag *d)
 {
     if (arr->type != CFIT__JSON_ARRAY)
@@ -346,6 +382,10 @@ static int load_kind_array(const cfit__json *arr, int k, staged *st, const char 
                                    "gpu entry '%s' has an fp8 rate but no calibration.gemm_efficiency.fp8",
                                    g->name);
         }
+        if (!rc && k == K_PRICE && !date_ok(((const cfit_price *)(const void *)e)->date))
+            rc = cfit_diag_set(d, CFIT_EPARSE, file, v->line, v->col,
+                               "price entry '%s': date must be YYYY-MM, got '%s'", e,
+                               ((const cfit_price *)(const void *)e)->date);
         if (!rc && k == K_MODEL)
             rc = cfit_model_validate((cfit_model *)(void *)e, d) ? cfit_diag_set(d, CFIT_EINVALID, file,
                      v->line, v->col, "%s", d ? d->msg : "invalid model") : CFIT_EOK;
@@ -371,7 +411,7 @@ static int parse_staged(const char *text, size_t len, const char *file, staged *
         return rc ? rc : CFIT_EPARSE;
     if (root->type != CFIT__JSON_OBJECT) {
         rc = cfit_diag_set(d, CFIT_EPARSE, file, root->line, root->col,
-                           "a catalog file must be an object with keys gpus, models, fabrics, nodes, frameworks");
+                           "a catalog file must be an object with keys gpus, models, fabrics, nodes, frameworks, prices");
         goto out;
     }
     for (size_t i = 0; i < root->n && !rc; i++) {
@@ -385,7 +425,7 @@ static int parse_staged(const char *text, size_t len, const char *file, staged *
                 names[j] = kinds[j].key;
             const char *near = cfit_closest(mb->key, names, K_COUNT);
             rc = cfit_diag_set(d, CFIT_EPARSE, file, mb->line, mb->col,
-                               "unknown catalog key '%s'%s%s%s (expected gpus, models, fabrics, nodes or frameworks)",
+                               "unknown catalog key '%s'%s%s%s (expected gpus, models, fabrics, nodes, frameworks or prices)",
                                mb->key, near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
             break;
         }
@@ -610,6 +650,17 @@ size_t cfit_catalog_model_count(const cfit_catalog *c) { return c->t[K_MODEL].n;
 size_t cfit_catalog_fabric_count(const cfit_catalog *c) { return c->t[K_FABRIC].n; }
 size_t cfit_catalog_node_count(const cfit_catalog *c) { return c->t[K_NODE].n; }
 size_t cfit_catalog_framework_count(const cfit_catalog *c) { return c->t[K_FRAMEWORK].n; }
+size_t cfit_catalog_price_count(const cfit_catalog *c) { return c->t[K_PRICE].n; }
+
+const cfit_price *cfit_catalog_price_at(const cfit_catalog *c, size_t i)
+{
+    return i < c->t[K_PRICE].n ? entry_at(&c->t[K_PRICE], K_PRICE, i) : NULL;
+}
+
+int cfit_catalog_price_put(cfit_catalog *c, const cfit_price *p)
+{
+    return table_put(&c->t[K_PRICE], K_PRICE, p);
+}
 
 const cfit_framework *cfit_catalog_framework_at(const cfit_catalog *c, size_t i)
 {
@@ -675,4 +726,8 @@ const cfit_node *cfit_catalog_node(const cfit_catalog *c, const char *name, cfit
 const cfit_framework *cfit_catalog_framework(const cfit_catalog *c, const char *name, cfit_diag *d)
 {
     return lookup(c, K_FRAMEWORK, name, d);
+}
+const cfit_price *cfit_catalog_price(const cfit_catalog *c, const char *name, cfit_diag *d)
+{
+    return lookup(c, K_PRICE, name, d);
 }

@@ -30,7 +30,7 @@ static cfit_catalog *new_catalog(void)
 /* ---- snapshots: a flat copy of every entry, to prove a failed load changed nothing ---- */
 
 typedef struct snapshot {
-    size_t n[5];
+    size_t n[6];
     char *bytes;
     size_t len;
 } snapshot;
@@ -53,6 +53,7 @@ static snapshot snap(const cfit_catalog *c)
     s.n[2] = cfit_catalog_fabric_count(c);
     s.n[3] = cfit_catalog_node_count(c);
     s.n[4] = cfit_catalog_framework_count(c);
+    s.n[5] = cfit_catalog_price_count(c);
     for (size_t i = 0; i < s.n[0]; i++)
         snap_append(&s, cfit_catalog_gpu_at(c, i), sizeof(cfit_gpu));
     for (size_t i = 0; i < s.n[1]; i++)
@@ -63,6 +64,8 @@ static snapshot snap(const cfit_catalog *c)
         snap_append(&s, cfit_catalog_node_at(c, i), sizeof(cfit_node));
     for (size_t i = 0; i < s.n[4]; i++)
         snap_append(&s, cfit_catalog_framework_at(c, i), sizeof(cfit_framework));
+    for (size_t i = 0; i < s.n[5]; i++)
+        snap_append(&s, cfit_catalog_price_at(c, i), sizeof(cfit_price));
     return s;
 }
 
@@ -346,6 +349,23 @@ static void test_load_override_and_add(void **state)
     assert_int_equal(load(c, "{\"gpus\": [], \"models\": [], \"fabrics\": [], \"nodes\": []}", &d),
                      CFIT_EOK);
     snap_check_and_free(&s, c);
+
+    /* prices: embedded, overridden by name from a file, added */
+    const cfit_price *pr = cfit_catalog_price(c, "energy.usd_per_kwh", NULL);
+    assert_non_null(pr);
+    assert_string_equal(pr->date, "2023-12");
+    size_t np = cfit_catalog_price_count(c);
+    rc = load(c, "{\"prices\": [{\"name\": \"energy.usd_per_kwh\", \"value\": 0.12, \"unit\": \"usd_per_kwh\", "
+                 "\"date\": \"2026-01\", \"source\": \"unit test\"}, {\"name\": \"node.mi300x\", \"value\": 250000, "
+                 "\"unit\": \"usd_per_node\", \"date\": \"2026-01\", \"source\": \"unit test\"}]}", &d);
+    assert_int_equal(rc, CFIT_EOK);
+    assert_int_equal(cfit_catalog_price_count(c), np + 1);
+    pr = cfit_catalog_price(c, "energy.usd_per_kwh", NULL);
+    assert_true(pr->value == 0.12);
+    assert_string_equal(pr->date, "2026-01");
+    assert_int_equal(cfit_catalog_price(c, "node.mi300x", NULL)->unit, CFIT_UNIT_USD_PER_NODE);
+    assert_null(cfit_catalog_price(c, "energy.usd_per_kwh2", &d));
+    assert_non_null(strstr(d.msg, "did you mean 'energy.usd_per_kwh'?"));
     cfit_catalog_free(c);
 }
 
@@ -467,6 +487,19 @@ static void test_load_errors(void **state)
              "\"seq_len\": 128, \"mlp\": \"gelu\", \"source\": \"s\"}]}",
          CFIT_EINVALID, 2, 3, "num_heads 5 does not divide hidden_size 64", NULL},
         {"empty", "", CFIT_EPARSE, 1, 1, NULL, NULL},
+        {"price without source", "{\"prices\": [\n  {\"name\": \"node.x\", \"value\": 1, \"unit\": "
+             "\"usd_per_node\", \"date\": \"2025-01\"}]}",
+         CFIT_EPARSE, 2, 3, "price entry is missing required key 'source'", NULL},
+        {"price without date", "{\"prices\": [\n  {\"name\": \"node.x\", \"value\": 1, \"unit\": "
+             "\"usd_per_node\", \"source\": \"s\"}]}",
+         CFIT_EPARSE, 2, 3, "price entry is missing required key 'date'", NULL},
+        {"price bad date", "{\"prices\": [\n  {\"name\": \"node.x\", \"value\": 1, \"unit\": "
+             "\"usd_per_node\", \"date\": \"2025-13\", \"source\": \"s\"}]}",
+         CFIT_EPARSE, 2, 3, "date must be YYYY-MM", "2025-13"},
+        {"price bad unit", "{\"prices\": [{\"unit\": \"usd\"}]}", CFIT_EPARSE, 1, 22,
+         "'unit' must be one of usd_per_node, usd_per_gpu_hour", "or ratio"},
+        {"price negative", "{\"prices\": [{\"value\": -1}]}", CFIT_ERANGE, 1, 23, "'value' must be between",
+         NULL},
         {"node on a scale-up link", "{\"nodes\": [{\"name\": \"n\", \"gpus_per_node\": 8, "
              "\"nics_per_node\": 8, \"fabric\": \"nvlink4\", \"source\": \"s\"}]}",
          CFIT_EINVALID, 1, 12, "is a scale-up link, not a scale-out fabric", NULL},
