@@ -70,8 +70,11 @@ typedef struct cfit_plan_request {
     const cfit_gpu *const *gpus;      /* candidate GPU types (at least one) */
     size_t ngpus;
     const cfit_fabric *fabric;        /* scale-out fabric; NULL = the node's */
-    long gpus_total;                  /* 0 = sized to meet days */
-    double days;                      /* deadline in days when gpus_total == 0 */
+    long gpus_total;                  /* 0 = sized to meet days (or budget_usd) */
+    double days;                      /* deadline in days when gpus_total == 0; 0 = none (budget
+                                         sizing: needs budget_usd) */
+    double budget_usd;                /* 0 = none; else plans must cost at most this (cost.h) */
+    int cost_basis;                   /* cfit_cost_basis the budget and ranking use (default rent) */
     cfit_layout fixed;                /* CFIT_SEARCH where searched */
     int grad_bytes;                   /* 2 = bf16 grads (16 B/param, default), 4 = fp32 (18 B/param) */
     const cfit_framework *framework;  /* NULL = the catalog's "megatron-core" */
@@ -86,7 +89,10 @@ typedef struct cfit_plan_request {
 typedef struct cfit_gpu_result {
     const cfit_gpu *gpu;
     int found;               /* a fitting plan exists */
-    int meets_deadline;      /* found and time_to_train <= days (sizing mode) */
+    int meets_deadline;      /* found and time_to_train <= days (sizing mode; 1 without a deadline) */
+    int has_cost;            /* best has a cost on the request's basis (all its prices exist) */
+    double cost_usd;         /* that cost, when has_cost */
+    int within_budget;       /* no budget, or has_cost and cost_usd <= budget_usd */
     cfit_plan best;          /* when found */
     cfit_plan closest;       /* when !found and has_closest: the smallest memory shortfall */
     int has_closest;
@@ -97,6 +103,8 @@ typedef struct cfit_plan_result {
     size_t nplans;
     cfit_gpu_result *per_gpu;/* one per candidate GPU type, in request order */
     size_t ngpu;
+    int ranked_by_cost;      /* sizing plans ranked by cost on the basis (every plan priced),
+                                else by GPU-hours (deadline) or time to train (budget only) */
     uint64_t evaluated;      /* layouts costed */
     uint64_t feasible;       /* of those, layouts that fit in memory */
     double seconds;          /* wall time of the search */

@@ -2,6 +2,7 @@
 #include "cli.h"
 #include "base/json.h"
 #include "clusterfit/plan.h"
+#include "clusterfit/cost.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +11,8 @@
 
 enum {
     O_MODEL = 1, O_SEQ, O_GBS, O_TOKENS, O_PRECISION, O_GPU, O_GPUS, O_FABRIC, O_TP, O_PP, O_DP,
-    O_CP, O_VP, O_MBS, O_ZERO, O_RECOMPUTE, O_SP, O_DAYS, O_TOP, O_GRAD, O_ATTN, O_FRAMEWORK, O_JSON, O_CATALOG, O_QUIET
+    O_CP, O_VP, O_MBS, O_ZERO, O_RECOMPUTE, O_SP, O_DAYS, O_TOP, O_GRAD, O_ATTN, O_FRAMEWORK, O_JSON, O_CATALOG, O_QUIET,
+    O_BUDGET, O_BASIS, O_PRICE
 };
 
 static const cli_opt opts[] = {
@@ -31,7 +33,10 @@ static const cli_opt opts[] = {
     {"zero", 0, "0..3", "ZeRO stage, 1 = distributed optimizer (default: searched)", O_ZERO},
     {"recompute", 0, "none|selective|full|block", "activation recomputation; block = full on the fewest layers that fit (default: searched)", O_RECOMPUTE},
     {"sp", 0, "on|off", "sequence parallelism (default: searched)", O_SP},
-    {"days", 0, "D", "deadline in days used to size the GPU count (default 30)", O_DAYS},
+    {"days", 0, "D", "deadline in days used to size the GPU count (default 30, none with --budget)", O_DAYS},
+    {"budget", 0, "USD", "size each GPU type to the fastest plan costing at most USD, K M B = powers of 1000 (docs/sizing.md)", O_BUDGET},
+    {"cost-basis", 0, "rent|reserved|spot|own", "cost that --budget bounds and sizing ranks by (default rent = cloud on-demand)", O_BASIS},
+    {"price", 0, "KEY=VALUE", "override a price from the catalog, e.g. node.h100-sxm=300000 (repeatable)", O_PRICE},
     {"top", 0, "K", "plans to show (default 5)", O_TOP},
     {"grad-precision", 0, "fp32|bf16", "gradient precision: bf16 = 16 B/param with Adam (default), fp32 = 18", O_GRAD},
     {"framework", 0, "NAME", "training framework from the catalog (default megatron-core)", O_FRAMEWORK},
@@ -52,6 +57,9 @@ typedef struct plan_cli {
     cfit_model model_file;
     int json, quiet;
     int days_given;
+    int budget_given;
+    const char *prices[64];
+    int nprices;
     struct timespec t0;
     int progress_shown;
 } plan_cli;
@@ -91,6 +99,27 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
         return rc;
     }
     case O_DAYS: c->days_given = 1; return cli_real(name, value, 1e-6, 1e6, &r->days);
+    case O_BUDGET: {   /* a count (K M B T = powers of 1000: "5M") or a plain number */
+        uint64_t n;
+        c->budget_given = 1;
+        if (cfit_parse_count(value, &n, NULL) == CFIT_EOK) {
+            r->budget_usd = (double)n;
+            return r->budget_usd <= 1e15 ? 0 : cli_error("--budget: %s is out of range (0.01 to 1e15)", value);
+        }
+        return cli_real(name, value, 1e-2, 1e15, &r->budget_usd);
+    }
+    case O_PRICE:
+        if (c->nprices == (int)(sizeof c->prices / sizeof c->prices[0]))
+            return cli_error("--price: at most %d overrides", c->nprices);
+        c->prices[c->nprices++] = value;
+        return 0;
+    case O_BASIS:
+        for (int i = 0; i < CFIT_BASIS_COUNT; i++)
+            if (strcmp(value, cfit_cost_basis_name((cfit_cost_basis)i)) == 0) {
+                r->cost_basis = i;
+                return 0;
+            }
+        return cli_error("--cost-basis: expected rent, reserved, spot or own, got '%s'", value);
     case O_TP: return parse_layout_int(name, value, 4096, &r->fixed.tp);
     case O_PP: return parse_layout_int(name, value, 4096, &r->fixed.pp);
     case O_DP: return parse_layout_int(name, value, 1L << 24, &r->fixed.dp);
@@ -139,6 +168,58 @@ static void progress(void *vc, double fraction)
         return;
     fprintf(stderr, "\rsearching layouts: %3.0f%%", fraction * 100.0);
     c->progress_shown = 1;
+}
+
+/* ---- prices ---- */
+
+/* Apply every --price KEY=VALUE to the opened catalog. */
+static int apply_prices(plan_cli *c)
+{
+    for (int i = 0; i < c->nprices; i++) {
+        const char *arg = c->prices[i], *eq = strchr(arg, '=');
+        if (!eq || eq == arg || !eq[1])
+            return cli_error("--price: expected KEY=VALUE (e.g. node.h100-sxm=300000), got '%s'", arg);
+        char key[2 * CFIT_NAME_MAX];
+        snprintf(key, sizeof key, "%.*s", (int)(eq - arg), arg);
+        double v;
+        cfit_diag d;
+        cfit_diag_clear(&d);
+        if (cfit_parse_real(eq + 1, &v, &d))
+            return cli_error("--price: %s: %s", key, d.msg);
+        int rc = cfit_cost_price_set(c->cc.cat, key, v, &d);
+        if (rc)
+            return cli_error("--price: %s", d.msg);
+    }
+    return 0;
+}
+
+/* "$1.23M": a money amount in a table cell. */
+static const char *fmt_usd(char *buf, size_t n, double usd)
+{
+    static const struct { double at; const char *suf; } steps[] = {{1e9, "B"}, {1e6, "M"}, {1e3, "K"}};
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
+        if (usd >= steps[i].at) {
+            snprintf(buf, n, "$%.2f%s", usd / steps[i].at, steps[i].suf);
+            return buf;
+        }
+    snprintf(buf, n, "$%.2f", usd);
+    return buf;
+}
+
+/* "$1,234,567.89": a money amount to the cent. */
+static const char *fmt_cents(char *buf, size_t n, double usd)
+{
+    char raw[64];
+    snprintf(raw, sizeof raw, "%.2f", usd);
+    size_t digits = strcspn(raw, "."), o = 0;
+    buf[o++] = '$';
+    for (size_t i = 0; raw[i] && o + 2 < n; i++) {
+        buf[o++] = raw[i];
+        if (i + 1 < digits && (digits - i - 1) % 3 == 0)
+            buf[o++] = ',';
+    }
+    buf[o] = '\0';
+    return buf;
 }
 
 /* ---- resolving names ---- */
@@ -239,7 +320,73 @@ static void j_str(cfit__buf *b, const char *key, const char *v, int comma)
     cfit__buf_json_string(b, v);
 }
 
-static void j_plan(cfit__buf *b, const cfit_plan *p)
+/* A number, or null when not available. */
+static void j_opt(cfit__buf *b, const char *key, int have, double v)
+{
+    if (have)
+        j_num(b, key, v, 1);
+    else
+        cfit__buf_printf(b, ", \"%s\": null", key);
+}
+
+static void j_cost(cfit__buf *b, const plan_cli *c, const cfit_plan *p)
+{
+    cfit_cost k;
+    cfit_cost_compute(c->cc.cat, p, &k);
+    double tokens = c->req.tokens, usd = 0;
+    int have = cfit_cost_of(&k, (cfit_cost_basis)c->req.cost_basis, &usd) && tokens > 0;
+    cfit__buf_puts(b, ", \"cost\": {");
+    j_str(b, "basis", cfit_cost_basis_name((cfit_cost_basis)c->req.cost_basis), 0);
+    j_opt(b, "basis_usd", have, usd);
+    j_opt(b, "usd_per_million_tokens", have, tokens > 0 ? usd / (tokens / 1e6) : 0);
+    j_opt(b, "capex_usd", k.has_own, k.capex_usd);
+    j_opt(b, "node_capex_usd", k.has_own, k.node_capex_usd);
+    j_opt(b, "network_capex_usd", k.has_own, k.network_capex_usd);
+    j_opt(b, "scaleout_ports", k.has_own, k.ports);
+    j_opt(b, "own_run_usd", k.has_own, k.own_run_usd);
+    j_opt(b, "amortised_usd", k.has_own, k.amortised_usd);
+    j_opt(b, "energy_usd", k.has_own, k.energy_usd);
+    j_opt(b, "maintenance_usd", k.has_own, k.maintenance_usd);
+    j_opt(b, "colocation_usd", k.has_own, k.colo_usd);
+    j_num(b, "gpu_hours", k.gpu_hours, 1);
+    j_opt(b, "rent_on_demand_usd", k.has_rent[CFIT_BASIS_RENT], k.rent_usd[CFIT_BASIS_RENT]);
+    j_opt(b, "rent_reserved_usd", k.has_rent[CFIT_BASIS_RESERVED], k.rent_usd[CFIT_BASIS_RESERVED]);
+    j_opt(b, "rent_spot_usd", k.has_rent[CFIT_BASIS_SPOT], k.rent_usd[CFIT_BASIS_SPOT]);
+    j_opt(b, "break_even_utilisation", k.has_break_even && k.break_even_utilisation >= 0, k.break_even_utilisation);
+    j_opt(b, "power_kw_node", k.has_power, k.node_power_kw);
+    j_opt(b, "power_kw_it", k.has_power, k.power_kw_it);
+    j_opt(b, "power_kw_facility", k.has_power, k.power_kw_facility);
+    j_opt(b, "racks", k.has_power, (double)k.racks);
+    j_opt(b, "nodes_per_rack", k.has_power, k.nodes_per_rack);
+    j_opt(b, "rack_kw", k.has_power, k.rack_kw);
+    if (k.has_power)
+        j_str(b, "cooling", k.cooling, 1);
+    else
+        cfit__buf_puts(b, ", \"cooling\": null");
+    cfit__buf_puts(b, ", \"missing_prices\": [");
+    const char *miss[] = {k.has_own ? "" : k.missing_own, k.has_rent[0] ? "" : k.missing_rent[0],
+                          k.has_rent[1] ? "" : k.missing_rent[1], k.has_rent[2] ? "" : k.missing_rent[2]};
+    int n = 0;
+    for (size_t i = 0; i < sizeof miss / sizeof miss[0]; i++)
+        if (miss[i][0]) {
+            cfit__buf_puts(b, n++ ? ", " : "");
+            cfit__buf_json_string(b, miss[i]);
+        }
+    cfit__buf_puts(b, "], \"prices_used\": [");
+    for (int i = 0; i < k.nused; i++) {
+        const cfit_price *pr = k.used[i];
+        cfit__buf_puts(b, i ? ", {" : "{");
+        j_str(b, "name", pr->name, 0);
+        j_num(b, "value", pr->value, 1);
+        j_str(b, "unit", cfit_price_unit_name(pr->unit), 1);
+        j_str(b, "date", pr->date, 1);
+        j_str(b, "source", pr->source, 1);
+        cfit__buf_puts(b, "}");
+    }
+    cfit__buf_puts(b, "]}");
+}
+
+static void j_plan(cfit__buf *b, const plan_cli *c, const cfit_plan *p)
 {
     const cfit_layout *l = &p->layout;
     cfit__buf_puts(b, "{");
@@ -296,6 +443,7 @@ static void j_plan(cfit__buf *b, const cfit_plan *p)
     j_num(b, "mfu", p->mfu, 1);
     j_num(b, "hfu", p->hfu, 1);
     j_num(b, "time_to_train_s", p->time_to_train_s, 1);
+    j_cost(b, c, p);
     cfit__buf_puts(b, "}");
 }
 
@@ -321,9 +469,13 @@ static int print_json(const plan_cli *c, const cfit_plan_result *res, int sizing
     j_str(&b, "attention", unfused ? "unfused" : "fused", 1);
     j_num(&b, "model_flops_per_token", cfit_model_flops_per_token(m, res->seq_len), 1);
     cfit__buf_puts(&b, "}, \"goal\": {");
-    j_str(&b, "mode", sizing ? "deadline" : "fixed_gpus", 0);
+    j_str(&b, "mode", !sizing ? "fixed_gpus" : r->days > 0 ? "deadline" : "budget", 0);
     j_num(&b, "days", sizing ? r->days : 0.0, 1);
     j_num(&b, "gpus", (double)fixed_gpus(r), 1);
+    j_num(&b, "budget_usd", r->budget_usd, 1);
+    j_str(&b, "cost_basis", cfit_cost_basis_name((cfit_cost_basis)r->cost_basis), 1);
+    j_str(&b, "ranked_by", !sizing ? "tokens_per_s" : res->ranked_by_cost ? "cost" :
+                           r->days > 0 ? "gpu_hours" : "time_to_train", 1);
     cfit__buf_puts(&b, "}, \"search\": {");
     j_num(&b, "evaluated", (double)res->evaluated, 0);
     j_num(&b, "feasible", (double)res->feasible, 1);
@@ -332,21 +484,23 @@ static int print_json(const plan_cli *c, const cfit_plan_result *res, int sizing
     for (size_t i = 0; i < res->nplans; i++) {
         if (i)
             cfit__buf_puts(&b, ", ");
-        j_plan(&b, &res->plans[i]);
+        j_plan(&b, c, &res->plans[i]);
     }
     cfit__buf_puts(&b, "], \"per_gpu\": [");
     for (size_t i = 0; i < res->ngpu; i++) {
         const cfit_gpu_result *g = &res->per_gpu[i];
         cfit__buf_puts(&b, i ? ", {" : "{");
         j_str(&b, "gpu", g->gpu->name, 0);
-        cfit__buf_printf(&b, ", \"found\": %s, \"meets_deadline\": %s", g->found ? "true" : "false",
-                         g->meets_deadline ? "true" : "false");
+        cfit__buf_printf(&b, ", \"found\": %s, \"meets_deadline\": %s, \"within_budget\": %s",
+                         g->found ? "true" : "false", g->meets_deadline ? "true" : "false",
+                         g->within_budget ? "true" : "false");
+        j_opt(&b, "cost_usd", g->has_cost, g->cost_usd);
         if (g->found) {
             cfit__buf_puts(&b, ", \"best\": ");
-            j_plan(&b, &g->best);
+            j_plan(&b, c, &g->best);
         } else if (g->has_closest) {
             cfit__buf_puts(&b, ", \"closest\": ");
-            j_plan(&b, &g->closest);
+            j_plan(&b, c, &g->closest);
         }
         cfit__buf_puts(&b, "}");
     }
@@ -378,16 +532,29 @@ static void layout_str(char *buf, size_t n, const cfit_plan *p)
              l->zero, recompute_str(rec, sizeof rec, p), l->sp ? "on" : "off");
 }
 
-static void plan_header(void)
+static void plan_header(int cost)
 {
-    printf("%-13s %6s %5s  %2s %3s %5s %2s %2s %3s %4s %-9s %-3s %8s %9s %10s %5s %9s\n", "gpu", "GPUs",
+    printf("%-13s %6s %5s  %2s %3s %5s %2s %2s %3s %4s %-9s %-3s %8s %9s %10s %5s %9s", "gpu", "GPUs",
            "nodes", "TP", "PP", "DP", "CP", "VP", "MBS", "ZeRO", "recompute", "SP", "mem/GPU", "step",
            "tok/s/GPU", "MFU", "train");
-    printf("%-13s %6s %5s  %2s %3s %5s %2s %2s %3s %4s %-9s %-3s %8s %9s %10s %5s %9s\n", "", "", "",
+    printf(cost ? " %9s %9s\n" : "\n", "rent", "own");
+    printf("%-13s %6s %5s  %2s %3s %5s %2s %2s %3s %4s %-9s %-3s %8s %9s %10s %5s %9s", "", "", "",
            "", "", "", "", "", "seq", "", "", "", "GB", "s", "tokens/s", "%", "days");
+    printf(cost ? " %9s %9s\n" : "\n", "on-demand", "run");
 }
 
-static void plan_row(const cfit_plan *p, double tokens)
+/* The rent and own cells: "-" where a price is missing. */
+static void cost_cells(const plan_cli *c, const cfit_plan *p)
+{
+    cfit_cost k;
+    char b[2][32];
+    cfit_cost_compute(c->cc.cat, p, &k);
+    double rent, own;
+    printf(" %9s %9s", cfit_cost_of(&k, CFIT_BASIS_RENT, &rent) ? fmt_usd(b[0], 32, rent) : "-",
+           cfit_cost_of(&k, CFIT_BASIS_OWN, &own) ? fmt_usd(b[1], 32, own) : "-");
+}
+
+static void plan_row(const plan_cli *c, const cfit_plan *p, double tokens, int cost)
 {
     char lay[96];
     layout_str(lay, sizeof lay, p);
@@ -398,6 +565,8 @@ static void plan_row(const cfit_plan *p, double tokens)
         printf("%9.1f", p->time_to_train_s / 86400.0);
     else
         printf("%9s", "-");
+    if (cost)
+        cost_cells(c, p);
     printf("%s\n", p->fits ? "" : "  (does not fit)");
 }
 
@@ -463,63 +632,247 @@ static void print_details(const cfit_plan *p, double tokens)
         printf("  to fit: %s\n", fix_hint(p));
 }
 
+static void print_prices_used(const cfit_cost *k)
+{
+    printf("  prices used ('clusterfit catalog show KEY' for the source):\n");
+    for (int i = 0; i < k->nused; i++) {
+        const cfit_price *pr = k->used[i];
+        printf("    %-34s %12.10g %-18s %s\n", pr->name, pr->value, cfit_price_unit_name(pr->unit),
+               pr->date[0] ? pr->date : "-       (--price)");
+    }
+}
+
+/* The cost and power block of the details (docs/sizing.md). */
+static void print_cost(const plan_cli *c, const cfit_plan *p, double tokens)
+{
+    cfit_cost k;
+    char b[6][48];
+    cfit_cost_compute(c->cc.cat, p, &k);
+    printf("\ncost and power (docs/sizing.md)\n");
+    if (k.has_power)
+        printf("  power: %.2f kW per node at load, %.1f kW IT, %.1f kW facility; %ld rack%s of %d node%s "
+               "(%.1f kW per rack): %s cooling\n", k.node_power_kw, k.power_kw_it, k.power_kw_facility, k.racks,
+               k.racks == 1 ? "" : "s", k.nodes_per_rack, k.nodes_per_rack == 1 ? "" : "s", k.rack_kw, k.cooling);
+    if (k.has_own) {
+        printf("  capex: %s nodes %s + %.0f scale-out ports %s = %s\n", fmt_count(b[0], 48, (double)p->nodes),
+               fmt_cents(b[1], 48, k.node_capex_usd), k.ports, fmt_cents(b[2], 48, k.network_capex_usd),
+               fmt_cents(b[3], 48, k.capex_usd));
+        printf("  own, this run: amortisation %s + energy %s + maintenance %s + colocation %s = %s\n",
+               fmt_cents(b[0], 48, k.amortised_usd), fmt_cents(b[1], 48, k.energy_usd),
+               fmt_cents(b[2], 48, k.maintenance_usd), fmt_cents(b[3], 48, k.colo_usd),
+               fmt_cents(b[4], 48, k.own_run_usd));
+    }
+    static const char *const names[CFIT_BASIS_OWN] = {"on-demand", "reserved", "spot"};
+    for (int i = 0; i < CFIT_BASIS_OWN; i++)
+        if (k.has_rent[i])
+            printf("  rent %s, this run: %.2f GPU-hours = %s\n", names[i], k.gpu_hours,
+                   fmt_cents(b[0], 48, k.rent_usd[i]));
+    double usd;
+    if (tokens > 0 && cfit_cost_of(&k, (cfit_cost_basis)c->req.cost_basis, &usd))
+        printf("  cost per million trained tokens (%s): %s\n", cfit_cost_basis_name((cfit_cost_basis)c->req.cost_basis),
+               fmt_cents(b[0], 48, usd / (tokens / 1e6)));
+    if (k.has_break_even && k.break_even_utilisation >= 0)
+        printf("  buy-vs-rent break-even: owning is cheaper than on-demand rent when the cluster is busy more than "
+               "%.0f%% of the year\n", 100 * k.break_even_utilisation);
+    else if (k.has_break_even)
+        printf("  buy-vs-rent break-even: none (on-demand rent costs less than the energy to own)\n");
+    if (!k.has_own)
+        printf("  own cost: no price; supply --price %s=VALUE\n", k.missing_own);
+    if (!k.has_rent[CFIT_BASIS_RENT])
+        printf("  rent cost: no price; supply --price %s=VALUE\n", k.missing_rent[CFIT_BASIS_RENT]);
+    print_prices_used(&k);
+}
+
+/* Whether any plan in the output has a price (the cost columns are shown then). */
+static int any_cost(const plan_cli *c, const cfit_plan_result *res)
+{
+    for (size_t i = 0; i < res->ngpu; i++) {
+        const cfit_gpu_result *g = &res->per_gpu[i];
+        cfit_cost k;
+        if (!g->found)
+            continue;
+        cfit_cost_compute(c->cc.cat, &g->best, &k);
+        if (k.has_own || k.has_rent[CFIT_BASIS_RENT])
+            return 1;
+    }
+    for (size_t i = 0; i < res->nplans; i++) {
+        cfit_cost k;
+        cfit_cost_compute(c->cc.cat, &res->plans[i], &k);
+        if (k.has_own || k.has_rent[CFIT_BASIS_RENT])
+            return 1;
+    }
+    return 0;
+}
+
+/* "rent (cloud on-demand)" etc.: the basis as the goal line names it. */
+static const char *basis_words(int basis)
+{
+    static const char *const words[CFIT_BASIS_COUNT] = {"rent (cloud on-demand)", "rent (cloud reserved)",
+                                                        "rent (cloud spot)", "own (amortised capex + opex)"};
+    return basis >= 0 && basis < CFIT_BASIS_COUNT ? words[basis] : "?";
+}
+
+static void print_goal(const plan_cli *c, const cfit_plan_result *res, int sizing)
+{
+    const cfit_plan_request *r = &c->req;
+    char b[32];
+    if (!sizing) {
+        printf("goal: the fastest layout on %ld GPUs; ranked by tokens/s", fixed_gpus(r));
+        if (r->budget_usd > 0)
+            printf("; budget %s on %s", fmt_usd(b, 32, r->budget_usd), basis_words(r->cost_basis));
+        printf("\n");
+    } else if (r->days <= 0) {
+        printf("goal: the fastest plan of each GPU type costing at most %s on %s; ranked by time to train\n",
+               fmt_usd(b, 32, r->budget_usd), basis_words(r->cost_basis));
+    } else {
+        printf("goal: the fewest GPUs of each type that train within %g day(s)", r->days);
+        if (r->budget_usd > 0)
+            printf(" and cost at most %s on %s", fmt_usd(b, 32, r->budget_usd), basis_words(r->cost_basis));
+        if (res->ranked_by_cost)
+            printf("; ranked by cost on %s\n", basis_words(r->cost_basis));
+        else
+            printf("; ranked by GPU-hours%s\n", any_cost(c, res) ? " (not every plan has a price)" : "");
+    }
+}
+
+static int meets_goal(const cfit_gpu_result *g, int sizing)
+{
+    return g->found && (!sizing || (g->meets_deadline && g->within_budget));
+}
+
+/* Why a GPU type has no row in the comparison. */
+static void print_missed(const plan_cli *c, const cfit_gpu_result *g, int sizing)
+{
+    const cfit_plan_request *r = &c->req;
+    char b[2][32];
+    if (g->found && sizing && !g->meets_deadline) {
+        printf("%-13s no GPU count up to %ld nodes trains within %g day(s) (best %.1f days)\n",
+               g->gpu->name, 65536L, r->days, g->best.time_to_train_s / 86400.0);
+    } else if (g->found && sizing && !g->has_cost) {
+        cfit_cost k;
+        cfit_cost_compute(c->cc.cat, &g->best, &k);
+        printf("%-13s no %s price: supply --price %s=VALUE\n", g->gpu->name,
+               cfit_cost_basis_name((cfit_cost_basis)r->cost_basis),
+               cfit_cost_missing(&k, (cfit_cost_basis)r->cost_basis, b[0], sizeof b[0]));
+    } else if (g->found && sizing && !g->within_budget) {
+        printf("%-13s the %s plan (%ld GPUs, %.1f days) costs %s, over the budget of %s\n", g->gpu->name,
+               r->days > 0 ? "cheapest meeting the deadline" : "smallest fitting", g->best.gpus,
+               g->best.time_to_train_s / 86400.0, fmt_usd(b[0], 32, g->cost_usd), fmt_usd(b[1], 32, r->budget_usd));
+    } else if (!g->found && g->has_closest) {
+        printf("%-13s nothing fits: the closest layout needs %.1f GB per GPU, %.1f GB more than %.0f GB\n",
+               g->gpu->name, g->closest.mem.total_bytes / 1e9,
+               (g->closest.mem.total_bytes - g->closest.mem.capacity_bytes) / 1e9,
+               g->closest.mem.capacity_bytes / 1e9);
+    } else if (!g->found) {
+        printf("%-13s no valid layout (check the batch and parallel sizes)\n", g->gpu->name);
+    }
+}
+
+static void print_comparison(const plan_cli *c, const cfit_plan_result *res, int sizing, int cost)
+{
+    int rows = 0;
+    printf("comparison: the best plan of each GPU type\n");
+    for (size_t i = 0; i < res->ngpu; i++)
+        rows += meets_goal(&res->per_gpu[i], sizing);
+    if (rows)
+        plan_header(cost);
+    for (size_t i = 0; i < res->ngpu; i++)
+        if (meets_goal(&res->per_gpu[i], sizing))
+            plan_row(c, &res->per_gpu[i].best, c->req.tokens, cost);
+    for (size_t i = 0; i < res->ngpu; i++)
+        if (!meets_goal(&res->per_gpu[i], sizing))
+            print_missed(c, &res->per_gpu[i], sizing);
+}
+
+/* The key a recommendation ranks by: cost on the basis when every candidate has one, else
+ * GPU-hours. */
+static double rank_key(const cfit_gpu_result *g, int by_cost)
+{
+    return by_cost ? g->cost_usd : g->best.time_to_train_s * (double)g->best.gpus;
+}
+
+static void print_tier(const plan_cli *c, const char *tier, const cfit_gpu_result *g, const char *why)
+{
+    const cfit_plan *p = &g->best;
+    char b[2][32];
+    printf("  %-9s %s, %ld GPUs on %ld nodes: %s; %.1f days; %.1f of %.0f GB per GPU", tier, p->gpu->name, p->gpus,
+           p->nodes, why, p->time_to_train_s / 86400.0, p->mem.total_bytes / 1e9, p->mem.capacity_bytes / 1e9);
+    if (g->has_cost && c->req.tokens > 0)
+        printf("; %s %s, %s per million tokens", fmt_usd(b[0], 32, g->cost_usd),
+               cfit_cost_basis_name((cfit_cost_basis)c->req.cost_basis),
+               fmt_usd(b[1], 32, g->cost_usd / (c->req.tokens / 1e6)));
+    printf("\n");
+}
+
+/* minimal: the cheapest plan meeting the goal; balanced: the fastest within 15% of the
+ * cheapest's cost; fastest: the shortest time to train (docs/sizing.md). */
+static void print_recommendation(const plan_cli *c, const cfit_plan_result *res)
+{
+    const cfit_gpu_result *cand[256];
+    size_t n = 0;
+    int by_cost = 1;
+    for (size_t i = 0; i < res->ngpu && n < 256; i++)
+        if (meets_goal(&res->per_gpu[i], 1)) {
+            cand[n++] = &res->per_gpu[i];
+            by_cost &= res->per_gpu[i].has_cost;
+        }
+    if (n == 0)
+        return;
+    const cfit_gpu_result *min = cand[0], *fast = cand[0], *bal = NULL;
+    for (size_t i = 1; i < n; i++) {
+        if (rank_key(cand[i], by_cost) < rank_key(min, by_cost))
+            min = cand[i];
+        if (cand[i]->best.time_to_train_s < fast->best.time_to_train_s)
+            fast = cand[i];
+    }
+    for (size_t i = 0; i < n; i++)
+        if (rank_key(cand[i], by_cost) <= 1.15 * rank_key(min, by_cost) &&
+            (!bal || cand[i]->best.time_to_train_s < bal->best.time_to_train_s))
+            bal = cand[i];
+    printf("\nrecommendation (by %s):\n", by_cost ? "cost" : "GPU-hours: not every type has a price");
+    print_tier(c, "minimal", min, by_cost ? "the cheapest that meets the goal" : "the fewest GPU-hours that meet the goal");
+    print_tier(c, "balanced", bal, by_cost ? "the fastest within 15% of the cheapest's cost"
+                                           : "the fastest within 15% of the fewest GPU-hours");
+    print_tier(c, "fastest", fast, "the shortest time to train that meets the goal");
+}
+
 static int print_tables(const plan_cli *c, const cfit_plan_result *res, int sizing)
 {
     const cfit_plan_request *r = &c->req;
     const cfit_model *m = r->model;
     char buf[3][32];
+    int cost = any_cost(c, res);
     if (!c->quiet) {
         printf("workload: %s (%s params), %s tokens, seq %d, global batch %ld sequences (%s tokens), %s\n",
                m->name, fmt_count(buf[0], 32, cfit_model_params(m)),
                r->tokens > 0 ? fmt_count(buf[1], 32, r->tokens) : "-", res->seq_len, res->global_batch,
                fmt_count(buf[2], 32, (double)res->global_batch * res->seq_len), cfit_precision_name(r->precision));
-        if (sizing)
-            printf("goal: the fewest GPUs of each type that train within %g day(s); ranked by GPU-hours\n", r->days);
-        else
-            printf("goal: the fastest layout on %ld GPUs; ranked by tokens/s\n", fixed_gpus(r));
+        print_goal(c, res, sizing);
         printf("\n");
     }
     if (res->ngpu > 1 && !c->quiet) {
-        printf("comparison: the best plan of each GPU type\n");
-        int rows = 0;
-        for (size_t i = 0; i < res->ngpu; i++)
-            rows += res->per_gpu[i].found && (!sizing || res->per_gpu[i].meets_deadline);
-        if (rows)
-            plan_header();
-        for (size_t i = 0; i < res->ngpu; i++) {
-            const cfit_gpu_result *g = &res->per_gpu[i];
-            if (g->found && (!sizing || g->meets_deadline))
-                plan_row(&g->best, r->tokens);
-        }
-        for (size_t i = 0; i < res->ngpu; i++) {
-            const cfit_gpu_result *g = &res->per_gpu[i];
-            if (g->found && sizing && !g->meets_deadline)
-                printf("%-13s no GPU count up to %ld nodes trains within %g day(s) (best %.1f days)\n",
-                       g->gpu->name, 65536L, r->days, g->best.time_to_train_s / 86400.0);
-            else if (!g->found && g->has_closest)
-                printf("%-13s nothing fits: the closest layout needs %.1f GB per GPU, %.1f GB more than %.0f GB\n",
-                       g->gpu->name, g->closest.mem.total_bytes / 1e9,
-                       (g->closest.mem.total_bytes - g->closest.mem.capacity_bytes) / 1e9,
-                       g->closest.mem.capacity_bytes / 1e9);
-            else if (!g->found)
-                printf("%-13s no valid layout (check the batch and parallel sizes)\n", g->gpu->name);
-        }
+        print_comparison(c, res, sizing, cost);
+        if (sizing)
+            print_recommendation(c, res);
         printf("\n");
     }
     if (res->nplans > 0) {
         printf("top %zu plan%s\n", res->nplans, res->nplans == 1 ? "" : "s");
-        plan_header();
+        plan_header(cost);
         for (size_t i = 0; i < res->nplans; i++)
-            plan_row(&res->plans[i], r->tokens);
-        if (!c->quiet)
+            plan_row(c, &res->plans[i], r->tokens, cost);
+        if (!c->quiet) {
             print_details(&res->plans[0], r->tokens);
+            if (cost)
+                print_cost(c, &res->plans[0], r->tokens);
+        }
     }
     if (!c->quiet) {
         printf("\nsearch: %llu layout%s evaluated, %llu fit in memory, %.2f s\n",
                (unsigned long long)res->evaluated, res->evaluated == 1 ? "" : "s",
                (unsigned long long)res->feasible, res->seconds);
         printf("sources: GPU, node and fabric figures from the catalog ('clusterfit catalog show NAME'); "
-               "formulas in docs/model.md\n");
+               "formulas in docs/model.md%s\n", cost ? ", costs in docs/sizing.md" : "");
     }
     return 0;
 }
@@ -569,10 +922,14 @@ int cmd_plan(int argc, char **argv)
         return rc < 0 ? EXIT_OK : rc;
     if (c.req.gpus_total > 0 && c.days_given)
         return cli_error("--days sizes the GPU count; it cannot be combined with --gpus");
+    if (c.budget_given && !c.days_given)
+        c.req.days = 0;   /* budget sizing: no deadline */
     if ((rc = cli_catalog_open(&c.cc)))
         return rc;
     const cfit_gpu **gpus = NULL;
-    rc = resolve(&c, &gpus);
+    rc = apply_prices(&c);
+    if (!rc)
+        rc = resolve(&c, &gpus);
     if (rc) {
         cfit_catalog_free(c.cc.cat);
         return rc;
@@ -603,7 +960,10 @@ int cmd_plan(int argc, char **argv)
             rc = print_tables(&c, &res, sizing);
         if (!rc && !any_plan)
             rc = nothing_fits(&c.req, &res);
-        else if (!rc && res.nplans == 0) {
+        else if (!rc && res.nplans == 0 && c.req.days <= 0) {
+            rc = cli_error("no GPU type has a plan within the budget on %s; raise --budget, lower --tokens "
+                           "or supply the missing prices", basis_words(c.req.cost_basis));
+        } else if (!rc && res.nplans == 0) {
             char tok[32];
             rc = cli_error("no GPU type trains %s tokens within %g day(s) at up to 65536 nodes; "
                            "raise --days or lower --tokens", fmt_count(tok, sizeof tok, c.req.tokens),

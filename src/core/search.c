@@ -6,6 +6,7 @@
  * the smallest node count on a geometric ladder whose best plan meets the deadline.
  */
 #include "clusterfit/plan.h"
+#include "clusterfit/cost.h"
 #include "core/perf.h"
 
 #include <math.h>
@@ -115,6 +116,10 @@ int cfit_plan_validate(const cfit_plan_request *r, cfit_diag *d)
         r->gpus_total != fixed_prod)
         return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
                              "--gpus %ld contradicts tp x pp x cp x dp = %ld", r->gpus_total, fixed_prod);
+    if (r->days <= 0 && r->budget_usd <= 0)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "sizing needs a deadline (--days) or a budget (--budget)");
+    if (r->budget_usd < 0 || r->cost_basis < 0 || r->cost_basis >= CFIT_BASIS_COUNT)
+        return cfit_diag_set(d, CFIT_ERANGE, NULL, 0, 0, "budget must be >= 0 and the cost basis one of rent, reserved, spot, own");
     if (r->gpus_total == 0 && !(f->tp > 0 && f->pp > 0 && f->cp > 0 && f->dp > 0) && r->tokens <= 0)
         return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
                              "sizing the GPU count for a deadline needs --tokens (or give --gpus)");
@@ -291,6 +296,22 @@ static void search_count(const cfit__ctx *ctx, long N, search_state *s)
     }
 }
 
+/* The cost of a plan on the request's basis; 0 when a price is missing. */
+static int plan_cost(const cfit_plan_request *r, const cfit_plan *p, double *usd)
+{
+    if (!r->catalog || p->time_to_train_s <= 0)
+        return 0;
+    cfit_cost k;
+    cfit_cost_compute(r->catalog, p, &k);
+    return cfit_cost_of(&k, (cfit_cost_basis)r->cost_basis, usd);
+}
+
+static int affordable(const cfit_plan_request *r, const cfit_plan *p)
+{
+    double usd;
+    return r->budget_usd <= 0 || (plan_cost(r, p, &usd) && usd <= r->budget_usd);
+}
+
 /* Node counts on a ladder of four steps per doubling: 1..8, 10, 12, 14, 16, 20, ... */
 static long ladder(int i)
 {
@@ -322,7 +343,35 @@ static void state_init(search_state *s, cfit_plan *buf, int k)
     s->top.k = k;
 }
 
-/* Plan one GPU type: at the given count, or sized for the deadline. */
+/* Binary search over the ladder.  from < 0: the smallest index whose best plan fits and
+ * trains within deadline_s (-1 if none).  from >= 0: the largest index >= from whose best
+ * plan fits and stays within the budget (-1 if none); both assume monotony in the count. */
+static int ladder_search(const cfit__ctx *ctx, cfit_plan *buf, int k, search_state *s, uint64_t *evaluated,
+                         uint64_t *feasible, double deadline_s, int from)
+{
+    int largest = from >= 0;
+    const cfit_plan_request *r = ctx->req;
+    int lo = largest ? from : 0, hi = ladder_len() - 1, best_i = -1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        state_init(s, buf, k);
+        search_count(ctx, ladder(mid) * ctx->gpn, s);
+        *evaluated += s->evaluated;
+        *feasible += s->feasible;
+        int ok = s->top.n > 0 && (largest ? affordable(r, &s->top.v[0]) : s->top.v[0].time_to_train_s <= deadline_s);
+        if (ok)
+            best_i = mid;
+        if (ok == !largest)
+            hi = mid - 1;
+        else
+            lo = mid + 1;
+        if (r->progress)
+            r->progress(r->progress_ctx, -1.0);
+    }
+    return best_i;
+}
+
+/* Plan one GPU type: at the given count, or sized for the deadline or the budget. */
 static int plan_gpu(const cfit_plan_request *r, const cfit_gpu *g, cfit_plan *buf, int k,
                     cfit_gpu_result *gr, uint64_t *evaluated, uint64_t *feasible, int *nbuf,
                     cfit_diag *d)
@@ -354,29 +403,26 @@ static int plan_gpu(const cfit_plan_request *r, const cfit_gpu *g, cfit_plan *bu
         } else {
             search_count(&ctx, fixedN, &s);
         }
-    } else {
+    } else if (r->days > 0) {
         /* sizing: binary search for the smallest ladder count meeting the deadline */
         double deadline = r->days * 86400.0;
-        int lo = 0, hi = ladder_len() - 1, best_i = -1;
-        while (lo <= hi) {
-            int mid = (lo + hi) / 2;
-            state_init(&s, buf, k);
-            search_count(&ctx, ladder(mid) * ctx.gpn, &s);
-            *evaluated += s.evaluated;
-            *feasible += s.feasible;
-            if (s.top.n > 0 && s.top.v[0].time_to_train_s <= deadline) {
-                best_i = mid;
-                hi = mid - 1;
-            } else {
-                lo = mid + 1;
-            }
-            if (r->progress)
-                r->progress(r->progress_ctx, -1.0);
-        }
+        int best_i = ladder_search(&ctx, buf, k, &s, evaluated, feasible, deadline, -1);
         int final_i = best_i >= 0 ? best_i : ladder_len() - 1;
         state_init(&s, buf, k);
         search_count(&ctx, ladder(final_i) * ctx.gpn, &s);
         gr->meets_deadline = best_i >= 0;
+    } else {
+        /* budget only: the smallest count that fits, then the largest affordable one */
+        int fit_i = ladder_search(&ctx, buf, k, &s, evaluated, feasible, INFINITY, -1);
+        int final_i = fit_i >= 0 ? fit_i : ladder_len() - 1;
+        if (fit_i >= 0) {
+            int top_i = ladder_search(&ctx, buf, k, &s, evaluated, feasible, INFINITY, fit_i);
+            if (top_i >= 0)
+                final_i = top_i;
+        }
+        state_init(&s, buf, k);
+        search_count(&ctx, ladder(final_i) * ctx.gpn, &s);
+        gr->meets_deadline = 1;
     }
     *evaluated += s.evaluated;
     *feasible += s.feasible;
@@ -384,7 +430,10 @@ static int plan_gpu(const cfit_plan_request *r, const cfit_gpu *g, cfit_plan *bu
     if (s.top.n > 0)
         gr->best = s.top.v[0];
     if (fixedN)
-        gr->meets_deadline = gr->found && (r->tokens <= 0 || gr->best.time_to_train_s <= r->days * 86400.0);
+        gr->meets_deadline = gr->found && (r->tokens <= 0 || r->days <= 0 ||
+                                           gr->best.time_to_train_s <= r->days * 86400.0);
+    gr->has_cost = gr->found && plan_cost(r, &gr->best, &gr->cost_usd);
+    gr->within_budget = gr->found && affordable(r, &gr->best);
     gr->closest = s.closest;
     gr->has_closest = s.has_closest;
     if (!gr->found && s.top.n == 1 && !s.top.v[0].fits) {   /* fully fixed layout */
@@ -408,6 +457,37 @@ static int by_gpu_hours(const void *pa, const void *pb)
     if (!a->fits != !b->fits)
         return a->fits ? -1 : 1;
     return ha < hb ? -1 : ha > hb ? 1 : 0;
+}
+
+/* A plan with its cost, for ranking by cost (qsort has no context argument). */
+typedef struct costed {
+    cfit_plan p;
+    double usd;
+} costed;
+
+static int by_cost(const void *pa, const void *pb)
+{
+    const costed *a = pa, *b = pb;
+    return a->usd < b->usd ? -1 : a->usd > b->usd ? 1 : by_gpu_hours(&a->p, &b->p);
+}
+
+/* Sort plans by their cost on the request's basis when every one has a price; returns
+ * 1 if it did, 0 (plans untouched) otherwise or when out of memory. */
+static int sort_by_cost(const cfit_plan_request *r, cfit_plan *all, size_t n)
+{
+    costed *v = n ? malloc(n * sizeof *v) : NULL;
+    int ok = v != NULL;
+    for (size_t i = 0; i < n && ok; i++) {
+        v[i].p = all[i];
+        ok = plan_cost(r, &all[i], &v[i].usd);
+    }
+    if (ok) {
+        qsort(v, n, sizeof *v, by_cost);
+        for (size_t i = 0; i < n; i++)
+            all[i] = v[i].p;
+    }
+    free(v);
+    return ok;
 }
 
 static int by_throughput(const void *pa, const void *pb)
@@ -445,8 +525,9 @@ int cfit_plan_search(const cfit_plan_request *r, cfit_plan_result *out, cfit_dia
                       &nbuf, d);
         if (rc)
             break;
-        for (int j = 0; j < nbuf; j++)   /* in deadline mode only plans that meet it rank */
-            if (!sizing_mode(r) || buf[j].time_to_train_s <= r->days * 86400.0)
+        for (int j = 0; j < nbuf; j++)   /* in sizing mode only plans that meet the goal rank */
+            if (!sizing_mode(r) || ((r->days <= 0 || buf[j].time_to_train_s <= r->days * 86400.0) &&
+                                    affordable(r, &buf[j])))
                 all[nall++] = buf[j];
         if (r->progress)
             r->progress(r->progress_ctx, (double)(i + 1) / r->ngpus);
@@ -458,7 +539,9 @@ int cfit_plan_search(const cfit_plan_request *r, cfit_plan_result *out, cfit_dia
         return rc;
     }
     out->ngpu = r->ngpus;
-    qsort(all, nall, sizeof *all, sizing_mode(r) ? by_gpu_hours : by_throughput);
+    out->ranked_by_cost = sizing_mode(r) && r->days > 0 && sort_by_cost(r, all, nall);
+    if (!out->ranked_by_cost)
+        qsort(all, nall, sizeof *all, sizing_mode(r) && r->days > 0 ? by_gpu_hours : by_throughput);
     out->plans = all;
     out->nplans = nall < (size_t)k ? nall : (size_t)k;
     out->seconds = elapsed_s(&t0);
