@@ -863,8 +863,7 @@ static int print_tables(const plan_cli *c, const cfit_plan_result *res, int sizi
             plan_row(c, &res->plans[i], r->tokens, cost);
         if (!c->quiet) {
             print_details(&res->plans[0], r->tokens);
-            if (cost)
-                print_cost(c, &res->plans[0], r->tokens);
+            print_cost(c, &res->plans[0], r->tokens);
         }
     }
     if (!c->quiet) {
@@ -875,6 +874,24 @@ static int print_tables(const plan_cli *c, const cfit_plan_result *res, int sizi
                "formulas in docs/model.md%s\n", cost ? ", costs in docs/sizing.md" : "");
     }
     return 0;
+}
+
+/* No GPU type's smallest fitting plan is within the budget: say what the cheapest costs. */
+static int budget_missed(const plan_cli *c, const cfit_plan_result *res)
+{
+    const cfit_gpu_result *best = NULL;
+    char b[2][32];
+    for (size_t i = 0; i < res->ngpu; i++) {
+        const cfit_gpu_result *g = &res->per_gpu[i];
+        if (g->found && g->has_cost && (!best || g->cost_usd < best->cost_usd))
+            best = g;
+    }
+    if (!best)
+        return cli_error("no GPU type has a plan within the budget on %s", basis_words(c->req.cost_basis));
+    return cli_error("no GPU type has a plan within the budget of %s on %s: the cheapest, %ld x %s, costs %s; "
+                     "raise --budget or lower --tokens", fmt_usd(b[0], 32, c->req.budget_usd),
+                     basis_words(c->req.cost_basis), best->best.gpus, best->gpu->name,
+                     fmt_usd(b[1], 32, best->cost_usd));
 }
 
 /* When no GPU type has a fitting plan, explain the closest one and exit 2. */
@@ -961,8 +978,18 @@ int cmd_plan(int argc, char **argv)
         if (!rc && !any_plan)
             rc = nothing_fits(&c.req, &res);
         else if (!rc && res.nplans == 0 && c.req.days <= 0) {
-            rc = cli_error("no GPU type has a plan within the budget on %s; raise --budget, lower --tokens "
-                           "or supply the missing prices", basis_words(c.req.cost_basis));
+            char key[128] = "";
+            for (size_t i = 0; i < res.ngpu && !key[0]; i++)
+                if (res.per_gpu[i].found && !res.per_gpu[i].has_cost) {
+                    cfit_cost k;
+                    cfit_cost_compute(c.cc.cat, &res.per_gpu[i].best, &k);
+                    cfit_cost_missing(&k, (cfit_cost_basis)c.req.cost_basis, key, sizeof key);
+                }
+            if (key[0])
+                rc = cli_error("no GPU type has a plan within the budget on %s: a price is missing; supply "
+                               "--price %s=VALUE", basis_words(c.req.cost_basis), key);
+            else
+                rc = budget_missed(&c, &res);
         } else if (!rc && res.nplans == 0) {
             char tok[32];
             rc = cli_error("no GPU type trains %s tokens within %g day(s) at up to 65536 nodes; "
