@@ -876,22 +876,35 @@ static int print_tables(const plan_cli *c, const cfit_plan_result *res, int sizi
     return 0;
 }
 
-/* No GPU type's smallest fitting plan is within the budget: say what the cheapest costs. */
+/* No GPU type's plan meeting the goal is within the budget: say what the cheapest costs. */
 static int budget_missed(const plan_cli *c, const cfit_plan_result *res)
 {
     const cfit_gpu_result *best = NULL;
     char b[2][32];
     for (size_t i = 0; i < res->ngpu; i++) {
         const cfit_gpu_result *g = &res->per_gpu[i];
-        if (g->found && g->has_cost && (!best || g->cost_usd < best->cost_usd))
+        if (g->found && g->meets_deadline && g->has_cost && (!best || g->cost_usd < best->cost_usd))
             best = g;
     }
     if (!best)
         return cli_error("no GPU type has a plan within the budget on %s", basis_words(c->req.cost_basis));
+    if (c->req.days > 0)
+        return cli_error("no GPU type trains within %g day(s) and the budget of %s on %s: the cheapest "
+                         "meeting the deadline, %ld x %s, costs %s; raise --budget or lower --tokens",
+                         c->req.days, fmt_usd(b[0], 32, c->req.budget_usd), basis_words(c->req.cost_basis),
+                         best->best.gpus, best->gpu->name, fmt_usd(b[1], 32, best->cost_usd));
     return cli_error("no GPU type has a plan within the budget of %s on %s: the cheapest, %ld x %s, costs %s; "
                      "raise --budget or lower --tokens", fmt_usd(b[0], 32, c->req.budget_usd),
                      basis_words(c->req.cost_basis), best->best.gpus, best->gpu->name,
                      fmt_usd(b[1], 32, best->cost_usd));
+}
+
+static int any_meets_deadline(const cfit_plan_result *res)
+{
+    for (size_t i = 0; i < res->ngpu; i++)
+        if (res->per_gpu[i].found && res->per_gpu[i].meets_deadline)
+            return 1;
+    return 0;
 }
 
 /* When no GPU type has a fitting plan, explain the closest one and exit 2. */
@@ -990,6 +1003,8 @@ int cmd_plan(int argc, char **argv)
                                "--price %s=VALUE", basis_words(c.req.cost_basis), key);
             else
                 rc = budget_missed(&c, &res);
+        } else if (!rc && res.nplans == 0 && c.req.budget_usd > 0 && any_meets_deadline(&res)) {
+            rc = budget_missed(&c, &res);
         } else if (!rc && res.nplans == 0) {
             char tok[32];
             rc = cli_error("no GPU type trains %s tokens within %g day(s) at up to 65536 nodes; "
