@@ -4,6 +4,7 @@
 #include "clusterfit/plan.h"
 #include "clusterfit/cost.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -899,6 +900,25 @@ static int budget_missed(const plan_cli *c, const cfit_plan_result *res)
                      fmt_usd(b[1], 32, best->cost_usd));
 }
 
+/* No GPU type meets the deadline: the best achievable, and what it would take. */
+static int deadline_missed(const plan_cli *c, const cfit_plan_result *res)
+{
+    const cfit_plan *fast = NULL;
+    char tok[2][32];
+    for (size_t i = 0; i < res->ngpu; i++)
+        if (res->per_gpu[i].found && (!fast || res->per_gpu[i].best.time_to_train_s < fast->time_to_train_s))
+            fast = &res->per_gpu[i].best;
+    fmt_count(tok[0], sizeof tok[0], c->req.tokens);
+    if (!fast || fast->time_to_train_s <= 0)
+        return cli_error("no GPU type trains %s tokens within %g day(s) at up to 65536 nodes; "
+                         "raise --days or lower --tokens", tok[0], c->req.days);
+    double days = fast->time_to_train_s / 86400.0;
+    return cli_error("no GPU type trains %s tokens within %g day(s) at up to 65536 nodes (best %.1f days, "
+                     "%ld x %s); raise --days to %.1f or lower --tokens to about %s", tok[0], c->req.days, days,
+                     fast->gpus, fast->gpu->name, ceil(days * 10.0) / 10.0,
+                     fmt_count(tok[1], sizeof tok[1], c->req.tokens * c->req.days / days));
+}
+
 static int any_meets_deadline(const cfit_plan_result *res)
 {
     for (size_t i = 0; i < res->ngpu; i++)
@@ -1006,10 +1026,7 @@ int cmd_plan(int argc, char **argv)
         } else if (!rc && res.nplans == 0 && c.req.budget_usd > 0 && any_meets_deadline(&res)) {
             rc = budget_missed(&c, &res);
         } else if (!rc && res.nplans == 0) {
-            char tok[32];
-            rc = cli_error("no GPU type trains %s tokens within %g day(s) at up to 65536 nodes; "
-                           "raise --days or lower --tokens", fmt_count(tok, sizeof tok, c.req.tokens),
-                           c.req.days);
+            rc = deadline_missed(&c, &res);
         }
         cfit_plan_result_fini(&res);
     }
