@@ -25,7 +25,8 @@ static void check(int ok)
 static size_t entries(const cfit_catalog *c)
 {
     return cfit_catalog_gpu_count(c) + cfit_catalog_model_count(c) + cfit_catalog_fabric_count(c) +
-           cfit_catalog_node_count(c) + cfit_catalog_framework_count(c);
+           cfit_catalog_node_count(c) + cfit_catalog_framework_count(c) +
+           cfit_catalog_price_count(c);
 }
 
 static void fuzz_catalog_file(const char *text, size_t size)
