@@ -1,7 +1,7 @@
 /* plan.h - the training-cluster planner: memory, step time and the layout search.
  *
  * A request names a model, a job (sequence length, global batch, tokens, precision),
- * candidate GPU types and either a GPU count or a deadline.  Every layout dimension
+ * candidate GPU types and either a GPU count, a deadline or a budget (cost.h).  Every layout dimension
  * the request leaves at CFIT_SEARCH is searched; the others are fixed.  The result
  * holds the best plans (by tokens/s; ties: less memory), and for each GPU type its
  * best plan at the count it was sized to.  docs/model.md derives every formula.

@@ -116,7 +116,8 @@ int cfit_plan_validate(const cfit_plan_request *r, cfit_diag *d)
         r->gpus_total != fixed_prod)
         return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
                              "--gpus %ld contradicts tp x pp x cp x dp = %ld", r->gpus_total, fixed_prod);
-    if (r->days <= 0 && r->budget_usd <= 0)
+    int sizing = r->gpus_total == 0 && !(f->tp > 0 && f->pp > 0 && f->cp > 0 && f->dp > 0);
+    if (sizing && r->days <= 0 && r->budget_usd <= 0)
         return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "sizing needs a deadline (--days) or a budget (--budget)");
     if (r->budget_usd < 0 || r->cost_basis < 0 || r->cost_basis >= CFIT_BASIS_COUNT)
         return cfit_diag_set(d, CFIT_ERANGE, NULL, 0, 0, "budget must be >= 0 and the cost basis one of rent, reserved, spot, own");
