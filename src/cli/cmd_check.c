@@ -78,7 +78,9 @@ static void print_lines(const char *file, const cfit_check_result *res)
         const cfit_finding *f = &res->findings[i];
         printf("%s:%d:%d: %s: %s: %s", file, f->line, f->col, cfit_severity_name(f->severity),
                f->path[0] ? f->path : "(config)", f->message);
-        printf(f->fix[0] ? " (fix: %s)\n" : "%s\n", f->fix);
+        if (f->fix[0])
+            printf(" (fix: %s)", f->fix);
+        printf("\n");
     }
     printf("check: %d error%s, %d warning%s, %d note%s in %s\n", res->errors, res->errors == 1 ? "" : "s",
            res->warnings, res->warnings == 1 ? "" : "s", res->infos, res->infos == 1 ? "" : "s", file);

@@ -67,10 +67,13 @@ static void header(cfit_emit_kind k, const cfit_plan_request *r, const cfit_plan
         printf("# tensor parallelism %d comes from the model code (Megatron mpu), not from this file\n", l->tp);
     if (r->precision == CFIT_PREC_FP8)
         printf("# fp8 GEMMs need Transformer Engine in the model code; DeepSpeed has no fp8 key\n");
-    printf("# check it: clusterfit check FILE --gpus %ld --model %s%s", p->gpus, r->model->name,
-           l->tp > 1 ? "" : "\n");
+    printf("# check it: clusterfit check FILE --gpus %ld --model %s --gpu %s", p->gpus, r->model->name,
+           p->gpu->name);
+    if (r->seq_len > 0)
+        printf(" --seq %d", r->seq_len);
     if (l->tp > 1)
-        printf(" --tp %d\n", l->tp);
+        printf(" --tp %d", l->tp);
+    printf("\n");
 }
 
 static int write_file(const char *path, const char *text)

@@ -470,7 +470,9 @@ static void check_batch(ck *c, const facts *f, long ds_dp, long *mbs_out, long *
     const char *path = bm ? bm->key : "";
     if (!f->tb && !f->mb) {
         add(c, CFIT_SEV_ERROR, path, line, col, "write train_micro_batch_size_per_gpu (and train_batch_size)",
-            "neither train_batch_size nor train_micro_batch_size_per_gpu is given: DeepSpeed asserts");
+            "no usable train_batch_size or train_micro_batch_size_per_gpu (absent, misspelt or not a positive "
+            "number): DeepSpeed asserts \"Either train_batch_size or train_micro_batch_size_per_gpu needs to be "
+            "provided\"");
         return;
     }
     if (!ds_dp)
@@ -632,7 +634,7 @@ int cfit_check_deepspeed_file(const char *path, const cfit_check_request *r, cfi
     memset(out, 0, sizeof *out);
     FILE *f = fopen(path, "rb");
     if (!f)
-        return cfit_diag_set(d, CFIT_EIO, path, 0, 0, "cannot open '%s': %s", path, strerror(errno));
+        return cfit_diag_set(d, CFIT_EIO, NULL, 0, 0, "cannot open '%s': %s", path, strerror(errno));
     size_t cap = (size_t)CFIT_CHECK_MAX_BYTES + 1;
     char *buf = malloc(cap);
     if (!buf) {
@@ -644,7 +646,7 @@ int cfit_check_deepspeed_file(const char *path, const cfit_check_request *r, cfi
     fclose(f);
     int rc;
     if (err)
-        rc = cfit_diag_set(d, CFIT_EIO, path, 0, 0, "cannot read '%s'", path);
+        rc = cfit_diag_set(d, CFIT_EIO, NULL, 0, 0, "cannot read '%s'", path);
     else
         rc = cfit_check_deepspeed(buf, n, path, r, out, d);
     free(buf);
