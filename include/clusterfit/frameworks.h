@@ -72,7 +72,21 @@ void cfit_check_request_init(cfit_check_request *r);
 #define CFIT_CHECK_MAX_BYTES (16u << 20)
 int cfit_check_deepspeed(const char *text, size_t len, const char *file,
                          const cfit_check_request *r, cfit_check_result *out, cfit_diag *d);
-/* The same for a file: CFIT_EIO (with d naming the path) when it cannot be read. */
+/* Check a Megatron-LM argument file: pretrain_gpt.py arguments as shell words (one per
+ * line, or a launch line: words up to the last one ending in ".py" are the launcher, whose
+ * torchrun --nnodes x --nproc-per-node gives the world size when r->gpus is 0).  Returns
+ * CFIT_EOK with out filled, CFIT_EPARSE (unterminated quote, NUL byte), CFIT_ERANGE (more than
+ * 8192 words or CFIT_CHECK_MAX_BYTES) or CFIT_ENOMEM, d giving FILE:LINE:COL. */
+int cfit_check_megatron(const char *text, size_t len, const char *file, const cfit_check_request *r,
+                        cfit_check_result *out, cfit_diag *d);
+
+/* Check a file: a DeepSpeed JSON config when its name ends in ".json", it is empty, or its
+ * first non-blank character is '{', '[', '"' or a number; else a Megatron-LM argument file.  CFIT_EIO (d naming the path) when it cannot be
+ * read; otherwise as the two calls above.  *kind_out (may be NULL) gets "deepspeed" or
+ * "megatron". */
+int cfit_check_file(const char *path, const cfit_check_request *r, cfit_check_result *out,
+                    const char **kind_out, cfit_diag *d);
+/* The same, always as a DeepSpeed JSON config. */
 int cfit_check_deepspeed_file(const char *path, const cfit_check_request *r, cfit_check_result *out,
                               cfit_diag *d);
 void cfit_check_result_fini(cfit_check_result *res);

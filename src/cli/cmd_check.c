@@ -10,7 +10,7 @@ enum { O_GPUS = 1, O_MODEL, O_GPU, O_SEQ, O_TP, O_PP, O_CP, O_JSON, O_CATALOG };
 
 static const cli_opt opts[] = {
     {"gpus", 0, "N", "world size: total GPUs the job runs on (enables the batch and world-size checks)", O_GPUS},
-    {"model", 0, "NAME|FILE", "model from the catalog or a JSON file (enables the memory check; needs --gpus)", O_MODEL},
+    {"model", 0, "NAME|FILE", "model from the catalog or a JSON file (enables the memory check, given a world size)", O_MODEL},
     {"gpu", 0, "NAME", "GPU type for the memory check (default h100-sxm)", O_GPU},
     {"seq", 0, "N", "sequence length in tokens (default: the model's)", O_SEQ},
     {"tp", 0, "N", "tensor parallel size the launch gives DeepSpeed through an mpu (Megatron-DeepSpeed)", O_TP},
@@ -122,15 +122,16 @@ int cmd_check(int argc, char **argv)
                        "Check a DeepSpeed JSON config against DeepSpeed's schema (unknown or misspelt keys,\n"
                        "wrong value types, keys DeepSpeed ignores) and, with --gpus, the batch arithmetic\n"
                        "and world size; with --model also whether the implied layout fits in GPU memory.\n"
+                       "A FILE not named *.json and not starting with '{' is read as Megatron-LM arguments\n"
+                       "(shell words, one per line, or a torchrun line) and checked against Megatron-LM's\n"
+                       "validate_args rules.\n"
                        "Each finding: FILE:LINE:COL, severity, JSON path, message and fix (docs/check.md).\n"
-                       "Exit status: 0 no errors (warnings allowed), 2 errors found or FILE not valid JSON,\n"
-                       "1 FILE cannot be read.");
+                       "Exit status: 0 no errors (warnings allowed), 2 errors found or FILE malformed\n"
+                       "(not a JSON object, an unterminated quote), 1 FILE cannot be read.");
     if (rc)
         return rc < 0 ? EXIT_OK : rc;
     if (!c.file)
         return cli_error("check: FILE missing (usage: clusterfit check FILE [options])");
-    if (c.model && !c.gpus)
-        return cli_error("--model needs --gpus: the memory check costs the layout on that many GPUs");
     if ((rc = cli_catalog_open(&c.cc)))
         return rc;
     cfit_check_request req;
@@ -139,7 +140,7 @@ int cmd_check(int argc, char **argv)
     cfit_check_result res;
     cfit_diag d;
     cfit_diag_clear(&d);
-    int err = rc ? 0 : cfit_check_deepspeed_file(c.file, &req, &res, &d);
+    int err = rc ? 0 : cfit_check_file(c.file, &req, &res, NULL, &d);
     if (!rc && err)
         rc = cli_error_diag(&d, err);
     else if (!rc) {

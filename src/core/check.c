@@ -11,6 +11,7 @@
 #include "clusterfit/workload.h"
 #include "base/json.h"
 #include "core/ds_schema.h"
+#include "core/check_internal.h"
 
 #include <errno.h>
 #include <math.h>
@@ -58,17 +59,14 @@ static void add(ck *c, cfit_severity s, const char *path, int line, int col, con
 #endif
     ;
 
-static void add(ck *c, cfit_severity s, const char *path, int line, int col, const char *fix,
-                const char *fmt, ...)
+int cfit__finding_vadd(cfit_check_result *res, cfit_severity s, const char *path, int line, int col,
+                       const char *fix, const char *fmt, va_list ap)
 {
-    cfit_check_result *res = c->res;
     if (res->n == res->cap) {
         size_t cap = res->cap ? res->cap * 2 : 16;
         cfit_finding *f = realloc(res->findings, cap * sizeof *f);
-        if (!f) {
-            c->oom = 1;
-            return;
-        }
+        if (!f)
+            return CFIT_ENOMEM;
         res->findings = f;
         res->cap = cap;
     }
@@ -79,13 +77,21 @@ static void add(ck *c, cfit_severity s, const char *path, int line, int col, con
     f->line = line;
     f->col = col;
     snprintf(f->fix, sizeof f->fix, "%s", fix ? fix : "");
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(f->message, sizeof f->message, fmt, ap);
-    va_end(ap);
     res->errors += s == CFIT_SEV_ERROR;
     res->warnings += s == CFIT_SEV_WARNING;
     res->infos += s == CFIT_SEV_INFO;
+    return CFIT_EOK;
+}
+
+static void add(ck *c, cfit_severity s, const char *path, int line, int col, const char *fix,
+                const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (cfit__finding_vadd(c->res, s, path, line, col, fix, fmt, ap))
+        c->oom = 1;
+    va_end(ap);
 }
 
 static void join(char *out, size_t n, const char *path, const char *key)
@@ -573,6 +579,14 @@ static void check_memory(ck *c, const facts *f, long mbs, long gas)
         p.mem.activations_bytes / 1e9, p.mem.capacity_bytes / 1e9);
 }
 
+static int by_position(const void *a, const void *b);
+
+void cfit__findings_sort(cfit_check_result *res)
+{
+    if (res->n > 1)
+        qsort(res->findings, res->n, sizeof *res->findings, by_position);
+}
+
 static int by_position(const void *a, const void *b)
 {
     const cfit_finding *x = a, *y = b;
@@ -623,32 +637,74 @@ int cfit_check_deepspeed(const char *text, size_t len, const char *file,
         cfit_check_result_fini(out);
         return cfit_diag_set(d, CFIT_ENOMEM, file, 0, 0, "out of memory");
     }
-    if (out->n > 1)
-        qsort(out->findings, out->n, sizeof *out->findings, by_position);
+    cfit__findings_sort(out);
     return CFIT_EOK;
+}
+
+/* Read at most CFIT_CHECK_MAX_BYTES + 1 bytes of path into *buf (caller frees). */
+static int read_all(const char *path, char **buf, size_t *len, cfit_diag *d)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return cfit_diag_set(d, CFIT_EIO, NULL, 0, 0, "cannot open '%s': %s", path, strerror(errno));
+    size_t cap = (size_t)CFIT_CHECK_MAX_BYTES + 1;
+    *buf = malloc(cap);
+    if (!*buf) {
+        fclose(f);
+        return cfit_diag_set(d, CFIT_ENOMEM, path, 0, 0, "out of memory");
+    }
+    *len = fread(*buf, 1, cap, f);
+    int err = ferror(f);
+    fclose(f);
+    if (err) {
+        free(*buf);
+        return cfit_diag_set(d, CFIT_EIO, NULL, 0, 0, "cannot read '%s'", path);
+    }
+    return CFIT_EOK;
+}
+
+/* A DeepSpeed config: a name ending in ".json", an empty file, or one whose first non-blank
+ * character starts a JSON value other than a bare word ('{', '[', '"', a digit or '-' + digit). */
+static int looks_like_json(const char *path, const char *text, size_t len)
+{
+    size_t n = strlen(path), i = 0;
+    if (n >= 5 && strcmp(path + n - 5, ".json") == 0)
+        return 1;
+    while (i < len && text[i] && strchr(" \t\r\n", text[i]))
+        i++;
+    if (i == len)
+        return 1;
+    char ch = text[i], next = i + 1 < len ? text[i + 1] : '\0';
+    return strchr("{[\"", ch) || (ch >= '0' && ch <= '9') || (ch == '-' && next >= '0' && next <= '9');
+}
+
+int cfit_check_file(const char *path, const cfit_check_request *r, cfit_check_result *out,
+                    const char **kind_out, cfit_diag *d)
+{
+    memset(out, 0, sizeof *out);
+    char *buf;
+    size_t n;
+    int rc = read_all(path, &buf, &n, d);
+    if (rc)
+        return rc;
+    int json = looks_like_json(path, buf, n);
+    if (kind_out)
+        *kind_out = json ? "deepspeed" : "megatron";
+    rc = json ? cfit_check_deepspeed(buf, n, path, r, out, d) : cfit_check_megatron(buf, n, path, r, out, d);
+    free(buf);
+    return rc;
 }
 
 int cfit_check_deepspeed_file(const char *path, const cfit_check_request *r, cfit_check_result *out,
                               cfit_diag *d)
 {
     memset(out, 0, sizeof *out);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return cfit_diag_set(d, CFIT_EIO, NULL, 0, 0, "cannot open '%s': %s", path, strerror(errno));
-    size_t cap = (size_t)CFIT_CHECK_MAX_BYTES + 1;
-    char *buf = malloc(cap);
-    if (!buf) {
-        fclose(f);
-        return cfit_diag_set(d, CFIT_ENOMEM, path, 0, 0, "out of memory");
-    }
-    size_t n = fread(buf, 1, cap, f);
-    int err = ferror(f);
-    fclose(f);
-    int rc;
-    if (err)
-        rc = cfit_diag_set(d, CFIT_EIO, NULL, 0, 0, "cannot read '%s'", path);
-    else
-        rc = cfit_check_deepspeed(buf, n, path, r, out, d);
+    char *buf;
+    size_t n;
+    int rc = read_all(path, &buf, &n, d);
+    if (rc)
+        return rc;
+    rc = cfit_check_deepspeed(buf, n, path, r, out, d);
     free(buf);
     return rc;
 }

@@ -1,8 +1,8 @@
-/* fuzz_check.c - fuzz target for `clusterfit check` (src/core/check.c, ds_schema.c) and,
- * through the layout a config implies, the cost model.
+/* fuzz_check.c - fuzz target for `clusterfit check` (src/core/check.c, ds_schema.c,
+ * check_megatron.c) and, through the layout a config implies, the cost model.
  *
- * Each input is checked twice: without a world size (schema pass only) and with a world
- * size and llama3-8b (batch, world-size and memory passes).  Oracles beyond "no crash":
+ * Each input is checked four times: as a DeepSpeed config and as a Megatron argument file,
+ * each without a world size and with one and llama3-8b (batch, world-size and memory passes).  Oracles beyond "no crash":
  * the call either refuses the text as CFIT_EPARSE with a position and a message, or returns
  * findings whose counts agree with their severities, each with a message and a position
  * inside the text.
@@ -30,7 +30,7 @@ static cfit_catalog *catalog(void)
     return c;
 }
 
-static void run(const char *text, size_t size, long gpus)
+static void run(const char *text, size_t size, long gpus, int megatron)
 {
     cfit_check_request r;
     cfit_check_request_init(&r);
@@ -41,9 +41,10 @@ static void run(const char *text, size_t size, long gpus)
     cfit_check_result res;
     cfit_diag d;
     cfit_diag_clear(&d);
-    int rc = cfit_check_deepspeed(text, size, "fuzz.json", &r, &res, &d);
+    int rc = megatron ? cfit_check_megatron(text, size, "fuzz.txt", &r, &res, &d)
+                      : cfit_check_deepspeed(text, size, "fuzz.json", &r, &res, &d);
     if (rc) {
-        check(rc == CFIT_EPARSE || rc == CFIT_ENOMEM);
+        check(rc == CFIT_EPARSE || rc == CFIT_ENOMEM || (megatron && rc == CFIT_ERANGE));
         check(d.msg[0] != '\0' && d.line >= 1);
         return;
     }
@@ -63,7 +64,9 @@ static void run(const char *text, size_t size, long gpus)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *text = (const char *)data;
-    run(text, size, 0);
-    run(text, size, 1 + (long)(size % 96));
+    run(text, size, 0, 0);
+    run(text, size, 1 + (long)(size % 96), 0);
+    run(text, size, 0, 1);
+    run(text, size, 1 + (long)(size % 96), 1);
     return 0;
 }

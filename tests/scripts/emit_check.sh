@@ -5,7 +5,7 @@
 # parallel, fp8) it writes the DeepSpeed config to a file and to stdout in one run, takes the
 # "# check it: clusterfit check FILE ..." line the stdout header gives, runs that check on
 # the file and requires exit 0 and "0 errors".  The Megatron and torchrun outputs must be
-# non-empty and name the plan's sizes.
+# non-empty and name the plan's sizes, and the Megatron arguments must check clean too.
 set -euo pipefail
 
 fail() { echo "emit_check.sh: $*" >&2; exit 1; }
@@ -34,6 +34,8 @@ for p in "${plans[@]}"; do
     # shellcheck disable=SC2086
     res=$("$bin" check "$ds" $cmd) || fail "plan $p: check $cmd failed: $res"
     grep -q '^check: 0 errors' <<<"$res" || fail "plan $p: check not clean: $res"
+    res=$("$bin" check "$mg" $cmd) || fail "plan $p: check of the megatron args failed: $res"
+    grep -q '^check: 0 errors, 0 warnings' <<<"$res" || fail "plan $p: megatron args not clean: $res"
     tp=$(sed -n 's/.* tp \([0-9]*\) pp.*/\1/p' <<<"$out" | head -n 1)
     grep -qx -- "--tensor-model-parallel-size $tp" "$mg" || fail "plan $p: megatron args lack TP $tp"
 done

@@ -215,6 +215,63 @@ static void test_findings_sorted(void **state)
     cfit_check_result_fini(&res);
 }
 
+static void run_mg(void **state, const char *text, long gpus, const char *model, cfit_check_result *res)
+{
+    cfit_check_request r;
+    cfit_check_request_init(&r);
+    r.catalog = *state;
+    r.gpus = gpus;
+    if (model)
+        r.model = cfit_catalog_model(*state, model, NULL);
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    if (cfit_check_megatron(text, strlen(text), "a.txt", &r, res, &d))
+        fail_msg("megatron check failed: %s:%d:%d: %s", d.file, d.line, d.col, d.msg);
+}
+
+static void test_megatron_rules(void **state)
+{
+    cfit_check_result res;
+    run_mg(state,
+           "--tensor-model-parallel-size 8 --pipeline-model-parallel-size 4\n"
+           "--num-layers-per-virtual-pipeline-stage 3 --micro-batch-size 2 --global-batch-size 100\n"
+           "--num-layers 80 --num-attention-heads 64 --seq-length 8192 --context-parallel-size 3\n"
+           "--recompute-granularity selective --recompute-num-layers 2 --sequence-parallel\n",
+           96, NULL, &res);
+    must(&res, "--num-layers-per-virtual-pipeline-stage", "divisible", CFIT_SEV_ERROR);
+    must(&res, "--global-batch-size", "micro-batches per step (50) >= PP and divisible by PP 4", CFIT_SEV_ERROR);
+    must(&res, "--context-parallel-size", "2 x CP", CFIT_SEV_ERROR);
+    must(&res, "--recompute-granularity", "selective", CFIT_SEV_ERROR);
+    cfit_check_result_fini(&res);
+    /* the world size from a torchrun line; quoting; a shell variable is not checked */
+    run_mg(state,
+           "torchrun --nnodes 2 --nproc-per-node 8 pretrain_gpt.py \\\n"
+           "  --tensor-model-parallel-size 3 --micro-batch-size $MBS --data-path 'a b' --load \"x y\"\n",
+           0, NULL, &res);
+    must(&res, "--tensor-model-parallel-size", "world size (16)", CFIT_SEV_ERROR);
+    const cfit_finding *f = must(&res, "--micro-batch-size", "shell variable", CFIT_SEV_INFO);
+    assert_int_equal(f->line, 2);
+    assert_int_equal(f->col, 34);
+    assert_int_equal(res.errors, 1);
+    cfit_check_result_fini(&res);
+}
+
+static void test_megatron_bad_input(void **state)
+{
+    cfit_check_request r;
+    cfit_check_request_init(&r);
+    r.catalog = *state;
+    cfit_check_result res;
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    const char *text = "--micro-batch-size 1\n--load \"/ckpt\n";
+    assert_int_equal(cfit_check_megatron(text, strlen(text), "m.txt", &r, &res, &d), CFIT_EPARSE);
+    assert_int_equal(d.line, 2);
+    assert_int_equal(d.col, 8);
+    assert_non_null(strstr(d.msg, "unterminated"));
+    assert_int_equal(cfit_check_megatron("--a\0b", 5, "m.txt", &r, &res, &d), CFIT_EPARSE);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -226,6 +283,8 @@ int main(void)
         cmocka_unit_test(test_combinations),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_findings_sorted),
+        cmocka_unit_test(test_megatron_rules),
+        cmocka_unit_test(test_megatron_bad_input),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
