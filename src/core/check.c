@@ -106,11 +106,17 @@ static int is_int(const cfit__json *v)
     return v && v->type == CFIT__JSON_NUMBER && v->number == floor(v->number) && fabs(v->number) < 9.0e18;
 }
 
-/* A positive integer member as DeepSpeed would read it; 0 when absent or not a usable number. */
+/* Batch and parallel sizes above this are treated as unusable, so that every product of three
+ * of them (and a world size up to 2^24) fits in a long. */
+#define CHECK_MAX_SIZE (1L << 19)
+#define CHECK_MAX_WORLD (1L << 24)
+
+/* A positive integer member as DeepSpeed would read it; 0 when absent, not a usable number
+ * or above CHECK_MAX_SIZE. */
 static long get_long(const cfit__json *obj, const char *key)
 {
     const cfit__json *v = cfit__json_get(obj, key);
-    return is_int(v) && v->number > 0 && v->number < 1e15 ? (long)v->number : 0;
+    return is_int(v) && v->number > 0 && v->number <= CHECK_MAX_SIZE ? (long)v->number : 0;
 }
 
 static int get_bool(const cfit__json *obj, const char *key)
@@ -213,6 +219,10 @@ static void check_type(ck *c, const cfit__ds_key *k, const cfit__json *v, const 
     if (type_ok(k->type, v->type)) {
         if (k->type == CFIT__DS_INT)
             check_int(c, v, path);
+        if (k->type == CFIT__DS_INT_OR_BOOL_OBJ && v->type == CFIT__JSON_BOOL)
+            add(c, CFIT_SEV_WARNING, path, v->line, v->col, "write {\"stage\": 1} (or 0)",
+                "the legacy form %s is deprecated: DeepSpeed maps true to ZeRO stage 1 with a warning",
+                v->boolean ? "true" : "false");
         return;
     }
     if (v->type == CFIT__JSON_STRING && (k->type == CFIT__DS_INT || k->type == CFIT__DS_NUM)) {
@@ -231,7 +241,7 @@ static void check_type(ck *c, const cfit__ds_key *k, const cfit__json *v, const 
 static long foreign_size(const cfit__json *v)
 {
     if (is_int(v))
-        return v->number > 0 && v->number < 1e9 ? (long)v->number : 0;
+        return v->number > 0 && v->number <= CHECK_MAX_SIZE ? (long)v->number : 0;
     if (!v || v->type != CFIT__JSON_OBJECT)
         return 0;
     for (size_t i = 0; i < v->n; i++) {
@@ -239,7 +249,7 @@ static long foreign_size(const cfit__json *v)
         if (is_int(m->value) && (strstr(m->key, "size") || strstr(m->key, "degree") ||
                                  strstr(m->key, "stages") || strcmp(m->key, "tp") == 0 ||
                                  strcmp(m->key, "pp") == 0))
-            return m->value->number > 0 && m->value->number < 1e9 ? (long)m->value->number : 0;
+            return m->value->number > 0 && m->value->number <= CHECK_MAX_SIZE ? (long)m->value->number : 0;
     }
     return 0;
 }
@@ -342,7 +352,7 @@ static void gather(const ck *c, facts *f)
     const cfit_check_request *r = c->r;
     const cfit__json *root = c->root;
     memset(f, 0, sizeof *f);
-    f->world = r->gpus;
+    f->world = r->gpus <= CHECK_MAX_WORLD ? r->gpus : 0;
     const cfit__json *zero = cfit__json_get(root, "zero_optimization");
     f->stage_m = member_at(zero, "stage");
     const cfit__json *st = cfit__json_get(zero, "stage");
@@ -350,9 +360,9 @@ static void gather(const ck *c, facts *f)
     long stages = get_long(cfit__json_get(root, "pipeline"), "stages");
     const cfit__json *tpsec = cfit__json_get(root, "tensor_parallel");
     long autotp = get_long(tpsec, "autotp_size");
-    f->tp = r->tp > 0 ? r->tp : 1;
-    f->pp = r->pp > 0 ? r->pp : (stages > 0 ? stages : 1);
-    f->cp = r->cp > 0 ? r->cp : (get_long(root, "sequence_parallel_size") ? get_long(root, "sequence_parallel_size") : 1);
+    f->tp = r->tp > 0 && r->tp <= CHECK_MAX_SIZE ? r->tp : 1;
+    f->pp = r->pp > 0 && r->pp <= CHECK_MAX_SIZE ? r->pp : (stages > 0 ? stages : 1);
+    f->cp = r->cp > 0 && r->cp <= CHECK_MAX_SIZE ? r->cp : (get_long(root, "sequence_parallel_size") ? get_long(root, "sequence_parallel_size") : 1);
     f->dp_given = get_long(root, "data_parallel_size");
     f->tp_i = f->tp > 1 ? f->tp : (autotp > 1 ? autotp : (c->dim[DIM_T] ? c->dim[DIM_T] : 1));
     f->pp_i = f->pp > 1 ? f->pp : (c->dim[DIM_P] ? c->dim[DIM_P] : 1);
@@ -456,14 +466,14 @@ static long check_world(ck *c, const facts *f)
             f->cp_i, intended);
         return ds_dp;
     }
-    if (ds_dp && intended * ds_dp != f->world) {
+    if (ds_dp && (double)intended * ds_dp != (double)f->world) {
         char fix[400];
         snprintf(fix, sizeof fix, "give TP and PP to DeepSpeed in code (Megatron mpu, PipelineModule(num_stages=%ld)) "
                  "so that DP = %ld, and check with --tp %ld --pp %ld", f->pp_i, f->world / intended, f->tp_i, f->pp_i);
         add(c, CFIT_SEV_ERROR, path, line, col, fix,
-            "world size %ld != TP %ld x PP %ld x DP %ld x CP %ld = %ld: DeepSpeed takes DP = %ld from the world "
+            "world size %ld != TP %ld x PP %ld x DP %ld x CP %ld = %.0f: DeepSpeed takes DP = %ld from the world "
             "size and the parallelism it is actually given, so the sizes in keys it ignores leave no GPUs for them",
-            f->world, f->tp_i, f->pp_i, ds_dp, f->cp_i, intended * ds_dp, ds_dp);
+            f->world, f->tp_i, f->pp_i, ds_dp, f->cp_i, (double)intended * ds_dp, ds_dp);
     }
     return ds_dp;
 }

@@ -254,7 +254,7 @@ static int parse_long(const char *s, long *out)
 {
     char *end;
     long v = strtol(s, &end, 10);
-    if (end == s || *end || v < 0 || v > (1L << 40))
+    if (end == s || *end || v < 0 || v > (1L << 20))
         return 0;
     *out = v;
     return 1;
@@ -309,7 +309,8 @@ static size_t take_flag(mg *c, const words *ws, size_t i, const mg_flag *f, cons
         if (val[0] == '$')
             add(c, CFIT_SEV_INFO, w, NULL, "value \"%s\" is a shell variable; not checked", val);
         else
-            add(c, CFIT_SEV_ERROR, w, "write a whole number", "expects an integer, got \"%s\"", val);
+            add(c, CFIT_SEV_ERROR, w, "write a whole number from 0 to 1048576",
+                "expects an integer, got \"%s\"", val);
     } else if (f->kind == MG_INT && f->id) {
         c->v[f->id] = v;
     }
@@ -333,7 +334,7 @@ static size_t skip_launcher(mg *c, const words *ws)
         else if (strcmp(a, "--nproc-per-node") == 0 || strcmp(a, "--nproc_per_node") == 0)
             parse_long(ws->w[i + 1].s, &per);
     }
-    if (!c->world && nodes > 0 && per > 0)
+    if (!c->world && nodes > 0 && per > 0 && nodes * per <= (1L << 24))
         c->world = nodes * per;
     return start;
 }
@@ -543,7 +544,7 @@ int cfit_check_megatron(const char *text, size_t len, const char *file, const cf
     memset(&c, 0, sizeof c);
     c.res = out;
     c.r = r;
-    c.world = r->gpus;
+    c.world = r->gpus <= (1L << 24) ? r->gpus : 0;
     read_args(&c, &ws);
     check_shape(&c);
     check_vp(&c);
