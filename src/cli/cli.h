@@ -62,5 +62,6 @@ const char *fmt_count(char *buf, size_t n, double v);   /* 1.5 K, 70.6 B, 1.00 T
 
 int cmd_plan(int argc, char **argv);
 int cmd_catalog(int argc, char **argv);
+int cmd_check(int argc, char **argv);
 
 #endif

@@ -1,5 +1,6 @@
 /* cmd_plan.c - `clusterfit plan`: parse the job, run the search, print tables or JSON. */
 #include "cli.h"
+#include "emit_opt.h"
 #include "base/json.h"
 #include "clusterfit/plan.h"
 #include "clusterfit/cost.h"
@@ -15,6 +16,7 @@ enum {
     O_CP, O_VP, O_MBS, O_ZERO, O_RECOMPUTE, O_SP, O_DAYS, O_TOP, O_GRAD, O_ATTN, O_FRAMEWORK, O_JSON, O_CATALOG, O_QUIET,
     O_BUDGET, O_BASIS, O_PRICE
 };
+enum { O_EMIT = 100 };   /* --emit: emit_opt.c */
 
 static const cli_opt opts[] = {
     {"model", 0, "NAME|FILE", "model from the catalog or a JSON file (default llama3-70b)", O_MODEL},
@@ -45,6 +47,7 @@ static const cli_opt opts[] = {
     {"json", 0, NULL, "print one JSON object (docs/json.md) instead of tables", O_JSON},
     {"catalog", 0, "FILE", "add or override catalog entries from FILE (repeatable)", O_CATALOG},
     {"quiet", 'q', NULL, "print only the plan table", O_QUIET},
+    {"emit", 0, "KIND[:FILE][,...]", "launch config for the best plan: deepspeed, megatron, torchrun (repeatable)", O_EMIT},
     {NULL, 0, NULL, NULL, 0},
 };
 
@@ -63,6 +66,7 @@ typedef struct plan_cli {
     int nprices;
     struct timespec t0;
     int progress_shown;
+    cli_emit emit;
 } plan_cli;
 
 static int parse_layout_int(const char *name, const char *value, long max, int *out)
@@ -89,6 +93,7 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
     case O_CATALOG: return cli_catalog_add(&c->cc, value);
     case O_JSON: c->json = 1; return 0;
     case O_QUIET: c->quiet = 1; return 0;
+    case O_EMIT: return cli_emit_add(&c->emit, value);
     case O_SEQ: rc = cli_int(name, value, 1, 1 << 24, &v); r->seq_len = (int)v; return rc;
     case O_GBS: rc = cli_int(name, value, 1, 1L << 30, &v); r->global_batch = v; return rc;
     case O_GPUS: rc = cli_int(name, value, 1, 1L << 24, &v); r->gpus_total = v; return rc;
@@ -968,6 +973,8 @@ int cmd_plan(int argc, char **argv)
                        "step time, MFU and time to train.  With no options it plans llama3-70b on 1T tokens\n"
                        "within 30 days on every catalog GPU type.  Layout options fix a dimension; the rest\n"
                        "is searched.  With every dimension fixed the layout is evaluated as given.");
+    if (!rc)
+        rc = cli_emit_validate(&c.emit, c.json);
     if (rc)
         return rc < 0 ? EXIT_OK : rc;
     if (c.req.gpus_total > 0 && c.days_given)
@@ -1028,6 +1035,8 @@ int cmd_plan(int argc, char **argv)
         } else if (!rc && res.nplans == 0) {
             rc = deadline_missed(&c, &res);
         }
+        if (!rc && c.emit.n)
+            rc = cli_emit_write(&c.emit, &c.req, &res);
         cfit_plan_result_fini(&res);
     }
     free(gpus);

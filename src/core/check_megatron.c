@@ -1,0 +1,564 @@
+/* check_megatron.c - findings for a Megatron-LM argument file: flags, divisibility, combinations, memory.
+ *
+ * The file holds pretrain_gpt.py arguments as shell words: one per line, or a launch line
+ * (everything up to the last word ending in ".py" is the launcher and is skipped, except
+ * that torchrun's --nnodes and --nproc-per-node give the world size when --gpus does not).
+ * '#' starts a comment, quotes and backslashes work as in sh.  The rules are Megatron-LM's
+ * validate_args (megatron/training/arguments.py) as listed in data/references/frameworks.md §5.
+ */
+#include "clusterfit/frameworks.h"
+#include "clusterfit/workload.h"
+#include "core/check_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MG_MAX_WORDS 8192
+
+typedef struct word {
+    char *s;
+    int line, col;
+} word;
+
+typedef struct words {
+    word *w;
+    size_t n, cap;
+} words;
+
+static void words_free(words *ws)
+{
+    for (size_t i = 0; i < ws->n; i++)
+        free(ws->w[i].s);
+    free(ws->w);
+}
+
+/* ---- shell-word reader ---- */
+
+typedef struct lexer {
+    const char *t;
+    size_t len, i;
+    int line, col;
+    char *buf;
+    size_t blen, bcap;
+} lexer;
+
+static int lx_put(lexer *lx, char ch)
+{
+    if (lx->blen + 2 > lx->bcap) {
+        size_t cap = lx->bcap ? lx->bcap * 2 : 64;
+        char *b = realloc(lx->buf, cap);
+        if (!b)
+            return CFIT_ENOMEM;
+        lx->buf = b;
+        lx->bcap = cap;
+    }
+    lx->buf[lx->blen++] = ch;
+    return CFIT_EOK;
+}
+
+static char lx_next(lexer *lx)
+{
+    char ch = lx->t[lx->i++];
+    if (ch == '\n')
+        lx->line++, lx->col = 1;
+    else
+        lx->col++;
+    return ch;
+}
+
+static int lx_quoted(lexer *lx, char q, const char *file, cfit_diag *d)
+{
+    int line = lx->line, col = lx->col - 1;
+    while (lx->i < lx->len) {
+        char ch = lx_next(lx);
+        if (ch == q)
+            return CFIT_EOK;
+        if (ch == '\0')
+            return cfit_diag_set(d, CFIT_EPARSE, file, lx->line, lx->col - 1, "NUL byte in an argument file");
+        if (q == '"' && ch == '\\' && lx->i < lx->len && lx->t[lx->i] && strchr("\"\\$`", lx->t[lx->i]))
+            ch = lx_next(lx);
+        if (lx_put(lx, ch))
+            return CFIT_ENOMEM;
+    }
+    return cfit_diag_set(d, CFIT_EPARSE, file, line, col, "unterminated %s quote", q == '"' ? "double" : "single");
+}
+
+static int lx_word(lexer *lx, const char *file, cfit_diag *d)
+{
+    while (lx->i < lx->len) {
+        char ch = lx->t[lx->i];
+        if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r')
+            return CFIT_EOK;
+        if (ch == '\0')
+            return cfit_diag_set(d, CFIT_EPARSE, file, lx->line, lx->col, "NUL byte in an argument file");
+        lx_next(lx);
+        int rc = CFIT_EOK;
+        if (ch == '\'' || ch == '"')
+            rc = lx_quoted(lx, ch, file, d);
+        else if (ch == '\\' && lx->i < lx->len) {
+            char esc = lx_next(lx);
+            if (esc != '\n')
+                rc = lx_put(lx, esc);
+        } else
+            rc = lx_put(lx, ch);
+        if (rc)
+            return rc;
+    }
+    return CFIT_EOK;
+}
+
+static int push_word(words *ws, lexer *lx, int line, int col)
+{
+    if (ws->n == ws->cap) {
+        size_t cap = ws->cap ? ws->cap * 2 : 64;
+        word *w = realloc(ws->w, cap * sizeof *w);
+        if (!w)
+            return CFIT_ENOMEM;
+        ws->w = w;
+        ws->cap = cap;
+    }
+    lx->buf[lx->blen] = '\0';
+    char *s = strdup(lx->buf);
+    if (!s)
+        return CFIT_ENOMEM;
+    ws->w[ws->n++] = (word){s, line, col};
+    return CFIT_EOK;
+}
+
+static int lex(const char *text, size_t len, const char *file, words *ws, cfit_diag *d)
+{
+    lexer lx = {text, len, 0, 1, 1, NULL, 0, 0};
+    int rc = lx_put(&lx, '\0');
+    while (!rc && lx.i < len) {
+        char ch = text[lx.i];
+        if (ch == '\0') {
+            rc = cfit_diag_set(d, CFIT_EPARSE, file, lx.line, lx.col, "NUL byte in an argument file");
+        } else if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r') {
+            lx_next(&lx);
+        } else if (ch == '\\' && lx.i + 1 < len && text[lx.i + 1] == '\n') {
+            lx_next(&lx), lx_next(&lx);
+        } else if (ch == '#') {
+            while (lx.i < len && text[lx.i] != '\n')
+                lx_next(&lx);
+        } else if (ws->n == MG_MAX_WORDS) {
+            rc = cfit_diag_set(d, CFIT_ERANGE, file, lx.line, lx.col, "more than %d arguments", MG_MAX_WORDS);
+        } else {
+            int line = lx.line, col = lx.col;
+            lx.blen = 0;
+            rc = lx_word(&lx, file, d);
+            if (!rc)
+                rc = push_word(ws, &lx, line, col);
+        }
+    }
+    free(lx.buf);
+    if (rc == CFIT_ENOMEM)
+        cfit_diag_set(d, CFIT_ENOMEM, file, 0, 0, "out of memory");
+    return rc;
+}
+
+/* ---- the flags clusterfit knows ---- */
+
+enum {
+    F_NONE, F_TP, F_PP, F_CP, F_VPL, F_VPS, F_VP_OLD, F_SP, F_MBS, F_GBS, F_LAYERS, F_HIDDEN, F_FFN,
+    F_HEADS, F_GQA, F_GROUPS, F_SEQ, F_MAXPOS, F_BF16, F_FP16, F_FP8, F_DISTOPT, F_MFSDP, F_FSDP_STRAT,
+    F_OGR, F_OPG, F_RGRAN, F_RMETHOD, F_RNUM, F_RACT, F_FIRST, F_LAST, F_NO_P2P, F_TORCH_FSDP2, F_COUNT
+};
+
+typedef enum { MG_INT, MG_FLAG, MG_STR } mg_kind;
+
+typedef struct mg_flag {
+    const char *name;    /* without the leading "--" */
+    mg_kind kind;
+    int id;
+} mg_flag;
+
+static const mg_flag flags[] = {
+    {"tensor-model-parallel-size", MG_INT, F_TP}, {"pipeline-model-parallel-size", MG_INT, F_PP},
+    {"context-parallel-size", MG_INT, F_CP}, {"num-layers-per-virtual-pipeline-stage", MG_INT, F_VPL},
+    {"num-virtual-stages-per-pipeline-rank", MG_INT, F_VPS},
+    {"virtual-pipeline-model-parallel-size", MG_INT, F_VP_OLD}, {"sequence-parallel", MG_FLAG, F_SP},
+    {"micro-batch-size", MG_INT, F_MBS}, {"global-batch-size", MG_INT, F_GBS}, {"num-layers", MG_INT, F_LAYERS},
+    {"hidden-size", MG_INT, F_HIDDEN}, {"ffn-hidden-size", MG_INT, F_FFN},
+    {"num-attention-heads", MG_INT, F_HEADS}, {"group-query-attention", MG_FLAG, F_GQA},
+    {"num-query-groups", MG_INT, F_GROUPS}, {"seq-length", MG_INT, F_SEQ},
+    {"max-position-embeddings", MG_INT, F_MAXPOS}, {"bf16", MG_FLAG, F_BF16}, {"fp16", MG_FLAG, F_FP16},
+    {"fp8-format", MG_STR, F_FP8}, {"use-distributed-optimizer", MG_FLAG, F_DISTOPT},
+    {"use-megatron-fsdp", MG_FLAG, F_MFSDP}, {"data-parallel-sharding-strategy", MG_STR, F_FSDP_STRAT},
+    {"overlap-grad-reduce", MG_FLAG, F_OGR}, {"overlap-param-gather", MG_FLAG, F_OPG},
+    {"recompute-granularity", MG_STR, F_RGRAN}, {"recompute-method", MG_STR, F_RMETHOD},
+    {"recompute-num-layers", MG_INT, F_RNUM}, {"recompute-activations", MG_FLAG, F_RACT},
+    {"decoder-first-pipeline-num-layers", MG_INT, F_FIRST}, {"decoder-last-pipeline-num-layers", MG_INT, F_LAST},
+    {"no-overlap-p2p-communication", MG_FLAG, F_NO_P2P}, {"use-torch-fsdp2", MG_FLAG, F_TORCH_FSDP2},
+    /* known, not reasoned about */
+    {"swiglu", MG_FLAG, 0}, {"untie-embeddings-and-output-weights", MG_FLAG, 0}, {"kv-channels", MG_INT, 0},
+    {"position-embedding-type", MG_STR, 0}, {"normalization", MG_STR, 0}, {"fp8-recipe", MG_STR, 0},
+    {"fp8-param-gather", MG_FLAG, 0}, {"expert-model-parallel-size", MG_INT, 0},
+    {"expert-tensor-parallel-size", MG_INT, 0}, {"num-experts", MG_INT, 0}, {"cp-comm-type", MG_STR, 0},
+    {"train-iters", MG_INT, 0}, {"train-samples", MG_INT, 0}, {"lr", MG_STR, 0}, {"min-lr", MG_STR, 0},
+    {"lr-decay-style", MG_STR, 0}, {"lr-warmup-iters", MG_INT, 0}, {"lr-warmup-fraction", MG_STR, 0},
+    {"lr-decay-iters", MG_INT, 0}, {"weight-decay", MG_STR, 0}, {"clip-grad", MG_STR, 0},
+    {"adam-beta1", MG_STR, 0}, {"adam-beta2", MG_STR, 0}, {"adam-eps", MG_STR, 0},
+    {"init-method-std", MG_STR, 0}, {"attention-dropout", MG_STR, 0}, {"hidden-dropout", MG_STR, 0},
+    {"disable-bias-linear", MG_FLAG, 0}, {"transformer-impl", MG_STR, 0}, {"use-flash-attn", MG_FLAG, 0},
+    {"rotary-base", MG_STR, 0}, {"data-path", MG_STR, 0}, {"split", MG_STR, 0}, {"tokenizer-type", MG_STR, 0},
+    {"tokenizer-model", MG_STR, 0}, {"vocab-file", MG_STR, 0}, {"merge-file", MG_STR, 0},
+    {"save", MG_STR, 0}, {"load", MG_STR, 0}, {"save-interval", MG_INT, 0}, {"eval-interval", MG_INT, 0},
+    {"eval-iters", MG_INT, 0}, {"log-interval", MG_INT, 0}, {"seed", MG_INT, 0},
+    {"distributed-backend", MG_STR, 0}, {"tp-comm-overlap", MG_FLAG, 0}, {"use-mcore-models", MG_FLAG, 0},
+    {"distribute-saved-activations", MG_FLAG, 0}, {"recompute-modules", MG_STR, 0},
+    {"account-for-embedding-in-pipeline-split", MG_FLAG, 0}, {"account-for-loss-in-pipeline-split", MG_FLAG, 0},
+    {"ckpt-format", MG_STR, 0}, {"bf16-grads", MG_FLAG, 0}, {"accumulate-allreduce-grads-in-fp32", MG_FLAG, 0},
+};
+
+#define NFLAGS (sizeof flags / sizeof flags[0])
+
+typedef struct mg {
+    cfit_check_result *res;
+    const cfit_check_request *r;
+    int oom;
+    long world;
+    long v[F_COUNT];         /* integer values (0 = absent or not a number) */
+    const char *s[F_COUNT];  /* string values */
+    const word *at[F_COUNT]; /* the flag's word; NULL = absent */
+    const word *first;       /* first argument, for whole-file findings */
+} mg;
+
+static void add(mg *c, cfit_severity sev, const word *w, const char *fix, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+
+static void add(mg *c, cfit_severity sev, const word *w, const char *fix, const char *fmt, ...)
+{
+    char path[160] = "";
+    if (w)
+        snprintf(path, sizeof path, "%.*s", (int)strcspn(w->s, "="), w->s);
+    va_list ap;
+    va_start(ap, fmt);
+    if (cfit__finding_vadd(c->res, sev, path, w ? w->line : 1, w ? w->col : 1, fix, fmt, ap))
+        c->oom = 1;
+    va_end(ap);
+}
+
+static const mg_flag *flag_find(const char *name, size_t len)
+{
+    for (size_t i = 0; i < NFLAGS; i++)
+        if (strlen(flags[i].name) == len && strncmp(flags[i].name, name, len) == 0)
+            return &flags[i];
+    return NULL;
+}
+
+static int parse_long(const char *s, long *out)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || v < 0 || v > (1L << 20))
+        return 0;
+    *out = v;
+    return 1;
+}
+
+static void unknown_flag(mg *c, const word *w, const char *name, size_t len)
+{
+    const char *names[NFLAGS];
+    for (size_t i = 0; i < NFLAGS; i++)
+        names[i] = flags[i].name;
+    char key[128];
+    snprintf(key, sizeof key, "%.*s", (int)(len < 127 ? len : 127), name);
+    const char *near = cfit_closest(key, names, NFLAGS);
+    if (near) {
+        char fix[200];
+        snprintf(fix, sizeof fix, "did you mean --%s?", near);
+        add(c, CFIT_SEV_ERROR, w, fix, "unrecognized argument: Megatron-LM's parser rejects it");
+    } else {
+        add(c, CFIT_SEV_INFO, w, NULL, "not in clusterfit's table of Megatron-LM flags; not checked");
+    }
+}
+
+/* Record flag f given at word i with value words from i+1 (or inline after '='). */
+static size_t take_flag(mg *c, const words *ws, size_t i, const mg_flag *f, const char *inline_value)
+{
+    const word *w = &ws->w[i];
+    const char *val = inline_value;
+    if (!val && f->kind != MG_FLAG && i + 1 < ws->n && strncmp(ws->w[i + 1].s, "--", 2) != 0)
+        val = ws->w[++i].s;
+    if (f->id == F_VP_OLD) {
+        add(c, CFIT_SEV_ERROR, w, "write --num-layers-per-virtual-pipeline-stage N or "
+            "--num-virtual-stages-per-pipeline-rank N",
+            "Megatron-LM has no such flag: it was replaced in 2021 (the field exists but has no CLI argument)");
+        return i;
+    }
+    if (f->kind != MG_FLAG && !val) {
+        add(c, CFIT_SEV_ERROR, w, "give it a value", "expects a value");
+        return i;
+    }
+    if (f->kind == MG_FLAG && inline_value) {
+        add(c, CFIT_SEV_ERROR, w, "write the flag alone", "is a switch and takes no value");
+        return i;
+    }
+    if (f->id && c->at[f->id])
+        add(c, CFIT_SEV_WARNING, w, "give it once", "given twice: the last value wins");
+    if (f->id) {
+        c->at[f->id] = w;
+        c->s[f->id] = val;
+    }
+    long v = 0;
+    if (f->kind == MG_INT && val && !parse_long(val, &v)) {
+        if (val[0] == '$')
+            add(c, CFIT_SEV_INFO, w, NULL, "value \"%s\" is a shell variable; not checked", val);
+        else
+            add(c, CFIT_SEV_ERROR, w, "write a whole number from 0 to 1048576",
+                "expects an integer, got \"%s\"", val);
+    } else if (f->kind == MG_INT && f->id) {
+        c->v[f->id] = v;
+    }
+    return i;
+}
+
+/* Skip a launcher (torchrun ... script.py), reading its world size. Returns the first argument. */
+static size_t skip_launcher(mg *c, const words *ws)
+{
+    size_t start = 0;
+    for (size_t i = 0; i < ws->n; i++) {
+        size_t n = strlen(ws->w[i].s);
+        if (n > 3 && strcmp(ws->w[i].s + n - 3, ".py") == 0)
+            start = i + 1;
+    }
+    long nodes = 0, per = 0;
+    for (size_t i = 0; i + 1 < start; i++) {
+        const char *a = ws->w[i].s;
+        if (strcmp(a, "--nnodes") == 0)
+            parse_long(ws->w[i + 1].s, &nodes);
+        else if (strcmp(a, "--nproc-per-node") == 0 || strcmp(a, "--nproc_per_node") == 0)
+            parse_long(ws->w[i + 1].s, &per);
+    }
+    if (!c->world && nodes > 0 && per > 0 && nodes * per <= (1L << 24))
+        c->world = nodes * per;
+    return start;
+}
+
+static void read_args(mg *c, const words *ws)
+{
+    size_t i = skip_launcher(c, ws);
+    c->first = i < ws->n ? &ws->w[i] : NULL;
+    for (; i < ws->n && !c->oom; i++) {
+        const word *w = &ws->w[i];
+        if (strncmp(w->s, "--", 2) != 0 || !w->s[2]) {
+            add(c, CFIT_SEV_ERROR, w, "remove it or give the flag it belongs to",
+                "\"%s\" is not a flag and follows no flag that takes a value", w->s);
+            continue;
+        }
+        const char *name = w->s + 2, *eq = strchr(name, '=');
+        size_t len = eq ? (size_t)(eq - name) : strlen(name);
+        const mg_flag *f = flag_find(name, len);
+        if (f) {
+            i = take_flag(c, ws, i, f, eq ? eq + 1 : NULL);
+            continue;
+        }
+        unknown_flag(c, w, name, len);
+        while (!eq && i + 1 < ws->n && strncmp(ws->w[i + 1].s, "--", 2) != 0)
+            i++;   /* its values */
+    }
+}
+
+/* ---- semantic passes ---- */
+
+static long val(const mg *c, int id, long dflt)
+{
+    return c->v[id] > 0 ? c->v[id] : dflt;
+}
+
+static const word *where(const mg *c, int id)
+{
+    return c->at[id] ? c->at[id] : c->first;
+}
+
+static void check_shape(mg *c)
+{
+    long tp = val(c, F_TP, 1), heads = c->v[F_HEADS], groups = c->v[F_GROUPS], L = c->v[F_LAYERS];
+    long seq = c->v[F_SEQ], cp = val(c, F_CP, 1), pp = val(c, F_PP, 1);
+    if (heads && heads % tp)
+        add(c, CFIT_SEV_ERROR, where(c, F_TP), "choose a TP dividing the heads",
+            "num_attention_heads %ld is not divisible by TP %ld", heads, tp);
+    if (c->at[F_GQA] && groups && groups % tp && tp % groups)
+        add(c, CFIT_SEV_ERROR, where(c, F_GROUPS), "choose a TP that is a multiple or divisor of the query groups",
+            "num_query_groups %ld is neither a multiple nor a divisor of TP %ld", groups, tp);
+    if (cp > 1 && seq && seq % (2 * cp))
+        add(c, CFIT_SEV_ERROR, where(c, F_CP), "make the sequence length divisible by 2 x CP",
+            "seq_length %ld is not divisible by 2 x CP = %ld", seq, 2 * cp);
+    if (seq && c->v[F_MAXPOS] && c->v[F_MAXPOS] < seq)
+        add(c, CFIT_SEV_ERROR, where(c, F_MAXPOS), "make --max-position-embeddings at least --seq-length",
+            "max_position_embeddings %ld is below seq_length %ld", c->v[F_MAXPOS], seq);
+    if (L && pp > 1 && L % pp && !c->at[F_FIRST] && !c->at[F_LAST] && !c->at[F_VPS])
+        add(c, CFIT_SEV_ERROR, where(c, F_PP), "give --decoder-first/last-pipeline-num-layers for uneven stages",
+            "num_layers %ld is not divisible by the pipeline size %ld", L, pp);
+    if (c->at[F_SP] && tp == 1)
+        add(c, CFIT_SEV_WARNING, c->at[F_SP], "drop it, or use TP > 1",
+            "sequence parallelism needs TP > 1: Megatron-LM disables it with a warning");
+}
+
+static void check_vp(mg *c)
+{
+    long pp = val(c, F_PP, 1), L = c->v[F_LAYERS], lpv = c->v[F_VPL];
+    if (!c->at[F_VPL] && !c->at[F_VPS])
+        return;
+    const word *w = c->at[F_VPL] ? c->at[F_VPL] : c->at[F_VPS];
+    if (c->at[F_VPL] && c->at[F_VPS])
+        add(c, CFIT_SEV_ERROR, w, "keep one", "give at most one of the virtual-pipeline flags");
+    if (pp <= 1 || (c->at[F_NO_P2P] && pp <= 2))
+        add(c, CFIT_SEV_ERROR, w, "use more pipeline stages or drop the virtual pipeline",
+            "the interleaved schedule needs PP > %d", c->at[F_NO_P2P] ? 2 : 1);
+    else if (lpv && L && (L % pp || (L / pp) % lpv))
+        add(c, CFIT_SEV_ERROR, w, "choose layers per virtual stage dividing the layers per stage",
+            "number of layers per pipeline stage (%ld / %ld) must be divisible by the layers per virtual stage %ld",
+            L, pp, lpv);
+}
+
+static void check_recompute(mg *c)
+{
+    const char *g = c->s[F_RGRAN];
+    if (g && strcmp(g, "full") == 0 && (!c->at[F_RMETHOD] || !c->at[F_RNUM]))
+        add(c, CFIT_SEV_ERROR, c->at[F_RGRAN], "add --recompute-method uniform|block and --recompute-num-layers N",
+            "full recomputation needs --recompute-method and --recompute-num-layers");
+    if (g && strcmp(g, "selective") == 0 && (c->at[F_RMETHOD] || c->at[F_RNUM]))
+        add(c, CFIT_SEV_ERROR, c->at[F_RGRAN], "drop --recompute-method and --recompute-num-layers",
+            "selective recomputation takes no --recompute-method or --recompute-num-layers");
+    if (g && strcmp(g, "full") && strcmp(g, "selective"))
+        add(c, CFIT_SEV_ERROR, c->at[F_RGRAN], "write full or selective", "invalid choice \"%s\"", g);
+    if (c->at[F_FP16] && c->at[F_BF16])
+        add(c, CFIT_SEV_ERROR, c->at[F_FP16], "keep one of --fp16 and --bf16", "--fp16 and --bf16 are exclusive");
+    if (c->at[F_OPG] && (!(c->at[F_DISTOPT] || c->at[F_MFSDP]) || !c->at[F_OGR]))
+        add(c, CFIT_SEV_ERROR, c->at[F_OPG], "add --use-distributed-optimizer and --overlap-grad-reduce",
+            "--overlap-param-gather needs the distributed optimizer and --overlap-grad-reduce");
+    if (c->at[F_TORCH_FSDP2] && (val(c, F_PP, 1) > 1 || c->at[F_DISTOPT]))
+        add(c, CFIT_SEV_ERROR, c->at[F_TORCH_FSDP2], "drop pipeline parallelism and the distributed optimizer",
+            "--use-torch-fsdp2 is incompatible with PP > 1 and --use-distributed-optimizer");
+}
+
+/* Returns the data-parallel size, 0 when the world size does not allow one. */
+static long check_world_batch(mg *c)
+{
+    long tp = val(c, F_TP, 1), pp = val(c, F_PP, 1), cp = val(c, F_CP, 1);
+    if (!c->at[F_MBS])
+        add(c, CFIT_SEV_ERROR, c->first, "add --micro-batch-size N", "--micro-batch-size is required");
+    if (!c->world)
+        return 0;
+    if (c->world % (tp * pp * cp)) {
+        add(c, CFIT_SEV_ERROR, where(c, F_TP), "choose TP x PP x CP dividing the world size",
+            "world size (%ld) is not divisible by TP %ld x PP %ld x CP %ld = %ld", c->world, tp, pp, cp, tp * pp * cp);
+        return 0;
+    }
+    long dp = c->world / (tp * pp * cp), mbs = c->v[F_MBS], gbs = c->v[F_GBS];
+    if (mbs && gbs && gbs % (mbs * dp)) {
+        char fix[160];
+        snprintf(fix, sizeof fix, "make --global-batch-size a multiple of %ld", mbs * dp);
+        add(c, CFIT_SEV_ERROR, where(c, F_GBS), fix,
+            "global batch size (%ld) is not divisible by micro batch size (%ld) times data parallel size (%ld)",
+            gbs, mbs, dp);
+        return 0;
+    }
+    long micro = mbs && gbs ? gbs / (mbs * dp) : 0;
+    if (c->at[F_VPL] || c->at[F_VPS]) {
+        if (micro && pp > 1 && (micro < pp || micro % pp))
+            add(c, CFIT_SEV_ERROR, where(c, F_GBS), "make the micro-batches per step a multiple of PP",
+                "the interleaved schedule needs micro-batches per step (%ld) >= PP and divisible by PP %ld", micro, pp);
+    }
+    return dp;
+}
+
+static void check_memory(mg *c, long dp)
+{
+    const cfit_check_request *r = c->r;
+    const cfit_gpu *g = r->gpu ? r->gpu : cfit_catalog_gpu(r->catalog, "h100-sxm", NULL);
+    long mbs = c->v[F_MBS], gbs = c->v[F_GBS] ? c->v[F_GBS] : mbs * dp;
+    if (!g || !mbs || !dp)
+        return;
+    cfit_plan_request req;
+    cfit_plan_request_init(&req);
+    req.catalog = r->catalog;
+    req.model = r->model;
+    req.seq_len = r->seq_len ? r->seq_len : (int)c->v[F_SEQ];
+    req.global_batch = gbs;
+    req.gpus = &g;
+    req.ngpus = 1;
+    req.gpus_total = c->world;
+    req.precision = c->at[F_FP8] && g->peak_flops[CFIT_PREC_FP8] > 0 ? CFIT_PREC_FP8 : CFIT_PREC_BF16;
+    long pp = val(c, F_PP, 1), L = r->model->layers;
+    int vp = c->v[F_VPS] ? (int)c->v[F_VPS] : c->v[F_VPL] && L % (pp * c->v[F_VPL]) == 0 ?
+             (int)(L / (pp * c->v[F_VPL])) : 1;
+    const char *strat = c->s[F_FSDP_STRAT] ? c->s[F_FSDP_STRAT] : "optim_grads_params";
+    int zero = c->at[F_DISTOPT] ? 1 : c->at[F_MFSDP] ? (strstr(strat, "params") ? 3 : strstr(strat, "grads") ? 2 : 1) : 0;
+    const char *gran = c->s[F_RGRAN] ? c->s[F_RGRAN] : c->at[F_RACT] ? "selective" : "none";
+    int rec = strcmp(gran, "selective") == 0 ? CFIT_RECOMPUTE_SELECTIVE :
+              strcmp(gran, "full") == 0 ? (c->s[F_RMETHOD] && strcmp(c->s[F_RMETHOD], "block") == 0 ?
+                                           CFIT_RECOMPUTE_BLOCK : CFIT_RECOMPUTE_FULL) : CFIT_RECOMPUTE_NONE;
+    cfit_layout l = {(int)val(c, F_TP, 1), (int)pp, (int)dp, (int)val(c, F_CP, 1), vp, (int)mbs, zero, rec,
+                     c->at[F_SP] && val(c, F_TP, 1) > 1};
+    req.fixed = l;
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    cfit_plan p;
+    if (cfit_plan_validate(&req, &d) || cfit_plan_evaluate(&req, g, &l, &p, &d)) {
+        add(c, CFIT_SEV_ERROR, c->first, NULL, "the layout does not suit %s: %s", r->model->name, d.msg);
+        return;
+    }
+    if (!p.fits)
+        add(c, CFIT_SEV_ERROR, where(c, F_MBS), "more --recompute, a smaller --micro-batch-size, more TP/PP/CP, or "
+            "the distributed optimizer",
+            "memory: %s with TP %d x PP %d x DP %d x CP %d, micro-batch %d on %s needs %.1f GB per GPU "
+            "(weights %.1f, gradients %.1f, optimizer %.1f, activations %.1f GB), more than the %.0f GB available",
+            r->model->name, l.tp, l.pp, l.dp, l.cp, l.mbs, g->name, p.mem.total_bytes / 1e9,
+            p.mem.weights_bytes / 1e9, p.mem.grads_bytes / 1e9, p.mem.optimizer_bytes / 1e9,
+            p.mem.activations_bytes / 1e9, p.mem.capacity_bytes / 1e9);
+}
+
+/* The arguments' model shape against --model. */
+static void check_model_shape(mg *c)
+{
+    const cfit_model *m = c->r->model;
+    struct { int id; long want; const char *what; } rows[] = {
+        {F_LAYERS, m->layers, "layers"}, {F_HIDDEN, m->hidden_size, "hidden_size"},
+        {F_FFN, m->ffn_hidden_size, "ffn_hidden_size"}, {F_HEADS, m->num_heads, "num_heads"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        if (c->v[rows[i].id] && c->v[rows[i].id] != rows[i].want)
+            add(c, CFIT_SEV_WARNING, c->at[rows[i].id], NULL, "%s has %s %ld, not %ld: the memory check uses %s's",
+                m->name, rows[i].what, rows[i].want, c->v[rows[i].id], m->name);
+}
+
+int cfit_check_megatron(const char *text, size_t len, const char *file, const cfit_check_request *r,
+                        cfit_check_result *out, cfit_diag *d)
+{
+    memset(out, 0, sizeof *out);
+    if (len > CFIT_CHECK_MAX_BYTES)
+        return cfit_diag_set(d, CFIT_ERANGE, file, 0, 0, "file is larger than %u MiB", CFIT_CHECK_MAX_BYTES >> 20);
+    words ws = {NULL, 0, 0};
+    int rc = lex(text, len, file, &ws, d);
+    if (rc) {
+        words_free(&ws);
+        return rc;
+    }
+    mg c;
+    memset(&c, 0, sizeof c);
+    c.res = out;
+    c.r = r;
+    c.world = r->gpus <= (1L << 24) ? r->gpus : 0;
+    read_args(&c, &ws);
+    check_shape(&c);
+    check_vp(&c);
+    check_recompute(&c);
+    long dp = check_world_batch(&c);
+    if (r->model && r->catalog && dp) {
+        check_model_shape(&c);
+        check_memory(&c, dp);
+    }
+    words_free(&ws);
+    if (c.oom) {
+        cfit_check_result_fini(out);
+        return cfit_diag_set(d, CFIT_ENOMEM, file, 0, 0, "out of memory");
+    }
+    cfit__findings_sort(out);
+    return CFIT_EOK;
+}

@@ -1,0 +1,224 @@
+/* emit.c - launch configurations for a plan: DeepSpeed JSON, Megatron-LM arguments, torchrun/srun.
+ *
+ * Each writer fills a string builder from the plan alone.  Flag and key names follow
+ * data/references/frameworks.md (DeepSpeed runtime/config.py and zero/config.py,
+ * Megatron-LM arguments.py, torch/distributed/run.py); docs/plan.md lists what each
+ * emitted line means and what the user still has to add (data, tokenizer, checkpoints).
+ */
+#include "clusterfit/frameworks.h"
+#include "clusterfit/workload.h"
+#include "base/json.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const kind_names[CFIT_EMIT_COUNT] = {"deepspeed", "megatron", "torchrun"};
+
+const char *cfit_emit_kind_name(cfit_emit_kind k)
+{
+    return (unsigned)k < CFIT_EMIT_COUNT ? kind_names[k] : "?";
+}
+
+int cfit_emit_kind_parse(const char *name, cfit_emit_kind *out, cfit_diag *d)
+{
+    for (int i = 0; i < CFIT_EMIT_COUNT; i++)
+        if (strcmp(name, kind_names[i]) == 0) {
+            *out = (cfit_emit_kind)i;
+            return CFIT_EOK;
+        }
+    const char *near = cfit_suggest(name, kind_names, CFIT_EMIT_COUNT);
+    if (near)
+        return cfit_diag_set(d, CFIT_EUNKNOWN, NULL, 0, 0, "unknown framework '%s' (did you mean '%s'?)",
+                             name, near);
+    return cfit_diag_set(d, CFIT_EUNKNOWN, NULL, 0, 0,
+                         "unknown framework '%s' (expected deepspeed, megatron or torchrun)", name);
+}
+
+static int seq_of(const cfit_plan_request *r, int seq_len)
+{
+    return seq_len > 0 ? seq_len : (r->seq_len > 0 ? r->seq_len : r->model->seq_len);
+}
+
+/* ---- DeepSpeed ---- */
+
+/* Bucket sizes in elements: DeepSpeed's defaults (zero/config.py), written as plain
+ * integers because a quoted "5e8" fails pydantic's int validation. */
+#define DS_BUCKET_ELEMS 500000000L
+#define DS_PREFETCH_ELEMS 50000000L
+#define DS_PERSISTENCE_ELEMS 100000L
+#define DS_MAX_LIVE_ELEMS 1000000000L
+
+static void ds_zero(cfit__buf *b, int stage)
+{
+    cfit__buf_printf(b, "  \"zero_optimization\": {\n    \"stage\": %d,\n", stage);
+    cfit__buf_printf(b, "    \"overlap_comm\": true,\n    \"contiguous_gradients\": true,\n");
+    cfit__buf_printf(b, "    \"reduce_scatter\": true,\n    \"reduce_bucket_size\": %ld,\n", DS_BUCKET_ELEMS);
+    if (stage < 3) {
+        cfit__buf_printf(b, "    \"allgather_partitions\": true,\n    \"allgather_bucket_size\": %ld\n  },\n",
+                         DS_BUCKET_ELEMS);
+        return;
+    }
+    cfit__buf_printf(b, "    \"prefetch_bucket_size\": %ld,\n    \"param_persistence_threshold\": %ld,\n",
+                     DS_PREFETCH_ELEMS, DS_PERSISTENCE_ELEMS);
+    cfit__buf_printf(b, "    \"max_live_parameters\": %ld,\n    \"max_reuse_distance\": %ld,\n",
+                     DS_MAX_LIVE_ELEMS, DS_MAX_LIVE_ELEMS);
+    cfit__buf_printf(b, "    \"gather_16bit_weights_on_model_save\": true\n  },\n");
+}
+
+static void emit_deepspeed(cfit__buf *b, const cfit_plan_request *r, const cfit_plan *p)
+{
+    const cfit_layout *l = &p->layout;
+    (void)r;
+    cfit__buf_printf(b, "{\n  \"train_batch_size\": %ld,\n", p->global_batch);
+    cfit__buf_printf(b, "  \"train_micro_batch_size_per_gpu\": %d,\n", l->mbs);
+    cfit__buf_printf(b, "  \"gradient_accumulation_steps\": %ld,\n", p->grad_accum);
+    /* fp8 GEMMs come from Transformer Engine in the model code; DeepSpeed has no fp8 key */
+    cfit__buf_puts(b, "  \"bf16\": {\n    \"enabled\": true\n  },\n");
+    ds_zero(b, l->zero);
+    if (l->pp > 1)
+        cfit__buf_printf(b, "  \"pipeline\": {\n    \"stages\": %d,\n    \"partition\": \"parameters\"\n  },\n",
+                         l->pp);
+    if (l->cp > 1)
+        cfit__buf_printf(b, "  \"sequence_parallel_size\": %d,\n", l->cp);
+    if (l->recompute != CFIT_RECOMPUTE_NONE)
+        cfit__buf_printf(b, "  \"activation_checkpointing\": {\n    \"partition_activations\": %s,\n"
+                            "    \"contiguous_memory_optimization\": false,\n"
+                            "    \"cpu_checkpointing\": false\n  },\n",
+                         l->tp > 1 ? "true" : "false");
+    cfit__buf_puts(b, "  \"gradient_clipping\": 1.0,\n  \"steps_per_print\": 10,\n");
+    cfit__buf_puts(b, "  \"wall_clock_breakdown\": false\n}\n");
+}
+
+/* ---- Megatron-LM ---- */
+
+/* Uneven pipeline stages: Megatron puts the remainder on the first/last stage
+ * (--decoder-first/last-pipeline-num-layers) and needs the middle to divide evenly. */
+static void mg_uneven(cfit__buf *b, int L, int p)
+{
+    int m = (L + p - 1) / p;
+    int last = L - (p - 1) * m;
+    if (last > 0) {
+        cfit__buf_printf(b, "--decoder-last-pipeline-num-layers %d\n", last);
+        return;
+    }
+    int rem = L - (p - 2) * m;
+    if (p > 2 && rem >= 2)
+        cfit__buf_printf(b, "--decoder-first-pipeline-num-layers %d\n--decoder-last-pipeline-num-layers %d\n",
+                         rem - rem / 2, rem / 2);
+}
+
+static void mg_parallel(cfit__buf *b, const cfit_model *m, const cfit_plan *p)
+{
+    const cfit_layout *l = &p->layout;
+    int L = m->layers;
+    cfit__buf_printf(b, "--tensor-model-parallel-size %d\n--pipeline-model-parallel-size %d\n", l->tp, l->pp);
+    if (l->pp > 1 && L % l->pp)
+        mg_uneven(b, L, l->pp);
+    if (l->vp > 1 && L % (l->pp * l->vp) == 0)
+        cfit__buf_printf(b, "--num-layers-per-virtual-pipeline-stage %d\n", L / (l->pp * l->vp));
+    else if (l->vp > 1)
+        cfit__buf_printf(b, "--num-virtual-stages-per-pipeline-rank %d\n", l->vp);
+    cfit__buf_printf(b, "--context-parallel-size %d\n", l->cp);
+    if (l->sp && l->tp > 1)
+        cfit__buf_puts(b, "--sequence-parallel\n");
+    cfit__buf_printf(b, "--micro-batch-size %d\n--global-batch-size %ld\n", l->mbs, p->global_batch);
+}
+
+static void mg_memory(cfit__buf *b, const cfit_plan *p, int overlap)
+{
+    const cfit_layout *l = &p->layout;
+    if (l->zero == 1)
+        cfit__buf_puts(b, "--use-distributed-optimizer\n");
+    else if (l->zero >= 2)
+        cfit__buf_printf(b, "--use-megatron-fsdp\n--data-parallel-sharding-strategy %s\n",
+                         l->zero == 2 ? "optim_grads" : "optim_grads_params");
+    if (overlap && l->dp > 1) {
+        cfit__buf_puts(b, "--overlap-grad-reduce\n");
+        if (l->zero == 1)
+            cfit__buf_puts(b, "--overlap-param-gather\n");
+    }
+    switch (l->recompute) {
+    case CFIT_RECOMPUTE_SELECTIVE:
+        cfit__buf_puts(b, "--recompute-granularity selective\n");
+        break;
+    case CFIT_RECOMPUTE_FULL:
+        cfit__buf_puts(b, "--recompute-granularity full\n--recompute-method uniform\n--recompute-num-layers 1\n");
+        break;
+    case CFIT_RECOMPUTE_BLOCK:
+        cfit__buf_printf(b, "--recompute-granularity full\n--recompute-method block\n--recompute-num-layers %d\n",
+                         p->recompute_layers > 0 ? p->recompute_layers : 1);
+        break;
+    default:
+        break;
+    }
+}
+
+static void mg_model(cfit__buf *b, const cfit_model *m, int seq)
+{
+    cfit__buf_printf(b, "--num-layers %d\n--hidden-size %d\n--ffn-hidden-size %d\n--num-attention-heads %d\n",
+                     m->layers, m->hidden_size, m->ffn_hidden_size, m->num_heads);
+    if (m->num_kv_heads > 0 && m->num_kv_heads < m->num_heads)
+        cfit__buf_printf(b, "--group-query-attention\n--num-query-groups %d\n", m->num_kv_heads);
+    cfit__buf_printf(b, "--seq-length %d\n--max-position-embeddings %d\n", seq,
+                     seq > m->seq_len ? seq : m->seq_len);
+    if (m->mlp == CFIT_MLP_SWIGLU)
+        cfit__buf_puts(b, "--swiglu\n");
+    if (!m->tied_embeddings)
+        cfit__buf_puts(b, "--untie-embeddings-and-output-weights\n");
+}
+
+static void emit_megatron(cfit__buf *b, const cfit_plan_request *r, const cfit_plan *p, int seq)
+{
+    const cfit_framework *fw = r->framework;
+    int overlap = fw ? fw->dp_overlap : 1;
+    mg_parallel(b, r->model, p);
+    mg_memory(b, p, overlap);
+    mg_model(b, r->model, seq);
+    cfit__buf_puts(b, "--bf16\n");
+    if (r->precision == CFIT_PREC_FP8)
+        cfit__buf_puts(b, "--fp8-format hybrid\n");
+}
+
+/* ---- torchrun / srun ---- */
+
+static void emit_torchrun(cfit__buf *b, const cfit_plan *p)
+{
+    long per_node = p->node ? p->node->gpus_per_node : 8;
+    if (per_node > p->gpus)
+        per_node = p->gpus;
+    long nodes = p->nodes > 0 ? p->nodes : 1;
+    if (p->layout.tp > 1 || p->layout.cp > 1)
+        cfit__buf_puts(b, "export CUDA_DEVICE_MAX_CONNECTIONS=1\n");
+    cfit__buf_printf(b, "torchrun --nnodes %ld --nproc-per-node %ld --rdzv-backend c10d "
+                        "--rdzv-endpoint \"$MASTER_ADDR:29500\" --rdzv-id \"$JOB_ID\" pretrain_gpt.py ARGS\n",
+                     nodes, per_node);
+    cfit__buf_printf(b, "srun --nodes %ld --ntasks-per-node 1 --gpus-per-node %ld torchrun --nnodes %ld "
+                        "--nproc-per-node %ld --rdzv-backend c10d --rdzv-endpoint \"$MASTER_ADDR:29500\" "
+                        "--rdzv-id \"$SLURM_JOB_ID\" pretrain_gpt.py ARGS\n",
+                     nodes, per_node, nodes, per_node);
+}
+
+int cfit_emit(cfit_emit_kind k, const cfit_plan_request *r, const cfit_plan *p, int seq_len,
+              char **out, cfit_diag *d)
+{
+    *out = NULL;
+    if (!r || !r->model || !p || p->layout.tp < 1 || p->layout.pp < 1 || p->layout.dp < 1 ||
+        p->layout.cp < 1 || p->layout.mbs < 1 || p->global_batch < 1 || p->grad_accum < 1)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "emit needs a complete plan");
+    cfit__buf b;
+    cfit__buf_init(&b);
+    switch (k) {
+    case CFIT_EMIT_DEEPSPEED: emit_deepspeed(&b, r, p); break;
+    case CFIT_EMIT_MEGATRON: emit_megatron(&b, r, p, seq_of(r, seq_len)); break;
+    case CFIT_EMIT_TORCHRUN: emit_torchrun(&b, p); break;
+    default:
+        cfit__buf_fini(&b);
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "unknown emit kind %d", (int)k);
+    }
+    if (!cfit__buf_ok(&b)) {
+        cfit__buf_fini(&b);
+        return cfit_diag_set(d, CFIT_ENOMEM, NULL, 0, 0, "out of memory");
+    }
+    *out = b.data;
+    return CFIT_EOK;
+}

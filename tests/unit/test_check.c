@@ -1,0 +1,290 @@
+/* test_check.c - DeepSpeed config findings (src/core/check.c, src/core/ds_schema.c).
+ *
+ * Each test feeds a small config and asserts the findings by JSON path, severity and
+ * position; the issue's example must produce one finding for each class of problem.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "clusterfit/frameworks.h"
+
+static int setup(void **state)
+{
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    cfit_catalog *c = cfit_catalog_new(&d);
+    if (!c)
+        fail_msg("embedded catalog: %s", d.msg);
+    *state = c;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    cfit_catalog_free(*state);
+    return 0;
+}
+
+/* Check text with a world size and (optionally) a model; fails the test on a parse error. */
+static void run(void **state, const char *text, long gpus, const char *model, int tp, cfit_check_result *res)
+{
+    cfit_check_request r;
+    cfit_check_request_init(&r);
+    r.catalog = *state;
+    r.gpus = gpus;
+    r.tp = tp;
+    if (model)
+        r.model = cfit_catalog_model(*state, model, NULL);
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    int rc = cfit_check_deepspeed(text, strlen(text), "t.json", &r, res, &d);
+    if (rc)
+        fail_msg("check failed: %s:%d:%d: %s", d.file, d.line, d.col, d.msg);
+}
+
+/* The finding at path whose message contains word (NULL: any), or NULL. */
+static const cfit_finding *find(const cfit_check_result *res, const char *path, const char *word)
+{
+    for (size_t i = 0; i < res->n; i++)
+        if (strcmp(res->findings[i].path, path) == 0 && (!word || strstr(res->findings[i].message, word)))
+            return &res->findings[i];
+    return NULL;
+}
+
+static const cfit_finding *must(const cfit_check_result *res, const char *path, const char *word,
+                                cfit_severity sev)
+{
+    const cfit_finding *f = find(res, path, word);
+    if (!f) {
+        for (size_t i = 0; i < res->n; i++)
+            print_message("  have %s: %s\n", res->findings[i].path, res->findings[i].message);
+        fail_msg("no finding at '%s' mentioning '%s'", path, word ? word : "");
+    }
+    assert_int_equal(f->severity, sev);
+    return f;
+}
+
+static const char *issue_example =
+    "{\"train_batch_size\": 128, \"gradient_accumulation_steps\": 4, \"zero_optimization\": {\"stage\": 3,\n"
+    "\"reduce_bucket_size\": \"5e8\", \"prefetch_bucket_size\": \"3e8\"}, \"tensor_parallel\": {\"enabled\": true,\n"
+    "\"tp_size\": 8}, \"pipeline_parallel\": {\"enabled\": true, \"pipeline_size\": 4},\n"
+    "\"communication_data_type\": \"bf16\"}";
+
+static void test_issue_example(void **state)
+{
+    cfit_check_result res;
+    run(state, issue_example, 32, "llama3-70b", 0, &res);
+    /* unknown keys, precisely described */
+    must(&res, "tensor_parallel.enabled", "extra_forbidden", CFIT_SEV_ERROR);
+    /* numbers given as strings, with the position of the value */
+    const cfit_finding *f = must(&res, "zero_optimization.reduce_bucket_size", "\"5e8\"", CFIT_SEV_ERROR);
+    assert_int_equal(f->line, 2);
+    assert_int_equal(f->col, 23);
+    assert_non_null(strstr(f->fix, "500000000"));
+    must(&res, "zero_optimization.prefetch_bucket_size", "\"3e8\"", CFIT_SEV_ERROR);
+    /* parallelism keys DeepSpeed does not have */
+    f = must(&res, "pipeline_parallel", "not a DeepSpeed config key", CFIT_SEV_ERROR);
+    assert_non_null(strstr(f->fix, "PipelineModule"));
+    must(&res, "tensor_parallel.tp_size", "tensor_parallel.tp", CFIT_SEV_ERROR);
+    /* world size, batch arithmetic, unsupported combination, memory */
+    must(&res, "tensor_parallel.tp_size", "world size 32 != TP 8 x PP 4 x DP 32", CFIT_SEV_ERROR);
+    must(&res, "train_batch_size", "batch arithmetic", CFIT_SEV_ERROR);
+    must(&res, "zero_optimization.stage", "incompatible with pipeline parallelism", CFIT_SEV_ERROR);
+    must(&res, "train_batch_size", "memory", CFIT_SEV_ERROR);
+    assert_true(res.errors >= 9);
+    cfit_check_result_fini(&res);
+}
+
+static void test_clean(void **state)
+{
+    cfit_check_result res;
+    run(state,
+        "{\"train_batch_size\": 256, \"train_micro_batch_size_per_gpu\": 1, \"gradient_accumulation_steps\": 4,"
+        " \"bf16\": {\"enabled\": true}, \"zero_optimization\": {\"stage\": 3, \"reduce_bucket_size\": 5e8,"
+        " \"stage3_max_live_parameters\": 1e9}, \"gradient_clipping\": 1.0}",
+        64, "llama3-8b", 0, &res);
+    assert_int_equal(res.errors, 0);
+    assert_int_equal(res.warnings, 0);
+    cfit_check_result_fini(&res);
+}
+
+static void test_batch_arithmetic(void **state)
+{
+    cfit_check_result res;
+    run(state, "{\"train_batch_size\": 30, \"train_micro_batch_size_per_gpu\": 4, \"bf16\": {\"enabled\": true}}",
+        2, NULL, 0, &res);
+    must(&res, "train_batch_size", "30 != micro 4 x accumulation 3 x DP 2", CFIT_SEV_ERROR);
+    cfit_check_result_fini(&res);
+    /* the same with an mpu of TP 4: DP 2 of 8 GPUs */
+    run(state, "{\"train_batch_size\": 32, \"train_micro_batch_size_per_gpu\": 4, \"gradient_accumulation_steps\": 4,"
+        " \"bf16\": {\"enabled\": true}}", 8, NULL, 4, &res);
+    assert_int_equal(res.errors, 0);
+    cfit_check_result_fini(&res);
+    run(state, "{\"gradient_accumulation_steps\": 4, \"bf16\": {\"enabled\": true}}", 8, NULL, 0, &res);
+    must(&res, "", "needs to be provided", CFIT_SEV_ERROR);
+    cfit_check_result_fini(&res);
+}
+
+static void test_types_and_aliases(void **state)
+{
+    cfit_check_result res;
+    run(state,
+        "{\"train_micro_batch_size_per_gpu\": 1, \"bf16\": {\"enabled\": true},\n"
+        " \"zero_optimization\": {\"stage\": 1, \"reduce_bucket_size\": \"500000000\", \"sub_group_size\": 2.5,\n"
+        " \"prefetch_bucket_size\": 1, \"stage3_prefetch_bucket_size\": 1, \"overlap_comm\": \"yes\"},\n"
+        " \"steps_per_print\": \"auto\"}",
+        0, NULL, 0, &res);
+    must(&res, "zero_optimization.reduce_bucket_size", "lax mode", CFIT_SEV_WARNING);
+    must(&res, "zero_optimization.sub_group_size", "int_from_float", CFIT_SEV_ERROR);
+    must(&res, "zero_optimization.stage3_prefetch_bucket_size", "alias", CFIT_SEV_ERROR);
+    must(&res, "zero_optimization.overlap_comm", "wrong type", CFIT_SEV_ERROR);
+    must(&res, "steps_per_print", "auto", CFIT_SEV_ERROR);
+    cfit_check_result_fini(&res);
+}
+
+static void test_unknown_keys(void **state)
+{
+    cfit_check_result res;
+    run(state,
+        "{\"train_micro_batch_size_per_gpu\": 1, \"bf16\": {\"enabled\": true, \"check_overflow\": true},\n"
+        " \"zero_optimisation\": {\"stage\": 2}, \"flops_profiler\": {\"enable\": true}, \"whatever\": 1}",
+        0, NULL, 0, &res);
+    const cfit_finding *f = must(&res, "zero_optimisation", "ignores it silently", CFIT_SEV_ERROR);
+    assert_non_null(strstr(f->fix, "\"zero_optimization\""));
+    assert_int_equal(f->line, 2);
+    assert_int_equal(f->col, 2);
+    must(&res, "bf16.check_overflow", "extra_forbidden", CFIT_SEV_ERROR);
+    f = must(&res, "flops_profiler.enable", NULL, CFIT_SEV_ERROR);
+    assert_non_null(strstr(f->fix, "\"enabled\""));
+    must(&res, "whatever", "ignores it", CFIT_SEV_WARNING);
+    cfit_check_result_fini(&res);
+}
+
+static void test_combinations(void **state)
+{
+    cfit_check_result res;
+    run(state,
+        "{\"train_micro_batch_size_per_gpu\": 1, \"bf16\": {\"enabled\": true}, \"fp16\": {\"enabled\": true},"
+        " \"zero_optimization\": {\"stage\": 3}, \"gradient_allreduce_op\": \"sum\", \"pipeline\": {\"stages\": 2},"
+        " \"communication_data_type\": \"fp8\"}",
+        8, NULL, 0, &res);
+    must(&res, "fp16.enabled", "simultaneously", CFIT_SEV_ERROR);
+    must(&res, "gradient_allreduce_op", "ZeRO stage 3", CFIT_SEV_ERROR);
+    must(&res, "zero_optimization.stage", "incompatible with pipeline", CFIT_SEV_ERROR);
+    must(&res, "communication_data_type", "fp8", CFIT_SEV_ERROR);
+    cfit_check_result_fini(&res);
+}
+
+static void test_bad_input(void **state)
+{
+    static const char *const bad[] = {"", "{", "[1]", "{\"a\": 1,}", "{\"a\": 1, \"a\": 2}", "nul", "\"x\""};
+    cfit_check_request r;
+    cfit_check_request_init(&r);
+    r.catalog = *state;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cfit_check_result res;
+        cfit_diag d;
+        cfit_diag_clear(&d);
+        int rc = cfit_check_deepspeed(bad[i], strlen(bad[i]), "b.json", &r, &res, &d);
+        assert_int_equal(rc, CFIT_EPARSE);
+        assert_string_equal(d.file, "b.json");
+        assert_true(d.line >= 1);
+        assert_true(d.msg[0] != '\0');
+    }
+    cfit_check_result res;
+    cfit_diag d;
+    assert_int_equal(cfit_check_deepspeed("{}", (size_t)CFIT_CHECK_MAX_BYTES + 1, "huge.json", &r, &res, &d),
+                     CFIT_ERANGE);
+    assert_int_equal(cfit_check_deepspeed_file("/nonexistent/ds.json", &r, &res, &d), CFIT_EIO);
+}
+
+static void test_findings_sorted(void **state)
+{
+    cfit_check_result res;
+    run(state, issue_example, 32, "llama3-70b", 0, &res);
+    for (size_t i = 1; i < res.n; i++) {
+        const cfit_finding *a = &res.findings[i - 1], *b = &res.findings[i];
+        assert_true(a->line < b->line || (a->line == b->line && a->col <= b->col));
+    }
+    cfit_check_result_fini(&res);
+}
+
+static void run_mg(void **state, const char *text, long gpus, const char *model, cfit_check_result *res)
+{
+    cfit_check_request r;
+    cfit_check_request_init(&r);
+    r.catalog = *state;
+    r.gpus = gpus;
+    if (model)
+        r.model = cfit_catalog_model(*state, model, NULL);
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    if (cfit_check_megatron(text, strlen(text), "a.txt", &r, res, &d))
+        fail_msg("megatron check failed: %s:%d:%d: %s", d.file, d.line, d.col, d.msg);
+}
+
+static void test_megatron_rules(void **state)
+{
+    cfit_check_result res;
+    run_mg(state,
+           "--tensor-model-parallel-size 8 --pipeline-model-parallel-size 4\n"
+           "--num-layers-per-virtual-pipeline-stage 3 --micro-batch-size 2 --global-batch-size 100\n"
+           "--num-layers 80 --num-attention-heads 64 --seq-length 8192 --context-parallel-size 3\n"
+           "--recompute-granularity selective --recompute-num-layers 2 --sequence-parallel\n",
+           96, NULL, &res);
+    must(&res, "--num-layers-per-virtual-pipeline-stage", "divisible", CFIT_SEV_ERROR);
+    must(&res, "--global-batch-size", "micro-batches per step (50) >= PP and divisible by PP 4", CFIT_SEV_ERROR);
+    must(&res, "--context-parallel-size", "2 x CP", CFIT_SEV_ERROR);
+    must(&res, "--recompute-granularity", "selective", CFIT_SEV_ERROR);
+    cfit_check_result_fini(&res);
+    /* the world size from a torchrun line; quoting; a shell variable is not checked */
+    run_mg(state,
+           "torchrun --nnodes 2 --nproc-per-node 8 pretrain_gpt.py \\\n"
+           "  --tensor-model-parallel-size 3 --micro-batch-size $MBS --data-path 'a b' --load \"x y\"\n",
+           0, NULL, &res);
+    must(&res, "--tensor-model-parallel-size", "world size (16)", CFIT_SEV_ERROR);
+    const cfit_finding *f = must(&res, "--micro-batch-size", "shell variable", CFIT_SEV_INFO);
+    assert_int_equal(f->line, 2);
+    assert_int_equal(f->col, 34);
+    assert_int_equal(res.errors, 1);
+    cfit_check_result_fini(&res);
+}
+
+static void test_megatron_bad_input(void **state)
+{
+    cfit_check_request r;
+    cfit_check_request_init(&r);
+    r.catalog = *state;
+    cfit_check_result res;
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    const char *text = "--micro-batch-size 1\n--load \"/ckpt\n";
+    assert_int_equal(cfit_check_megatron(text, strlen(text), "m.txt", &r, &res, &d), CFIT_EPARSE);
+    assert_int_equal(d.line, 2);
+    assert_int_equal(d.col, 8);
+    assert_non_null(strstr(d.msg, "unterminated"));
+    assert_int_equal(cfit_check_megatron("--a\0b", 5, "m.txt", &r, &res, &d), CFIT_EPARSE);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_issue_example),
+        cmocka_unit_test(test_clean),
+        cmocka_unit_test(test_batch_arithmetic),
+        cmocka_unit_test(test_types_and_aliases),
+        cmocka_unit_test(test_unknown_keys),
+        cmocka_unit_test(test_combinations),
+        cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_findings_sorted),
+        cmocka_unit_test(test_megatron_rules),
+        cmocka_unit_test(test_megatron_bad_input),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

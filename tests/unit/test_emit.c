@@ -1,0 +1,210 @@
+/* test_emit.c - launch configurations for a plan (src/core/emit.c).
+ *
+ * Plans are costed with cfit_plan_evaluate on fixed layouts, so each test knows the sizes
+ * the configuration must carry: DeepSpeed's train_batch_size = micro x accumulation x DP,
+ * Megatron's flags for every layout dimension, torchrun's nodes and processes per node;
+ * and the DeepSpeed JSON must pass cfit_check_deepspeed with no error.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clusterfit/frameworks.h"
+#include "base/json.h"
+
+static int setup(void **state)
+{
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    cfit_catalog *c = cfit_catalog_new(&d);
+    if (!c)
+        fail_msg("embedded catalog: %s", d.msg);
+    *state = c;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    cfit_catalog_free(*state);
+    return 0;
+}
+
+typedef struct fixture {
+    cfit_plan_request req;
+    const cfit_gpu *gpu;
+    cfit_plan plan;
+} fixture;
+
+/* Cost model m on gpus GPUs with layout tp/pp/dp/cp/vp/mbs/zero/recompute (sp on with tp > 1). */
+static void plan(void **state, fixture *f, const char *m, long gbs, int tp, int pp, int dp, int cp, int vp,
+                 int mbs, int zero, int rec, cfit_precision prec)
+{
+    cfit_catalog *cat = *state;
+    cfit_plan_request_init(&f->req);
+    f->req.catalog = cat;
+    f->req.model = cfit_catalog_model(cat, m, NULL);
+    f->gpu = cfit_catalog_gpu(cat, "h100-sxm", NULL);
+    assert_non_null(f->req.model);
+    f->req.gpus = &f->gpu;
+    f->req.ngpus = 1;
+    f->req.global_batch = gbs;
+    f->req.precision = prec;
+    f->req.gpus_total = (long)tp * pp * dp * cp;
+    cfit_layout l = {tp, pp, dp, cp, vp, mbs, zero, rec, tp > 1};
+    f->req.fixed = l;
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    if (cfit_plan_evaluate(&f->req, f->gpu, &l, &f->plan, &d))
+        fail_msg("evaluate: %s", d.msg);
+}
+
+static char *emit(const fixture *f, cfit_emit_kind k)
+{
+    char *out = NULL;
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    if (cfit_emit(k, &f->req, &f->plan, 0, &out, &d))
+        fail_msg("emit: %s", d.msg);
+    return out;
+}
+
+static void has_line(const char *text, const char *line)
+{
+    size_t n = strlen(line);
+    for (const char *p = text; (p = strstr(p, line)); p += n)
+        if ((p == text || p[-1] == '\n') && (p[n] == '\n' || p[n] == '\0'))
+            return;
+    fail_msg("missing line '%s' in:\n%s", line, text);
+}
+
+static void test_deepspeed_batch(void **state)
+{
+    fixture f;
+    plan(state, &f, "llama3-70b", 512, 8, 4, 2, 1, 1, 1, 1, CFIT_RECOMPUTE_FULL, CFIT_PREC_BF16);
+    char *text = emit(&f, CFIT_EMIT_DEEPSPEED);
+    int err;
+    cfit_diag d;
+    cfit__json *j = cfit__json_parse(text, strlen(text), "emit", &err, &d);
+    assert_non_null(j);
+    double tb = cfit__json_get(j, "train_batch_size")->number;
+    double mb = cfit__json_get(j, "train_micro_batch_size_per_gpu")->number;
+    double gas = cfit__json_get(j, "gradient_accumulation_steps")->number;
+    assert_true(tb == 512 && mb == 1 && gas == 256);
+    assert_true(tb == mb * gas * f.plan.layout.dp);
+    const cfit__json *zero = cfit__json_get(j, "zero_optimization");
+    assert_true(cfit__json_get(zero, "stage")->number == 1);
+    assert_int_equal(cfit__json_get(zero, "reduce_bucket_size")->type, CFIT__JSON_NUMBER);
+    assert_true(cfit__json_get(cfit__json_get(j, "bf16"), "enabled")->boolean);
+    assert_true(cfit__json_get(cfit__json_get(j, "pipeline"), "stages")->number == 4);
+    assert_non_null(cfit__json_get(j, "activation_checkpointing"));
+    assert_true(cfit__json_get(j, "gradient_clipping")->number == 1.0);
+    cfit__json_free(j);
+
+    /* it checks clean on the same GPUs and model, with TP given as the mpu would */
+    cfit_check_request r;
+    cfit_check_request_init(&r);
+    r.catalog = *state;
+    r.model = f.req.model;
+    r.gpus = f.plan.gpus;
+    r.tp = 8;
+    cfit_check_result res;
+    assert_int_equal(cfit_check_deepspeed(text, strlen(text), "emit.json", &r, &res, &d), CFIT_EOK);
+    for (size_t i = 0; i < res.n; i++)
+        print_message("%s: %s\n", res.findings[i].path, res.findings[i].message);
+    assert_int_equal(res.errors, 0);
+    assert_int_equal(res.warnings, 0);
+    cfit_check_result_fini(&res);
+    free(text);
+}
+
+static void test_deepspeed_zero3_cp(void **state)
+{
+    fixture f;
+    plan(state, &f, "llama3-8b", 256, 1, 1, 8, 2, 1, 1, 3, CFIT_RECOMPUTE_NONE, CFIT_PREC_FP8);
+    char *text = emit(&f, CFIT_EMIT_DEEPSPEED);
+    has_line(text, "  \"sequence_parallel_size\": 2,");
+    has_line(text, "    \"prefetch_bucket_size\": 50000000,");
+    assert_null(strstr(text, "fp8"));          /* DeepSpeed has no fp8 key */
+    assert_null(strstr(text, "\"pipeline\""));
+    free(text);
+}
+
+static void test_megatron(void **state)
+{
+    fixture f;
+    plan(state, &f, "llama3-70b", 512, 8, 4, 2, 2, 5, 1, 1, CFIT_RECOMPUTE_SELECTIVE, CFIT_PREC_FP8);
+    char *text = emit(&f, CFIT_EMIT_MEGATRON);
+    static const char *const want[] = {
+        "--tensor-model-parallel-size 8", "--pipeline-model-parallel-size 4",
+        "--num-layers-per-virtual-pipeline-stage 4", "--context-parallel-size 2", "--sequence-parallel",
+        "--micro-batch-size 1", "--global-batch-size 512", "--use-distributed-optimizer",
+        "--overlap-grad-reduce", "--overlap-param-gather", "--recompute-granularity selective",
+        "--num-layers 80", "--hidden-size 8192", "--ffn-hidden-size 28672", "--num-attention-heads 64",
+        "--group-query-attention", "--num-query-groups 8", "--seq-length 8192",
+        "--max-position-embeddings 8192", "--swiglu", "--untie-embeddings-and-output-weights", "--bf16",
+        "--fp8-format hybrid",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        has_line(text, want[i]);
+    free(text);
+}
+
+static void test_megatron_uneven_block(void **state)
+{
+    fixture f;
+    /* Llama 3 405B: 126 layers on 16 stages, 15 x 8 + 6 */
+    plan(state, &f, "llama3-405b", 2048, 8, 16, 8, 1, 1, 1, 1, CFIT_RECOMPUTE_BLOCK, CFIT_PREC_BF16);
+    char *text = emit(&f, CFIT_EMIT_MEGATRON);
+    has_line(text, "--decoder-last-pipeline-num-layers 6");
+    has_line(text, "--recompute-granularity full");
+    has_line(text, "--recompute-method block");
+    assert_non_null(strstr(text, "--recompute-num-layers "));
+    free(text);
+}
+
+static void test_torchrun(void **state)
+{
+    fixture f;
+    plan(state, &f, "llama3-8b", 256, 2, 1, 16, 1, 1, 1, 1, CFIT_RECOMPUTE_NONE, CFIT_PREC_BF16);
+    char *text = emit(&f, CFIT_EMIT_TORCHRUN);
+    has_line(text, "export CUDA_DEVICE_MAX_CONNECTIONS=1");
+    assert_non_null(strstr(text, "torchrun --nnodes 4 --nproc-per-node 8 "));
+    assert_non_null(strstr(text, "srun --nodes 4 --ntasks-per-node 1 --gpus-per-node 8 torchrun"));
+    free(text);
+}
+
+static void test_kinds(void **state)
+{
+    (void)state;
+    cfit_emit_kind k;
+    cfit_diag d;
+    assert_int_equal(cfit_emit_kind_parse("megatron", &k, &d), CFIT_EOK);
+    assert_int_equal(k, CFIT_EMIT_MEGATRON);
+    assert_string_equal(cfit_emit_kind_name(CFIT_EMIT_TORCHRUN), "torchrun");
+    assert_int_equal(cfit_emit_kind_parse("deepsped", &k, &d), CFIT_EUNKNOWN);
+    assert_non_null(strstr(d.msg, "did you mean 'deepspeed'"));
+    fixture f;
+    memset(&f, 0, sizeof f);
+    char *out = (char *)1;
+    assert_int_equal(cfit_emit(CFIT_EMIT_DEEPSPEED, &f.req, &f.plan, 0, &out, &d), CFIT_EINVALID);
+    assert_null(out);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_deepspeed_batch),
+        cmocka_unit_test(test_deepspeed_zero3_cp),
+        cmocka_unit_test(test_megatron),
+        cmocka_unit_test(test_megatron_uneven_block),
+        cmocka_unit_test(test_torchrun),
+        cmocka_unit_test(test_kinds),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
