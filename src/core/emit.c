@@ -145,8 +145,11 @@ static void mg_memory(cfit__buf *b, const cfit_plan *p, int overlap)
         cfit__buf_puts(b, "--recompute-granularity full\n--recompute-method uniform\n--recompute-num-layers 1\n");
         break;
     case CFIT_RECOMPUTE_BLOCK:
-        cfit__buf_printf(b, "--recompute-granularity full\n--recompute-method block\n--recompute-num-layers %d\n",
-                         p->recompute_layers > 0 ? p->recompute_layers : 1);
+        /* Megatron counts --recompute-num-layers per model chunk: with vp chunks per GPU,
+         * ceil(K / vp) per chunk reruns at least the K layers per GPU the plan needs */
+        if (p->recompute_layers > 0)
+            cfit__buf_printf(b, "--recompute-granularity full\n--recompute-method block\n--recompute-num-layers %d\n",
+                             (p->recompute_layers + l->vp - 1) / l->vp);
         break;
     default:
         break;

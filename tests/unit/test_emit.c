@@ -166,6 +166,16 @@ static void test_megatron_uneven_block(void **state)
     has_line(text, "--recompute-method block");
     assert_non_null(strstr(text, "--recompute-num-layers "));
     free(text);
+
+    /* interleaved: Megatron counts recomputed layers per model chunk, so K per GPU becomes
+     * ceil(K / vp) per chunk */
+    plan(state, &f, "llama3-405b", 2048, 8, 16, 128, 1, 7, 1, 1, CFIT_RECOMPUTE_BLOCK, CFIT_PREC_BF16);
+    assert_true(f.plan.recompute_layers > 0);
+    char want[64];
+    snprintf(want, sizeof want, "--recompute-num-layers %d", (f.plan.recompute_layers + 6) / 7);
+    text = emit(&f, CFIT_EMIT_MEGATRON);
+    has_line(text, want);
+    free(text);
 }
 
 static void test_torchrun(void **state)
