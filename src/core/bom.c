@@ -227,10 +227,17 @@ static int list_options(const cfit_plan_request *r, const cfit_plan *best, cfit_
     return CFIT_EOK;
 }
 
-/* Re-run the search for one option at the GPU count of best. */
+/* Re-run the search for one option at the GPU count of best.  *drop is set for an
+ * oversubscribed option whose ports all fit on one switch (no spine to oversubscribe). */
 static int evaluate_option(const cfit_plan_request *r, const cfit_plan *best, const cfit_bom_options *o,
-                           cfit_net_option *x, cfit_diag *d)
+                           cfit_net_option *x, int *drop, cfit_diag *d)
 {
+    const cfit_switch *sw = cfit_catalog_switch_for(r->catalog, x->fabric->name);
+    cfit_fattree t;
+    int sized = cfit_fattree_size(best->nodes, x->nics_per_node, sw->ports, o->tiers, x->oversub, &t, NULL) == CFIT_EOK;
+    *drop = sized && t.tiers == 1 && x->oversub > 1.0;
+    if (*drop)
+        return CFIT_EOK;
     cfit_plan_request rr = *r;
     const cfit_gpu *g = best->gpu;
     rr.gpus = &g;
@@ -252,12 +259,10 @@ static int evaluate_option(const cfit_plan_request *r, const cfit_plan *best, co
         x->exposed_share = x->plan.step_time_s > 0 ? x->plan.comm_exposed_s / x->plan.step_time_s : 0;
     }
     cfit_plan_result_fini(&res);
-    const cfit_switch *sw = cfit_catalog_switch_for(r->catalog, x->fabric->name);
-    cfit_fattree t;
+    if (!sized)
+        return CFIT_EOK;   /* beyond three tiers: no capex */
     cfit_bom b;
     memset(&b, 0, sizeof b);
-    if (cfit_fattree_size(best->nodes, x->nics_per_node, sw->ports, o->tiers, x->oversub, &t, NULL))
-        return CFIT_EOK;   /* beyond three tiers: no capex */
     double nic_usd = 0;
     int ok = price_fabric(r->catalog, x->fabric, sw, &t, &b);
     ok &= price_of(r->catalog, "nic.", x->fabric->name, &nic_usd, NULL, 0);
@@ -315,16 +320,22 @@ int cfit_network_compare(const cfit_plan_request *r, const cfit_plan *best, cons
     res->baseline = -1;
     if (list_options(r, best, res))
         return cfit_diag_set(d, CFIT_ENOMEM, NULL, 0, 0, "out of memory");
+    size_t kept = 0;
     for (size_t i = 0; i < res->n; i++) {
-        int rc = evaluate_option(r, best, o, &res->opts[i], d);
+        int drop = 0;
+        cfit_net_option x = res->opts[i];
+        int rc = evaluate_option(r, best, o, &x, &drop, d);
         if (rc) {
             cfit_net_result_fini(res);
             return rc;
         }
-        const cfit_net_option *x = &res->opts[i];
-        if (x->fabric == best->fabric && x->nics_per_node == best->node->nics_per_node && x->oversub == 1.0)
-            res->baseline = (int)i;
+        if (drop)
+            continue;
+        if (x.fabric == best->fabric && x.nics_per_node == best->node->nics_per_node && x.oversub == 1.0)
+            res->baseline = (int)kept;
+        res->opts[kept++] = x;
     }
+    res->n = kept;
     recommend(res);
     value_gpu_time(r, best, res);
     return CFIT_EOK;

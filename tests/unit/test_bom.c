@@ -187,7 +187,7 @@ static void test_network_compare(void **state)
     const cfit_gpu *g = cfit_catalog_gpu(cat, "h100-sxm", NULL);
     r.gpus = &g;
     r.ngpus = 1;
-    r.gpus_total = 64;
+    r.gpus_total = 512;
     r.tokens = 1e11;
     r.top = 1;
     cfit_plan_result res;
@@ -198,14 +198,17 @@ static void test_network_compare(void **state)
     cfit_bom_options_init(&o);
     cfit_net_result net;
     assert_int_equal(cfit_network_compare(&r, &res.plans[0], &o, 0.10, &net, &d), CFIT_EOK);
-    assert_int_equal(net.n, 7 * 4 * 2);   /* 7 fabrics of 100G+, 1/2/4/8 NICs, 1:1 and 2:1 */
+    /* 7 fabrics of 100G+, 1/2/4/8 NICs, 1:1 and 2:1; 2:1 is dropped where one switch holds every port */
+    assert_true(net.n > 7 * 4 && net.n <= 7 * 4 * 2);
     assert_true(net.baseline >= 0);
     assert_true(net.recommended >= 0 && net.cheapest >= 0);
-    for (size_t i = 0; i + 1 < net.n; i += 2) {
-        const cfit_net_option *a = &net.opts[i], *b = &net.opts[i + 1];
-        assert_true(a->oversub == 1.0 && b->oversub == 2.0 && a->fabric == b->fabric);
+    for (size_t i = 1; i < net.n; i++) {
+        const cfit_net_option *a = &net.opts[i - 1], *b = &net.opts[i];
+        if (b->oversub != 2.0)
+            continue;
+        assert_true(a->oversub == 1.0 && a->fabric == b->fabric && a->nics_per_node == b->nics_per_node);
         assert_true(b->plan.step_time_s >= a->plan.step_time_s * (1 - 1e-9));
-        assert_true(b->network_capex_usd <= a->network_capex_usd);
+        assert_true(b->network_capex_usd < a->network_capex_usd);   /* fewer spines */
     }
     const cfit_net_option *rec = &net.opts[net.recommended];
     if (net.under_threshold)
