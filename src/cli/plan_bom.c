@@ -182,7 +182,7 @@ static void print_network(const cli_bom *x, const cfit_plan_request *r, const cf
            "comm%", "train d", "switches", "network capex", "GPU time");
     for (size_t i = 0; i < n->n; i++)
         print_option_row(&n->opts[i], best, (int)i == n->recommended ? "*" : (int)i == n->baseline ? "=" : "");
-    printf("  (* recommended, = the node's own fabric; comm%% = exposed communication share of the step; GPU time "
+    printf("  (* recommended, = the plan's fabric with the node's NICs, 1:1; comm%% = exposed communication share of the step; GPU time "
            "on %s%s)\n", cfit_cost_basis_name((cfit_cost_basis)r->cost_basis),
            n->has_rate ? "" : ": no price or no token count");
     if (n->recommended < 0) {
@@ -200,7 +200,7 @@ static void print_network(const cli_bom *x, const cfit_plan_request *r, const cf
     if (!n->has_rate)
         return;
     if (n->baseline >= 0 && n->baseline != n->recommended)
-        print_tradeoff("against the node's own fabric, the recommendation", rec, &n->opts[n->baseline]);
+        print_tradeoff("against the plan's fabric, the recommendation", rec, &n->opts[n->baseline]);
     if (n->cheapest >= 0 && n->cheapest != n->recommended)
         print_tradeoff("against the recommendation, the cheapest fabric", &n->opts[n->cheapest], rec);
 }
