@@ -103,6 +103,26 @@ typedef struct cfit_framework {
     char source[CFIT_TEXT_MAX];
 } cfit_framework;
 
+/* A switch model at one scale-out fabric's port rate: the radix a fat-tree is built from
+ * (bom.h).  One entry per (switch, rate): a 51.2 Tb/s chip is 64 ports at 800G or 128 at 400G. */
+typedef struct cfit_switch {
+    char name[CFIT_NAME_MAX];          /* e.g. "qm9700-ndr" */
+    char fabric[CFIT_NAME_MAX];        /* the scale-out fabric entry whose ports it has */
+    int ports;                         /* radix at that fabric's rate */
+    char source[CFIT_TEXT_MAX];
+} cfit_switch;
+
+/* A storage option: node-local NVMe (one unit per node) or a parallel file system
+ * building block (as many units as the throughput needs). */
+typedef struct cfit_storage {
+    char name[CFIT_NAME_MAX];          /* e.g. "nvme-local-8x-gen4" */
+    int per_node;                      /* 1: every node has one unit (local disks) */
+    double read_bytes_per_s;           /* sequential read per unit */
+    double write_bytes_per_s;          /* sequential write per unit */
+    double capacity_bytes;             /* per unit */
+    char source[CFIT_TEXT_MAX];
+} cfit_storage;
+
 /* Units of a price entry; cfit_price_unit_name() gives the JSON spelling. */
 typedef enum cfit_price_unit {
     CFIT_UNIT_USD_PER_NODE = 0,       /* capex of one node of a GPU type's default node entry */
@@ -114,6 +134,11 @@ typedef enum cfit_price_unit {
     CFIT_UNIT_YEARS,                  /* amortisation life */
     CFIT_UNIT_KW_PER_RACK,            /* rack density limits */
     CFIT_UNIT_RATIO,                  /* dimensionless (PUE, node power over GPU TDP) */
+    CFIT_UNIT_USD_PER_SWITCH,         /* one switch (switch.NAME) */
+    CFIT_UNIT_USD_PER_TRANSCEIVER,    /* one optical module port end (optic.FABRIC) */
+    CFIT_UNIT_USD_PER_CABLE,          /* one fibre cable (cable.FABRIC) */
+    CFIT_UNIT_USD_PER_NIC,            /* one scale-out NIC port (nic.FABRIC) */
+    CFIT_UNIT_USD_PER_UNIT,           /* one storage unit (storage.NAME) */
     CFIT_UNIT_COUNT
 } cfit_price_unit;
 
@@ -160,6 +185,10 @@ const cfit_node *cfit_catalog_node_at(const cfit_catalog *c, size_t i);
 size_t cfit_catalog_framework_count(const cfit_catalog *c);
 const cfit_framework *cfit_catalog_framework_at(const cfit_catalog *c, size_t i);
 size_t cfit_catalog_price_count(const cfit_catalog *c);
+size_t cfit_catalog_switch_count(const cfit_catalog *c);
+const cfit_switch *cfit_catalog_switch_at(const cfit_catalog *c, size_t i);
+size_t cfit_catalog_storage_count(const cfit_catalog *c);
+const cfit_storage *cfit_catalog_storage_at(const cfit_catalog *c, size_t i);
 const cfit_price *cfit_catalog_price_at(const cfit_catalog *c, size_t i);
 
 /* Lookup by name; NULL if absent.  On NULL, if d is given, d->msg names the closest
@@ -171,6 +200,9 @@ const cfit_fabric *cfit_catalog_fabric(const cfit_catalog *c, const char *name, 
 const cfit_node *cfit_catalog_node(const cfit_catalog *c, const char *name, cfit_diag *d);
 const cfit_framework *cfit_catalog_framework(const cfit_catalog *c, const char *name, cfit_diag *d);
 const cfit_price *cfit_catalog_price(const cfit_catalog *c, const char *name, cfit_diag *d);
+const cfit_switch *cfit_catalog_switch(const cfit_catalog *c, const char *name, cfit_diag *d);
+/* The switch entry for a scale-out fabric: the first whose "fabric" names it; NULL if none. */
+const cfit_switch *cfit_catalog_switch_for(const cfit_catalog *c, const char *fabric);
 
 /* Add or replace one price (a --price KEY=VALUE override); p->name is the key.  Returns
  * CFIT_EOK or CFIT_ENOMEM.  Which keys are meaningful is the cost model's business

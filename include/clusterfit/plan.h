@@ -70,6 +70,9 @@ typedef struct cfit_plan_request {
     const cfit_gpu *const *gpus;      /* candidate GPU types (at least one) */
     size_t ngpus;
     const cfit_fabric *fabric;        /* scale-out fabric; NULL = the node's */
+    int nics_per_node;                /* scale-out NICs per node; 0 = the node entry's */
+    double oversub;                   /* fabric oversubscription (leaf downlinks per uplink); inter-node
+                                         bandwidth is divided by it (docs/sizing.md); 0 or 1 = none */
     long gpus_total;                  /* 0 = sized to meet days (or budget_usd) */
     double days;                      /* deadline in days when gpus_total == 0; 0 = none (budget
                                          sizing: needs budget_usd) */

@@ -216,3 +216,32 @@ const char *fmt_count(char *buf, size_t n, double v)
     snprintf(buf, n, i ? "%.2f%s" : "%.0f%s", v, suf[i]);
     return buf;
 }
+
+/* "$1.23M": a money amount in a table cell. */
+const char *fmt_usd(char *buf, size_t n, double usd)
+{
+    static const struct { double at; const char *suf; } steps[] = {{1e9, "B"}, {1e6, "M"}, {1e3, "K"}};
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
+        if (usd >= steps[i].at) {
+            snprintf(buf, n, "$%.2f%s", usd / steps[i].at, steps[i].suf);
+            return buf;
+        }
+    snprintf(buf, n, "$%.2f", usd);
+    return buf;
+}
+
+/* "$1,234,567.89": a money amount to the cent. */
+const char *fmt_cents(char *buf, size_t n, double usd)
+{
+    char raw[64];
+    snprintf(raw, sizeof raw, "%.2f", usd);
+    size_t digits = strcspn(raw, "."), o = 0;
+    buf[o++] = '$';
+    for (size_t i = 0; raw[i] && o + 2 < n; i++) {
+        buf[o++] = raw[i];
+        if (i + 1 < digits && (digits - i - 1) % 3 == 0)
+            buf[o++] = ',';
+    }
+    buf[o] = '\0';
+    return buf;
+}

@@ -59,6 +59,8 @@ int cli_catalog_open(cli_catalog *cc);   /* returns 0 or an exit code after prin
 const char *fmt_bytes(char *buf, size_t n, double bytes);
 const char *fmt_time(char *buf, size_t n, double s);
 const char *fmt_count(char *buf, size_t n, double v);   /* 1.5 K, 70.6 B, 1.00 T */
+const char *fmt_usd(char *buf, size_t n, double usd);    /* "$1.23M" */
+const char *fmt_cents(char *buf, size_t n, double usd);  /* "$1,234,567.89" */
 
 int cmd_plan(int argc, char **argv);
 int cmd_catalog(int argc, char **argv);

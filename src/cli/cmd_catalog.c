@@ -100,6 +100,25 @@ static void list_prices(const cfit_catalog *cat)
     }
 }
 
+static void list_switches(const cfit_catalog *cat)
+{
+    printf("%-22s %-12s %6s\n", "switch", "fabric", "ports");
+    for (size_t i = 0; i < cfit_catalog_switch_count(cat); i++) {
+        const cfit_switch *w = cfit_catalog_switch_at(cat, i);
+        printf("%-22s %-12s %6d\n", w->name, w->fabric, w->ports);
+    }
+}
+
+static void list_storage(const cfit_catalog *cat)
+{
+    printf("%-22s %-8s %10s %10s %10s\n", "storage", "per node", "read GB/s", "write GB/s", "TB");
+    for (size_t i = 0; i < cfit_catalog_storage_count(cat); i++) {
+        const cfit_storage *s = cfit_catalog_storage_at(cat, i);
+        printf("%-22s %-8s %10.1f %10.1f %10.1f\n", s->name, s->per_node ? "yes" : "no", s->read_bytes_per_s / 1e9,
+               s->write_bytes_per_s / 1e9, s->capacity_bytes / 1e12);
+    }
+}
+
 static int show(const cfit_catalog *cat, const char *name)
 {
     const cfit_gpu *g = cfit_catalog_gpu(cat, name, NULL);
@@ -209,9 +228,9 @@ int cmd_catalog(int argc, char **argv)
     ctx c;
     memset(&c, 0, sizeof c);
     int rc = cli_parse(argc, argv, opts, on_opt, &c,
-                       "clusterfit catalog list [gpus|models|fabrics|nodes|frameworks|prices] | catalog show NAME",
+                       "clusterfit catalog list [gpus|models|fabrics|nodes|frameworks|prices|switches|storage] | catalog show NAME",
                        "List the catalog entries clusterfit plans with (GPUs, models, fabrics, node types,\n"
-                       "training frameworks, prices), or show one entry with its source.\n"
+                       "training frameworks, prices, switches, storage), or show one entry with its source.\n"
                        "The catalog is embedded in the binary; --catalog FILE adds or overrides entries by name.");
     if (rc)
         return rc < 0 ? EXIT_OK : rc;
@@ -225,7 +244,8 @@ int cmd_catalog(int argc, char **argv)
         int any = 0;
         struct { const char *k; void (*fn)(const cfit_catalog *); } kinds[] = {
             {"gpus", list_gpus}, {"models", list_models}, {"fabrics", list_fabrics}, {"nodes", list_nodes},
-            {"frameworks", list_frameworks}, {"prices", list_prices}};
+            {"frameworks", list_frameworks}, {"prices", list_prices}, {"switches", list_switches},
+            {"storage", list_storage}};
         for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
             if (kind && strcmp(kind, kinds[i].k) != 0)
                 continue;
@@ -235,11 +255,11 @@ int cmd_catalog(int argc, char **argv)
             any = 1;
         }
         if (!any)
-            rc = cli_error("catalog list: unknown kind '%s' (gpus, models, fabrics, nodes, frameworks or prices)", kind);
+            rc = cli_error("catalog list: unknown kind '%s' (gpus, models, fabrics, nodes, frameworks, prices, switches or storage)", kind);
     } else if (strcmp(action, "show") == 0 && c.npos == 2) {
         rc = show(c.cc.cat, c.pos[1]);
     } else {
-        rc = cli_error("catalog: usage: 'catalog list [gpus|models|fabrics|nodes|frameworks|prices]' or 'catalog show NAME'");
+        rc = cli_error("catalog: usage: 'catalog list [gpus|models|fabrics|nodes|frameworks|prices|switches|storage]' or 'catalog show NAME'");
     }
     cfit_catalog_free(c.cc.cat);
     return rc;

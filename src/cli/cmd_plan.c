@@ -1,6 +1,7 @@
 /* cmd_plan.c - `clusterfit plan`: parse the job, run the search, print tables or JSON. */
 #include "cli.h"
 #include "emit_opt.h"
+#include "plan_bom.h"
 #include "base/json.h"
 #include "clusterfit/plan.h"
 #include "clusterfit/cost.h"
@@ -17,6 +18,7 @@ enum {
     O_BUDGET, O_BASIS, O_PRICE
 };
 enum { O_EMIT = 100 };   /* --emit: emit_opt.c */
+enum { O_BOM_BASE = 200 };   /* --bom, --network and their options: plan_bom.c (O_BOM_BASE + CLI_BOM_*) */
 
 static const cli_opt opts[] = {
     {"model", 0, "NAME|FILE", "model from the catalog or a JSON file (default llama3-70b)", O_MODEL},
@@ -48,6 +50,12 @@ static const cli_opt opts[] = {
     {"catalog", 0, "FILE", "add or override catalog entries from FILE (repeatable)", O_CATALOG},
     {"quiet", 'q', NULL, "print only the plan table", O_QUIET},
     {"emit", 0, "KIND[:FILE][,...]", "launch config for the best plan: deepspeed, megatron, torchrun (repeatable)", O_EMIT},
+    {"bom", 0, NULL, "bill of materials of the best plan: NICs, fat-tree switches, cables, optics, storage, capex", O_BOM_BASE + CLI_BOM_FLAG},
+    {"network", 0, NULL, "compare fabrics, NIC counts and oversubscription for the best plan and recommend one", O_BOM_BASE + CLI_BOM_NETWORK},
+    {"tiers", 0, "2|3", "switch tiers of the fat-tree (default 2; raised to 3 when two cannot reach)", O_BOM_BASE + CLI_BOM_TIERS},
+    {"oversub", 0, "N", "leaf downlinks per uplink, 1 = non-blocking (default 1); divides inter-node bandwidth", O_BOM_BASE + CLI_BOM_OVERSUB},
+    {"comm-threshold", 0, "PCT", "exposed communication share the --network recommendation stays under (default 10)", O_BOM_BASE + CLI_BOM_THRESHOLD},
+    {"checkpoint-window", 0, "TIME", "time to write one checkpoint, sizes storage write rate (default 5m)", O_BOM_BASE + CLI_BOM_WINDOW},
     {NULL, 0, NULL, NULL, 0},
 };
 
@@ -67,6 +75,7 @@ typedef struct plan_cli {
     struct timespec t0;
     int progress_shown;
     cli_emit emit;
+    cli_bom bom;
 } plan_cli;
 
 static int parse_layout_int(const char *name, const char *value, long max, int *out)
@@ -94,6 +103,9 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
     case O_JSON: c->json = 1; return 0;
     case O_QUIET: c->quiet = 1; return 0;
     case O_EMIT: return cli_emit_add(&c->emit, value);
+    case O_BOM_BASE + CLI_BOM_FLAG: case O_BOM_BASE + CLI_BOM_NETWORK: case O_BOM_BASE + CLI_BOM_TIERS:
+    case O_BOM_BASE + CLI_BOM_OVERSUB: case O_BOM_BASE + CLI_BOM_THRESHOLD: case O_BOM_BASE + CLI_BOM_WINDOW:
+        return cli_bom_opt(&c->bom, id - O_BOM_BASE, name, value);
     case O_SEQ: rc = cli_int(name, value, 1, 1 << 24, &v); r->seq_len = (int)v; return rc;
     case O_GBS: rc = cli_int(name, value, 1, 1L << 30, &v); r->global_batch = v; return rc;
     case O_GPUS: rc = cli_int(name, value, 1, 1L << 24, &v); r->gpus_total = v; return rc;
@@ -197,35 +209,6 @@ static int apply_prices(plan_cli *c)
             return cli_error("--price: %s", d.msg);
     }
     return 0;
-}
-
-/* "$1.23M": a money amount in a table cell. */
-static const char *fmt_usd(char *buf, size_t n, double usd)
-{
-    static const struct { double at; const char *suf; } steps[] = {{1e9, "B"}, {1e6, "M"}, {1e3, "K"}};
-    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
-        if (usd >= steps[i].at) {
-            snprintf(buf, n, "$%.2f%s", usd / steps[i].at, steps[i].suf);
-            return buf;
-        }
-    snprintf(buf, n, "$%.2f", usd);
-    return buf;
-}
-
-/* "$1,234,567.89": a money amount to the cent. */
-static const char *fmt_cents(char *buf, size_t n, double usd)
-{
-    char raw[64];
-    snprintf(raw, sizeof raw, "%.2f", usd);
-    size_t digits = strcspn(raw, "."), o = 0;
-    buf[o++] = '$';
-    for (size_t i = 0; raw[i] && o + 2 < n; i++) {
-        buf[o++] = raw[i];
-        if (i + 1 < digits && (digits - i - 1) % 3 == 0)
-            buf[o++] = ',';
-    }
-    buf[o] = '\0';
-    return buf;
 }
 
 /* ---- resolving names ---- */
@@ -510,7 +493,10 @@ static int print_json(const plan_cli *c, const cfit_plan_result *res, int sizing
         }
         cfit__buf_puts(&b, "}");
     }
-    cfit__buf_puts(&b, "]}\n");
+    cfit__buf_puts(&b, "]");
+    if (res->nplans > 0)
+        cli_bom_json(&c->bom, r, &res->plans[0], &b);
+    cfit__buf_puts(&b, "}\n");
     int ok = cfit__buf_ok(&b);
     if (ok)
         fputs(b.data, stdout);
@@ -871,6 +857,7 @@ static int print_tables(const plan_cli *c, const cfit_plan_result *res, int sizi
             print_details(&res->plans[0], r->tokens);
             print_cost(c, &res->plans[0], r->tokens);
         }
+        cli_bom_print(&c->bom, r, &res->plans[0]);
     }
     if (!c->quiet) {
         printf("\nsearch: %llu layout%s evaluated, %llu fit in memory, %.2f s\n",
@@ -967,6 +954,7 @@ int cmd_plan(int argc, char **argv)
     plan_cli c;
     memset(&c, 0, sizeof c);
     cfit_plan_request_init(&c.req);
+    cli_bom_init(&c.bom);
     c.req.tokens = 1e12;
     int rc = cli_parse(argc, argv, opts, on_opt, &c, "clusterfit plan [options]",
                        "Plan the GPU cluster and parallel layout for training a transformer: memory per GPU,\n"
@@ -981,6 +969,7 @@ int cmd_plan(int argc, char **argv)
         return cli_error("--days sizes the GPU count; it cannot be combined with --gpus");
     if (c.budget_given && !c.days_given)
         c.req.days = 0;   /* budget sizing: no deadline */
+    c.req.oversub = c.bom.o.oversub;   /* the plan is modelled on the fabric the BOM builds */
     if ((rc = cli_catalog_open(&c.cc)))
         return rc;
     const cfit_gpu **gpus = NULL;
@@ -1011,9 +1000,11 @@ int cmd_plan(int argc, char **argv)
         int any_plan = res.nplans > 0;
         for (size_t i = 0; i < res.ngpu; i++)
             any_plan |= res.per_gpu[i].found;
-        if (c.json)
+        if (res.nplans > 0 && (c.bom.bom || c.bom.network))
+            rc = cli_bom_run(&c.bom, &c.req, &res.plans[0]);
+        if (!rc && c.json)
             rc = print_json(&c, &res, sizing);
-        else if (any_plan)
+        else if (!rc && any_plan)
             rc = print_tables(&c, &res, sizing);
         if (!rc && !any_plan)
             rc = nothing_fits(&c.req, &res);
@@ -1037,6 +1028,7 @@ int cmd_plan(int argc, char **argv)
         }
         if (!rc && c.emit.n)
             rc = cli_emit_write(&c.emit, &c.req, &res);
+        cli_bom_fini(&c.bom);
         cfit_plan_result_fini(&res);
     }
     free(gpus);

@@ -125,7 +125,8 @@ static const char *const attention_kinds[] = {"fused", "unfused", NULL};
 /* In cfit_price_unit order. */
 static const char *const price_units[] = {"usd_per_node", "usd_per_gpu_hour", "usd_per_kwh", "usd_per_port",
                                           "usd_per_kw_month", "fraction_per_year", "years", "kw_per_rack",
-                                          "ratio", NULL};
+                                          "ratio", "usd_per_switch", "usd_per_transceiver", "usd_per_cable",
+                                          "usd_per_nic", "usd_per_unit", NULL};
 
 const char *cfit_price_unit_name(cfit_price_unit u)
 {
@@ -155,6 +156,26 @@ static const field framework_fields[] = {
     END};
 #undef FW
 
+#define SW(x) offsetof(cfit_switch, x)
+static const field switch_fields[] = {
+    {"name", F_STR, SW(name), 1, 0, 0, NULL, NULL},
+    {"fabric", F_STR, SW(fabric), 1, 0, 0, NULL, NULL},
+    {"ports", F_INT, SW(ports), 1, 2, 4096, NULL, NULL},
+    {"source", F_TEXT, SW(source), 1, 0, 0, NULL, NULL},
+    END};
+#undef SW
+
+#define ST(x) offsetof(cfit_storage, x)
+static const field storage_fields[] = {
+    {"name", F_STR, ST(name), 1, 0, 0, NULL, NULL},
+    {"per_node", F_BOOL, ST(per_node), 1, 0, 0, NULL, NULL},
+    {"read_bytes_per_s", F_DBL, ST(read_bytes_per_s), 1, 1e6, 1e15, NULL, NULL},
+    {"write_bytes_per_s", F_DBL, ST(write_bytes_per_s), 1, 1e6, 1e15, NULL, NULL},
+    {"capacity_bytes", F_DBL, ST(capacity_bytes), 1, 1e9, 1e18, NULL, NULL},
+    {"source", F_TEXT, ST(source), 1, 0, 0, NULL, NULL},
+    END};
+#undef ST
+
 /* ---- the catalog: one growable array per kind ---- */
 
 typedef struct kind {
@@ -164,7 +185,7 @@ typedef struct kind {
     size_t size;              /* entry struct size */
 } kind;
 
-enum { K_GPU, K_MODEL, K_FABRIC, K_NODE, K_FRAMEWORK, K_PRICE, K_COUNT };
+enum { K_GPU, K_MODEL, K_FABRIC, K_NODE, K_FRAMEWORK, K_PRICE, K_SWITCH, K_STORAGE, K_COUNT };
 
 static const kind kinds[K_COUNT] = {
     {"gpus", "gpu", gpu_fields, sizeof(cfit_gpu)},
@@ -173,6 +194,8 @@ static const kind kinds[K_COUNT] = {
     {"nodes", "node", node_fields, sizeof(cfit_node)},
     {"frameworks", "framework", framework_fields, sizeof(cfit_framework)},
     {"prices", "price", price_fields, sizeof(cfit_price)},
+    {"switches", "switch", switch_fields, sizeof(cfit_switch)},
+    {"storage", "storage", storage_fields, sizeof(cfit_storage)},
 };
 
 typedef struct table {
@@ -411,7 +434,7 @@ static int parse_staged(const char *text, size_t len, const char *file, staged *
         return rc ? rc : CFIT_EPARSE;
     if (root->type != CFIT__JSON_OBJECT) {
         rc = cfit_diag_set(d, CFIT_EPARSE, file, root->line, root->col,
-                           "a catalog file must be an object with keys gpus, models, fabrics, nodes, frameworks, prices");
+                           "a catalog file must be an object with keys gpus, models, fabrics, nodes, frameworks, prices, switches, storage");
         goto out;
     }
     for (size_t i = 0; i < root->n && !rc; i++) {
@@ -425,7 +448,7 @@ static int parse_staged(const char *text, size_t len, const char *file, staged *
                 names[j] = kinds[j].key;
             const char *near = cfit_closest(mb->key, names, K_COUNT);
             rc = cfit_diag_set(d, CFIT_EPARSE, file, mb->line, mb->col,
-                               "unknown catalog key '%s'%s%s%s (expected gpus, models, fabrics, nodes, frameworks or prices)",
+                               "unknown catalog key '%s'%s%s%s (expected gpus, models, fabrics, nodes, frameworks, prices, switches or storage)",
                                mb->key, near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
             break;
         }
@@ -481,6 +504,14 @@ static int check_refs(const cfit_catalog *c, const staged *st, const char *file,
             return cfit_diag_set(d, CFIT_EINVALID, file, p.line, p.col,
                                  "node '%s': fabric '%s' is a scale-up link, not a scale-out fabric",
                                  n->name, n->fabric);
+    }
+    for (size_t i = 0; i < c->t[K_SWITCH].n; i++) {
+        const cfit_switch *sw = cfit_catalog_switch_at(c, i);
+        pos p = where(st, K_SWITCH, sw->name);
+        int f = table_find(&c->t[K_FABRIC], K_FABRIC, sw->fabric);
+        if (f < 0 || cfit_catalog_fabric_at(c, (size_t)f)->kind != CFIT_FABRIC_SCALEOUT)
+            return cfit_diag_set(d, f < 0 ? CFIT_EUNKNOWN : CFIT_EINVALID, file, p.line, p.col,
+                                 "switch '%s': fabric '%s' is not a scale-out fabric entry", sw->name, sw->fabric);
     }
     return CFIT_EOK;
 }
@@ -651,6 +682,17 @@ size_t cfit_catalog_fabric_count(const cfit_catalog *c) { return c->t[K_FABRIC].
 size_t cfit_catalog_node_count(const cfit_catalog *c) { return c->t[K_NODE].n; }
 size_t cfit_catalog_framework_count(const cfit_catalog *c) { return c->t[K_FRAMEWORK].n; }
 size_t cfit_catalog_price_count(const cfit_catalog *c) { return c->t[K_PRICE].n; }
+size_t cfit_catalog_switch_count(const cfit_catalog *c) { return c->t[K_SWITCH].n; }
+size_t cfit_catalog_storage_count(const cfit_catalog *c) { return c->t[K_STORAGE].n; }
+
+const cfit_switch *cfit_catalog_switch_at(const cfit_catalog *c, size_t i)
+{
+    return i < c->t[K_SWITCH].n ? entry_at(&c->t[K_SWITCH], K_SWITCH, i) : NULL;
+}
+const cfit_storage *cfit_catalog_storage_at(const cfit_catalog *c, size_t i)
+{
+    return i < c->t[K_STORAGE].n ? entry_at(&c->t[K_STORAGE], K_STORAGE, i) : NULL;
+}
 
 const cfit_price *cfit_catalog_price_at(const cfit_catalog *c, size_t i)
 {
@@ -730,4 +772,17 @@ const cfit_framework *cfit_catalog_framework(const cfit_catalog *c, const char *
 const cfit_price *cfit_catalog_price(const cfit_catalog *c, const char *name, cfit_diag *d)
 {
     return lookup(c, K_PRICE, name, d);
+}
+const cfit_switch *cfit_catalog_switch(const cfit_catalog *c, const char *name, cfit_diag *d)
+{
+    return lookup(c, K_SWITCH, name, d);
+}
+const cfit_switch *cfit_catalog_switch_for(const cfit_catalog *c, const char *fabric)
+{
+    for (size_t i = 0; i < c->t[K_SWITCH].n; i++) {
+        const cfit_switch *sw = cfit_catalog_switch_at(c, i);
+        if (strcmp(sw->fabric, fabric) == 0)
+            return sw;
+    }
+    return NULL;
 }

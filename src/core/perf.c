@@ -44,7 +44,9 @@ int cfit__ctx_init(cfit__ctx *ctx, const cfit_plan_request *r, const cfit_gpu *g
     ctx->up_bw = g->scaleup_bw_bytes_per_s * ctx->up->efficiency;
     ctx->up_lat = ctx->up->latency_s;
     ctx->gpn = ctx->node->gpus_per_node;
-    ctx->nic_bw = ctx->out->bw_bytes_per_s * ctx->out->efficiency * ctx->node->nics_per_node / ctx->gpn;
+    int nics = r->nics_per_node > 0 ? r->nics_per_node : ctx->node->nics_per_node;
+    double oversub = r->oversub > 1.0 ? r->oversub : 1.0;   /* spine-crossing traffic shares uplinks */
+    ctx->nic_bw = ctx->out->bw_bytes_per_s * ctx->out->efficiency * nics / ctx->gpn / oversub;
     ctx->nic_lat = ctx->out->latency_s;
     ctx->overlap = ctx->out->overlap_efficiency;
     ctx->domain = g->scaleup_domain > 0 ? g->scaleup_domain : 1;

@@ -124,6 +124,8 @@ int cfit_plan_validate(const cfit_plan_request *r, cfit_diag *d)
     if (r->gpus_total == 0 && !(f->tp > 0 && f->pp > 0 && f->cp > 0 && f->dp > 0) && r->tokens <= 0)
         return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
                              "sizing the GPU count for a deadline needs --tokens (or give --gpus)");
+    if (r->nics_per_node < 0 || r->nics_per_node > 4096 || !(r->oversub >= 0 && r->oversub <= 64))
+        return cfit_diag_set(d, CFIT_ERANGE, NULL, 0, 0, "nics per node must be 0..4096 and oversubscription 0..64");
     return CFIT_EOK;
 }
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # json_doc.sh BINARY SRCDIR - docs/json.md and `clusterfit plan --json` agree (DESIGN.md §5).
 #
-# Runs `plan --json` twice: a normal plan (llama3-8b on 64 H100s) and one where nothing fits
-# (llama3-405b on 8 H100s, exit 2), so that per_gpu[].closest appears too.  Every key path of
+# Runs `plan --json` three times: a normal plan (llama3-8b on 64 H100s), one where nothing fits
+# (llama3-405b on 8 H100s, exit 2), so that per_gpu[].closest appears too, and one with
+# --bom --network (512 H100s), so that the "bom" and "network" objects appear.  Every key path of
 # the output (objects recursively, every element of arrays; written `plans[].memory.total_bytes`)
 # must appear in backticks somewhere in docs/json.md, and every path in the first column of the
 # table under the "## `clusterfit plan --json`" heading must occur in the output.
@@ -25,11 +26,13 @@ trap 'rm -rf "$tmp"' EXIT
 "$bin" plan --model llama3-8b --gpu h100-sxm --gpus 64 --json >"$tmp/plan.json" 2>"$tmp/plan.err" ||
     fail "plan --json failed (exit $?): $(cat "$tmp/plan.err")"
 [[ ! -s $tmp/plan.err ]] || fail "plan --json wrote to stderr: $(cat "$tmp/plan.err")"
+"$bin" plan --model llama3-8b --gpu h100-sxm --gpus 512 --bom --network --json >"$tmp/bom.json" 2>"$tmp/bom.err" ||
+    fail "plan --bom --network --json failed (exit $?): $(cat "$tmp/bom.err")"
 rc=0
 "$bin" plan --model llama3-405b --gpu h100-sxm --gpus 8 --json >"$tmp/nofit.json" 2>"$tmp/nofit.err" || rc=$?
 ((rc == 2)) || fail "plan --json with nothing fitting: exit $rc, want 2"
 
-python3 - "$doc" "$tmp/plan.json" "$tmp/nofit.json" <<'EOF'
+python3 - "$doc" "$tmp/plan.json" "$tmp/nofit.json" "$tmp/bom.json" <<'EOF'
 import json
 import re
 import sys

@@ -497,7 +497,7 @@ static void test_load_errors(void **state)
              "\"usd_per_node\", \"date\": \"2025-13\", \"source\": \"s\"}]}",
          CFIT_EPARSE, 2, 3, "date must be YYYY-MM", "2025-13"},
         {"price bad unit", "{\"prices\": [{\"unit\": \"usd\"}]}", CFIT_EPARSE, 1, 22,
-         "'unit' must be one of usd_per_node, usd_per_gpu_hour", "or ratio"},
+         "'unit' must be one of usd_per_node, usd_per_gpu_hour", "or usd_per_unit"},
         {"price negative", "{\"prices\": [{\"value\": -1}]}", CFIT_ERANGE, 1, 23, "'value' must be between",
          NULL},
         {"node on a scale-up link", "{\"nodes\": [{\"name\": \"n\", \"gpus_per_node\": 8, "

@@ -1,0 +1,137 @@
+/* bom.h - bill of materials of a plan and the network sizing that compares fabrics.
+ *
+ * The bill of materials counts nodes and NICs, builds a rail-optimised fat-tree (leaf,
+ * spine and, when two tiers cannot reach the cluster, core switches) from a catalog
+ * switch's radix, counts cables and optics, sizes storage for data loading and
+ * checkpoints against the catalog's storage options, and prices it all from "prices"
+ * entries (switch.NAME, optic.FABRIC, cable.FABRIC, nic.FABRIC, storage.NAME).  The
+ * network comparison re-runs the layout search at the plan's GPU count for every
+ * scale-out fabric, NIC count and oversubscription and recommends the cheapest that keeps
+ * exposed communication under a threshold.  docs/sizing.md gives every formula.
+ * Currency: US dollars; rates: bytes per second.
+ */
+#ifndef CLUSTERFIT_BOM_H
+#define CLUSTERFIT_BOM_H
+
+#include "clusterfit/cost.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cfit_bom_options {
+    int tiers;                   /* 2 or 3 switch tiers; 2 is raised to 3 when it cannot reach */
+    double oversub;              /* leaf downlinks per uplink, >= 1 (1 = non-blocking) */
+    int nics_per_node;           /* 0 = the plan's node entry's */
+    double bytes_per_token;      /* stored token id size; 0 = 2 (vocabulary <= 65536) or 4 */
+    double data_headroom;        /* multiplies the data-loading read rate (default 4) */
+    double checkpoint_window_s;  /* time to write one checkpoint (default 300) */
+} cfit_bom_options;
+
+/* Defaults: 2 tiers, non-blocking, the node's NICs, token size from the vocabulary,
+ * headroom 4, a 5-minute checkpoint window. */
+void cfit_bom_options_init(cfit_bom_options *o);
+
+typedef struct cfit_fattree {
+    long endpoints;          /* node ports: nodes x NICs per node */
+    int radix;               /* switch ports at the fabric's rate */
+    int down, up;            /* leaf ports to nodes and to the tier above */
+    int tiers;               /* 1 (one switch holds every port), 2 or 3 */
+    int tiers_raised;        /* 2 tiers were asked for but cannot reach the endpoints */
+    long max_endpoints_2;    /* the most endpoints two tiers reach: radix x down */
+    long leaves_per_rail;    /* ceil(nodes / down) */
+    long leaves, spines, cores, pods;
+    long switches;           /* leaves + spines + cores */
+    long node_links;         /* node -> leaf cables (= endpoints) */
+    long switch_links;       /* leaf -> spine (+ spine -> core) cables */
+    long cables;             /* node_links + switch_links */
+    long transceivers;       /* 2 per cable: every link is optical at both ends */
+} cfit_fattree;
+
+/* Size a rail-optimised fat-tree for nodes x nics ports on switches of radix ports.
+ * Errors: CFIT_ERANGE when an argument is out of range or three tiers cannot reach
+ * the endpoints (d says how many they reach). */
+int cfit_fattree_size(long nodes, int nics, int radix, int tiers, double oversub, cfit_fattree *out,
+                      cfit_diag *d);
+
+#define CFIT_BOM_MAX_STORAGE 16
+
+/* One storage option against the need. */
+typedef struct cfit_storage_fit {
+    const cfit_storage *s;
+    long units;              /* per-node options: nodes; else enough for both rates (at least 1) */
+    int meets;               /* units deliver both the read and the write rate */
+    int has_price;
+    double capex_usd;        /* units x storage.NAME, when has_price */
+} cfit_storage_fit;
+
+typedef struct cfit_bom {
+    const cfit_fabric *fabric;
+    const cfit_switch *sw;           /* NULL when the catalog has no switch for the fabric */
+    long nodes;
+    int nics_per_node;
+    long nics;
+    cfit_fattree tree;               /* when sw */
+    /* storage need */
+    double bytes_per_token;
+    double data_read_bytes_per_s;    /* tokens/s x bytes per token x headroom */
+    double checkpoint_bytes;         /* 14 B/param: bf16 weights + fp32 master, m and v */
+    double checkpoint_write_bytes_per_s;   /* checkpoint_bytes / window */
+    cfit_storage_fit storage[CFIT_BOM_MAX_STORAGE];
+    int nstorage;
+    int storage_choice;              /* cheapest priced shared option that meets the need; -1 none */
+    /* prices (has_network_price: switch, optic and cable prices all exist) */
+    int has_network_price, has_nic_price, has_node_price;
+    double switches_usd, optics_usd, cables_usd, nics_usd, node_capex_usd;
+    double fabric_usd;               /* switches + optics + cables */
+    double capex_usd;                /* nodes + fabric + the chosen storage, when all priced */
+    int has_capex;
+    char missing[2 * CFIT_NAME_MAX]; /* the first missing price key; "" when none */
+} cfit_bom;
+
+/* The bill of materials of plan p for model m (tokens/s from the plan).  Errors:
+ * CFIT_EUNKNOWN when no switch entry serves the plan's fabric, CFIT_ERANGE from the
+ * fat-tree; d says which. */
+int cfit_bom_compute(const cfit_catalog *c, const cfit_model *m, const cfit_plan *p, const cfit_bom_options *o,
+                     cfit_bom *out, cfit_diag *d);
+
+/* ---- network sizing ---- */
+
+typedef struct cfit_net_option {
+    const cfit_fabric *fabric;
+    int nics_per_node;
+    double oversub;
+    int found;                       /* the search found a fitting layout */
+    cfit_plan plan;                  /* the best at the same GPU count */
+    double exposed_share;            /* comm_exposed_s / step_time_s */
+    int has_capex;
+    double network_capex_usd;        /* NICs + switches + optics + cables */
+    long switches;
+    int has_gpu_cost;
+    double gpu_time_usd;             /* GPU-hours of the run x the basis rate */
+} cfit_net_option;
+
+typedef struct cfit_net_result {
+    cfit_net_option *opts;
+    size_t n;
+    double threshold;                /* exposed share the recommendation stays under */
+    int recommended;                 /* cheapest capex under the threshold; else the fastest */
+    int under_threshold;             /* the recommended option is under the threshold */
+    int cheapest;                    /* cheapest capex of all */
+    int baseline;                    /* the node's own fabric and NICs, non-blocking; -1 if absent */
+    int has_rate;
+    double usd_per_gpu_hour;         /* the cost basis per GPU-hour (request's cost_basis) */
+} cfit_net_result;
+
+/* Compare scale-out fabrics of 100 Gb/s and up that have a switch entry, at 1/8, 1/4,
+ * 1/2 and 1 NIC per GPU, non-blocking and 2:1, for the GPU type and count of best;
+ * each option re-runs the search (r's fixed dimensions kept) at that count.  Errors
+ * from the search; out is valid only on CFIT_EOK.  Free with cfit_net_result_fini. */
+int cfit_network_compare(const cfit_plan_request *r, const cfit_plan *best, const cfit_bom_options *o,
+                         double threshold, cfit_net_result *out, cfit_diag *d);
+void cfit_net_result_fini(cfit_net_result *res);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,356 @@
+/* plan_bom.c - `plan --bom` (bill of materials and storage) and `plan --network` (fabric
+ * comparison and recommendation) for the best plan; formulas in docs/sizing.md. */
+#include "plan_bom.h"
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void cli_bom_init(cli_bom *x)
+{
+    memset(x, 0, sizeof *x);
+    cfit_bom_options_init(&x->o);
+    x->threshold = 0.10;
+}
+
+int cli_bom_opt(cli_bom *x, int id, const char *name, const char *value)
+{
+    long v;
+    int rc = 0;
+    cfit_diag d;
+    switch (id) {
+    case CLI_BOM_FLAG: x->bom = 1; return 0;
+    case CLI_BOM_NETWORK: x->network = 1; return 0;
+    case CLI_BOM_TIERS: rc = cli_int(name, value, 2, 3, &v); x->o.tiers = (int)v; return rc;
+    case CLI_BOM_OVERSUB: return cli_real(name, value, 1.0, 64.0, &x->o.oversub);
+    case CLI_BOM_THRESHOLD:
+        rc = cli_real(name, value, 0.1, 100.0, &x->threshold);
+        x->threshold /= 100.0;
+        return rc;
+    case CLI_BOM_WINDOW:
+        cfit_diag_clear(&d);
+        if (cfit_parse_time(value, &x->o.checkpoint_window_s, &d))
+            return cli_error("--%s: %s", name, d.msg);
+        if (!(x->o.checkpoint_window_s >= 1.0 && x->o.checkpoint_window_s <= 86400.0))
+            return cli_error("--%s: %s is out of range (1s to 24h)", name, value);
+        return 0;
+    }
+    return 0;
+}
+
+int cli_bom_run(cli_bom *x, const cfit_plan_request *r, const cfit_plan *best)
+{
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    int rc;
+    if (x->bom) {
+        if ((rc = cfit_bom_compute(r->catalog, r->model, best, &x->o, &x->b, &d)))
+            return cli_error("--bom: %s", d.msg);
+        x->has_bom = 1;
+    }
+    if (x->network) {
+        if ((rc = cfit_network_compare(r, best, &x->o, x->threshold, &x->net, &d)))
+            return cli_error_diag(&d, rc);
+        x->has_net = 1;
+    }
+    return 0;
+}
+
+void cli_bom_fini(cli_bom *x)
+{
+    if (x->has_net)
+        cfit_net_result_fini(&x->net);
+    x->has_net = 0;
+}
+
+/* ---- tables ---- */
+
+static const char *oversub_str(char *buf, size_t n, double o)
+{
+    snprintf(buf, n, o == 1.0 ? "non-blocking" : "%g:1 oversubscribed", o);
+    return buf;
+}
+
+static const char *usd_or_dash(char *buf, size_t n, int have, double usd)
+{
+    return have ? fmt_cents(buf, n, usd) : "-";
+}
+
+static void print_fabric(const cfit_bom *b, double oversub)
+{
+    const cfit_fattree *t = &b->tree;
+    char u[4][48], o[32];
+    int p = b->has_network_price;
+    printf("  %-14s %ld (%d per node, %s; priced in the node)\n", "NICs", b->nics, b->nics_per_node, b->fabric->name);
+    if (t->tiers == 1)
+        printf("  %-14s one %s switch (%d ports) holds all %ld node ports\n", "fabric", b->sw->name, t->radix,
+               t->endpoints);
+    else
+        printf("  %-14s rail-optimised %d-tier fat-tree of %s (%d ports), %s: %d down, %d up per leaf\n", "fabric",
+               t->tiers, b->sw->name, t->radix, oversub_str(o, sizeof o, oversub), t->down, t->up);
+    printf("  %-14s %ld: %ld leaf + %ld spine%s", "switches", t->switches, t->leaves, t->spines,
+           t->tiers == 3 ? " (aggregation)" : "");
+    if (t->tiers == 3)
+        printf(" + %ld core in %ld pods", t->cores, t->pods);
+    printf("  %s\n", usd_or_dash(u[0], 48, p, b->switches_usd));
+    printf("  %-14s %ld: %ld node-leaf + %ld between switches  %s\n", "cables", t->cables, t->node_links,
+           t->switch_links, usd_or_dash(u[1], 48, p, b->cables_usd));
+    printf("  %-14s %ld (2 per cable)  %s\n", "transceivers", t->transceivers, usd_or_dash(u[2], 48, p, b->optics_usd));
+    printf("  %-14s %s\n", "fabric total", usd_or_dash(u[3], 48, p, b->fabric_usd));
+    if (t->tiers_raised)
+        printf("  note: two tiers of %d-port switches reach %ld node ports at this oversubscription; %ld need "
+               "three tiers\n", t->radix, t->max_endpoints_2, t->endpoints);
+}
+
+static void print_storage(const cfit_bom *b, const cfit_plan *best, const cfit_bom_options *o)
+{
+    char s[4][48];
+    printf("\nstorage need\n");
+    printf("  data loading: %s tokens/s x %g B/token x headroom %g = %.3g MB/s read\n",
+           fmt_count(s[0], 48, best->tokens_per_s), b->bytes_per_token, o->data_headroom,
+           b->data_read_bytes_per_s / 1e6);
+    printf("  checkpoint: %.1f GB (14 B/param) in %g s = %.2f GB/s write\n", b->checkpoint_bytes / 1e9,
+           o->checkpoint_window_s, b->checkpoint_write_bytes_per_s / 1e9);
+    printf("  %-22s %6s %10s %10s %-5s %16s\n", "option", "units", "read GB/s", "write GB/s", "meets", "capex");
+    for (int i = 0; i < b->nstorage; i++) {
+        const cfit_storage_fit *f = &b->storage[i];
+        printf("  %-22s %6ld %10.1f %10.1f %-5s %16s%s\n", f->s->name, f->units,
+               f->units * f->s->read_bytes_per_s / 1e9, f->units * f->s->write_bytes_per_s / 1e9,
+               f->meets ? "yes" : "no", usd_or_dash(s[0], 48, f->has_price, f->capex_usd),
+               f->s->per_node ? "  (per node)" : "");
+    }
+    if (b->storage_choice >= 0)
+        printf("  choice: %s, the cheapest priced shared option that meets both rates\n",
+               b->storage[b->storage_choice].s->name);
+    else
+        printf("  choice: none (no priced shared option meets both rates)\n");
+}
+
+static void print_bom(const cli_bom *x, const cfit_plan *best)
+{
+    const cfit_bom *b = &x->b;
+    char u[4][48];
+    printf("\nbill of materials (docs/sizing.md)\n");
+    printf("  %-14s %ld x %s (%ld x %s)\n", "nodes", b->nodes, best->node->name, best->gpus, best->gpu->name);
+    print_fabric(b, x->o.oversub);
+    print_storage(b, best, &x->o);
+    if (b->has_capex)
+        printf("\n  capex: nodes %s + fabric %s + storage %s = %s\n", fmt_cents(u[0], 48, b->node_capex_usd),
+               fmt_cents(u[1], 48, b->fabric_usd),
+               fmt_cents(u[2], 48, b->storage_choice >= 0 ? b->storage[b->storage_choice].capex_usd : 0.0),
+               fmt_cents(u[3], 48, b->capex_usd));
+    else
+        printf("\n  capex: no price; supply --price %s=VALUE\n", b->missing);
+}
+
+static double per_gpu_gbps(const cfit_net_option *x, const cfit_plan *best)
+{
+    return x->fabric->bw_bytes_per_s * 8.0 * x->nics_per_node / best->node->gpus_per_node / x->oversub / 1e9;
+}
+
+static void print_option_row(const cfit_net_option *x, const cfit_plan *best, const char *mark)
+{
+    char u[2][48], o[16];
+    snprintf(o, sizeof o, "%g:1", x->oversub);
+    printf("%-2s%-10s %4d %7s %8.0f", mark, x->fabric->name, x->nics_per_node, o, per_gpu_gbps(x, best));
+    if (!x->found) {
+        printf("  no fitting layout\n");
+        return;
+    }
+    printf(" %8.3f %6.1f %9.1f %8ld %14s %14s\n", x->plan.step_time_s, 100 * x->exposed_share,
+           x->plan.time_to_train_s / 86400.0, x->switches, usd_or_dash(u[0], 48, x->has_capex, x->network_capex_usd),
+           usd_or_dash(u[1], 48, x->has_gpu_cost, x->gpu_time_usd));
+}
+
+/* "saves $X in NICs and switches, loses $Y of GPU time" from a's point of view against b. */
+static void print_tradeoff(const char *what, const cfit_net_option *a, const cfit_net_option *b)
+{
+    char u[2][48];
+    double capex = b->network_capex_usd - a->network_capex_usd, gpu = a->gpu_time_usd - b->gpu_time_usd;
+    printf("  %s %s x %d, %g:1: %s %s in NICs and switches, %s %s of GPU time\n", what, a->fabric->name,
+           a->nics_per_node, a->oversub, capex >= 0 ? "saves" : "costs", fmt_cents(u[0], 48, capex >= 0 ? capex : -capex),
+           gpu >= 0 ? "loses" : "gains", fmt_cents(u[1], 48, gpu >= 0 ? gpu : -gpu));
+}
+
+static void print_network(const cli_bom *x, const cfit_plan_request *r, const cfit_plan *best)
+{
+    const cfit_net_result *n = &x->net;
+    char u[48];
+    printf("\nnetwork sizing: %ld x %s, %s; each row re-runs the search at this GPU count (docs/sizing.md)\n",
+           best->gpus, best->gpu->name, r->model->name);
+    printf("  %-10s %4s %7s %8s %8s %6s %9s %8s %14s %14s\n", "fabric", "NICs", "oversub", "Gb/s/GPU", "step s",
+           "comm%", "train d", "switches", "network capex", "GPU time");
+    for (size_t i = 0; i < n->n; i++)
+        print_option_row(&n->opts[i], best, (int)i == n->recommended ? "*" : (int)i == n->baseline ? "=" : "");
+    printf("  (* recommended, = the plan's fabric with the node's NICs, 1:1; comm%% = exposed communication share of the step; GPU time "
+           "on %s%s)\n", cfit_cost_basis_name((cfit_cost_basis)r->cost_basis),
+           n->has_rate ? "" : ": no price or no token count");
+    if (n->recommended < 0) {
+        printf("  recommendation: none (no option has a fitting layout and a price)\n");
+        return;
+    }
+    const cfit_net_option *rec = &n->opts[n->recommended];
+    printf("recommendation: %s x %d NICs per node, %g:1: %s (%.1f%% exposed communication), network capex %s\n",
+           rec->fabric->name, rec->nics_per_node, rec->oversub,
+           n->under_threshold ? "the cheapest that keeps exposed communication under the threshold"
+                              : "no option is under the threshold; the fastest",
+           100 * rec->exposed_share, usd_or_dash(u, 48, rec->has_capex, rec->network_capex_usd));
+    printf("  threshold %.1f%% (--comm-threshold); GPU time at %s per GPU-hour\n", 100 * n->threshold,
+           n->has_rate ? fmt_cents(u, 48, n->usd_per_gpu_hour) : "-");
+    if (!n->has_rate)
+        return;
+    if (n->baseline >= 0 && n->baseline != n->recommended)
+        print_tradeoff("against the plan's fabric, the recommendation", rec, &n->opts[n->baseline]);
+    if (n->cheapest >= 0 && n->cheapest != n->recommended)
+        print_tradeoff("against the recommendation, the cheapest fabric", &n->opts[n->cheapest], rec);
+}
+
+void cli_bom_print(const cli_bom *x, const cfit_plan_request *r, const cfit_plan *best)
+{
+    if (x->has_bom)
+        print_bom(x, best);
+    if (x->has_net)
+        print_network(x, r, best);
+}
+
+/* ---- JSON ---- */
+
+static void jn(cfit__buf *b, const char *key, double v, int comma)
+{
+    cfit__buf_printf(b, "%s\"%s\": ", comma ? ", " : "", key);
+    cfit__buf_json_number(b, v);
+}
+
+static void js(cfit__buf *b, const char *key, const char *v, int comma)
+{
+    cfit__buf_printf(b, "%s\"%s\": ", comma ? ", " : "", key);
+    cfit__buf_json_string(b, v);
+}
+
+static void jopt(cfit__buf *b, const char *key, int have, double v)
+{
+    if (have)
+        jn(b, key, v, 1);
+    else
+        cfit__buf_printf(b, ", \"%s\": null", key);
+}
+
+static void json_tree(const cfit_bom *x, cfit__buf *b)
+{
+    const cfit_fattree *t = &x->tree;
+    cfit__buf_puts(b, ", \"fattree\": {");
+    jn(b, "tiers", t->tiers, 0);
+    cfit__buf_printf(b, ", \"tiers_raised\": %s", t->tiers_raised ? "true" : "false");
+    jn(b, "radix", t->radix, 1);
+    jn(b, "leaf_down_ports", t->down, 1);
+    jn(b, "leaf_up_ports", t->up, 1);
+    jn(b, "max_endpoints_two_tier", (double)t->max_endpoints_2, 1);
+    jn(b, "endpoints", (double)t->endpoints, 1);
+    jn(b, "leaves", (double)t->leaves, 1);
+    jn(b, "spines", (double)t->spines, 1);
+    jn(b, "cores", (double)t->cores, 1);
+    jn(b, "switches", (double)t->switches, 1);
+    jn(b, "node_links", (double)t->node_links, 1);
+    jn(b, "switch_links", (double)t->switch_links, 1);
+    jn(b, "cables", (double)t->cables, 1);
+    jn(b, "transceivers", (double)t->transceivers, 1);
+    cfit__buf_puts(b, "}");
+}
+
+static void json_storage(const cli_bom *c, cfit__buf *b)
+{
+    const cfit_bom *x = &c->b;
+    cfit__buf_puts(b, ", \"storage\": {");
+    jn(b, "bytes_per_token", x->bytes_per_token, 0);
+    jn(b, "data_headroom", c->o.data_headroom, 1);
+    jn(b, "data_read_bytes_per_s", x->data_read_bytes_per_s, 1);
+    jn(b, "checkpoint_bytes", x->checkpoint_bytes, 1);
+    jn(b, "checkpoint_window_s", c->o.checkpoint_window_s, 1);
+    jn(b, "checkpoint_write_bytes_per_s", x->checkpoint_write_bytes_per_s, 1);
+    if (x->storage_choice >= 0)
+        js(b, "choice", x->storage[x->storage_choice].s->name, 1);
+    else
+        cfit__buf_puts(b, ", \"choice\": null");
+    cfit__buf_puts(b, ", \"options\": [");
+    for (int i = 0; i < x->nstorage; i++) {
+        const cfit_storage_fit *f = &x->storage[i];
+        cfit__buf_puts(b, i ? ", {" : "{");
+        js(b, "name", f->s->name, 0);
+        cfit__buf_printf(b, ", \"per_node\": %s", f->s->per_node ? "true" : "false");
+        jn(b, "units", (double)f->units, 1);
+        jn(b, "read_bytes_per_s", f->units * f->s->read_bytes_per_s, 1);
+        jn(b, "write_bytes_per_s", f->units * f->s->write_bytes_per_s, 1);
+        cfit__buf_printf(b, ", \"meets\": %s", f->meets ? "true" : "false");
+        jopt(b, "capex_usd", f->has_price, f->capex_usd);
+        cfit__buf_puts(b, "}");
+    }
+    cfit__buf_puts(b, "]}");
+}
+
+static void json_bom(const cli_bom *c, cfit__buf *b)
+{
+    const cfit_bom *x = &c->b;
+    int p = x->has_network_price;
+    cfit__buf_puts(b, ", \"bom\": {");
+    jn(b, "nodes", (double)x->nodes, 0);
+    jn(b, "nics_per_node", x->nics_per_node, 1);
+    jn(b, "nics", (double)x->nics, 1);
+    js(b, "fabric", x->fabric->name, 1);
+    js(b, "switch", x->sw->name, 1);
+    jn(b, "oversub", c->o.oversub, 1);
+    json_tree(x, b);
+    jopt(b, "switches_usd", p, x->switches_usd);
+    jopt(b, "optics_usd", p, x->optics_usd);
+    jopt(b, "cables_usd", p, x->cables_usd);
+    jopt(b, "fabric_usd", p, x->fabric_usd);
+    jopt(b, "nics_usd", x->has_nic_price, x->nics_usd);
+    jopt(b, "node_capex_usd", x->has_node_price, x->node_capex_usd);
+    jopt(b, "capex_usd", x->has_capex, x->capex_usd);
+    json_storage(c, b);
+    cfit__buf_puts(b, "}");
+}
+
+static void json_option(const cfit_net_option *x, const cfit_plan *best, cfit__buf *b)
+{
+    js(b, "fabric", x->fabric->name, 0);
+    jn(b, "nics_per_node", x->nics_per_node, 1);
+    jn(b, "oversub", x->oversub, 1);
+    jn(b, "gbps_per_gpu", per_gpu_gbps(x, best), 1);
+    cfit__buf_printf(b, ", \"found\": %s", x->found ? "true" : "false");
+    jopt(b, "step_time_s", x->found, x->plan.step_time_s);
+    jopt(b, "exposed_comm_share", x->found, x->exposed_share);
+    jopt(b, "time_to_train_s", x->found, x->plan.time_to_train_s);
+    jn(b, "switches", (double)x->switches, 1);
+    jopt(b, "network_capex_usd", x->has_capex, x->network_capex_usd);
+    jopt(b, "gpu_time_usd", x->has_gpu_cost, x->gpu_time_usd);
+}
+
+static void json_network(const cli_bom *c, const cfit_plan *best, cfit__buf *b)
+{
+    const cfit_net_result *n = &c->net;
+    cfit__buf_puts(b, ", \"network\": {");
+    jn(b, "gpus", (double)best->gpus, 0);
+    js(b, "gpu", best->gpu->name, 1);
+    jn(b, "comm_threshold", n->threshold, 1);
+    jopt(b, "usd_per_gpu_hour", n->has_rate, n->usd_per_gpu_hour);
+    jopt(b, "recommended", n->recommended >= 0, n->recommended);
+    cfit__buf_printf(b, ", \"under_threshold\": %s", n->under_threshold ? "true" : "false");
+    jopt(b, "cheapest", n->cheapest >= 0, n->cheapest);
+    jopt(b, "baseline", n->baseline >= 0, n->baseline);
+    cfit__buf_puts(b, ", \"options\": [");
+    for (size_t i = 0; i < n->n; i++) {
+        cfit__buf_puts(b, i ? ", {" : "{");
+        json_option(&n->opts[i], best, b);
+        cfit__buf_puts(b, "}");
+    }
+    cfit__buf_puts(b, "]}");
+}
+
+void cli_bom_json(const cli_bom *x, const cfit_plan_request *r, const cfit_plan *best, cfit__buf *b)
+{
+    (void)r;
+    if (x->has_bom)
+        json_bom(x, b);
+    if (x->has_net)
+        json_network(x, best, b);
+}
