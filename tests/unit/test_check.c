@@ -256,6 +256,37 @@ static void test_megatron_rules(void **state)
     cfit_check_result_fini(&res);
 }
 
+/* The flag table against Megatron-LM's parser (arguments.py): argparse types, nargs lists,
+ * flags validate_args refuses, and Megatron-FSDP's checkpoint format. */
+static void test_megatron_table(void **state)
+{
+    cfit_check_result res;
+    run_mg(state,
+           "--micro-batch-size 1 --rotary-base 500000 --train-samples 3000000000 --seed -1\n"
+           "--data-path 0.3 /a/b 0.7 /c/d --recompute-modules core_attn mlp --cp-comm-type p2p a2a\n"
+           "--grad-reduce-in-bf16 --lr 3e-4\n",
+           0, NULL, &res);
+    assert_int_equal(res.errors, 0);
+    assert_int_equal(res.warnings, 0);
+    assert_int_equal(res.infos, 0);
+    cfit_check_result_fini(&res);
+    run_mg(state,
+           "--micro-batch-size 1 --rotary-base 5e5 --bf16-grads --batch-size 4 --checkpoint-activations\n"
+           "--use-megatron-fsdp --data-parallel-sharding-strategy optim_grads_params\n"
+           "--pipeline-model-parallel-size 4 --num-layers 30 --decoder-last-pipeline-num-layers 6\n"
+           "--num-layers-per-virtual-pipeline-stage 2\n",
+           0, NULL, &res);
+    must(&res, "--rotary-base", "expects an integer", CFIT_SEV_ERROR);
+    must(&res, "--bf16-grads", "not checked", CFIT_SEV_INFO);   /* no such flag: --grad-reduce-in-bf16 */
+    must(&res, "--batch-size", "no longer valid", CFIT_SEV_ERROR);
+    must(&res, "--checkpoint-activations", "no longer valid", CFIT_SEV_ERROR);
+    must(&res, "--use-megatron-fsdp", "fsdp_dtensor", CFIT_SEV_ERROR);
+    must(&res, "--num-layers-per-virtual-pipeline-stage", "--num-virtual-stages-per-pipeline-rank",
+         CFIT_SEV_ERROR);
+    assert_int_equal(res.errors, 5);
+    cfit_check_result_fini(&res);
+}
+
 static void test_megatron_bad_input(void **state)
 {
     cfit_check_request r;
@@ -284,6 +315,7 @@ int main(void)
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_findings_sorted),
         cmocka_unit_test(test_megatron_rules),
+        cmocka_unit_test(test_megatron_table),
         cmocka_unit_test(test_megatron_bad_input),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
