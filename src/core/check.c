@@ -154,7 +154,7 @@ static int lax_int_text(const char *s)
 static const char *type_word(cfit__ds_type t)
 {
     static const char *const words[] = {"a non-negative integer", "a number", "true or false", "a string",
-                                        "an object", "an object", "any value", "an object"};
+                                        "an object", "an object", "any value", "an object", "an integer"};
     return words[t];
 }
 
@@ -175,7 +175,8 @@ static void string_for_number(ck *c, const cfit__ds_key *k, const cfit__json *v,
         snprintf(fix, sizeof fix, "write %.17g as a number, without quotes", num);
     else
         snprintf(fix, sizeof fix, "write %s", type_word(k->type));
-    if (strict && k->type == CFIT__DS_INT && lax_int_text(v->string)) {
+    int int_field = k->type == CFIT__DS_INT || k->type == CFIT__DS_SINT;
+    if (strict && int_field && lax_int_text(v->string + (k->type == CFIT__DS_SINT && v->string[0] == '-'))) {
         add(c, CFIT_SEV_WARNING, path, v->line, v->col, fix,
             "wrong type: the string \"%s\" where DeepSpeed expects %s (pydantic's lax mode converts it)",
             v->string, type_word(k->type));
@@ -184,18 +185,18 @@ static void string_for_number(ck *c, const cfit__ds_key *k, const cfit__json *v,
     add(c, CFIT_SEV_ERROR, path, v->line, v->col, fix, "wrong type: the string \"%s\" where DeepSpeed expects %s%s",
         v->string, type_word(k->type),
         !strict ? " (DeepSpeed reads it unconverted and fails with a TypeError)" :
-        k->type == CFIT__DS_INT ? " (pydantic rejects it: int_parsing)" : " (pydantic rejects it)");
+        int_field ? " (pydantic rejects it: int_parsing)" : " (pydantic rejects it)");
 }
 
-static void check_int(ck *c, const cfit__json *v, const char *path)
+static void check_int(ck *c, const cfit__json *v, const char *path, int may_be_negative)
 {
     if (v->number != floor(v->number))
         add(c, CFIT_SEV_ERROR, path, v->line, v->col, "write a whole number",
             "%g has a fractional part where DeepSpeed expects an integer (pydantic int_from_float)", v->number);
-    else if (v->number < 0)
+    else if (v->number < 0 && !may_be_negative)
         add(c, CFIT_SEV_ERROR, path, v->line, v->col, "write a value >= 0",
             "%g is negative (pydantic greater_than_equal)", v->number);
-    else if (v->number >= 9.2e18)
+    else if (fabs(v->number) >= 9.2e18)
         add(c, CFIT_SEV_ERROR, path, v->line, v->col, "write a value below 2^63",
             "%g does not fit in a 64-bit integer (pydantic int_parsing_size)", v->number);
 }
@@ -204,6 +205,7 @@ static int type_ok(cfit__ds_type t, cfit__json_type j)
 {
     switch (t) {
     case CFIT__DS_INT:
+    case CFIT__DS_SINT:
     case CFIT__DS_NUM: return j == CFIT__JSON_NUMBER;
     case CFIT__DS_BOOL: return j == CFIT__JSON_BOOL;
     case CFIT__DS_STR: return j == CFIT__JSON_STRING;
@@ -217,15 +219,16 @@ static int type_ok(cfit__ds_type t, cfit__json_type j)
 static void check_type(ck *c, const cfit__ds_key *k, const cfit__json *v, const char *path, int strict)
 {
     if (type_ok(k->type, v->type)) {
-        if (k->type == CFIT__DS_INT)
-            check_int(c, v, path);
+        if (k->type == CFIT__DS_INT || k->type == CFIT__DS_SINT)
+            check_int(c, v, path, k->type == CFIT__DS_SINT);
         if (k->type == CFIT__DS_INT_OR_BOOL_OBJ && v->type == CFIT__JSON_BOOL)
             add(c, CFIT_SEV_WARNING, path, v->line, v->col, "write {\"stage\": 1} (or 0)",
                 "the legacy form %s is deprecated: DeepSpeed maps true to ZeRO stage 1 with a warning",
                 v->boolean ? "true" : "false");
         return;
     }
-    if (v->type == CFIT__JSON_STRING && (k->type == CFIT__DS_INT || k->type == CFIT__DS_NUM)) {
+    if (v->type == CFIT__JSON_STRING &&
+        (k->type == CFIT__DS_INT || k->type == CFIT__DS_SINT || k->type == CFIT__DS_NUM)) {
         string_for_number(c, k, v, path, strict);
         return;
     }

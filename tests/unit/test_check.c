@@ -148,6 +148,34 @@ static void test_types_and_aliases(void **state)
     cfit_check_result_fini(&res);
 }
 
+/* Keys and types re-checked against DeepSpeed's pydantic models (docs/check.md): fields added
+ * since 0.19.6-dev, int fields without ge=0, and the comet, trackio and hybrid_engine models. */
+static void test_schema_fields(void **state)
+{
+    cfit_check_result res;
+    run(state,
+        "{\"train_micro_batch_size_per_gpu\": 1, \"bf16\": {\"enabled\": true}, \"disable_python_gc\": true,\n"
+        " \"zero_optimization\": {\"stage\": 3, \"stage3_partition_stream_chunk_size\": 100000000,\n"
+        "  \"module_granularity_threshold\": -1, \"mics_shard_size\": -1,\n"
+        "  \"offload_optimizer\": {\"device\": \"cpu\", \"convert_grad_on_cpu\": false}},\n"
+        " \"tensor_parallel\": {\"autotp_size\": 0}, \"trackio\": {\"enabled\": false, \"project\": \"p\"},\n"
+        " \"comet\": {\"enabled\": false, \"samples_log_interval\": 10},\n"
+        " \"hybrid_engine\": {\"enabled\": false, \"max_out_tokens\": 512}}",
+        0, NULL, 0, &res);
+    for (size_t i = 0; i < res.n; i++)
+        print_message("  have %s: %s\n", res.findings[i].path, res.findings[i].message);
+    assert_int_equal(res.n, 0);
+    cfit_check_result_fini(&res);
+    run(state,
+        "{\"train_micro_batch_size_per_gpu\": 1, \"fp16\": {\"enabled\": true, \"min_loss_scale\": 0.5},\n"
+        " \"comet\": {\"enable\": true}, \"hybrid_engine\": {\"max_out_tokenz\": 1}}",
+        0, NULL, 0, &res);
+    must(&res, "fp16.min_loss_scale", "int_from_float", CFIT_SEV_ERROR);
+    must(&res, "comet.enable", NULL, CFIT_SEV_ERROR);
+    must(&res, "hybrid_engine.max_out_tokenz", NULL, CFIT_SEV_ERROR);
+    cfit_check_result_fini(&res);
+}
+
 static void test_unknown_keys(void **state)
 {
     cfit_check_result res;
@@ -310,6 +338,7 @@ int main(void)
         cmocka_unit_test(test_clean),
         cmocka_unit_test(test_batch_arithmetic),
         cmocka_unit_test(test_types_and_aliases),
+        cmocka_unit_test(test_schema_fields),
         cmocka_unit_test(test_unknown_keys),
         cmocka_unit_test(test_combinations),
         cmocka_unit_test(test_bad_input),
