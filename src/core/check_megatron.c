@@ -163,7 +163,7 @@ enum {
     F_NONE, F_TP, F_PP, F_CP, F_VPL, F_VPS, F_VP_OLD, F_SP, F_MBS, F_GBS, F_LAYERS, F_HIDDEN, F_FFN,
     F_HEADS, F_GQA, F_GROUPS, F_SEQ, F_MAXPOS, F_BF16, F_FP16, F_FP8, F_DISTOPT, F_MFSDP, F_FSDP_STRAT,
     F_OGR, F_OPG, F_RGRAN, F_RMETHOD, F_RNUM, F_RACT, F_FIRST, F_LAST, F_NO_P2P, F_TORCH_FSDP2, F_CKPT,
-    F_REMOVED, F_COUNT
+    F_UNTIE, F_REMOVED, F_COUNT
 };
 
 typedef enum { MG_INT, MG_FLAG, MG_STR, MG_LIST } mg_kind;   /* MG_LIST: nargs, one or more words */
@@ -195,7 +195,7 @@ static const mg_flag flags[] = {
     {"batch-size", MG_INT, F_REMOVED}, {"warmup", MG_INT, F_REMOVED},
     {"model-parallel-size", MG_INT, F_REMOVED}, {"checkpoint-activations", MG_FLAG, F_REMOVED},
     /* known, not reasoned about */
-    {"swiglu", MG_FLAG, 0}, {"untie-embeddings-and-output-weights", MG_FLAG, 0}, {"kv-channels", MG_INT, 0},
+    {"swiglu", MG_FLAG, 0}, {"untie-embeddings-and-output-weights", MG_FLAG, F_UNTIE}, {"kv-channels", MG_INT, 0},
     {"position-embedding-type", MG_STR, 0}, {"normalization", MG_STR, 0}, {"fp8-recipe", MG_STR, 0},
     {"fp8-param-gather", MG_FLAG, 0}, {"expert-model-parallel-size", MG_INT, 0},
     {"expert-tensor-parallel-size", MG_INT, 0}, {"num-experts", MG_INT, 0}, {"cp-comm-type", MG_LIST, 0},
@@ -487,6 +487,12 @@ static void check_recompute(mg *c)
     if (c->at[F_TORCH_FSDP2] && (val(c, F_PP, 1) > 1 || c->at[F_DISTOPT]))
         add(c, CFIT_SEV_ERROR, c->at[F_TORCH_FSDP2], "drop pipeline parallelism and the distributed optimizer",
             "--use-torch-fsdp2 is incompatible with PP > 1 and --use-distributed-optimizer");
+    if (c->at[F_TORCH_FSDP2] && !c->at[F_UNTIE])
+        add(c, CFIT_SEV_ERROR, c->at[F_TORCH_FSDP2], "add --untie-embeddings-and-output-weights",
+            "--use-torch-fsdp2 requires --untie-embeddings-and-output-weights");
+    if (c->at[F_TORCH_FSDP2] && c->s[F_CKPT] && strcmp(c->s[F_CKPT], "torch_dist") && strcmp(c->s[F_CKPT], "torch_dcp"))
+        add(c, CFIT_SEV_ERROR, c->at[F_CKPT], "write --ckpt-format torch_dist or torch_dcp",
+            "--use-torch-fsdp2 requires --ckpt-format torch_dist or torch_dcp");
 }
 
 /* Returns the data-parallel size, 0 when the world size does not allow one. */

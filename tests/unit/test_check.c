@@ -313,6 +313,10 @@ static void test_megatron_table(void **state)
          CFIT_SEV_ERROR);
     assert_int_equal(res.errors, 5);
     cfit_check_result_fini(&res);
+    run_mg(state, "--micro-batch-size 1 --use-torch-fsdp2 --ckpt-format torch\n", 0, NULL, &res);
+    must(&res, "--use-torch-fsdp2", "--untie-embeddings-and-output-weights", CFIT_SEV_ERROR);
+    must(&res, "--ckpt-format", "torch_dist or torch_dcp", CFIT_SEV_ERROR);
+    cfit_check_result_fini(&res);
 }
 
 static void test_megatron_bad_input(void **state)
