@@ -163,7 +163,7 @@ enum {
     F_NONE, F_TP, F_PP, F_CP, F_VPL, F_VPS, F_VP_OLD, F_SP, F_MBS, F_GBS, F_LAYERS, F_HIDDEN, F_FFN,
     F_HEADS, F_GQA, F_GROUPS, F_SEQ, F_MAXPOS, F_BF16, F_FP16, F_FP8, F_DISTOPT, F_MFSDP, F_FSDP_STRAT,
     F_OGR, F_OPG, F_RGRAN, F_RMETHOD, F_RNUM, F_RACT, F_FIRST, F_LAST, F_NO_P2P, F_TORCH_FSDP2, F_CKPT,
-    F_UNTIE, F_REMOVED, F_COUNT
+    F_UNTIE, F_VPG, F_REMOVED, F_COUNT
 };
 
 typedef enum { MG_INT, MG_FLAG, MG_STR, MG_LIST } mg_kind;   /* MG_LIST: nargs, one or more words */
@@ -191,7 +191,7 @@ static const mg_flag flags[] = {
     {"recompute-num-layers", MG_INT, F_RNUM}, {"recompute-activations", MG_FLAG, F_RACT},
     {"decoder-first-pipeline-num-layers", MG_INT, F_FIRST}, {"decoder-last-pipeline-num-layers", MG_INT, F_LAST},
     {"no-overlap-p2p-communication", MG_FLAG, F_NO_P2P}, {"use-torch-fsdp2", MG_FLAG, F_TORCH_FSDP2},
-    {"ckpt-format", MG_STR, F_CKPT},
+    {"ckpt-format", MG_STR, F_CKPT}, {"microbatch-group-size-per-virtual-pipeline-stage", MG_INT, F_VPG},
     {"batch-size", MG_INT, F_REMOVED}, {"warmup", MG_INT, F_REMOVED},
     {"model-parallel-size", MG_INT, F_REMOVED}, {"checkpoint-activations", MG_FLAG, F_REMOVED},
     /* known, not reasoned about */
@@ -518,10 +518,19 @@ static long check_world_batch(mg *c)
         return 0;
     }
     long micro = mbs && gbs ? gbs / (mbs * dp) : 0;
-    if (c->at[F_VPL] || c->at[F_VPS]) {
-        if (micro && pp > 1 && (micro < pp || micro % pp))
+    /* the interleaved schedule (pipeline_parallel/schedules.py): contiguous micro-batch groups of
+     * G (default PP) with PP <= G <= M, and a last group of 0 or at least PP micro-batches */
+    if ((c->at[F_VPL] || c->at[F_VPS]) && micro && pp > 1) {
+        long g = val(c, F_VPG, pp);
+        if (!c->at[F_VPG] && (micro < pp || micro % pp))
             add(c, CFIT_SEV_ERROR, where(c, F_GBS), "make the micro-batches per step a multiple of PP",
                 "the interleaved schedule needs micro-batches per step (%ld) >= PP and divisible by PP %ld", micro, pp);
+        else if (c->at[F_VPG] && (g < pp || g > micro))
+            add(c, CFIT_SEV_ERROR, c->at[F_VPG], "choose a group size from PP to the micro-batches per step",
+                "the micro-batch group size %ld must range in [PP=%ld, M=%ld]", g, pp, micro);
+        else if (c->at[F_VPG] && micro % g && micro % g < pp)
+            add(c, CFIT_SEV_ERROR, c->at[F_VPG], "make the micro-batches per step a multiple of the group size",
+                "the last micro-batch group (%ld of M=%ld) is smaller than PP %ld", micro % g, micro, pp);
     }
     return dp;
 }

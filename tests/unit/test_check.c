@@ -313,6 +313,18 @@ static void test_megatron_table(void **state)
          CFIT_SEV_ERROR);
     assert_int_equal(res.errors, 5);
     cfit_check_result_fini(&res);
+    /* 48 micro-batches on PP 4 in groups of 8 (last group 0) pass; groups of 10 leave 8: pass;
+     * groups of 14 leave 6: pass; groups of 3 are below PP */
+    static const struct { const char *g; int errors; } groups[] = {{"8", 0}, {"10", 0}, {"14", 0}, {"3", 1}, {"50", 1}};
+    for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++) {
+        char text[400];
+        snprintf(text, sizeof text, "--pipeline-model-parallel-size 4 --num-virtual-stages-per-pipeline-rank 2 "
+                 "--num-layers 32 --micro-batch-size 1 --global-batch-size 96 "
+                 "--microbatch-group-size-per-virtual-pipeline-stage %s\n", groups[i].g);
+        run_mg(state, text, 8, NULL, &res);
+        assert_int_equal(res.errors, groups[i].errors);
+        cfit_check_result_fini(&res);
+    }
     run_mg(state, "--micro-batch-size 1 --use-torch-fsdp2 --ckpt-format torch\n", 0, NULL, &res);
     must(&res, "--use-torch-fsdp2", "--untie-embeddings-and-output-weights", CFIT_SEV_ERROR);
     must(&res, "--ckpt-format", "torch_dist or torch_dcp", CFIT_SEV_ERROR);
