@@ -163,7 +163,7 @@ enum {
     F_NONE, F_TP, F_PP, F_CP, F_VPL, F_VPS, F_VP_OLD, F_SP, F_MBS, F_GBS, F_LAYERS, F_HIDDEN, F_FFN,
     F_HEADS, F_GQA, F_GROUPS, F_SEQ, F_MAXPOS, F_BF16, F_FP16, F_FP8, F_DISTOPT, F_MFSDP, F_FSDP_STRAT,
     F_OGR, F_OPG, F_RGRAN, F_RMETHOD, F_RNUM, F_RACT, F_FIRST, F_LAST, F_NO_P2P, F_TORCH_FSDP2, F_CKPT,
-    F_UNTIE, F_VPG, F_REMOVED, F_COUNT
+    F_UNTIE, F_VPG, F_TPCO, F_DSA, F_REMOVED, F_COUNT
 };
 
 typedef enum { MG_INT, MG_FLAG, MG_STR, MG_LIST } mg_kind;   /* MG_LIST: nargs, one or more words */
@@ -209,8 +209,8 @@ static const mg_flag flags[] = {
     {"tokenizer-model", MG_STR, 0}, {"vocab-file", MG_STR, 0}, {"merge-file", MG_STR, 0},
     {"save", MG_STR, 0}, {"load", MG_STR, 0}, {"save-interval", MG_INT, 0}, {"eval-interval", MG_INT, 0},
     {"eval-iters", MG_INT, 0}, {"log-interval", MG_INT, 0}, {"seed", MG_INT, 0},
-    {"distributed-backend", MG_STR, 0}, {"tp-comm-overlap", MG_FLAG, 0}, {"use-mcore-models", MG_FLAG, 0},
-    {"distribute-saved-activations", MG_FLAG, 0}, {"recompute-modules", MG_LIST, 0},
+    {"distributed-backend", MG_STR, 0}, {"tp-comm-overlap", MG_FLAG, F_TPCO}, {"use-mcore-models", MG_FLAG, 0},
+    {"distribute-saved-activations", MG_FLAG, F_DSA}, {"recompute-modules", MG_LIST, 0},
     {"account-for-embedding-in-pipeline-split", MG_FLAG, 0}, {"account-for-loss-in-pipeline-split", MG_FLAG, 0},
     {"grad-reduce-in-bf16", MG_FLAG, 0}, {"accumulate-allreduce-grads-in-fp32", MG_FLAG, 0},
 };
@@ -438,6 +438,12 @@ static void check_shape(mg *c)
     if (L && pp > 1 && L % pp && !c->at[F_FIRST] && !c->at[F_LAST] && !c->at[F_VPS])
         add(c, CFIT_SEV_ERROR, where(c, F_PP), "give --decoder-first/last-pipeline-num-layers for uneven stages",
             "num_layers %ld is not divisible by the pipeline size %ld", L, pp);
+    if (c->at[F_TPCO] && (!c->at[F_SP] || tp == 1))
+        add(c, CFIT_SEV_ERROR, c->at[F_TPCO], "add --sequence-parallel (with TP > 1)",
+            "Tensor parallel communication/GEMM overlap can happen only when sequence parallelism is enabled");
+    if (c->at[F_DSA] && (tp == 1 || !c->s[F_RGRAN] || strcmp(c->s[F_RGRAN], "full") || !c->at[F_RMETHOD]))
+        add(c, CFIT_SEV_ERROR, c->at[F_DSA], "use TP > 1 with --recompute-granularity full and --recompute-method",
+            "distributed recompute activations need TP > 1, full recompute granularity and a recompute method");
     if (c->at[F_SP] && tp == 1)
         add(c, CFIT_SEV_WARNING, c->at[F_SP], "drop it, or use TP > 1",
             "sequence parallelism needs TP > 1: Megatron-LM disables it with a warning");

@@ -325,6 +325,15 @@ static void test_megatron_table(void **state)
         assert_int_equal(res.errors, groups[i].errors);
         cfit_check_result_fini(&res);
     }
+    run_mg(state, "--micro-batch-size 1 --tp-comm-overlap --distribute-saved-activations\n", 0, NULL, &res);
+    must(&res, "--tp-comm-overlap", "sequence parallelism", CFIT_SEV_ERROR);
+    must(&res, "--distribute-saved-activations", "TP > 1", CFIT_SEV_ERROR);
+    cfit_check_result_fini(&res);
+    run_mg(state, "--micro-batch-size 1 --tensor-model-parallel-size 2 --sequence-parallel --tp-comm-overlap\n"
+           "--distribute-saved-activations --recompute-granularity full --recompute-method uniform "
+           "--recompute-num-layers 1\n", 0, NULL, &res);
+    assert_int_equal(res.errors, 0);
+    cfit_check_result_fini(&res);
     run_mg(state, "--micro-batch-size 1 --use-torch-fsdp2 --ckpt-format torch\n", 0, NULL, &res);
     must(&res, "--use-torch-fsdp2", "--untie-embeddings-and-output-weights", CFIT_SEV_ERROR);
     must(&res, "--ckpt-format", "torch_dist or torch_dcp", CFIT_SEV_ERROR);
