@@ -176,6 +176,34 @@ static void test_schema_fields(void **state)
     cfit_check_result_fini(&res);
 }
 
+/* runtime/config.py: data types and the all-reduce op are lower-cased before the check;
+ * _do_error_check's ZeRO-only precision options; zero/config.py's partial offload. */
+static void test_error_checks(void **state)
+{
+    cfit_check_result res;
+    run(state,
+        "{\"train_micro_batch_size_per_gpu\": 1, \"bf16\": {\"enabled\": true},\n"
+        " \"communication_data_type\": \"BF16\", \"seq_parallel_communication_data_type\": \"FP32\",\n"
+        " \"gradient_allreduce_op\": \"Mean\", \"zero_optimization\": {\"stage\": 3,\n"
+        "  \"offload_optimizer\": {\"device\": \"cpu\", \"ratio\": 0.5}}}",
+        0, NULL, 0, &res);
+    assert_int_equal(res.n, 0);
+    cfit_check_result_fini(&res);
+    run(state,
+        "{\"train_micro_batch_size_per_gpu\": 1,\n"
+        " \"bf16\": {\"enabled\": true, \"bf16_optimizer_states\": true},\n"
+        " \"seq_parallel_communication_data_type\": \"int8\", \"gradient_allreduce_op\": \"max\",\n"
+        " \"zero_optimization\": {\"stage\": 0, \"offload_optimizer\": {\"device\": \"cpu\", \"ratio\": 0.5}}}",
+        0, NULL, 0, &res);
+    must(&res, "bf16.bf16_optimizer_states", "ZeRO Stage 1, 2, or 3", CFIT_SEV_ERROR);
+    must(&res, "bf16.bf16_optimizer_states", "requires bf16_master_weights_and_grads", CFIT_SEV_ERROR);
+    must(&res, "seq_parallel_communication_data_type", "not a communication data type", CFIT_SEV_ERROR);
+    must(&res, "gradient_allreduce_op", "not a gradient all-reduce operation", CFIT_SEV_ERROR);
+    must(&res, "zero_optimization.offload_optimizer.ratio", "Partial offloading", CFIT_SEV_ERROR);
+    assert_int_equal(res.errors, 5);
+    cfit_check_result_fini(&res);
+}
+
 static void test_unknown_keys(void **state)
 {
     cfit_check_result res;
@@ -364,6 +392,7 @@ int main(void)
         cmocka_unit_test(test_batch_arithmetic),
         cmocka_unit_test(test_types_and_aliases),
         cmocka_unit_test(test_schema_fields),
+        cmocka_unit_test(test_error_checks),
         cmocka_unit_test(test_unknown_keys),
         cmocka_unit_test(test_combinations),
         cmocka_unit_test(test_bad_input),
