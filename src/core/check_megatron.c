@@ -471,6 +471,37 @@ static void check_vp(mg *c)
             L, pp, lpv);
 }
 
+/* argparse choices of the string flags clusterfit reasons about (arguments.py). */
+static void check_choices(mg *c)
+{
+    static const struct {
+        int id;
+        const char *choices[6];
+    } t[] = {
+        {F_RGRAN, {"full", "selective"}},
+        {F_RMETHOD, {"uniform", "block"}},
+        {F_FP8, {"e4m3", "hybrid"}},
+        {F_FSDP_STRAT, {"no_shard", "optim", "optim_grads", "optim_grads_params"}},
+        {F_CKPT, {"torch", "torch_dist", "zarr", "torch_dcp", "fsdp_dtensor"}},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        const char *v = c->s[t[i].id];
+        if (!v || v[0] == '$')
+            continue;
+        char list[160] = "";
+        int ok = 0;
+        for (int j = 0; j < 6 && t[i].choices[j]; j++) {
+            ok |= strcmp(v, t[i].choices[j]) == 0;
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", j ? ", " : "", t[i].choices[j]);
+        }
+        if (!ok) {
+            char fix[200];
+            snprintf(fix, sizeof fix, "write one of %s", list);
+            add(c, CFIT_SEV_ERROR, c->at[t[i].id], fix, "invalid choice \"%s\"", v);
+        }
+    }
+}
+
 static void check_recompute(mg *c)
 {
     const char *g = c->s[F_RGRAN];
@@ -480,8 +511,6 @@ static void check_recompute(mg *c)
     if (g && strcmp(g, "selective") == 0 && (c->at[F_RMETHOD] || c->at[F_RNUM]))
         add(c, CFIT_SEV_ERROR, c->at[F_RGRAN], "drop --recompute-method and --recompute-num-layers",
             "selective recomputation takes no --recompute-method or --recompute-num-layers");
-    if (g && strcmp(g, "full") && strcmp(g, "selective"))
-        add(c, CFIT_SEV_ERROR, c->at[F_RGRAN], "write full or selective", "invalid choice \"%s\"", g);
     if (c->at[F_FP16] && c->at[F_BF16])
         add(c, CFIT_SEV_ERROR, c->at[F_FP16], "keep one of --fp16 and --bf16", "--fp16 and --bf16 are exclusive");
     if (c->at[F_OPG] && (!(c->at[F_DISTOPT] || c->at[F_MFSDP]) || !c->at[F_OGR]))
@@ -621,6 +650,7 @@ int cfit_check_megatron(const char *text, size_t len, const char *file, const cf
     read_args(&c, &ws);
     check_shape(&c);
     check_vp(&c);
+    check_choices(&c);
     check_recompute(&c);
     long dp = check_world_batch(&c);
     if (r->model && r->catalog && dp) {

@@ -362,6 +362,13 @@ static void test_megatron_table(void **state)
            "--recompute-num-layers 1\n", 0, NULL, &res);
     assert_int_equal(res.errors, 0);
     cfit_check_result_fini(&res);
+    run_mg(state, "--micro-batch-size 1 --fp8-format e5m2 --recompute-granularity full --recompute-method Uniform "
+           "--recompute-num-layers 1 --ckpt-format dcp\n", 0, NULL, &res);
+    must(&res, "--fp8-format", "invalid choice", CFIT_SEV_ERROR);
+    must(&res, "--recompute-method", "invalid choice", CFIT_SEV_ERROR);
+    must(&res, "--ckpt-format", "invalid choice", CFIT_SEV_ERROR);
+    assert_int_equal(res.errors, 3);
+    cfit_check_result_fini(&res);
     run_mg(state, "--micro-batch-size 1 --use-torch-fsdp2 --ckpt-format torch\n", 0, NULL, &res);
     must(&res, "--use-torch-fsdp2", "--untie-embeddings-and-output-weights", CFIT_SEV_ERROR);
     must(&res, "--ckpt-format", "torch_dist or torch_dcp", CFIT_SEV_ERROR);
