@@ -170,6 +170,7 @@ typedef struct parser {
     const char *file;
     cfit_diag *d;
     int err;             /* CFIT_EOK until the first error */
+    const cfit__json *open;   /* the innermost array or object being read, or NULL */
 } parser;
 
 static int clamp_int(size_t v)
@@ -217,6 +218,18 @@ static void fail_lc(parser *p, int err, int line, int col, const char *fmt, ...)
 
 #define FAIL_AT(p, pos, ...) fail_lc((p), CFIT_EPARSE, (p)->line, col_of((p), (pos)), __VA_ARGS__)
 #define FAIL_HERE(p, ...) FAIL_AT((p), (p)->pos, __VA_ARGS__)
+
+/* The input ended where `expected` was due: name the innermost unclosed container and
+ * where it opened, as that is what a truncated file most needs. */
+static void fail_eof(parser *p, const char *expected)
+{
+    if (p->open)
+        FAIL_HERE(p, "unexpected end of input: unclosed %s opened at %d:%d (expected %s)",
+                  p->open->type == CFIT__JSON_OBJECT ? "object" : "array", p->open->line, p->open->col,
+                  expected);
+    else
+        FAIL_HERE(p, "unexpected end of input (expected %s)", expected);
+}
 
 static void fail_oom(parser *p)
 {
@@ -507,12 +520,13 @@ static cfit__json *parse_literal(parser *p)
 
 static cfit__json *parse_value(parser *p, int depth);
 
-static cfit__json *parse_array(parser *p, int depth)
+static cfit__json *parse_array_in(parser *p, int depth)
 {
     cfit__json *arr = new_node(p, CFIT__JSON_ARRAY);
     size_t cap = 0;
     if (!arr)
         return NULL;
+    p->open = arr;
     p->pos++;
     skip_ws(p);
     if (peek(p) == ']') {
@@ -536,6 +550,10 @@ static cfit__json *parse_array(parser *p, int depth)
         p->pos += (c == ',' || c == ']');
         if (c == ']')
             return arr;
+        if (c < 0) {
+            fail_eof(p, "',' or ']'");
+            break;
+        }
         if (c != ',') {
             FAIL_HERE(p, "expected ',' or ']' after array element");
             break;
@@ -605,6 +623,11 @@ static int parse_member(parser *p, cfit__json *obj, size_t *cap, keyset *ks, int
         return -1;
     }
     skip_ws(p);
+    if (peek(p) < 0) {
+        fail_eof(p, "':'");
+        free(key);
+        return -1;
+    }
     if (peek(p) != ':') {
         FAIL_HERE(p, "expected ':' after object key");
         free(key);
@@ -630,13 +653,14 @@ static int parse_member(parser *p, cfit__json *obj, size_t *cap, keyset *ks, int
     return 0;
 }
 
-static cfit__json *parse_object(parser *p, int depth)
+static cfit__json *parse_object_in(parser *p, int depth)
 {
     cfit__json *obj = new_node(p, CFIT__JSON_OBJECT);
     keyset ks = {NULL, 0};
     size_t cap = 0;
     if (!obj)
         return NULL;
+    p->open = obj;
     p->pos++;
     skip_ws(p);
     int c = peek(p);
@@ -645,6 +669,10 @@ static cfit__json *parse_object(parser *p, int depth)
         return obj;
     }
     for (;;) {
+        if (c < 0) {
+            fail_eof(p, obj->n ? "a string key" : "a string key or '}'");
+            break;
+        }
         if (c != '"') {
             FAIL_HERE(p, obj->n ? "expected a string key" : "expected a string key or '}'");
             break;
@@ -657,6 +685,10 @@ static cfit__json *parse_object(parser *p, int depth)
         if (c == '}') {
             free(ks.slots);
             return obj;
+        }
+        if (c < 0) {
+            fail_eof(p, "',' or '}'");
+            break;
         }
         if (c != ',') {
             FAIL_HERE(p, "expected ',' or '}' after object member");
@@ -673,6 +705,15 @@ static cfit__json *parse_object(parser *p, int depth)
     return NULL;
 }
 
+/* An array or object at p->pos, with p->open naming it while it is read. */
+static cfit__json *parse_container(parser *p, int depth)
+{
+    const cfit__json *outer = p->open;
+    cfit__json *v = peek(p) == '[' ? parse_array_in(p, depth) : parse_object_in(p, depth);
+    p->open = outer;
+    return v;
+}
+
 /* A value at p->pos (whitespace already skipped); depth counts enclosing containers. */
 static cfit__json *parse_value(parser *p, int depth)
 {
@@ -682,10 +723,8 @@ static cfit__json *parse_value(parser *p, int depth)
         FAIL_HERE(p, "nesting deeper than %d levels", CFIT__JSON_MAX_DEPTH);
         return NULL;
     }
-    if (c == '[')
-        return parse_array(p, depth + 1);
-    if (c == '{')
-        return parse_object(p, depth + 1);
+    if (c == '[' || c == '{')
+        return parse_container(p, depth + 1);
     if (c == '-' || is_digit(c))
         return parse_number(p);
     if (c == 't' || c == 'f' || c == 'n')
@@ -699,7 +738,7 @@ static cfit__json *parse_value(parser *p, int depth)
         return v;
     }
     if (c < 0)
-        FAIL_HERE(p, "unexpected end of input (expected a value)");
+        fail_eof(p, "a value");
     else
         FAIL_HERE(p, "unexpected %s (expected a value)", describe(c, shown));
     return NULL;
@@ -710,7 +749,7 @@ static cfit__json *parse_value(parser *p, int depth)
 cfit__json *cfit__json_parse(const char *text, size_t len, const char *file,
                              int *err, cfit_diag *d)
 {
-    parser p = {text ? text : "", text ? len : 0, 0, 0, 1, file, d, CFIT_EOK};
+    parser p = {text ? text : "", text ? len : 0, 0, 0, 1, file, d, CFIT_EOK, NULL};
     if (p.len >= 3 && !memcmp(p.text, "\xef\xbb\xbf", 3))   /* a UTF-8 byte order mark */
         p.pos = 3;
     skip_ws(&p);

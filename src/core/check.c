@@ -154,7 +154,7 @@ static int lax_int_text(const char *s)
 static const char *type_word(cfit__ds_type t)
 {
     static const char *const words[] = {"a non-negative integer", "a number", "true or false", "a string",
-                                        "an object", "an object", "any value", "an object"};
+                                        "an object", "an object", "any value", "an object", "an integer"};
     return words[t];
 }
 
@@ -175,7 +175,8 @@ static void string_for_number(ck *c, const cfit__ds_key *k, const cfit__json *v,
         snprintf(fix, sizeof fix, "write %.17g as a number, without quotes", num);
     else
         snprintf(fix, sizeof fix, "write %s", type_word(k->type));
-    if (strict && k->type == CFIT__DS_INT && lax_int_text(v->string)) {
+    int int_field = k->type == CFIT__DS_INT || k->type == CFIT__DS_SINT;
+    if (strict && int_field && lax_int_text(v->string + (k->type == CFIT__DS_SINT && v->string[0] == '-'))) {
         add(c, CFIT_SEV_WARNING, path, v->line, v->col, fix,
             "wrong type: the string \"%s\" where DeepSpeed expects %s (pydantic's lax mode converts it)",
             v->string, type_word(k->type));
@@ -184,18 +185,18 @@ static void string_for_number(ck *c, const cfit__ds_key *k, const cfit__json *v,
     add(c, CFIT_SEV_ERROR, path, v->line, v->col, fix, "wrong type: the string \"%s\" where DeepSpeed expects %s%s",
         v->string, type_word(k->type),
         !strict ? " (DeepSpeed reads it unconverted and fails with a TypeError)" :
-        k->type == CFIT__DS_INT ? " (pydantic rejects it: int_parsing)" : " (pydantic rejects it)");
+        int_field ? " (pydantic rejects it: int_parsing)" : " (pydantic rejects it)");
 }
 
-static void check_int(ck *c, const cfit__json *v, const char *path)
+static void check_int(ck *c, const cfit__json *v, const char *path, int may_be_negative)
 {
     if (v->number != floor(v->number))
         add(c, CFIT_SEV_ERROR, path, v->line, v->col, "write a whole number",
             "%g has a fractional part where DeepSpeed expects an integer (pydantic int_from_float)", v->number);
-    else if (v->number < 0)
+    else if (v->number < 0 && !may_be_negative)
         add(c, CFIT_SEV_ERROR, path, v->line, v->col, "write a value >= 0",
             "%g is negative (pydantic greater_than_equal)", v->number);
-    else if (v->number >= 9.2e18)
+    else if (fabs(v->number) >= 9.2e18)
         add(c, CFIT_SEV_ERROR, path, v->line, v->col, "write a value below 2^63",
             "%g does not fit in a 64-bit integer (pydantic int_parsing_size)", v->number);
 }
@@ -204,6 +205,7 @@ static int type_ok(cfit__ds_type t, cfit__json_type j)
 {
     switch (t) {
     case CFIT__DS_INT:
+    case CFIT__DS_SINT:
     case CFIT__DS_NUM: return j == CFIT__JSON_NUMBER;
     case CFIT__DS_BOOL: return j == CFIT__JSON_BOOL;
     case CFIT__DS_STR: return j == CFIT__JSON_STRING;
@@ -217,15 +219,16 @@ static int type_ok(cfit__ds_type t, cfit__json_type j)
 static void check_type(ck *c, const cfit__ds_key *k, const cfit__json *v, const char *path, int strict)
 {
     if (type_ok(k->type, v->type)) {
-        if (k->type == CFIT__DS_INT)
-            check_int(c, v, path);
+        if (k->type == CFIT__DS_INT || k->type == CFIT__DS_SINT)
+            check_int(c, v, path, k->type == CFIT__DS_SINT);
         if (k->type == CFIT__DS_INT_OR_BOOL_OBJ && v->type == CFIT__JSON_BOOL)
             add(c, CFIT_SEV_WARNING, path, v->line, v->col, "write {\"stage\": 1} (or 0)",
                 "the legacy form %s is deprecated: DeepSpeed maps true to ZeRO stage 1 with a warning",
                 v->boolean ? "true" : "false");
         return;
     }
-    if (v->type == CFIT__JSON_STRING && (k->type == CFIT__DS_INT || k->type == CFIT__DS_NUM)) {
+    if (v->type == CFIT__JSON_STRING &&
+        (k->type == CFIT__DS_INT || k->type == CFIT__DS_SINT || k->type == CFIT__DS_NUM)) {
         string_for_number(c, k, v, path, strict);
         return;
     }
@@ -372,6 +375,56 @@ static void gather(const ck *c, facts *f)
     f->gas = get_long(root, "gradient_accumulation_steps");
 }
 
+/* ASCII case-insensitive equality: DeepSpeed lower-cases these strings before comparing. */
+static int same_lower(const char *a, const char *b)
+{
+    for (; *a && *b; a++, b++)
+        if ((*a >= 'A' && *a <= 'Z' ? *a + 32 : *a) != *b)
+            return 0;
+    return *a == *b;
+}
+
+/* A data type DeepSpeed's get_communication_data_type accepts (after lower-casing). */
+static void check_comm_type(ck *c, const char *key)
+{
+    const cfit__json *v = cfit__json_get(c->root, key);
+    if (v && v->type == CFIT__JSON_STRING && !same_lower(v->string, "fp32") && !same_lower(v->string, "fp16") &&
+        !same_lower(v->string, "bf16"))
+        add(c, CFIT_SEV_ERROR, key, v->line, v->col, "write \"fp32\", \"fp16\" or \"bf16\"",
+            "\"%s\" is not a communication data type DeepSpeed supports (ValueError)", v->string);
+}
+
+/* Precision options DeepSpeed's _do_error_check allows only with ZeRO (and offload limits). */
+static void check_zero_only(ck *c, const facts *f)
+{
+    static const struct {
+        const char *section, *key, *what;
+    } opts[] = {
+        {"fp16", "fp16_master_weights_and_grads", "Fp16_master_weights_and_grads"},
+        {"bf16", "bf16_master_weights_and_grads", "Bf16_master_weights_and_grads"},
+        {"bf16", "bf16_optimizer_states", "bf16_optimizer_states"},
+    };
+    const cfit__json *bf16 = cfit__json_get(c->root, "bf16") ? cfit__json_get(c->root, "bf16")
+                                                             : cfit__json_get(c->root, "bfloat16");
+    for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++) {
+        const cfit__json *sec = opts[i].section[0] == 'f' ? cfit__json_get(c->root, "fp16") : bf16;
+        const cfit__json_member *m = member_at(sec, opts[i].key);
+        char path[64];
+        snprintf(path, sizeof path, "%s.%s", opts[i].section, opts[i].key);
+        if (m && get_bool(sec, opts[i].key) && (f->stage < 1 || f->stage > 3))
+            add(c, CFIT_SEV_ERROR, path, m->line, m->col, "use ZeRO stage 1, 2 or 3, or drop it",
+                "DeepSpeed asserts \"%s is only supported with ZeRO Stage 1, 2, or 3\"", opts[i].what);
+        if (m && i == 2 && get_bool(sec, opts[i].key) && !get_bool(sec, "bf16_master_weights_and_grads"))
+            add(c, CFIT_SEV_ERROR, path, m->line, m->col, "add \"bf16_master_weights_and_grads\": true",
+                "DeepSpeed asserts \"bf16_optimizer_states requires bf16_master_weights_and_grads to be enabled\"");
+    }
+    const cfit__json *off = cfit__json_get(cfit__json_get(c->root, "zero_optimization"), "offload_optimizer");
+    const cfit__json *ratio = cfit__json_get(off, "ratio");
+    if (ratio && ratio->type == CFIT__JSON_NUMBER && ratio->number < 1.0 && f->stage != 3)
+        add(c, CFIT_SEV_ERROR, "zero_optimization.offload_optimizer.ratio", ratio->line, ratio->col,
+            "use ZeRO stage 3, or a ratio of 1", "DeepSpeed asserts \"Partial offloading only supported for ZeRO Stage 3.\"");
+}
+
 static void check_combinations(ck *c, const facts *f)
 {
     const cfit__json *root = c->root;
@@ -400,13 +453,14 @@ static void check_combinations(ck *c, const facts *f)
         add(c, CFIT_SEV_WARNING, "", root->line, root->col, "add \"bf16\": {\"enabled\": true}",
             "neither bf16 nor fp16 is enabled: DeepSpeed trains in fp32, at about half the speed and twice the "
             "weight and activation memory of bf16 (the memory check assumes bf16)");
-    const cfit__json *cdt = cfit__json_get(root, "communication_data_type");
-    if (cdt && cdt->type == CFIT__JSON_STRING && strcmp(cdt->string, "fp32") && strcmp(cdt->string, "fp16") &&
-        strcmp(cdt->string, "bf16"))
-        add(c, CFIT_SEV_ERROR, "communication_data_type", cdt->line, cdt->col, "write \"fp32\", \"fp16\" or \"bf16\"",
-            "\"%s\" is not a communication data type DeepSpeed supports (ValueError)", cdt->string);
+    check_comm_type(c, "communication_data_type");
+    check_comm_type(c, "seq_parallel_communication_data_type");
+    check_zero_only(c, f);
     const cfit__json *op = cfit__json_get(root, "gradient_allreduce_op");
-    if (op && op->type == CFIT__JSON_STRING && strcmp(op->string, "sum") == 0 && f->stage == 3)
+    if (op && op->type == CFIT__JSON_STRING && !same_lower(op->string, "sum") && !same_lower(op->string, "mean"))
+        add(c, CFIT_SEV_ERROR, "gradient_allreduce_op", op->line, op->col, "write \"mean\" or \"sum\"",
+            "\"%s\" is not a gradient all-reduce operation DeepSpeed supports (ValueError)", op->string);
+    if (op && op->type == CFIT__JSON_STRING && same_lower(op->string, "sum") && f->stage == 3)
         add(c, CFIT_SEV_ERROR, "gradient_allreduce_op", op->line, op->col, "write \"mean\" or use ZeRO stage 2",
             "gradient_allreduce_op \"sum\" is rejected with ZeRO stage 3 (ValueError)");
     if (cfit__json_get(root, "amp") && get_bool(cfit__json_get(root, "amp"), "enabled") && f->stage > 0) {

@@ -162,10 +162,11 @@ static int lex(const char *text, size_t len, const char *file, words *ws, cfit_d
 enum {
     F_NONE, F_TP, F_PP, F_CP, F_VPL, F_VPS, F_VP_OLD, F_SP, F_MBS, F_GBS, F_LAYERS, F_HIDDEN, F_FFN,
     F_HEADS, F_GQA, F_GROUPS, F_SEQ, F_MAXPOS, F_BF16, F_FP16, F_FP8, F_DISTOPT, F_MFSDP, F_FSDP_STRAT,
-    F_OGR, F_OPG, F_RGRAN, F_RMETHOD, F_RNUM, F_RACT, F_FIRST, F_LAST, F_NO_P2P, F_TORCH_FSDP2, F_COUNT
+    F_OGR, F_OPG, F_RGRAN, F_RMETHOD, F_RNUM, F_RACT, F_FIRST, F_LAST, F_NO_P2P, F_TORCH_FSDP2, F_CKPT,
+    F_UNTIE, F_VPG, F_TPCO, F_DSA, F_REMOVED, F_COUNT
 };
 
-typedef enum { MG_INT, MG_FLAG, MG_STR } mg_kind;
+typedef enum { MG_INT, MG_FLAG, MG_STR, MG_LIST } mg_kind;   /* MG_LIST: nargs, one or more words */
 
 typedef struct mg_flag {
     const char *name;    /* without the leading "--" */
@@ -190,28 +191,42 @@ static const mg_flag flags[] = {
     {"recompute-num-layers", MG_INT, F_RNUM}, {"recompute-activations", MG_FLAG, F_RACT},
     {"decoder-first-pipeline-num-layers", MG_INT, F_FIRST}, {"decoder-last-pipeline-num-layers", MG_INT, F_LAST},
     {"no-overlap-p2p-communication", MG_FLAG, F_NO_P2P}, {"use-torch-fsdp2", MG_FLAG, F_TORCH_FSDP2},
+    {"ckpt-format", MG_STR, F_CKPT}, {"microbatch-group-size-per-virtual-pipeline-stage", MG_INT, F_VPG},
+    {"batch-size", MG_INT, F_REMOVED}, {"warmup", MG_INT, F_REMOVED},
+    {"model-parallel-size", MG_INT, F_REMOVED}, {"checkpoint-activations", MG_FLAG, F_REMOVED},
     /* known, not reasoned about */
-    {"swiglu", MG_FLAG, 0}, {"untie-embeddings-and-output-weights", MG_FLAG, 0}, {"kv-channels", MG_INT, 0},
+    {"swiglu", MG_FLAG, 0}, {"untie-embeddings-and-output-weights", MG_FLAG, F_UNTIE}, {"kv-channels", MG_INT, 0},
     {"position-embedding-type", MG_STR, 0}, {"normalization", MG_STR, 0}, {"fp8-recipe", MG_STR, 0},
     {"fp8-param-gather", MG_FLAG, 0}, {"expert-model-parallel-size", MG_INT, 0},
-    {"expert-tensor-parallel-size", MG_INT, 0}, {"num-experts", MG_INT, 0}, {"cp-comm-type", MG_STR, 0},
+    {"expert-tensor-parallel-size", MG_INT, 0}, {"num-experts", MG_INT, 0}, {"cp-comm-type", MG_LIST, 0},
     {"train-iters", MG_INT, 0}, {"train-samples", MG_INT, 0}, {"lr", MG_STR, 0}, {"min-lr", MG_STR, 0},
     {"lr-decay-style", MG_STR, 0}, {"lr-warmup-iters", MG_INT, 0}, {"lr-warmup-fraction", MG_STR, 0},
     {"lr-decay-iters", MG_INT, 0}, {"weight-decay", MG_STR, 0}, {"clip-grad", MG_STR, 0},
     {"adam-beta1", MG_STR, 0}, {"adam-beta2", MG_STR, 0}, {"adam-eps", MG_STR, 0},
     {"init-method-std", MG_STR, 0}, {"attention-dropout", MG_STR, 0}, {"hidden-dropout", MG_STR, 0},
     {"disable-bias-linear", MG_FLAG, 0}, {"transformer-impl", MG_STR, 0}, {"use-flash-attn", MG_FLAG, 0},
-    {"rotary-base", MG_STR, 0}, {"data-path", MG_STR, 0}, {"split", MG_STR, 0}, {"tokenizer-type", MG_STR, 0},
+    {"rotary-base", MG_INT, 0}, {"data-path", MG_LIST, 0}, {"split", MG_STR, 0}, {"tokenizer-type", MG_STR, 0},
     {"tokenizer-model", MG_STR, 0}, {"vocab-file", MG_STR, 0}, {"merge-file", MG_STR, 0},
     {"save", MG_STR, 0}, {"load", MG_STR, 0}, {"save-interval", MG_INT, 0}, {"eval-interval", MG_INT, 0},
     {"eval-iters", MG_INT, 0}, {"log-interval", MG_INT, 0}, {"seed", MG_INT, 0},
-    {"distributed-backend", MG_STR, 0}, {"tp-comm-overlap", MG_FLAG, 0}, {"use-mcore-models", MG_FLAG, 0},
-    {"distribute-saved-activations", MG_FLAG, 0}, {"recompute-modules", MG_STR, 0},
+    {"distributed-backend", MG_STR, 0}, {"tp-comm-overlap", MG_FLAG, F_TPCO}, {"use-mcore-models", MG_FLAG, 0},
+    {"distribute-saved-activations", MG_FLAG, F_DSA}, {"recompute-modules", MG_LIST, 0},
     {"account-for-embedding-in-pipeline-split", MG_FLAG, 0}, {"account-for-loss-in-pipeline-split", MG_FLAG, 0},
-    {"ckpt-format", MG_STR, 0}, {"bf16-grads", MG_FLAG, 0}, {"accumulate-allreduce-grads-in-fp32", MG_FLAG, 0},
+    {"grad-reduce-in-bf16", MG_FLAG, 0}, {"accumulate-allreduce-grads-in-fp32", MG_FLAG, 0},
 };
 
 #define NFLAGS (sizeof flags / sizeof flags[0])
+
+/* F_REMOVED: flags the parser still defines but validate_args refuses (deprecated arguments). */
+static const struct {
+    const char *name, *msg, *fix;
+} removed[] = {
+    {"batch-size", "--batch-size argument is no longer valid", "write --micro-batch-size N"},
+    {"warmup", "--warmup argument is no longer valid", "write --lr-warmup-fraction F or --lr-warmup-iters N"},
+    {"model-parallel-size", "--model-parallel-size is no longer valid", "write --tensor-model-parallel-size N"},
+    {"checkpoint-activations", "--checkpoint-activations is no longer valid: Megatron-LM exits",
+     "write --recompute-activations, or --recompute-granularity and --recompute-method"},
+};
 
 typedef struct mg {
     cfit_check_result *res;
@@ -260,6 +275,24 @@ static int parse_long(const char *s, long *out)
     return 1;
 }
 
+/* What Python's int() accepts: optional blanks and sign, digits with single '_' between them. */
+static int python_int(const char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    if (*s == '+' || *s == '-')
+        s++;
+    int digits = 0;
+    for (; *s >= '0' && *s <= '9'; s++) {
+        digits++;
+        if (s[1] == '_' && s[2] >= '0' && s[2] <= '9')
+            s++;
+    }
+    while (*s == ' ' || *s == '\t')
+        s++;
+    return digits > 0 && !*s;
+}
+
 static void unknown_flag(mg *c, const word *w, const char *name, size_t len)
 {
     const char *names[NFLAGS];
@@ -284,12 +317,19 @@ static size_t take_flag(mg *c, const words *ws, size_t i, const mg_flag *f, cons
     const char *val = inline_value;
     if (!val && f->kind != MG_FLAG && i + 1 < ws->n && strncmp(ws->w[i + 1].s, "--", 2) != 0)
         val = ws->w[++i].s;
+    while (f->kind == MG_LIST && val && !inline_value && i + 1 < ws->n && strncmp(ws->w[i + 1].s, "--", 2) != 0)
+        i++;   /* the list's further words */
     if (f->id == F_VP_OLD) {
         add(c, CFIT_SEV_ERROR, w, "write --num-layers-per-virtual-pipeline-stage N or "
             "--num-virtual-stages-per-pipeline-rank N",
             "Megatron-LM has no such flag: it was replaced in 2021 (the field exists but has no CLI argument)");
         return i;
     }
+    for (size_t k = 0; f->id == F_REMOVED && k < sizeof removed / sizeof removed[0]; k++)
+        if (strcmp(removed[k].name, f->name) == 0) {
+            add(c, CFIT_SEV_ERROR, w, removed[k].fix, "%s (validate_args refuses it)", removed[k].msg);
+            return i;
+        }
     if (f->kind != MG_FLAG && !val) {
         add(c, CFIT_SEV_ERROR, w, "give it a value", "expects a value");
         return i;
@@ -305,7 +345,11 @@ static size_t take_flag(mg *c, const words *ws, size_t i, const mg_flag *f, cons
         c->s[f->id] = val;
     }
     long v = 0;
-    if (f->kind == MG_INT && val && !parse_long(val, &v)) {
+    if (f->kind == MG_INT && val && !f->id && val[0] != '$' && !python_int(val))
+        add(c, CFIT_SEV_ERROR, w, "write a whole number", "expects an integer (argparse type=int), got \"%s\"", val);
+    else if (f->kind == MG_INT && val && !f->id) {
+        /* a plain integer: not reasoned about */
+    } else if (f->kind == MG_INT && val && !parse_long(val, &v)) {
         if (val[0] == '$')
             add(c, CFIT_SEV_INFO, w, NULL, "value \"%s\" is a shell variable; not checked", val);
         else
@@ -394,6 +438,12 @@ static void check_shape(mg *c)
     if (L && pp > 1 && L % pp && !c->at[F_FIRST] && !c->at[F_LAST] && !c->at[F_VPS])
         add(c, CFIT_SEV_ERROR, where(c, F_PP), "give --decoder-first/last-pipeline-num-layers for uneven stages",
             "num_layers %ld is not divisible by the pipeline size %ld", L, pp);
+    if (c->at[F_TPCO] && (!c->at[F_SP] || tp == 1))
+        add(c, CFIT_SEV_ERROR, c->at[F_TPCO], "add --sequence-parallel (with TP > 1)",
+            "Tensor parallel communication/GEMM overlap can happen only when sequence parallelism is enabled");
+    if (c->at[F_DSA] && (tp == 1 || !c->s[F_RGRAN] || strcmp(c->s[F_RGRAN], "full") || !c->at[F_RMETHOD]))
+        add(c, CFIT_SEV_ERROR, c->at[F_DSA], "use TP > 1 with --recompute-granularity full and --recompute-method",
+            "distributed recompute activations need TP > 1, full recompute granularity and a recompute method");
     if (c->at[F_SP] && tp == 1)
         add(c, CFIT_SEV_WARNING, c->at[F_SP], "drop it, or use TP > 1",
             "sequence parallelism needs TP > 1: Megatron-LM disables it with a warning");
@@ -407,6 +457,11 @@ static void check_vp(mg *c)
     const word *w = c->at[F_VPL] ? c->at[F_VPL] : c->at[F_VPS];
     if (c->at[F_VPL] && c->at[F_VPS])
         add(c, CFIT_SEV_ERROR, w, "keep one", "give at most one of the virtual-pipeline flags");
+    else if (c->at[F_VPL] && (c->at[F_FIRST] || c->at[F_LAST])) {
+        add(c, CFIT_SEV_ERROR, w, "write --num-virtual-stages-per-pipeline-rank N instead",
+            "uneven pipeline stages need --num-virtual-stages-per-pipeline-rank for the virtual pipeline");
+        return;
+    }
     if (pp <= 1 || (c->at[F_NO_P2P] && pp <= 2))
         add(c, CFIT_SEV_ERROR, w, "use more pipeline stages or drop the virtual pipeline",
             "the interleaved schedule needs PP > %d", c->at[F_NO_P2P] ? 2 : 1);
@@ -414,6 +469,37 @@ static void check_vp(mg *c)
         add(c, CFIT_SEV_ERROR, w, "choose layers per virtual stage dividing the layers per stage",
             "number of layers per pipeline stage (%ld / %ld) must be divisible by the layers per virtual stage %ld",
             L, pp, lpv);
+}
+
+/* argparse choices of the string flags clusterfit reasons about (arguments.py). */
+static void check_choices(mg *c)
+{
+    static const struct {
+        int id;
+        const char *choices[6];
+    } t[] = {
+        {F_RGRAN, {"full", "selective"}},
+        {F_RMETHOD, {"uniform", "block"}},
+        {F_FP8, {"e4m3", "hybrid"}},
+        {F_FSDP_STRAT, {"no_shard", "optim", "optim_grads", "optim_grads_params"}},
+        {F_CKPT, {"torch", "torch_dist", "zarr", "torch_dcp", "fsdp_dtensor"}},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        const char *v = c->s[t[i].id];
+        if (!v || v[0] == '$')
+            continue;
+        char list[160] = "";
+        int ok = 0;
+        for (int j = 0; j < 6 && t[i].choices[j]; j++) {
+            ok |= strcmp(v, t[i].choices[j]) == 0;
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", j ? ", " : "", t[i].choices[j]);
+        }
+        if (!ok) {
+            char fix[200];
+            snprintf(fix, sizeof fix, "write one of %s", list);
+            add(c, CFIT_SEV_ERROR, c->at[t[i].id], fix, "invalid choice \"%s\"", v);
+        }
+    }
 }
 
 static void check_recompute(mg *c)
@@ -425,16 +511,23 @@ static void check_recompute(mg *c)
     if (g && strcmp(g, "selective") == 0 && (c->at[F_RMETHOD] || c->at[F_RNUM]))
         add(c, CFIT_SEV_ERROR, c->at[F_RGRAN], "drop --recompute-method and --recompute-num-layers",
             "selective recomputation takes no --recompute-method or --recompute-num-layers");
-    if (g && strcmp(g, "full") && strcmp(g, "selective"))
-        add(c, CFIT_SEV_ERROR, c->at[F_RGRAN], "write full or selective", "invalid choice \"%s\"", g);
     if (c->at[F_FP16] && c->at[F_BF16])
         add(c, CFIT_SEV_ERROR, c->at[F_FP16], "keep one of --fp16 and --bf16", "--fp16 and --bf16 are exclusive");
     if (c->at[F_OPG] && (!(c->at[F_DISTOPT] || c->at[F_MFSDP]) || !c->at[F_OGR]))
         add(c, CFIT_SEV_ERROR, c->at[F_OPG], "add --use-distributed-optimizer and --overlap-grad-reduce",
-            "--overlap-param-gather needs the distributed optimizer and --overlap-grad-reduce");
+            "--overlap-param-gather needs the distributed optimizer (or Megatron-FSDP) and --overlap-grad-reduce");
+    if (c->at[F_MFSDP] && (!c->s[F_CKPT] || strcmp(c->s[F_CKPT], "fsdp_dtensor") != 0))
+        add(c, CFIT_SEV_ERROR, c->at[F_CKPT] ? c->at[F_CKPT] : c->at[F_MFSDP], "add --ckpt-format fsdp_dtensor",
+            "Megatron FSDP only supports fsdp_dtensor checkpoint format (the default is torch_dist)");
     if (c->at[F_TORCH_FSDP2] && (val(c, F_PP, 1) > 1 || c->at[F_DISTOPT]))
         add(c, CFIT_SEV_ERROR, c->at[F_TORCH_FSDP2], "drop pipeline parallelism and the distributed optimizer",
             "--use-torch-fsdp2 is incompatible with PP > 1 and --use-distributed-optimizer");
+    if (c->at[F_TORCH_FSDP2] && !c->at[F_UNTIE])
+        add(c, CFIT_SEV_ERROR, c->at[F_TORCH_FSDP2], "add --untie-embeddings-and-output-weights",
+            "--use-torch-fsdp2 requires --untie-embeddings-and-output-weights");
+    if (c->at[F_TORCH_FSDP2] && c->s[F_CKPT] && strcmp(c->s[F_CKPT], "torch_dist") && strcmp(c->s[F_CKPT], "torch_dcp"))
+        add(c, CFIT_SEV_ERROR, c->at[F_CKPT], "write --ckpt-format torch_dist or torch_dcp",
+            "--use-torch-fsdp2 requires --ckpt-format torch_dist or torch_dcp");
 }
 
 /* Returns the data-parallel size, 0 when the world size does not allow one. */
@@ -460,10 +553,19 @@ static long check_world_batch(mg *c)
         return 0;
     }
     long micro = mbs && gbs ? gbs / (mbs * dp) : 0;
-    if (c->at[F_VPL] || c->at[F_VPS]) {
-        if (micro && pp > 1 && (micro < pp || micro % pp))
+    /* the interleaved schedule (pipeline_parallel/schedules.py): contiguous micro-batch groups of
+     * G (default PP) with PP <= G <= M, and a last group of 0 or at least PP micro-batches */
+    if ((c->at[F_VPL] || c->at[F_VPS]) && micro && pp > 1) {
+        long g = val(c, F_VPG, pp);
+        if (!c->at[F_VPG] && (micro < pp || micro % pp))
             add(c, CFIT_SEV_ERROR, where(c, F_GBS), "make the micro-batches per step a multiple of PP",
                 "the interleaved schedule needs micro-batches per step (%ld) >= PP and divisible by PP %ld", micro, pp);
+        else if (c->at[F_VPG] && (g < pp || g > micro))
+            add(c, CFIT_SEV_ERROR, c->at[F_VPG], "choose a group size from PP to the micro-batches per step",
+                "the micro-batch group size %ld must range in [PP=%ld, M=%ld]", g, pp, micro);
+        else if (c->at[F_VPG] && micro % g && micro % g < pp)
+            add(c, CFIT_SEV_ERROR, c->at[F_VPG], "make the micro-batches per step a multiple of the group size",
+                "the last micro-batch group (%ld of M=%ld) is smaller than PP %ld", micro % g, micro, pp);
     }
     return dp;
 }
@@ -548,6 +650,7 @@ int cfit_check_megatron(const char *text, size_t len, const char *file, const cf
     read_args(&c, &ws);
     check_shape(&c);
     check_vp(&c);
+    check_choices(&c);
     check_recompute(&c);
     long dp = check_world_batch(&c);
     if (r->model && r->catalog && dp) {

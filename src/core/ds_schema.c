@@ -25,7 +25,7 @@ SECTION(offload_param, "offload_param", 1, offload_param_keys);
 static const cfit__ds_key offload_optimizer_keys[] = {
     K("device", STR), K("nvme_path", STR), K("buffer_count", INT), K("pin_memory", BOOL),
     K("pipeline_read", BOOL), K("pipeline_write", BOOL), K("fast_init", BOOL), K("ratio", NUM),
-    K("super_offload", BOOL), K("cpuadam_cores_perc", NUM),
+    K("super_offload", BOOL), K("convert_grad_on_cpu", BOOL), K("cpuadam_cores_perc", NUM),
 };
 SECTION(offload_optimizer, "offload_optimizer", 1, offload_optimizer_keys);
 
@@ -46,15 +46,17 @@ static const cfit__ds_key zero_keys[] = {
     K("max_reuse_distance", INT), A("stage3_max_reuse_distance", INT, "max_reuse_distance"),
     K("gather_16bit_weights_on_model_save", BOOL),
     A("stage3_gather_16bit_weights_on_model_save", BOOL, "gather_16bit_weights_on_model_save"),
-    K("module_granularity_threshold", NUM),
-    A("stage3_module_granularity_threshold", NUM, "module_granularity_threshold"),
+    K("module_granularity_threshold", SINT),
+    A("stage3_module_granularity_threshold", SINT, "module_granularity_threshold"),
     K("use_all_reduce_for_fetch_params", BOOL),
     A("stage3_use_all_reduce_for_fetch_params", BOOL, "use_all_reduce_for_fetch_params"),
     K("allgather_sequential", BOOL), A("stage3_allgather_sequential", BOOL, "allgather_sequential"),
+    K("partition_stream_chunk_size", INT),
+    A("stage3_partition_stream_chunk_size", INT, "partition_stream_chunk_size"),
     K("ignore_unused_parameters", BOOL), K("legacy_stage1", BOOL), K("round_robin_gradients", BOOL),
     K("zero_hpz_partition_size", INT), K("zero_quantized_weights", BOOL),
     K("zero_quantized_nontrainable_weights", BOOL), K("zero_quantized_gradients", BOOL),
-    K("zeropp_loco_param", DICT), K("mics_shard_size", NUM), K("mics_hierarchical_params_gather", BOOL),
+    K("zeropp_loco_param", DICT), K("mics_shard_size", SINT), K("mics_hierarchical_params_gather", BOOL),
     K("memory_efficient_linear", BOOL), K("pipeline_loading_checkpoint", BOOL),
     K("override_module_apply", BOOL), K("log_trace_cache_warnings", BOOL), K("enable_sanity_checks", BOOL),
     K("save_muon_momentum_buffer_in_memory", BOOL), K("leaf_module", DICT),
@@ -65,9 +67,9 @@ static const cfit__ds_key zero_keys[] = {
 SECTION(zero, "zero_optimization", 1, zero_keys);
 
 static const cfit__ds_key fp16_keys[] = {
-    K("enabled", BOOL), K("auto_cast", BOOL), K("loss_scale", NUM), K("initial_scale_power", INT),
-    K("loss_scale_window", INT), K("hysteresis", INT), K("consecutive_hysteresis", BOOL),
-    K("min_loss_scale", NUM), K("fp16_master_weights_and_grads", BOOL),
+    K("enabled", BOOL), K("auto_cast", BOOL), K("loss_scale", NUM), K("initial_scale_power", SINT),
+    K("loss_scale_window", SINT), K("hysteresis", SINT), K("consecutive_hysteresis", BOOL),
+    K("min_loss_scale", SINT), K("fp16_master_weights_and_grads", BOOL),
 };
 SECTION(fp16, "fp16", 1, fp16_keys);
 
@@ -78,13 +80,13 @@ static const cfit__ds_key bf16_keys[] = {
 SECTION(bf16, "bf16", 1, bf16_keys);
 
 static const cfit__ds_key tp_keys[] = {
-    K("tp_size", INT), K("tp_grain_size", INT), K("mpu", ANY), K("tp_group", ANY),
+    K("tp_size", SINT), K("tp_grain_size", SINT), K("mpu", ANY), K("tp_group", ANY),
 };
 SECTION(tpconf, "tp", 1, tp_keys);
 
 /* TPTrainingConfig (tensor_parallel/config.py): DeepSpeed AutoTP for training. */
 static const cfit__ds_key tensor_parallel_keys[] = {
-    K("autotp_size", INT), K("tp_overlap_comm", BOOL), K("dtype", ANY), O("tp", tpconf),
+    K("autotp_size", SINT), K("tp_overlap_comm", BOOL), K("dtype", ANY), O("tp", tpconf),
     {"tensor_parallel", CFIT__DS_OBJ, &tpconf, "tp"}, K("partition_config", DICT),
     K("preset_model", STR), K("injection_policy_tuple", ANY), K("keep_module_on_host", BOOL),
     K("replace_with_kernel_inject", BOOL), A("kernel_inject", BOOL, "replace_with_kernel_inject"),
@@ -99,6 +101,20 @@ static const cfit__ds_key wandb_keys[] = {
     K("enabled", BOOL), K("group", STR), K("team", STR), K("project", STR),
 };
 SECTION(wandb, "wandb", 1, wandb_keys);
+static const cfit__ds_key comet_keys[] = {
+    K("enabled", BOOL), K("samples_log_interval", SINT), K("project", STR), K("workspace", STR),
+    K("api_key", STR), K("experiment_name", STR), K("experiment_key", STR), K("online", BOOL), K("mode", STR),
+};
+SECTION(comet, "comet", 1, comet_keys);
+static const cfit__ds_key trackio_keys[] = {K("enabled", BOOL), K("project", STR)};
+SECTION(trackio, "trackio", 1, trackio_keys);
+/* HybridEngineConfig (runtime/config.py): max_out_tokens has gt=0 */
+static const cfit__ds_key hybrid_engine_keys[] = {
+    K("enabled", BOOL), K("max_out_tokens", INT), K("inference_tp_size", SINT),
+    K("release_inference_cache", BOOL), K("pin_parameters", BOOL), K("tp_gather_partition_size", SINT),
+    K("enable_cuda_graph", BOOL),
+};
+SECTION(hybrid_engine, "hybrid_engine", 1, hybrid_engine_keys);
 static const cfit__ds_key comms_keys[] = {
     K("enabled", BOOL), K("prof_all", BOOL), K("prof_ops", ANY), K("verbose", BOOL), K("debug", BOOL),
 };
@@ -133,12 +149,13 @@ static const cfit__ds_key top_keys[] = {
     O("pipeline", pipeline), K("sequence_parallel_size", INT), K("data_parallel_size", INT),
     K("expert_parallel", DICT), K("use_data_before_expert_parallelism", BOOL), K("elasticity", DICT),
     K("steps_per_print", INT), K("wall_clock_breakdown", BOOL), K("memory_breakdown", BOOL),
-    K("dump_state", BOOL), K("log_level", ANY), K("vocabulary_size", INT), K("dataloader_drop_last", BOOL),
+    K("dump_state", BOOL), K("disable_python_gc", BOOL), K("log_level", ANY), K("vocabulary_size", INT), K("dataloader_drop_last", BOOL),
     K("graph_harvesting", BOOL), O("flops_profiler", flops_profiler),
     O("activation_checkpointing", activation_checkpointing), K("checkpoint", DICT),
-    O("tensorboard", tensorboard), O("wandb", wandb), O("csv_monitor", csv_monitor), K("comet", DICT),
+    O("tensorboard", tensorboard), O("wandb", wandb), O("csv_monitor", csv_monitor), O("comet", comet),
+    O("trackio", trackio),
     O("comms_logger", comms_logger), K("autotuning", DICT), K("compile", DICT), K("timers", DICT),
-    K("aio", DICT), K("nebula", DICT), K("datastates_ckpt", DICT), K("hybrid_engine", DICT),
+    K("aio", DICT), K("nebula", DICT), K("datastates_ckpt", DICT), O("hybrid_engine", hybrid_engine),
     K("sparse_attention", DICT), K("progressive_layer_drop", DICT), K("data_efficiency", DICT),
     K("curriculum_learning", DICT), K("compression_training", DICT), K("quantize_training", DICT),
     K("weight_quantization", DICT),

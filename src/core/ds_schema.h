@@ -5,7 +5,8 @@
  * naming whether DeepSpeed validates it strictly (pydantic extra="forbid": an unknown
  * key is an error) or reads it with dict.get (an unknown key is silently ignored).
  * Sources: data/references/frameworks.md §1 (DeepSpeed 0.19.6-dev, runtime/config.py,
- * runtime/zero/config.py, runtime/precision_config.py, runtime/tensor_parallel/config.py).
+ * runtime/zero/config.py, runtime/precision_config.py, runtime/tensor_parallel/config.py),
+ * re-checked against deepspeedai/DeepSpeed master as listed in docs/check.md.
  */
 #ifndef CFIT_DS_SCHEMA_H
 #define CFIT_DS_SCHEMA_H
@@ -20,7 +21,8 @@ typedef enum cfit__ds_type {
     CFIT__DS_OBJ,    /* object with a known key table (sub) */
     CFIT__DS_DICT,   /* object whose keys are not checked */
     CFIT__DS_ANY,
-    CFIT__DS_INT_OR_BOOL_OBJ   /* zero_optimization: object, or legacy true/false */
+    CFIT__DS_INT_OR_BOOL_OBJ,  /* zero_optimization: object, or legacy true/false */
+    CFIT__DS_SINT    /* any integer (a pydantic int field without ge=0) */
 } cfit__ds_type;
 
 typedef struct cfit__ds_section cfit__ds_section;

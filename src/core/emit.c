@@ -130,7 +130,8 @@ static void mg_memory(cfit__buf *b, const cfit_plan *p, int overlap)
     if (l->zero == 1)
         cfit__buf_puts(b, "--use-distributed-optimizer\n");
     else if (l->zero >= 2)
-        cfit__buf_printf(b, "--use-megatron-fsdp\n--data-parallel-sharding-strategy %s\n",
+        /* validate_args: "Megatron FSDP only supports fsdp_dtensor checkpoint format" */
+        cfit__buf_printf(b, "--use-megatron-fsdp\n--data-parallel-sharding-strategy %s\n--ckpt-format fsdp_dtensor\n",
                          l->zero == 2 ? "optim_grads" : "optim_grads_params");
     if (overlap && l->dp > 1) {
         cfit__buf_puts(b, "--overlap-grad-reduce\n");
@@ -190,7 +191,9 @@ static void emit_torchrun(cfit__buf *b, const cfit_plan *p)
     if (per_node > p->gpus)
         per_node = p->gpus;
     long nodes = p->nodes > 0 ? p->nodes : 1;
-    if (p->layout.tp > 1 || p->layout.cp > 1)
+    /* Megatron-LM's validate_args asserts the variable is 1 with TP or CP > 1 (before Blackwell),
+     * and asserts it is not 1 with Megatron-FSDP (ZeRO-2/3 in the Megatron writer). */
+    if ((p->layout.tp > 1 || p->layout.cp > 1) && p->layout.zero < 2)
         cfit__buf_puts(b, "export CUDA_DEVICE_MAX_CONNECTIONS=1\n");
     cfit__buf_printf(b, "torchrun --nnodes %ld --nproc-per-node %ld --rdzv-backend c10d "
                         "--rdzv-endpoint \"$MASTER_ADDR:29500\" --rdzv-id \"$JOB_ID\" pretrain_gpt.py ARGS\n",

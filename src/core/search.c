@@ -347,8 +347,8 @@ static void state_init(search_state *s, cfit_plan *buf, int k)
 }
 
 /* Binary search over the ladder.  from < 0: the smallest index whose best plan fits and
- * trains within deadline_s (-1 if none).  from >= 0: the largest index >= from whose best
- * plan fits and stays within the budget (-1 if none); both assume monotony in the count. */
+ * trains within deadline_s (-1 if none); it assumes time to train falls as the count grows.
+ * from >= 0: the largest index >= from with a plan that fits (-1 if none). */
 static int ladder_search(const cfit__ctx *ctx, cfit_plan *buf, int k, search_state *s, uint64_t *evaluated,
                          uint64_t *feasible, double deadline_s, int from)
 {
@@ -361,7 +361,7 @@ static int ladder_search(const cfit__ctx *ctx, cfit_plan *buf, int k, search_sta
         search_count(ctx, ladder(mid) * ctx->gpn, s);
         *evaluated += s->evaluated;
         *feasible += s->feasible;
-        int ok = s->top.n > 0 && (largest ? affordable(r, &s->top.v[0]) : s->top.v[0].time_to_train_s <= deadline_s);
+        int ok = s->top.n > 0 && (largest || s->top.v[0].time_to_train_s <= deadline_s);
         if (ok)
             best_i = mid;
         if (ok == !largest)
@@ -370,6 +370,43 @@ static int ladder_search(const cfit__ctx *ctx, cfit_plan *buf, int k, search_sta
             lo = mid + 1;
         if (r->progress)
             r->progress(r->progress_ctx, -1.0);
+    }
+    return best_i;
+}
+
+/* Budget sizing stops after this many consecutive ladder counts over the budget (two doublings). */
+#define BUDGET_STOP 8
+
+/* Budget sizing: the ladder index >= from whose best plan trains fastest within the budget
+ * (fewer nodes on a tie), or -1 if none.  Cost does not always grow with the count (a batch
+ * that stops dividing, a layout that changes shape), so every count is tried upward from
+ * `from` until BUDGET_STOP consecutive counts cost more than the budget or have no plan; a
+ * missing price stops at once, as no count can then be priced.  docs/sizing.md states the rule. */
+static int budget_scan(const cfit__ctx *ctx, cfit_plan *buf, int k, search_state *s, uint64_t *evaluated,
+                       uint64_t *feasible, int from)
+{
+    const cfit_plan_request *r = ctx->req;
+    int best_i = -1, misses = 0, n = ladder_len();
+    double best_t = INFINITY;
+    for (int i = from; i < n && misses < BUDGET_STOP; i++) {
+        state_init(s, buf, k);
+        search_count(ctx, ladder(i) * ctx->gpn, s);
+        *evaluated += s->evaluated;
+        *feasible += s->feasible;
+        if (r->progress)
+            r->progress(r->progress_ctx, -1.0);
+        double usd;
+        if (s->top.n > 0 && !plan_cost(r, &s->top.v[0], &usd))
+            break;
+        if (s->top.n == 0 || usd > r->budget_usd) {
+            misses++;
+            continue;
+        }
+        misses = 0;
+        if (s->top.v[0].time_to_train_s < best_t) {
+            best_t = s->top.v[0].time_to_train_s;
+            best_i = i;
+        }
     }
     return best_i;
 }
@@ -415,11 +452,13 @@ static int plan_gpu(const cfit_plan_request *r, const cfit_gpu *g, cfit_plan *bu
         search_count(&ctx, ladder(final_i) * ctx.gpn, &s);
         gr->meets_deadline = best_i >= 0;
     } else {
-        /* budget only: the smallest count that fits, then the largest affordable one */
+        /* budget only: the smallest count that fits, then the fastest affordable one above it
+         * (without a budget: the largest count with a plan) */
         int fit_i = ladder_search(&ctx, buf, k, &s, evaluated, feasible, INFINITY, -1);
         int final_i = fit_i >= 0 ? fit_i : ladder_len() - 1;
         if (fit_i >= 0) {
-            int top_i = ladder_search(&ctx, buf, k, &s, evaluated, feasible, INFINITY, fit_i);
+            int top_i = r->budget_usd > 0 ? budget_scan(&ctx, buf, k, &s, evaluated, feasible, fit_i)
+                                          : ladder_search(&ctx, buf, k, &s, evaluated, feasible, INFINITY, fit_i);
             if (top_i >= 0)
                 final_i = top_i;
         }

@@ -148,6 +148,62 @@ static void test_types_and_aliases(void **state)
     cfit_check_result_fini(&res);
 }
 
+/* Keys and types re-checked against DeepSpeed's pydantic models (docs/check.md): fields added
+ * since 0.19.6-dev, int fields without ge=0, and the comet, trackio and hybrid_engine models. */
+static void test_schema_fields(void **state)
+{
+    cfit_check_result res;
+    run(state,
+        "{\"train_micro_batch_size_per_gpu\": 1, \"bf16\": {\"enabled\": true}, \"disable_python_gc\": true,\n"
+        " \"zero_optimization\": {\"stage\": 3, \"stage3_partition_stream_chunk_size\": 100000000,\n"
+        "  \"module_granularity_threshold\": -1, \"mics_shard_size\": -1,\n"
+        "  \"offload_optimizer\": {\"device\": \"cpu\", \"convert_grad_on_cpu\": false}},\n"
+        " \"tensor_parallel\": {\"autotp_size\": 0}, \"trackio\": {\"enabled\": false, \"project\": \"p\"},\n"
+        " \"comet\": {\"enabled\": false, \"samples_log_interval\": 10},\n"
+        " \"hybrid_engine\": {\"enabled\": false, \"max_out_tokens\": 512}}",
+        0, NULL, 0, &res);
+    for (size_t i = 0; i < res.n; i++)
+        print_message("  have %s: %s\n", res.findings[i].path, res.findings[i].message);
+    assert_int_equal(res.n, 0);
+    cfit_check_result_fini(&res);
+    run(state,
+        "{\"train_micro_batch_size_per_gpu\": 1, \"fp16\": {\"enabled\": true, \"min_loss_scale\": 0.5},\n"
+        " \"comet\": {\"enable\": true}, \"hybrid_engine\": {\"max_out_tokenz\": 1}}",
+        0, NULL, 0, &res);
+    must(&res, "fp16.min_loss_scale", "int_from_float", CFIT_SEV_ERROR);
+    must(&res, "comet.enable", NULL, CFIT_SEV_ERROR);
+    must(&res, "hybrid_engine.max_out_tokenz", NULL, CFIT_SEV_ERROR);
+    cfit_check_result_fini(&res);
+}
+
+/* runtime/config.py: data types and the all-reduce op are lower-cased before the check;
+ * _do_error_check's ZeRO-only precision options; zero/config.py's partial offload. */
+static void test_error_checks(void **state)
+{
+    cfit_check_result res;
+    run(state,
+        "{\"train_micro_batch_size_per_gpu\": 1, \"bf16\": {\"enabled\": true},\n"
+        " \"communication_data_type\": \"BF16\", \"seq_parallel_communication_data_type\": \"FP32\",\n"
+        " \"gradient_allreduce_op\": \"Mean\", \"zero_optimization\": {\"stage\": 3,\n"
+        "  \"offload_optimizer\": {\"device\": \"cpu\", \"ratio\": 0.5}}}",
+        0, NULL, 0, &res);
+    assert_int_equal(res.n, 0);
+    cfit_check_result_fini(&res);
+    run(state,
+        "{\"train_micro_batch_size_per_gpu\": 1,\n"
+        " \"bf16\": {\"enabled\": true, \"bf16_optimizer_states\": true},\n"
+        " \"seq_parallel_communication_data_type\": \"int8\", \"gradient_allreduce_op\": \"max\",\n"
+        " \"zero_optimization\": {\"stage\": 0, \"offload_optimizer\": {\"device\": \"cpu\", \"ratio\": 0.5}}}",
+        0, NULL, 0, &res);
+    must(&res, "bf16.bf16_optimizer_states", "ZeRO Stage 1, 2, or 3", CFIT_SEV_ERROR);
+    must(&res, "bf16.bf16_optimizer_states", "requires bf16_master_weights_and_grads", CFIT_SEV_ERROR);
+    must(&res, "seq_parallel_communication_data_type", "not a communication data type", CFIT_SEV_ERROR);
+    must(&res, "gradient_allreduce_op", "not a gradient all-reduce operation", CFIT_SEV_ERROR);
+    must(&res, "zero_optimization.offload_optimizer.ratio", "Partial offloading", CFIT_SEV_ERROR);
+    assert_int_equal(res.errors, 5);
+    cfit_check_result_fini(&res);
+}
+
 static void test_unknown_keys(void **state)
 {
     cfit_check_result res;
@@ -256,6 +312,69 @@ static void test_megatron_rules(void **state)
     cfit_check_result_fini(&res);
 }
 
+/* The flag table against Megatron-LM's parser (arguments.py): argparse types, nargs lists,
+ * flags validate_args refuses, and Megatron-FSDP's checkpoint format. */
+static void test_megatron_table(void **state)
+{
+    cfit_check_result res;
+    run_mg(state,
+           "--micro-batch-size 1 --rotary-base 500000 --train-samples 3000000000 --seed -1\n"
+           "--data-path 0.3 /a/b 0.7 /c/d --recompute-modules core_attn mlp --cp-comm-type p2p a2a\n"
+           "--grad-reduce-in-bf16 --lr 3e-4\n",
+           0, NULL, &res);
+    assert_int_equal(res.errors, 0);
+    assert_int_equal(res.warnings, 0);
+    assert_int_equal(res.infos, 0);
+    cfit_check_result_fini(&res);
+    run_mg(state,
+           "--micro-batch-size 1 --rotary-base 5e5 --bf16-grads --batch-size 4 --checkpoint-activations\n"
+           "--use-megatron-fsdp --data-parallel-sharding-strategy optim_grads_params\n"
+           "--pipeline-model-parallel-size 4 --num-layers 30 --decoder-last-pipeline-num-layers 6\n"
+           "--num-layers-per-virtual-pipeline-stage 2\n",
+           0, NULL, &res);
+    must(&res, "--rotary-base", "expects an integer", CFIT_SEV_ERROR);
+    must(&res, "--bf16-grads", "not checked", CFIT_SEV_INFO);   /* no such flag: --grad-reduce-in-bf16 */
+    must(&res, "--batch-size", "no longer valid", CFIT_SEV_ERROR);
+    must(&res, "--checkpoint-activations", "no longer valid", CFIT_SEV_ERROR);
+    must(&res, "--use-megatron-fsdp", "fsdp_dtensor", CFIT_SEV_ERROR);
+    must(&res, "--num-layers-per-virtual-pipeline-stage", "--num-virtual-stages-per-pipeline-rank",
+         CFIT_SEV_ERROR);
+    assert_int_equal(res.errors, 5);
+    cfit_check_result_fini(&res);
+    /* 48 micro-batches on PP 4 in groups of 8 (last group 0) pass; groups of 10 leave 8: pass;
+     * groups of 14 leave 6: pass; groups of 3 are below PP */
+    static const struct { const char *g; int errors; } groups[] = {{"8", 0}, {"10", 0}, {"14", 0}, {"3", 1}, {"50", 1}};
+    for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++) {
+        char text[400];
+        snprintf(text, sizeof text, "--pipeline-model-parallel-size 4 --num-virtual-stages-per-pipeline-rank 2 "
+                 "--num-layers 32 --micro-batch-size 1 --global-batch-size 96 "
+                 "--microbatch-group-size-per-virtual-pipeline-stage %s\n", groups[i].g);
+        run_mg(state, text, 8, NULL, &res);
+        assert_int_equal(res.errors, groups[i].errors);
+        cfit_check_result_fini(&res);
+    }
+    run_mg(state, "--micro-batch-size 1 --tp-comm-overlap --distribute-saved-activations\n", 0, NULL, &res);
+    must(&res, "--tp-comm-overlap", "sequence parallelism", CFIT_SEV_ERROR);
+    must(&res, "--distribute-saved-activations", "TP > 1", CFIT_SEV_ERROR);
+    cfit_check_result_fini(&res);
+    run_mg(state, "--micro-batch-size 1 --tensor-model-parallel-size 2 --sequence-parallel --tp-comm-overlap\n"
+           "--distribute-saved-activations --recompute-granularity full --recompute-method uniform "
+           "--recompute-num-layers 1\n", 0, NULL, &res);
+    assert_int_equal(res.errors, 0);
+    cfit_check_result_fini(&res);
+    run_mg(state, "--micro-batch-size 1 --fp8-format e5m2 --recompute-granularity full --recompute-method Uniform "
+           "--recompute-num-layers 1 --ckpt-format dcp\n", 0, NULL, &res);
+    must(&res, "--fp8-format", "invalid choice", CFIT_SEV_ERROR);
+    must(&res, "--recompute-method", "invalid choice", CFIT_SEV_ERROR);
+    must(&res, "--ckpt-format", "invalid choice", CFIT_SEV_ERROR);
+    assert_int_equal(res.errors, 3);
+    cfit_check_result_fini(&res);
+    run_mg(state, "--micro-batch-size 1 --use-torch-fsdp2 --ckpt-format torch\n", 0, NULL, &res);
+    must(&res, "--use-torch-fsdp2", "--untie-embeddings-and-output-weights", CFIT_SEV_ERROR);
+    must(&res, "--ckpt-format", "torch_dist or torch_dcp", CFIT_SEV_ERROR);
+    cfit_check_result_fini(&res);
+}
+
 static void test_megatron_bad_input(void **state)
 {
     cfit_check_request r;
@@ -279,11 +398,14 @@ int main(void)
         cmocka_unit_test(test_clean),
         cmocka_unit_test(test_batch_arithmetic),
         cmocka_unit_test(test_types_and_aliases),
+        cmocka_unit_test(test_schema_fields),
+        cmocka_unit_test(test_error_checks),
         cmocka_unit_test(test_unknown_keys),
         cmocka_unit_test(test_combinations),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_findings_sorted),
         cmocka_unit_test(test_megatron_rules),
+        cmocka_unit_test(test_megatron_table),
         cmocka_unit_test(test_megatron_bad_input),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -226,6 +226,43 @@ static void test_budget(void **state)
     }
 }
 
+/* Cost does not always grow with the count: llama3-70b on h200-sxm costs less on 1,024 GPUs
+ * than on 2,048, yet 2,048 is affordable at $5M and faster.  Budget sizing must find the
+ * fastest affordable count, at least as fast as every affordable ladder count from 64 to
+ * 512 nodes searched at a fixed count. */
+static void test_budget_not_monotone(void **state)
+{
+    (void)state;
+    const cfit_gpu *g[] = {cfit_catalog_gpu(cat, "h200-sxm", NULL)};
+    cfit_plan_request r;
+    sizing_request(&r, g, 1);
+    r.model = cfit_catalog_model(cat, "llama3-70b", NULL);
+    r.tokens = 2e12;
+    r.days = 0;
+    r.budget_usd = 5e6;
+    cfit_plan_result res;
+    cfit_diag d;
+    assert_int_equal(cfit_plan_search(&r, &res, &d), CFIT_EOK);
+    const cfit_gpu_result *h = &res.per_gpu[0];
+    assert_true(h->found && h->within_budget);
+    assert_int_equal(h->best.gpus, 2048);
+    static const long nodes[] = {64, 80, 96, 112, 128, 160, 192, 224, 256, 320, 384, 448, 512};
+    for (size_t i = 0; i < sizeof nodes / sizeof nodes[0]; i++) {
+        cfit_plan_request f = r;
+        f.gpus_total = nodes[i] * 8;
+        cfit_plan_result fr;
+        assert_int_equal(cfit_plan_search(&f, &fr, &d), CFIT_EOK);
+        const cfit_gpu_result *x = &fr.per_gpu[0];
+        if (x->found && x->within_budget)
+            assert_true(h->best.time_to_train_s <= x->best.time_to_train_s);
+        if (nodes[i] == 128)   /* the count the binary search stopped at: cheaper, slower */
+            assert_true(x->within_budget && x->cost_usd < h->cost_usd &&
+                        x->best.time_to_train_s > h->best.time_to_train_s);
+        cfit_plan_result_fini(&fr);
+    }
+    cfit_plan_result_fini(&res);
+}
+
 static void test_budget_needs_goal(void **state)
 {
     (void)state;
@@ -248,6 +285,7 @@ int main(void)
         cmocka_unit_test(test_price_set),
         cmocka_unit_test(test_rank_by_cost),
         cmocka_unit_test(test_budget),
+        cmocka_unit_test(test_budget_not_monotone),
         cmocka_unit_test(test_budget_needs_goal),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -178,6 +178,32 @@ static void test_megatron_uneven_block(void **state)
     free(text);
 }
 
+/* Megatron-FSDP (ZeRO-3) needs --ckpt-format fsdp_dtensor and CUDA_DEVICE_MAX_CONNECTIONS unset;
+ * the emitted arguments pass check with no error. */
+static void test_megatron_fsdp(void **state)
+{
+    fixture f;
+    plan(state, &f, "llama3-8b", 256, 2, 1, 16, 1, 1, 1, 3, CFIT_RECOMPUTE_NONE, CFIT_PREC_BF16);
+    char *text = emit(&f, CFIT_EMIT_MEGATRON);
+    has_line(text, "--use-megatron-fsdp");
+    has_line(text, "--data-parallel-sharding-strategy optim_grads_params");
+    has_line(text, "--ckpt-format fsdp_dtensor");
+    cfit_check_request r;
+    cfit_check_request_init(&r);
+    r.catalog = *state;
+    r.gpus = 32;
+    cfit_check_result res;
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    assert_int_equal(cfit_check_megatron(text, strlen(text), "m.txt", &r, &res, &d), CFIT_EOK);
+    assert_int_equal(res.errors, 0);
+    cfit_check_result_fini(&res);
+    free(text);
+    text = emit(&f, CFIT_EMIT_TORCHRUN);
+    assert_null(strstr(text, "CUDA_DEVICE_MAX_CONNECTIONS"));
+    free(text);
+}
+
 static void test_torchrun(void **state)
 {
     fixture f;
@@ -213,6 +239,7 @@ int main(void)
         cmocka_unit_test(test_deepspeed_zero3_cp),
         cmocka_unit_test(test_megatron),
         cmocka_unit_test(test_megatron_uneven_block),
+        cmocka_unit_test(test_megatron_fsdp),
         cmocka_unit_test(test_torchrun),
         cmocka_unit_test(test_kinds),
     };

@@ -280,10 +280,15 @@ static void test_error_positions(void **state)
     parse_bad("\"a\"\"b\"", 1, 4, "after the JSON value");
     parse_bad("", 1, 1, "unexpected end of input");
     parse_bad("  \n  ", 2, 3, "unexpected end of input");
-    parse_bad("[1,\n2", 2, 2, "expected ',' or ']'");
-    parse_bad("{\"a\": 1", 1, 8, "expected ',' or '}'");
-    parse_bad("{\"a\"", 1, 5, "expected ':'");
-    parse_bad("[", 1, 2, "unexpected end of input");
+    parse_bad("[1,\n2", 2, 2, "unexpected end of input: unclosed array opened at 1:1 (expected ',' or ']')");
+    parse_bad("{\"a\": 1", 1, 8, "unexpected end of input: unclosed object opened at 1:1 (expected ',' or '}')");
+    parse_bad("{\"a\"", 1, 5, "unexpected end of input: unclosed object opened at 1:1 (expected ':')");
+    parse_bad("[", 1, 2, "unexpected end of input: unclosed array opened at 1:1 (expected a value)");
+    /* truncated files name the innermost unclosed container */
+    parse_bad("{\n  \"a\": 1,\n", 3, 1, "unexpected end of input: unclosed object opened at 1:1 (expected a string key)");
+    parse_bad("{\"a\": [1, {\"b\": ", 1, 17, "unclosed object opened at 1:11 (expected a value)");
+    parse_bad("{\"a\": [1, {}", 1, 13, "unclosed array opened at 1:7 (expected ',' or ']')");
+    parse_bad("{", 1, 2, "unclosed object opened at 1:1 (expected a string key or '}')");
     parse_bad("\x01", 1, 1, "byte 0x01");
     parse_bad("\xc3\xa9", 1, 1, "byte 0xc3");
     parse_bad("// comment\n{}", 1, 1, "unexpected '/'");
