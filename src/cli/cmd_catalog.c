@@ -197,6 +197,22 @@ static int show(const cfit_catalog *cat, const char *name)
                n->source);
         return 0;
     }
+    const cfit_switch *sw = cfit_catalog_switch(cat, name, NULL);
+    if (sw) {
+        printf("switch %s\n  %-20s %s\n  %-20s %d\n  %-20s %s\n", sw->name, "fabric", sw->fabric, "ports",
+               sw->ports, "source", sw->source);
+        return 0;
+    }
+    for (size_t i = 0; i < cfit_catalog_storage_count(cat); i++) {
+        const cfit_storage *st = cfit_catalog_storage_at(cat, i);
+        if (strcmp(st->name, name) != 0)
+            continue;
+        printf("storage %s\n  %-20s %s\n  %-20s %.1f GB/s\n  %-20s %.1f GB/s\n  %-20s %.1f TB\n  %-20s %s\n",
+               st->name, "unit", st->per_node ? "one per node" : "shared building block", "read",
+               st->read_bytes_per_s / 1e9, "write", st->write_bytes_per_s / 1e9, "capacity",
+               st->capacity_bytes / 1e12, "source", st->source);
+        return 0;
+    }
     const cfit_price *pr = cfit_catalog_price(cat, name, NULL);
     if (pr) {
         printf("price %s\n  %-20s %.10g\n  %-20s %s\n  %-20s %s\n  %-20s %s\n", pr->name, "value", pr->value,
@@ -217,6 +233,10 @@ static int show(const cfit_catalog *cat, const char *name)
         names[k++] = cfit_catalog_framework_at(cat, i)->name;
     for (size_t i = 0; i < cfit_catalog_price_count(cat) && k < 512; i++)
         names[k++] = cfit_catalog_price_at(cat, i)->name;
+    for (size_t i = 0; i < cfit_catalog_switch_count(cat) && k < 512; i++)
+        names[k++] = cfit_catalog_switch_at(cat, i)->name;
+    for (size_t i = 0; i < cfit_catalog_storage_count(cat) && k < 512; i++)
+        names[k++] = cfit_catalog_storage_at(cat, i)->name;
     const char *near = cfit_suggest(name, names, k);
     if (near)
         return cli_error("no catalog entry named '%s' (did you mean '%s'?)", name, near);
