@@ -374,6 +374,27 @@ static int ladder_search(const cfit__ctx *ctx, cfit_plan *buf, int k, search_sta
     return best_i;
 }
 
+/* Deadline sizing re-checks this many ladder counts below the binary search's answer (one
+ * doubling): time to train is not strictly monotone in the count (a count whose factors the
+ * batch cannot absorb trains slower than a smaller one). */
+#define DEADLINE_BACK 4
+
+/* The smallest index in [best_i - DEADLINE_BACK, best_i] whose best plan meets deadline_s. */
+static int deadline_refine(const cfit__ctx *ctx, cfit_plan *buf, int k, search_state *s, uint64_t *evaluated,
+                           uint64_t *feasible, double deadline_s, int best_i)
+{
+    int lowest = best_i;
+    for (int i = best_i - 1; i >= 0 && i >= best_i - DEADLINE_BACK; i--) {
+        state_init(s, buf, k);
+        search_count(ctx, ladder(i) * ctx->gpn, s);
+        *evaluated += s->evaluated;
+        *feasible += s->feasible;
+        if (s->top.n > 0 && s->top.v[0].time_to_train_s <= deadline_s)
+            lowest = i;
+    }
+    return lowest;
+}
+
 /* Budget sizing stops after this many consecutive ladder counts over the budget (two doublings). */
 #define BUDGET_STOP 8
 
@@ -444,9 +465,12 @@ static int plan_gpu(const cfit_plan_request *r, const cfit_gpu *g, cfit_plan *bu
             search_count(&ctx, fixedN, &s);
         }
     } else if (r->days > 0) {
-        /* sizing: binary search for the smallest ladder count meeting the deadline */
+        /* sizing: binary search for the smallest ladder count meeting the deadline, then a
+         * re-check of the counts just below it */
         double deadline = r->days * 86400.0;
         int best_i = ladder_search(&ctx, buf, k, &s, evaluated, feasible, deadline, -1);
+        if (best_i > 0)
+            best_i = deadline_refine(&ctx, buf, k, &s, evaluated, feasible, deadline, best_i);
         int final_i = best_i >= 0 ? best_i : ladder_len() - 1;
         state_init(&s, buf, k);
         search_count(&ctx, ladder(final_i) * ctx.gpn, &s);
