@@ -1,0 +1,50 @@
+/* sim.h - the flow-level collective simulator.
+ *
+ * A collective on `ranks` hosts of a topology becomes a schedule of steps; each step is a set
+ * of concurrent flows (src host, dst host, bytes).  Flows of a step share links by max-min
+ * fairness (progressive filling) over the paths the topology's routing gives; a step lasts as
+ * long as its slowest flow plus the latency of its path.  docs/sim.md derives each schedule.
+ */
+#ifndef CLUSTERFIT_SIM_H
+#define CLUSTERFIT_SIM_H
+
+#include "clusterfit/topo.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum cfit_collective {
+    CFIT_COLL_ALLREDUCE = 0, CFIT_COLL_ALLGATHER, CFIT_COLL_REDUCESCATTER, CFIT_COLL_ALLTOALL,
+    CFIT_COLL_SENDRECV, CFIT_COLL_COUNT
+} cfit_collective;
+
+typedef enum cfit_algo {
+    CFIT_ALGO_RING = 0, CFIT_ALGO_TREE, CFIT_ALGO_RABENSEIFNER, CFIT_ALGO_HIERARCHICAL, CFIT_ALGO_COUNT
+} cfit_algo;
+
+const char *cfit_collective_name(cfit_collective c);   /* "allreduce", ... */
+const char *cfit_algo_name(cfit_algo a);               /* "ring", ... */
+
+typedef struct cfit_sim_result {
+    double time_s;                 /* whole collective */
+    double algbw_bytes_per_s;      /* bytes / time (nccl-tests algbw) */
+    double busbw_bytes_per_s;      /* algbw x the collective's bus factor (nccl-tests) */
+    long steps, flows;             /* schedule size */
+    int hottest_link;              /* link id carrying the most bytes, -1 if none */
+    double hottest_link_bytes;
+    int bottleneck_tier;           /* tier of the link that limited the slowest step */
+} cfit_sim_result;
+
+/* Simulate one collective of `bytes` (per rank, as nccl-tests counts size) on the first
+ * `ranks` entries of placement (host ids; NULL = hosts 0..ranks-1).  Errors: CFIT_EINVALID
+ * (algorithm not defined for the collective, ranks < 2 or > hosts, a placement repeating a
+ * host), CFIT_EUNKNOWN... CFIT_EINVALID with the ranks named when failed links disconnect
+ * two ranks. */
+int cfit_sim_collective(const cfit_topo *t, cfit_collective c, cfit_algo a, int ranks,
+                        const int *placement, double bytes, cfit_sim_result *out, cfit_diag *d);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
