@@ -25,6 +25,14 @@ typedef enum cfit_algo {
 
 const char *cfit_collective_name(cfit_collective c);   /* "allreduce", ... */
 const char *cfit_algo_name(cfit_algo a);               /* "ring", ... */
+/* Name to enum; CFIT_EUNKNOWN (with a did-you-mean in d->msg) for other names. */
+int cfit_collective_parse(const char *name, cfit_collective *out, cfit_diag *d);
+int cfit_algo_parse(const char *name, cfit_algo *out, cfit_diag *d);
+/* nccl-tests bus factor of c on n ranks: allreduce 2(n-1)/n, allgather, reducescatter and
+ * alltoall (n-1)/n, sendrecv 1. */
+double cfit_sim_bus_factor(cfit_collective c, int n);
+
+#define CFIT_SIM_HOT_LINKS 4
 
 typedef struct cfit_sim_result {
     double time_s;                 /* whole collective */
@@ -34,6 +42,10 @@ typedef struct cfit_sim_result {
     int hottest_link;              /* link id carrying the most bytes, -1 if none */
     double hottest_link_bytes;
     int bottleneck_tier;           /* tier of the link that limited the slowest step */
+    int nhot;                      /* entries in hot_links (up to CFIT_SIM_HOT_LINKS) */
+    int hot_links[CFIT_SIM_HOT_LINKS];          /* link ids by bytes carried, most first */
+    double hot_link_bytes[CFIT_SIM_HOT_LINKS];
+    long flows_solved;             /* flows the engine solved (a repeated step counts once) */
 } cfit_sim_result;
 
 /* Simulate one collective of `bytes` (per rank, as nccl-tests counts size) on the first

@@ -65,5 +65,6 @@ const char *fmt_cents(char *buf, size_t n, double usd);  /* "$1,234,567.89" */
 int cmd_plan(int argc, char **argv);
 int cmd_catalog(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_sim(int argc, char **argv);
 
 #endif

@@ -1,0 +1,377 @@
+/* cmd_sim.c - `clusterfit sim`: a collective on a topology, printed like nccl-tests. */
+#include "cli.h"
+#include "base/json.h"
+#include "clusterfit/sim.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    O_TOPOLOGY = 1, O_COLLECTIVE, O_ALGO, O_RANKS, O_SIZE, O_MIN, O_MAX, O_FACTOR, O_LINK_BW, O_LATENCY,
+    O_SCALEUP_BW, O_GPN, O_PLACEMENT, O_FAIL_LINKS, O_FAIL, O_DESCRIBE, O_JSON
+};
+
+static const cli_opt opts[] = {
+    {"topology", 't', "SPEC", "fattree:k=16[,oversub=2] | railopt:nodes=128,gpus=8[,spines=16] | "
+                              "dragonfly:p=4,a=8,h=4[,routing=min|valiant|ugal] | torus3d:8x8x8 (required)", O_TOPOLOGY},
+    {"collective", 0, "NAME", "allreduce (default), allgather, reducescatter, alltoall or sendrecv", O_COLLECTIVE},
+    {"algo", 0, "NAME", "ring (default; pairwise exchange for alltoall), tree, rabenseifner or hierarchical "
+                        "(the last three for allreduce)", O_ALGO},
+    {"ranks", 'n', "N", "ranks taking part (default: every host of the topology)", O_RANKS},
+    {"size", 's', "BYTES", "one message size, nccl-tests' size (K M G suffixes, powers of 1024)", O_SIZE},
+    {"minbytes", 'b', "BYTES", "smallest size of a sweep (default 32M)", O_MIN},
+    {"maxbytes", 'e', "BYTES", "largest size of a sweep (default 32M)", O_MAX},
+    {"stepfactor", 'f', "N", "multiply the size by N between rows of a sweep (default 2)", O_FACTOR},
+    {"link-bw", 0, "RATE", "scale-out link rate per direction (default 400G = 50 GB/s)", O_LINK_BW},
+    {"latency", 0, "TIME", "latency per scale-out hop (default 1us)", O_LATENCY},
+    {"scaleup-bw", 0, "RATE", "GPU to scale-up switch rate per direction (default 450GB/s)", O_SCALEUP_BW},
+    {"gpus-per-node", 0, "N", "GPUs per node under one scale-up switch (default 8; 1 = none)", O_GPN},
+    {"placement", 0, "linear|random[:SEED]", "rank r on host r (default), or on a random permutation of the hosts",
+     O_PLACEMENT},
+    {"fail-links", 0, "N[:SEED]", "fail N random scale-out cables before simulating", O_FAIL_LINKS},
+    {"fail", 0, "SPEC", "fail the cables SPEC names (the topology's format, docs/sim.md)", O_FAIL},
+    {"describe", 0, NULL, "print hosts, switches, links, diameter and bisection bandwidth, and exit", O_DESCRIBE},
+    {"json", 0, NULL, "print one JSON object (docs/json.md) instead of the table", O_JSON},
+    {NULL, 0, NULL, NULL, 0},
+};
+
+typedef struct sim_cli {
+    const char *spec, *placement, *fail_spec;
+    cfit_collective coll;
+    cfit_algo algo;
+    long ranks, gpn, factor;
+    uint64_t size, minb, maxb;
+    int have_size, have_range;
+    long fail_n;
+    unsigned fail_seed, place_seed;
+    int random_place, describe, json;
+    cfit_topo_params params;
+} sim_cli;
+
+static int opt_size(const char *name, const char *value, uint64_t *out)
+{
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    return cfit_parse_size(value, out, &d) ? cli_error("--%s: %s", name, d.msg) : 0;
+}
+
+static int opt_rate(const char *name, const char *value, double *out)
+{
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    return cfit_parse_rate(value, out, &d) ? cli_error("--%s: %s", name, d.msg) : 0;
+}
+
+/* "N" or "N:SEED" (linear / random / random:SEED for placement). */
+static int opt_seeded(const char *name, const char *value, long *n, unsigned *seed)
+{
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s", value);
+    char *colon = strchr(buf, ':');
+    long s = 1;
+    if (colon) {
+        *colon = '\0';
+        if (cli_int(name, colon + 1, 0, 4294967295L, &s))
+            return EXIT_USAGE;
+    }
+    *seed = (unsigned)s;
+    return cli_int(name, buf, 0, 1L << 30, n);
+}
+
+static int on_opt(void *vc, int id, const char *name, const char *value)
+{
+    sim_cli *c = vc;
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    switch (id) {
+    case -1: return cli_error("sim: unexpected argument '%s' (see --help)", value);
+    case O_TOPOLOGY: c->spec = value; return 0;
+    case O_COLLECTIVE: return cfit_collective_parse(value, &c->coll, &d) ? cli_error("--%s: %s", name, d.msg) : 0;
+    case O_ALGO: return cfit_algo_parse(value, &c->algo, &d) ? cli_error("--%s: %s", name, d.msg) : 0;
+    case O_RANKS: return cli_int(name, value, 2, 1L << 24, &c->ranks);
+    case O_SIZE: c->have_size = 1; return opt_size(name, value, &c->size);
+    case O_MIN: c->have_range = 1; return opt_size(name, value, &c->minb);
+    case O_MAX: c->have_range = 1; return opt_size(name, value, &c->maxb);
+    case O_FACTOR: c->have_range = 1; return cli_int(name, value, 2, 1L << 20, &c->factor);
+    case O_LINK_BW: return opt_rate(name, value, &c->params.link_bw_bytes_per_s);
+    case O_SCALEUP_BW: return opt_rate(name, value, &c->params.scaleup_bw_bytes_per_s);
+    case O_LATENCY:
+        return cfit_parse_time(value, &c->params.link_latency_s, &d) ? cli_error("--%s: %s", name, d.msg) : 0;
+    case O_GPN: {
+        long g;
+        int rc = cli_int(name, value, 1, 1024, &g);
+        c->params.gpus_per_node = (int)g;
+        return rc;
+    }
+    case O_PLACEMENT:
+        c->placement = value;
+        if (strcmp(value, "linear") == 0)
+            return c->random_place = 0, 0;
+        if (strcmp(value, "random") == 0)
+            return c->random_place = 1, c->place_seed = 1, 0;
+        if (strncmp(value, "random:", 7) == 0) {
+            long s;
+            c->random_place = 1;
+            int rc = cli_int(name, value + 7, 0, 4294967295L, &s);
+            c->place_seed = (unsigned)s;
+            return rc;
+        }
+        return cli_error("--%s: '%s' is not linear, random or random:SEED", name, value);
+    case O_FAIL_LINKS: return opt_seeded(name, value, &c->fail_n, &c->fail_seed);
+    case O_FAIL: c->fail_spec = value; return 0;
+    case O_DESCRIBE: c->describe = 1; return 0;
+    case O_JSON: c->json = 1; return 0;
+    }
+    return 0;
+}
+
+/* nccl-tests' getFloatStr: %.2f, then fewer decimals, then exponent form, to fit width. */
+static const char *fit(char *buf, size_t n, int width, double v)
+{
+    for (int prec = 2; prec >= 0; prec--) {
+        snprintf(buf, n, "%.*f", prec, v);
+        if ((int)strlen(buf) <= width)
+            return buf;
+    }
+    snprintf(buf, n, "%.*e", width > 7 ? width - 7 : 0, v);
+    return buf;
+}
+
+static const char *tier_name(int tier)
+{
+    static const char *const names[] = {"scale-up", "leaf/edge", "spine/aggregation", "core/global"};
+    return tier >= 0 && tier < 4 ? names[tier] : "none";
+}
+
+static const char *vertex_name(const cfit_topo *t, int v, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s %d", cfit_topo_vertex_kind(t, v) == CFIT_VERTEX_GPU ? "gpu" : "switch", v);
+    return buf;
+}
+
+/* xorshift64*: the permutation random:SEED gives, stable across platforms. */
+static uint64_t next_rand(uint64_t *s)
+{
+    *s ^= *s >> 12, *s ^= *s << 25, *s ^= *s >> 27;
+    return *s * 2685821657736338717ULL;
+}
+
+static int *make_placement(const sim_cli *c, int hosts)
+{
+    int *p = malloc((size_t)hosts * sizeof *p);
+    if (!p)
+        return NULL;
+    for (int h = 0; h < hosts; h++)
+        p[h] = h;
+    uint64_t s = 0x9E3779B97F4A7C15ULL ^ c->place_seed;
+    for (int h = hosts - 1; c->random_place && h > 0; h--) {
+        int j = (int)(next_rand(&s) % (uint64_t)(h + 1));
+        int tmp = p[h];
+        p[h] = p[j], p[j] = tmp;
+    }
+    return p;
+}
+
+static void json_topology(cfit__buf *b, const sim_cli *c, const cfit_topo *t, const cfit_topo_info *info)
+{
+    cfit__buf_puts(b, "\"topology\": {\"spec\": ");
+    cfit__buf_json_string(b, c->spec);
+    cfit__buf_puts(b, ", \"kind\": ");
+    cfit__buf_json_string(b, cfit_topo_kind_name(t));
+    cfit__buf_printf(b, ", \"hosts\": %d, \"switches\": %d, \"links\": %d, \"diameter\": %d, \"bisection_gbs\": ",
+                     info->hosts, info->switches, info->links, info->diameter);
+    cfit__buf_json_number(b, info->bisection_bytes_per_s / 1e9);
+    cfit__buf_puts(b, "}");
+}
+
+static int emit_json(cfit__buf *b)
+{
+    int ok = cfit__buf_ok(b);
+    if (ok)
+        fputs(b->data, stdout);
+    cfit__buf_fini(b);
+    return ok ? 0 : cli_error("out of memory");
+}
+
+static int describe(const sim_cli *c, const cfit_topo *t, const cfit_topo_info *info)
+{
+    if (c->json) {
+        cfit__buf b;
+        cfit__buf_init(&b);
+        cfit__buf_printf(&b, "{\"clusterfit_version\": \"%s\", ", CFIT_VERSION);
+        json_topology(&b, c, t, info);
+        cfit__buf_puts(&b, "}\n");
+        return emit_json(&b);
+    }
+    printf("topology   %s (%s)\n", c->spec, cfit_topo_kind_name(t));
+    printf("hosts      %d GPUs\n", info->hosts);
+    printf("switches   %d\n", info->switches);
+    printf("links      %d cables (%d directed links)\n", info->links, cfit_topo_links(t));
+    printf("diameter   %d switch hops\n", info->diameter);
+    printf("bisection  %.2f GB/s per direction\n", info->bisection_bytes_per_s / 1e9);
+    return 0;
+}
+
+typedef struct row {
+    double size;
+    cfit_sim_result r;
+} row;
+
+static long elements(const sim_cli *c, double size, int ranks)
+{
+    double per = c->coll == CFIT_COLL_ALLREDUCE || c->coll == CFIT_COLL_SENDRECV ? size : size / ranks;
+    return (long)(per / 4);
+}
+
+static void print_table(const sim_cli *c, const cfit_topo *t, const cfit_topo_info *info, int ranks, const row *rows,
+                        int nrows)
+{
+    printf("# clusterfit sim: %s (%s) on %s, %d ranks of %d hosts, %s placement\n", cfit_collective_name(c->coll),
+           cfit_algo_name(c->algo), c->spec, ranks, info->hosts, c->random_place ? "random" : "linear");
+    printf("# topology: %d switches, %d cables, diameter %d, bisection %.2f GB/s\n", info->switches, info->links,
+           info->diameter, info->bisection_bytes_per_s / 1e9);
+    printf("# simulated (flow level, max-min fair; docs/sim.md): #wrong is always 0\n#\n");
+    printf("#%11s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s\n", "size", "count", "type", "redop", "root", "time",
+           "algbw", "busbw", "#wrong");
+    printf("#%11s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s\n", "(B)", "(elements)", "", "", "", "(us)", "(GB/s)",
+           "(GB/s)", "");
+    double sum = 0;
+    for (int i = 0; i < nrows; i++) {
+        char tb[32], ab[32], bb[32];
+        const cfit_sim_result *r = &rows[i].r;
+        printf("%12.0f  %12ld  %8s  %6s  %6s  %7s  %6s  %6s  %6d\n", rows[i].size, elements(c, rows[i].size, ranks),
+               "float", "sum", "-1", fit(tb, sizeof tb, 7, r->time_s * 1e6),
+               fit(ab, sizeof ab, 6, r->algbw_bytes_per_s / 1e9), fit(bb, sizeof bb, 6, r->busbw_bytes_per_s / 1e9), 0);
+        sum += r->busbw_bytes_per_s / 1e9;
+    }
+    printf("# Out of bounds values : 0 OK\n");
+    printf("# Avg bus bandwidth    : %g\n#\n", nrows ? sum / nrows : 0);
+    const cfit_sim_result *last = &rows[nrows - 1].r;
+    printf("# hottest links (largest size):\n");
+    for (int i = 0; i < last->nhot; i++) {
+        const cfit_link *l = cfit_topo_link(t, last->hot_links[i]);
+        char a[32], b[32];
+        printf("#   link %-6d %s -> %s, tier %d (%s): %.4g GB\n", last->hot_links[i],
+               vertex_name(t, l->from, a, sizeof a), vertex_name(t, l->to, b, sizeof b), l->tier, tier_name(l->tier),
+               last->hot_link_bytes[i] / 1e9);
+    }
+    printf("# bottleneck tier: %d (%s)\n", last->bottleneck_tier, tier_name(last->bottleneck_tier));
+}
+
+static int print_json(const sim_cli *c, const cfit_topo *t, const cfit_topo_info *info, int ranks, const row *rows,
+                      int nrows)
+{
+    cfit__buf b;
+    cfit__buf_init(&b);
+    cfit__buf_printf(&b, "{\"clusterfit_version\": \"%s\", ", CFIT_VERSION);
+    json_topology(&b, c, t, info);
+    cfit__buf_printf(&b, ", \"collective\": \"%s\", \"algo\": \"%s\", \"ranks\": %d, \"placement\": ",
+                     cfit_collective_name(c->coll), cfit_algo_name(c->algo), ranks);
+    cfit__buf_json_string(&b, c->placement ? c->placement : "linear");
+    cfit__buf_puts(&b, ", \"results\": [");
+    double sum = 0;
+    for (int i = 0; i < nrows; i++) {
+        const cfit_sim_result *r = &rows[i].r;
+        cfit__buf_printf(&b, "%s{\"size_bytes\": %.0f, \"count\": %ld, \"type\": \"float\", \"redop\": \"sum\", "
+                             "\"root\": -1, \"time_s\": ", i ? ", " : "", rows[i].size, elements(c, rows[i].size, ranks));
+        cfit__buf_json_number(&b, r->time_s);
+        cfit__buf_puts(&b, ", \"algbw_gbs\": ");
+        cfit__buf_json_number(&b, r->algbw_bytes_per_s / 1e9);
+        cfit__buf_puts(&b, ", \"busbw_gbs\": ");
+        cfit__buf_json_number(&b, r->busbw_bytes_per_s / 1e9);
+        cfit__buf_printf(&b, ", \"wrong\": 0, \"steps\": %ld, \"flows\": %ld, \"bottleneck_tier\": %d}", r->steps,
+                         r->flows, r->bottleneck_tier);
+        sum += r->busbw_bytes_per_s / 1e9;
+    }
+    cfit__buf_puts(&b, "], \"avg_busbw_gbs\": ");
+    cfit__buf_json_number(&b, nrows ? sum / nrows : 0);
+    cfit__buf_puts(&b, ", \"hottest_links\": [");
+    const cfit_sim_result *last = &rows[nrows - 1].r;
+    for (int i = 0; i < last->nhot; i++) {
+        const cfit_link *l = cfit_topo_link(t, last->hot_links[i]);
+        cfit__buf_printf(&b, "%s{\"link\": %d, \"from\": %d, \"to\": %d, \"tier\": %d, \"bytes\": ", i ? ", " : "",
+                         last->hot_links[i], l->from, l->to, l->tier);
+        cfit__buf_json_number(&b, last->hot_link_bytes[i]);
+        cfit__buf_puts(&b, "}");
+    }
+    cfit__buf_printf(&b, "], \"bottleneck_tier\": %d}\n", last->bottleneck_tier);
+    return emit_json(&b);
+}
+
+static int simulate(const sim_cli *c, const cfit_topo *t, const cfit_topo_info *info)
+{
+    int hosts = cfit_topo_hosts(t);
+    int ranks = c->ranks ? (int)c->ranks : hosts;
+    if (ranks > hosts)
+        return cli_error("--ranks %d is more than the topology's %d hosts", ranks, hosts);
+    if (ranks < 2)
+        return cli_error("the topology has %d host%s; a collective needs 2 or more", hosts, hosts == 1 ? "" : "s");
+    double lo = (double)(c->have_size ? c->size : c->minb), hi = (double)(c->have_size ? c->size : c->maxb);
+    if (hi < lo)
+        return cli_error("--maxbytes %.0f is smaller than --minbytes %.0f", hi, lo);
+    int nrows = 0;
+    for (double s = lo; s <= hi && nrows < 64; s = s ? s * (double)c->factor : 1)
+        nrows++;
+    row *rows = calloc((size_t)nrows, sizeof *rows);
+    int *place = make_placement(c, hosts);
+    if (!rows || !place) {
+        free(rows), free(place);
+        return cli_error("out of memory");
+    }
+    int rc = 0;
+    double s = lo;
+    for (int i = 0; i < nrows && !rc; i++, s = s ? s * (double)c->factor : 1) {
+        cfit_diag d;
+        cfit_diag_clear(&d);
+        rows[i].size = s;
+        int err = cfit_sim_collective(t, c->coll, c->algo, ranks, place, s, &rows[i].r, &d);
+        if (err)
+            rc = cli_error_diag(&d, err);
+    }
+    if (!rc && c->json)
+        rc = print_json(c, t, info, ranks, rows, nrows);
+    else if (!rc)
+        print_table(c, t, info, ranks, rows, nrows);
+    free(rows), free(place);
+    return rc;
+}
+
+int cmd_sim(int argc, char **argv)
+{
+    sim_cli c;
+    memset(&c, 0, sizeof c);
+    cfit_topo_params_init(&c.params);
+    c.minb = c.maxb = 32u << 20;
+    c.factor = 2;
+    int rc = cli_parse(argc, argv, opts, on_opt, &c, "clusterfit sim --topology SPEC [options]",
+                       "Simulate a collective on a data-centre topology at flow level: each step's flows share\n"
+                       "links by max-min fairness over the topology's equal-cost paths (docs/sim.md).  Prints\n"
+                       "nccl-tests' columns per size (algbw = size/time, busbw = algbw x the collective's\n"
+                       "nccl-tests factor, GB = 1e9 bytes), the links carrying the most bytes and the tier\n"
+                       "that limited the slowest step.\n"
+                       "Exit status: 0 success, 2 bad option or spec, or failed links disconnecting ranks.");
+    if (rc)
+        return rc < 0 ? EXIT_OK : rc;
+    if (!c.spec)
+        return cli_error("sim: --topology SPEC is required (e.g. --topology fattree:k=8)");
+    if (c.have_size && c.have_range)
+        return cli_error("sim: give --size or -b/-e/-f, not both");
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    cfit_topo *t = NULL;
+    int err = cfit_topo_new(c.spec, &c.params, &t, &d);
+    if (err)
+        return cli_error("--topology: %s", d.msg);
+    if (!err && c.fail_n > 0 && (err = cfit_topo_fail_random(t, (int)c.fail_n, c.fail_seed, &d)))
+        rc = cli_error("--fail-links: %s", d.msg);
+    if (!err && c.fail_spec && (err = cfit_topo_fail_spec(t, c.fail_spec, &d)))
+        rc = cli_error("--fail: %s", d.msg);
+    cfit_topo_info info;
+    if (!rc && (err = cfit_topo_describe(t, &info)))
+        rc = cli_error("describing the topology failed: %s", cfit_strerror(err));
+    if (!rc)
+        rc = c.describe ? describe(&c, t, &info) : simulate(&c, t, &info);
+    cfit_topo_free(t);
+    return rc;
+}

@@ -1,0 +1,463 @@
+/* sim.c - the flow-level engine: max-min fair rates by progressive filling, step by step.
+ *
+ * A step is a set of flows (src host, dst host, bytes).  Each flow is split evenly over the
+ * equal-cost candidate paths the topology's router returns (up to CFIT__SIM_MAX_PATHS): one
+ * subflow per path, i.e. ideal ECMP / packet spraying rather than one hashed path per flow, so
+ * results do not depend on hash collisions.  Subflows share links by max-min fairness:
+ * progressive filling raises every unfrozen subflow's rate together until some link is full,
+ * freezes the subflows crossing it, and repeats; each round costs O(links used + subflows x path
+ * length), all in flat arrays.  When the fastest subflows finish, the rest are refilled with the
+ * capacity freed (event by event), so the step time is exact for the fluid model: the time the
+ * last subflow finishes plus its path latency (lat_mult x the sum of its links' latencies).
+ * With equal-sized flows - every schedule here - the slowest flows' bottleneck links carry
+ * only flows as slow as they, so one filling already gives the step time; the refills matter
+ * only for the hottest-link and tier bookkeeping.  docs/sim.md "Flow model".
+ */
+#include "sim/sim_internal.h"
+#include "sim/topo_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CFIT__SIM_MAX_PATHS 16
+#define CFIT__SIM_MAX_LEN 64
+
+struct cfit__sim {
+    const cfit_topo *t;
+    int n;                      /* ranks */
+    const int *host;            /* rank -> host */
+    cfit_diag *d;
+    /* per link */
+    int nlinks;
+    double *rem;                /* capacity not yet given out in this filling */
+    int *cnt;                   /* unfrozen subflows crossing */
+    int *mark;                  /* step number that last used the link */
+    int *used;                  /* links used by this step */
+    int nused;
+    double *link_bytes;         /* bytes carried over the whole collective */
+    /* per subflow of the current step */
+    int nf, fcap;
+    int *off, *len, *bneck, *active;
+    double *left, *rate, *lat;
+    unsigned char *frozen;
+    int *pool;                  /* link ids of every subflow's path */
+    int npool, poolcap;
+    int stepno;
+    double lat_mult;            /* of the current step */
+    int slow_bneck;             /* bottleneck link of its slowest subflow, or -1 */
+    /* totals */
+    double time_s, slowest_step_s;
+    long steps, flows, solved;
+    int bottleneck_tier;
+};
+
+static int grow(void **p, int *cap, int need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    int c = *cap ? *cap : 256;
+    while (c < need)
+        c *= 2;
+    void *q = realloc(*p, (size_t)c * elem);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+static int grow_flows(cfit__sim *s, int need)
+{
+    if (need <= s->fcap)
+        return 0;
+    int c = s->fcap ? s->fcap : 256;
+    while (c < need)
+        c *= 2;
+    void *arr[] = {s->off, s->len, s->bneck, s->active, s->left, s->rate, s->lat, s->frozen};
+    size_t sz[] = {sizeof(int), sizeof(int), sizeof(int), sizeof(int), sizeof(double), sizeof(double),
+                   sizeof(double), 1};
+    for (int i = 0; i < 8; i++) {
+        void *q = realloc(arr[i], (size_t)c * sz[i]);
+        if (!q)
+            return -1;
+        arr[i] = q;
+        switch (i) {
+        case 0: s->off = q; break;
+        case 1: s->len = q; break;
+        case 2: s->bneck = q; break;
+        case 3: s->active = q; break;
+        case 4: s->left = q; break;
+        case 5: s->rate = q; break;
+        case 6: s->lat = q; break;
+        default: s->frozen = q; break;
+        }
+    }
+    s->fcap = c;
+    return 0;
+}
+
+/* Add one flow's subflows (one per candidate path). */
+static int add_flow(cfit__sim *s, int src, int dst, double bytes)
+{
+    int paths[CFIT__SIM_MAX_PATHS * CFIT__SIM_MAX_LEN], lens[CFIT__SIM_MAX_PATHS];
+    int hs = s->host[src], hd = s->host[dst];
+    int np = cfit_topo_paths(s->t, hs, hd, -1, paths, lens, CFIT__SIM_MAX_PATHS, CFIT__SIM_MAX_LEN);
+    if (np < 0)
+        return cfit_diag_set(s->d, np, NULL, 0, 0, "routing rank %d (host %d) to rank %d (host %d) failed: %s",
+                             src, hs, dst, hd, cfit_strerror(np));
+    if (np == 0)
+        return cfit_diag_set(s->d, CFIT_EINVALID, NULL, 0, 0,
+                             "failed links disconnect rank %d (host %d) from rank %d (host %d)", src, hs, dst, hd);
+    if (grow_flows(s, s->nf + np))
+        return CFIT_ENOMEM;
+    for (int p = 0; p < np; p++) {
+        const int *path = paths + p * CFIT__SIM_MAX_LEN;
+        if (grow((void **)&s->pool, &s->poolcap, s->npool + lens[p], sizeof(int)))
+            return CFIT_ENOMEM;
+        int f = s->nf++;
+        s->off[f] = s->npool;
+        s->len[f] = lens[p];
+        s->left[f] = bytes / np;
+        s->bneck[f] = -1;
+        double lat = 0;
+        for (int i = 0; i < lens[p]; i++) {
+            int l = path[i];
+            s->pool[s->npool++] = l;
+            lat += s->t->links[l].latency_s;
+            if (s->mark[l] != s->stepno) {
+                s->mark[l] = s->stepno;
+                s->used[s->nused++] = l;
+            }
+        }
+        s->lat[f] = lat;
+    }
+    return CFIT_EOK;
+}
+
+/* Max-min fair rates for the nact active subflows by progressive filling. */
+static void fill(cfit__sim *s, int nact)
+{
+    for (int i = 0; i < s->nused; i++) {
+        int l = s->used[i];
+        s->rem[l] = s->t->links[l].bw_bytes_per_s;
+        s->cnt[l] = 0;
+    }
+    for (int a = 0; a < nact; a++) {
+        int f = s->active[a];
+        s->frozen[f] = 0;
+        for (int i = 0; i < s->len[f]; i++)
+            s->cnt[s->pool[s->off[f] + i]]++;
+    }
+    int unfrozen = nact;
+    double level = 0;
+    while (unfrozen > 0) {
+        double delta = INFINITY;
+        int arg = -1;
+        for (int i = 0; i < s->nused; i++) {
+            int l = s->used[i];
+            if (s->cnt[l] > 0 && s->rem[l] / s->cnt[l] < delta)
+                delta = s->rem[l] / s->cnt[l], arg = l;
+        }
+        if (arg < 0) {   /* subflows with empty paths: unlimited (cannot happen for src != dst) */
+            for (int a = 0; a < nact; a++)
+                if (!s->frozen[s->active[a]])
+                    s->rate[s->active[a]] = INFINITY, s->frozen[s->active[a]] = 1;
+            break;
+        }
+        level += delta;
+        for (int i = 0; i < s->nused; i++) {
+            int l = s->used[i];
+            if (s->cnt[l] > 0)
+                s->rem[l] -= delta * s->cnt[l];
+        }
+        s->rem[arg] = 0;
+        for (int a = 0; a < nact; a++) {
+            int f = s->active[a];
+            if (s->frozen[f])
+                continue;
+            const int *p = s->pool + s->off[f];
+            int hit = -1;
+            for (int i = 0; i < s->len[f] && hit < 0; i++)
+                if (s->rem[p[i]] <= 1e-9 * s->t->links[p[i]].bw_bytes_per_s)
+                    hit = p[i];
+            if (hit < 0)
+                continue;
+            s->frozen[f] = 1;
+            s->rate[f] = level;
+            s->bneck[f] = hit;
+            unfrozen--;
+            for (int i = 0; i < s->len[f]; i++)
+                s->cnt[p[i]]--;
+        }
+    }
+}
+
+/* Run the step's subflows to completion, refilling as they finish; returns the step time (last
+ * finish + lat_mult x its path latency) and notes the slowest subflow's bottleneck. */
+static double solve_step(cfit__sim *s, long repeat)
+{
+    for (int f = 0; f < s->nf; f++) {
+        s->active[f] = f;
+        const int *p = s->pool + s->off[f];
+        for (int i = 0; i < s->len[f]; i++)
+            s->link_bytes[p[i]] += s->left[f] * (double)repeat;
+    }
+    int nact = s->nf;
+    double now = 0, step = 0;
+    int slow = -1;
+    while (nact > 0) {
+        fill(s, nact);
+        double dt = INFINITY;
+        for (int a = 0; a < nact; a++) {
+            int f = s->active[a];
+            dt = fmin(dt, s->left[f] / s->rate[f]);
+        }
+        now += dt;
+        int keep = 0;
+        for (int a = 0; a < nact; a++) {
+            int f = s->active[a];
+            if (s->left[f] / s->rate[f] <= dt * (1 + 1e-9)) {
+                double end = now + s->lat_mult * s->lat[f];
+                if (end >= step)
+                    step = end, slow = f;
+            } else {
+                s->left[f] -= s->rate[f] * dt;
+                s->active[keep++] = f;
+            }
+        }
+        nact = keep;
+    }
+    s->slow_bneck = slow >= 0 ? s->bneck[slow] : -1;
+    return step;
+}
+
+int cfit__sim_step(cfit__sim *s, int nflows, const int *src, const int *dst, double bytes, long repeat,
+                   double lat_mult)
+{
+    s->stepno++;
+    s->nf = s->npool = s->nused = 0;
+    s->lat_mult = lat_mult;
+    for (int i = 0; i < nflows; i++) {
+        int rc = add_flow(s, src[i], dst[i], bytes);
+        if (rc)
+            return rc;
+    }
+    double step = solve_step(s, repeat);
+    s->time_s += step * (double)repeat;
+    s->steps += repeat;
+    s->flows += (long)nflows * repeat;
+    s->solved += nflows;
+    if (step > s->slowest_step_s) {
+        s->slowest_step_s = step;
+        s->bottleneck_tier = s->slow_bneck >= 0 ? s->t->links[s->slow_bneck].tier : -1;
+    }
+    return CFIT_EOK;
+}
+
+int cfit__sim_ranks(const cfit__sim *s) { return s->n; }
+int cfit__sim_host(const cfit__sim *s, int rank) { return s->host[rank]; }
+cfit_diag *cfit__sim_diag(cfit__sim *s) { return s->d; }
+
+int cfit__sim_gpus_per_node(const cfit__sim *s)
+{
+    return s->t->params.gpus_per_node > 0 ? s->t->params.gpus_per_node : 1;
+}
+
+void cfit__sim_shift(int n, int shift, int *src, int *dst)
+{
+    for (int i = 0; i < n; i++) {
+        src[i] = i;
+        dst[i] = (int)(((long)i + shift) % n);
+    }
+}
+
+/* ---- names and the collective table ---- */
+
+static const char *const coll_names[CFIT_COLL_COUNT] = {"allreduce", "allgather", "reducescatter", "alltoall",
+                                                        "sendrecv"};
+static const char *const algo_names[CFIT_ALGO_COUNT] = {"ring", "tree", "rabenseifner", "hierarchical"};
+
+static const cfit__coll *const colls[CFIT_COLL_COUNT] = {
+    &cfit__coll_allreduce, &cfit__coll_allgather, &cfit__coll_reducescatter, &cfit__coll_alltoall,
+    &cfit__coll_sendrecv,
+};
+
+const char *cfit_collective_name(cfit_collective c)
+{
+    return (unsigned)c < CFIT_COLL_COUNT ? coll_names[c] : "?";
+}
+
+const char *cfit_algo_name(cfit_algo a)
+{
+    return (unsigned)a < CFIT_ALGO_COUNT ? algo_names[a] : "?";
+}
+
+static int parse_name(const char *what, const char *name, const char *const *names, int n, int *out, cfit_diag *d)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(names[i], name) == 0)
+            return *out = i, CFIT_EOK;
+    const char *near = cfit_suggest(name, (const char *const *)names, (size_t)n);
+    if (near)
+        return cfit_diag_set(d, CFIT_EUNKNOWN, NULL, 0, 0, "unknown %s '%s' (did you mean '%s'?)", what, name, near);
+    return cfit_diag_set(d, CFIT_EUNKNOWN, NULL, 0, 0, "unknown %s '%s'", what, name);
+}
+
+int cfit_collective_parse(const char *name, cfit_collective *out, cfit_diag *d)
+{
+    int v = 0, rc = parse_name("collective", name, coll_names, CFIT_COLL_COUNT, &v, d);
+    *out = (cfit_collective)v;
+    return rc;
+}
+
+int cfit_algo_parse(const char *name, cfit_algo *out, cfit_diag *d)
+{
+    int v = 0, rc = parse_name("algorithm", name, algo_names, CFIT_ALGO_COUNT, &v, d);
+    *out = (cfit_algo)v;
+    return rc;
+}
+
+double cfit_sim_bus_factor(cfit_collective c, int n)
+{
+    return (unsigned)c < CFIT_COLL_COUNT && n > 0 ? colls[c]->bus_factor(n) : 0;
+}
+
+int cfit__sim_no_algo(cfit__sim *s, cfit_collective c, cfit_algo a, const char *which)
+{
+    return cfit_diag_set(s->d, CFIT_EINVALID, NULL, 0, 0, "algorithm %s is not defined for %s (use %s)",
+                         cfit_algo_name(a), cfit_collective_name(c), which);
+}
+
+/* ---- the public entry ---- */
+
+static void sim_fini(cfit__sim *s)
+{
+    free(s->rem), free(s->cnt), free(s->mark), free(s->used), free(s->link_bytes);
+    free(s->off), free(s->len), free(s->bneck), free(s->active), free(s->left), free(s->rate);
+    free(s->lat), free(s->frozen), free(s->pool);
+}
+
+static int sim_init(cfit__sim *s, const cfit_topo *t, int n, const int *host, cfit_diag *d)
+{
+    memset(s, 0, sizeof *s);
+    s->t = t, s->n = n, s->host = host, s->d = d, s->bottleneck_tier = -1;
+    s->nlinks = cfit_topo_links(t);
+    size_t nl = (size_t)(s->nlinks > 0 ? s->nlinks : 1);
+    s->rem = malloc(nl * sizeof *s->rem);
+    s->cnt = malloc(nl * sizeof *s->cnt);
+    s->used = malloc(nl * sizeof *s->used);
+    s->mark = calloc(nl, sizeof *s->mark);
+    s->link_bytes = calloc(nl, sizeof *s->link_bytes);
+    return s->rem && s->cnt && s->used && s->mark && s->link_bytes ? CFIT_EOK : CFIT_ENOMEM;
+}
+
+int cfit__sim_flows(const cfit_topo *t, int nflows, const int *src_host, const int *dst_host, const double *bytes,
+                    double *time_s, cfit_diag *d)
+{
+    int hosts = cfit_topo_hosts(t);
+    int *ident = malloc((size_t)(hosts > 0 ? hosts : 1) * sizeof *ident);
+    cfit__sim s;
+    int rc = sim_init(&s, t, hosts, ident, d);
+    if (ident)
+        for (int h = 0; h < hosts; h++)
+            ident[h] = h;
+    else
+        rc = CFIT_ENOMEM;
+    s.stepno++;
+    s.lat_mult = 1;
+    for (int i = 0; i < nflows && !rc; i++)
+        rc = add_flow(&s, src_host[i], dst_host[i], bytes[i]);
+    if (!rc)
+        *time_s = solve_step(&s, 1);
+    sim_fini(&s);
+    free(ident);
+    return rc;
+}
+
+static int check_placement(const cfit_topo *t, int ranks, const int *placement, cfit_diag *d)
+{
+    int hosts = cfit_topo_hosts(t);
+    unsigned char *seen = calloc((size_t)hosts, 1);
+    if (!seen)
+        return CFIT_ENOMEM;
+    int rc = CFIT_EOK;
+    for (int r = 0; r < ranks && !rc; r++) {
+        int h = placement[r];
+        if (h < 0 || h >= hosts)
+            rc = cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "rank %d is placed on host %d, outside 0..%d", r, h,
+                               hosts - 1);
+        else if (seen[h])
+            rc = cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "rank %d is placed on host %d, which already has a rank",
+                               r, h);
+        else
+            seen[h] = 1;
+    }
+    free(seen);
+    return rc;
+}
+
+/* The CFIT_SIM_HOT_LINKS links carrying the most bytes, most first. */
+static void hot_links(const cfit__sim *s, cfit_sim_result *out)
+{
+    out->nhot = 0;
+    for (int l = 0; l < s->nlinks; l++) {
+        double b = s->link_bytes[l];
+        if (b <= 0)
+            continue;
+        int i = out->nhot < CFIT_SIM_HOT_LINKS ? out->nhot++ : CFIT_SIM_HOT_LINKS;
+        while (i > 0 && out->hot_link_bytes[i - 1] < b) {
+            if (i < CFIT_SIM_HOT_LINKS)
+                out->hot_links[i] = out->hot_links[i - 1], out->hot_link_bytes[i] = out->hot_link_bytes[i - 1];
+            i--;
+        }
+        if (i < CFIT_SIM_HOT_LINKS)
+            out->hot_links[i] = l, out->hot_link_bytes[i] = b;
+    }
+    out->hottest_link = out->nhot ? out->hot_links[0] : -1;
+    out->hottest_link_bytes = out->nhot ? out->hot_link_bytes[0] : 0;
+}
+
+int cfit_sim_collective(const cfit_topo *t, cfit_collective c, cfit_algo a, int ranks, const int *placement,
+                        double bytes, cfit_sim_result *out, cfit_diag *d)
+{
+    memset(out, 0, sizeof *out);
+    out->hottest_link = -1;
+    out->bottleneck_tier = -1;
+    if ((unsigned)c >= CFIT_COLL_COUNT || (unsigned)a >= CFIT_ALGO_COUNT)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "unknown collective or algorithm");
+    int hosts = cfit_topo_hosts(t);
+    if (ranks < 2 || ranks > hosts)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "ranks must be 2 to %d (the topology's hosts), got %d",
+                             hosts, ranks);
+    if (!(bytes >= 0) || !isfinite(bytes))
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "size must be a finite number of bytes >= 0");
+    cfit__sim s;
+    int *linear = NULL;
+    int rc = CFIT_EOK;
+    if (placement) {
+        rc = check_placement(t, ranks, placement, d);
+    } else if ((linear = malloc((size_t)ranks * sizeof *linear))) {
+        for (int r = 0; r < ranks; r++)
+            linear[r] = r;
+    } else {
+        rc = CFIT_ENOMEM;
+    }
+    int rc2 = sim_init(&s, t, ranks, placement ? placement : linear, d);
+    rc = rc ? rc : rc2;
+    if (!rc)
+        rc = colls[c]->run(&s, a, bytes);
+    if (!rc) {
+        out->time_s = s.time_s;
+        out->algbw_bytes_per_s = s.time_s > 0 ? bytes / s.time_s : 0;
+        out->busbw_bytes_per_s = out->algbw_bytes_per_s * colls[c]->bus_factor(ranks);
+        out->steps = s.steps;
+        out->flows = s.flows;
+        out->flows_solved = s.solved;
+        out->bottleneck_tier = s.bottleneck_tier;
+        hot_links(&s, out);
+    }
+    free(linear);
+    sim_fini(&s);
+    return rc;
+}

@@ -1,0 +1,49 @@
+/* sim_internal.h - the flow-level engine as the collective schedules see it.
+ *
+ * Adding a new collective: write coll_NAME.c defining a cfit__coll (its bus factor and a
+ * function that emits the schedule's steps through cfit__sim_step), declare it below, and
+ * add it to the table in sim.c.
+ */
+#ifndef CFIT_SIM_INTERNAL_H
+#define CFIT_SIM_INTERNAL_H
+
+#include "clusterfit/sim.h"
+
+typedef struct cfit__sim cfit__sim;
+
+/* Simulate one step: flow i goes from rank src[i] to rank dst[i] with `bytes` bytes; the
+ * step's time (slowest flow + lat_mult x its path latency) is added `repeat` times to the
+ * collective (schedules whose steps repeat the same flow pattern - a ring's 2(n-1) steps -
+ * simulate it once).  Returns CFIT_EOK, CFIT_ENOMEM, or CFIT_EINVALID with the diagnostic
+ * naming the two ranks when failed links leave no path between them. */
+int cfit__sim_step(cfit__sim *s, int nflows, const int *src, const int *dst, double bytes,
+                   long repeat, double lat_mult);
+
+/* One step of arbitrary flows between hosts (bytes per flow), outside any collective: the
+ * step time (slowest flow's finish + its path latency).  For tests of the fairness model. */
+int cfit__sim_flows(const cfit_topo *t, int nflows, const int *src_host, const int *dst_host, const double *bytes,
+                    double *time_s, cfit_diag *d);
+
+int cfit__sim_ranks(const cfit__sim *s);
+int cfit__sim_host(const cfit__sim *s, int rank);       /* host id of a rank */
+int cfit__sim_gpus_per_node(const cfit__sim *s);        /* topology's scale-up domain size */
+cfit_diag *cfit__sim_diag(cfit__sim *s);
+
+/* Flows of the ring step rank i -> rank (i + shift) mod n, written to src/dst (n each). */
+void cfit__sim_shift(int n, int shift, int *src, int *dst);
+
+typedef struct cfit__coll {
+    cfit_collective id;
+    double (*bus_factor)(int n);   /* nccl-tests busbw = algbw x this */
+    /* Emit the schedule of algorithm a for bytes (nccl-tests size) on the engine's ranks;
+     * CFIT_EINVALID with a message if a is not defined for this collective. */
+    int (*run)(cfit__sim *s, cfit_algo a, double bytes);
+} cfit__coll;
+
+extern const cfit__coll cfit__coll_allreduce, cfit__coll_allgather, cfit__coll_reducescatter,
+    cfit__coll_alltoall, cfit__coll_sendrecv;
+
+/* The common refusal: "algorithm X is not defined for collective Y (use ...)". */
+int cfit__sim_no_algo(cfit__sim *s, cfit_collective c, cfit_algo a, const char *which);
+
+#endif
