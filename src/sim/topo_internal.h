@@ -9,6 +9,9 @@
 #ifndef CFIT_TOPO_INTERNAL_H
 #define CFIT_TOPO_INTERNAL_H
 
+#include <stdatomic.h>
+#include <stdint.h>
+
 #include "clusterfit/topo.h"
 
 typedef int (*cfit__topo_router)(const cfit_topo *t, int src_host, int dst_host, int flow, int *paths,
@@ -29,6 +32,14 @@ struct cfit_topo {
     void *state;                   /* topology-specific (dimensions, groups, routing mode) */
     void (*free_state)(void *state);
     cfit_topo_info info;           /* filled by the topology (bisection, diameter) at build */
+    /* Additions after the first contract (issue 4): */
+    struct cfit__topo_names {      /* vertex names for cfit_topo_fail_spec: prefix + index */
+        char prefix[8];            /* "edge", "spine", ...: vertex first + i is "<prefix>i" */
+        int first, count;
+    } names[8];
+    int nnames;
+    struct cfit__topo_scratch *scratch;  /* BFS work arrays reused across route calls */
+    atomic_flag scratch_busy;      /* set while a call uses scratch (others allocate their own) */
 };
 
 /* An empty topology of the given kind; NULL on out of memory. */
@@ -44,5 +55,65 @@ int cfit__topo_finish(cfit_topo *t);
  * up to max; with flow >= 0 only the one path flow hashes to (ECMP).  As cfit_topo_paths. */
 int cfit__topo_route_shortest(const cfit_topo *t, int src_host, int dst_host, int flow, int *paths,
                               int *lens, int max, int max_len);
+
+/* Size limits every builder checks before allocating (CFIT_ERANGE beyond them).  The host
+ * limit is a variable so a fuzz target can lower it; cables are capped at a fixed multiple. */
+#define CFIT__TOPO_MAX_HOSTS 1048576
+#define CFIT__TOPO_MAX_CABLES (8 * CFIT__TOPO_MAX_HOSTS)
+extern int cfit__topo_max_hosts;   /* CFIT__TOPO_MAX_HOSTS unless a test lowers it */
+
+/* Reserve room for nvert vertices and ncables cables (optional; avoids regrowth). */
+int cfit__topo_reserve(cfit_topo *t, int nvert, int ncables);
+/* Name vertices first .. first + count - 1 "<prefix>0" ...; prefix of at most 7 characters. */
+void cfit__topo_name(cfit_topo *t, const char *prefix, int first, int count);
+/* The id of vertex "<prefix><i>" or -1. */
+int cfit__topo_find_vertex(const cfit_topo *t, const char *name);
+
+/* splitmix64: the one mixing function routers and failure sampling use. */
+uint64_t cfit__topo_mix(uint64_t x);
+
+/* Spec keys.  A topology lists its keys; cfit__topo_parse_keys reads "k=v,k=v" (body: the
+ * text after "kind:"), writes vals[i] for keys[i] (a count parsed with cfit_parse_count, or
+ * the index of a word) and given[i] = 1.  Errors: CFIT_EPARSE for an unknown key (with a
+ * did-you-mean), a missing '=' or value, a key given twice, a bad word; CFIT_ERANGE for a
+ * count outside [min, max] -- every message names the kind and the key. */
+typedef struct cfit__topo_key {
+    const char *name;
+    uint64_t min, max;             /* inclusive range of a count */
+    const char *const *words;      /* NULL-terminated choices, or NULL for a count */
+} cfit__topo_key;
+
+int cfit__topo_parse_keys(const char *kind, const char *body, const cfit__topo_key *keys, int nkeys,
+                          uint64_t *vals, int *given, cfit_diag *d);
+/* CFIT_ERANGE with "KIND: KEY=VAL: RULE" (rule printf-style). */
+int cfit__topo_range(cfit_diag *d, const char *kind, const char *key, uint64_t val, const char *rule,
+                     ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+/* CFIT_ERANGE unless hosts <= cfit__topo_max_hosts and cables <= CFIT__TOPO_MAX_CABLES;
+ * the message names what (e.g. "k=200") produced the size. */
+int cfit__topo_check_size(cfit_diag *d, const char *kind, const char *what, uint64_t hosts,
+                          uint64_t cables);
+
+/* Attach host h's GPU vertices: for each node of gpus_per_node GPUs add a scale-up switch
+ * (when gpus_per_node > 1) and cable each GPU to it (tier 0).  Adds nhosts GPU vertices
+ * (ids returned from first_gpu) and the switches; returns CFIT_EOK or CFIT_ENOMEM. */
+int cfit__topo_add_hosts(cfit_topo *t, int nhosts, int *first_gpu);
+
+/* A topology kind: name and builder (body = spec text after "name:", "" if none). */
+typedef int (*cfit__topo_builder)(const char *body, const cfit_topo_params *p, cfit_topo **out,
+                                  cfit_diag *d);
+typedef struct cfit__topo_kind {
+    const char *name;
+    cfit__topo_builder build;
+} cfit__topo_kind;
+
+int cfit__topo_build_fattree(const char *body, const cfit_topo_params *p, cfit_topo **out, cfit_diag *d);
+int cfit__topo_build_railopt(const char *body, const cfit_topo_params *p, cfit_topo **out, cfit_diag *d);
+int cfit__topo_build_dragonfly(const char *body, const cfit_topo_params *p, cfit_topo **out,
+                               cfit_diag *d);
+int cfit__topo_build_torus3d(const char *body, const cfit_topo_params *p, cfit_topo **out, cfit_diag *d);
 
 #endif

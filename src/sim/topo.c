@@ -1,0 +1,615 @@
+/* topo.c - the topology graph: builder, shortest-path ECMP routing, spec parsing, kinds table.
+ *
+ * A topology is a directed graph in CSR form (cables are link pairs 2c, 2c+1).  Routing by
+ * default is every equal-cost shortest path: a BFS from the source host over non-failed links
+ * that never passes through another GPU, with ties between equally short paths broken in favour
+ * of fewer scale-out links (so two GPUs of one node talk over NVLink, not through their NICs).
+ * The BFS work arrays live in the topology and are reused through a generation stamp, so a call
+ * costs what it visits, not the size of the graph.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/topo_internal.h"
+
+int cfit__topo_max_hosts = CFIT__TOPO_MAX_HOSTS;
+
+static const cfit__topo_kind kinds[] = {
+    {"fattree", cfit__topo_build_fattree},
+    {NULL, NULL},
+};
+
+void cfit_topo_params_init(cfit_topo_params *p)
+{
+    p->link_bw_bytes_per_s = 400e9 / 8.0;   /* 400 Gb/s NDR / 400GbE */
+    p->link_latency_s = 1e-6;
+    p->scaleup_bw_bytes_per_s = 450e9;      /* NVLink4, per direction */
+    p->scaleup_latency_s = 1e-6;
+    p->gpus_per_node = 8;
+}
+
+uint64_t cfit__topo_mix(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* ---- building ---------------------------------------------------------------------------- */
+
+cfit_topo *cfit__topo_alloc(const char *kind, const cfit_topo_params *p)
+{
+    cfit_topo *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    snprintf(t->kind, sizeof t->kind, "%s", kind);
+    if (p)
+        t->params = *p;
+    else
+        cfit_topo_params_init(&t->params);
+    if (t->params.gpus_per_node < 1)
+        t->params.gpus_per_node = 1;
+    atomic_flag_clear(&t->scratch_busy);
+    return t;
+}
+
+static int grow(void **arr, int *cap, int need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    int n = *cap ? *cap : 64;
+    while (n < need)
+        n = n > (1 << 29) ? need : 2 * n;
+    void *q = realloc(*arr, (size_t)n * elem);
+    if (!q)
+        return -1;
+    *arr = q;
+    *cap = n;
+    return 0;
+}
+
+static int grow_vertices(cfit_topo *t, int need)
+{
+    int cap = t->vert_cap, c2 = t->vert_cap, c3 = t->vert_cap;
+    if (grow((void **)&t->vkind, &cap, need, sizeof *t->vkind) ||
+        grow((void **)&t->vertex_host, &c2, need, sizeof *t->vertex_host) ||
+        grow((void **)&t->host_vertex, &c3, need, sizeof *t->host_vertex))
+        return -1;
+    t->vert_cap = cap;
+    return 0;
+}
+
+int cfit__topo_reserve(cfit_topo *t, int nvert, int ncables)
+{
+    if (nvert < 0 || ncables < 0 || ncables > INT32_MAX / 2)
+        return CFIT_ERANGE;
+    if (grow_vertices(t, nvert) ||
+        grow((void **)&t->links, &t->link_cap, 2 * ncables, sizeof *t->links))
+        return CFIT_ENOMEM;
+    return CFIT_EOK;
+}
+
+int cfit__topo_add_vertex(cfit_topo *t, cfit_vertex_kind k)
+{
+    if (t->nvert == INT32_MAX || grow_vertices(t, t->nvert + 1))
+        return -1;
+    int v = t->nvert++;
+    t->vkind[v] = k;
+    t->vertex_host[v] = -1;
+    if (k == CFIT_VERTEX_GPU) {
+        t->vertex_host[v] = t->nhosts;
+        t->host_vertex[t->nhosts++] = v;
+    }
+    return v;
+}
+
+int cfit__topo_add_cable(cfit_topo *t, int a, int b, double bw_bytes_per_s, double latency_s, int tier)
+{
+    if (a < 0 || b < 0 || a >= t->nvert || b >= t->nvert || t->nlinks > INT32_MAX - 2 ||
+        grow((void **)&t->links, &t->link_cap, t->nlinks + 2, sizeof *t->links))
+        return -1;
+    int id = t->nlinks;
+    t->links[id] = (cfit_link){a, b, bw_bytes_per_s, latency_s, tier, 0};
+    t->links[id + 1] = (cfit_link){b, a, bw_bytes_per_s, latency_s, tier, 0};
+    t->nlinks += 2;
+    return id;
+}
+
+int cfit__topo_finish(cfit_topo *t)
+{
+    free(t->adj_off);
+    free(t->adj);
+    t->adj_off = calloc((size_t)t->nvert + 1, sizeof *t->adj_off);
+    t->adj = malloc(((size_t)t->nlinks + 1) * sizeof *t->adj);
+    if (!t->adj_off || !t->adj)
+        return CFIT_ENOMEM;
+    for (int l = 0; l < t->nlinks; l++)
+        t->adj_off[t->links[l].from + 1]++;
+    for (int v = 0; v < t->nvert; v++)
+        t->adj_off[v + 1] += t->adj_off[v];
+    int *fill = malloc(((size_t)t->nvert + 1) * sizeof *fill);
+    if (!fill)
+        return CFIT_ENOMEM;
+    memcpy(fill, t->adj_off, ((size_t)t->nvert + 1) * sizeof *fill);
+    for (int l = 0; l < t->nlinks; l++)
+        t->adj[fill[t->links[l].from]++] = l;
+    free(fill);
+    t->info.hosts = t->nhosts;
+    t->info.switches = t->nvert - t->nhosts;
+    t->info.links = t->nlinks / 2;
+    return CFIT_EOK;
+}
+
+int cfit__topo_add_hosts(cfit_topo *t, int nhosts, int *first_gpu)
+{
+    int g = t->params.gpus_per_node, first = t->nvert;
+    for (int h = 0; h < nhosts; h++)
+        if (cfit__topo_add_vertex(t, CFIT_VERTEX_GPU) < 0)
+            return CFIT_ENOMEM;
+    cfit__topo_name(t, "gpu", first, nhosts);
+    *first_gpu = first;
+    if (g <= 1)
+        return CFIT_EOK;
+    int nodes = (nhosts + g - 1) / g, sw0 = t->nvert;
+    for (int n = 0; n < nodes; n++)
+        if (cfit__topo_add_vertex(t, CFIT_VERTEX_SWITCH) < 0)
+            return CFIT_ENOMEM;
+    cfit__topo_name(t, "nvs", sw0, nodes);
+    for (int h = 0; h < nhosts; h++)
+        if (cfit__topo_add_cable(t, first + h, sw0 + h / g, t->params.scaleup_bw_bytes_per_s,
+                                 t->params.scaleup_latency_s, 0) < 0)
+            return CFIT_ENOMEM;
+    return CFIT_EOK;
+}
+
+void cfit__topo_name(cfit_topo *t, const char *prefix, int first, int count)
+{
+    if (t->nnames >= (int)(sizeof t->names / sizeof t->names[0]))
+        return;
+    struct cfit__topo_names *n = &t->names[t->nnames++];
+    snprintf(n->prefix, sizeof n->prefix, "%s", prefix);
+    n->first = first;
+    n->count = count;
+}
+
+int cfit__topo_find_vertex(const cfit_topo *t, const char *name)
+{
+    for (int i = 0; i < t->nnames; i++) {
+        const struct cfit__topo_names *n = &t->names[i];
+        size_t len = strlen(n->prefix);
+        const char *num = name + len;
+        if (strncmp(name, n->prefix, len) || *num < '0' || *num > '9' || (num[0] == '0' && num[1]))
+            continue;
+        long v = 0;
+        for (; *num >= '0' && *num <= '9' && v <= INT32_MAX; num++)
+            v = 10 * v + (*num - '0');
+        if (!*num && v < n->count)
+            return n->first + (int)v;
+    }
+    return -1;
+}
+
+void cfit_topo_free(cfit_topo *t)
+{
+    if (!t)
+        return;
+    if (t->free_state)
+        t->free_state(t->state);
+    if (t->scratch) {
+        struct cfit__topo_scratch *s = t->scratch;
+        free(s);
+    }
+    free(t->vkind);
+    free(t->host_vertex);
+    free(t->vertex_host);
+    free(t->links);
+    free(t->adj_off);
+    free(t->adj);
+    free(t);
+}
+
+/* ---- accessors --------------------------------------------------------------------------- */
+
+const char *cfit_topo_kind_name(const cfit_topo *t) { return t->kind; }
+int cfit_topo_hosts(const cfit_topo *t) { return t->nhosts; }
+int cfit_topo_vertices(const cfit_topo *t) { return t->nvert; }
+int cfit_topo_switches(const cfit_topo *t) { return t->nvert - t->nhosts; }
+int cfit_topo_links(const cfit_topo *t) { return t->nlinks; }
+
+int cfit_topo_host_vertex(const cfit_topo *t, int host)
+{
+    return host >= 0 && host < t->nhosts ? t->host_vertex[host] : -1;
+}
+
+cfit_vertex_kind cfit_topo_vertex_kind(const cfit_topo *t, int v)
+{
+    return v >= 0 && v < t->nvert ? t->vkind[v] : CFIT_VERTEX_SWITCH;
+}
+
+const cfit_link *cfit_topo_link(const cfit_topo *t, int id)
+{
+    return id >= 0 && id < t->nlinks ? &t->links[id] : NULL;
+}
+
+int cfit_topo_describe(const cfit_topo *t, cfit_topo_info *out)
+{
+    if (!t || !out)
+        return CFIT_EINVALID;
+    *out = t->info;
+    out->hosts = t->nhosts;
+    out->switches = t->nvert - t->nhosts;
+    out->links = t->nlinks / 2;
+    return CFIT_EOK;
+}
+
+/* ---- shortest-path ECMP routing -------------------------------------------------------------- */
+
+/* Per-vertex BFS state, valid only where stamp == gen. */
+struct cfit__topo_scratch {
+    int cap;
+    unsigned gen;
+    unsigned *stamp;
+    int *dist;       /* hops from the source */
+    int *out;        /* scale-out links on the best path (tie-break) */
+    double *count;   /* number of best paths from the source */
+    int *queue;
+    int *stack;      /* path enumeration: link ids (cap) and next-predecessor cursors (cap) */
+};
+
+static struct cfit__topo_scratch *scratch_new(int nvert)
+{
+    size_t n = (size_t)nvert + 1;
+    struct cfit__topo_scratch *s = calloc(1, sizeof *s + n * (sizeof(unsigned) + 5 * sizeof(int) +
+                                                             sizeof(double)));
+    if (!s)
+        return NULL;
+    s->cap = nvert;
+    s->count = (double *)(s + 1);
+    s->stamp = (unsigned *)(s->count + n);
+    s->dist = (int *)(s->stamp + n);
+    s->out = s->dist + n;
+    s->queue = s->out + n;
+    s->stack = s->queue + n;   /* 2n ints: links and cursors */
+    return s;
+}
+
+static struct cfit__topo_scratch *scratch_take(const cfit_topo *ct, int *owned)
+{
+    cfit_topo *t = (cfit_topo *)ct;   /* the scratch is a cache, not part of the value */
+    *owned = 0;
+    if (!atomic_flag_test_and_set(&t->scratch_busy)) {
+        if (!t->scratch || t->scratch->cap < t->nvert) {
+            free(t->scratch);
+            t->scratch = scratch_new(t->nvert);
+        }
+        if (t->scratch) {
+            if (++t->scratch->gen == 0) {
+                memset(t->scratch->stamp, 0, (size_t)t->scratch->cap * sizeof(unsigned));
+                t->scratch->gen = 1;
+            }
+            return t->scratch;
+        }
+        atomic_flag_clear(&t->scratch_busy);
+        return NULL;
+    }
+    *owned = 1;   /* another thread holds the cache: use a private one */
+    struct cfit__topo_scratch *s = scratch_new(t->nvert);
+    if (s)
+        s->gen = 1;
+    return s;
+}
+
+static void scratch_give(const cfit_topo *ct, struct cfit__topo_scratch *s, int owned)
+{
+    if (owned)
+        free(s);
+    else
+        atomic_flag_clear(&((cfit_topo *)ct)->scratch_busy);
+}
+
+static int is_out(const cfit_link *l) { return l->tier > 0; }
+
+/* BFS by (hops, scale-out links) from src to dst over non-failed links, not through other
+ * GPUs; stops after the level holding dst.  Returns dist[dst] or -1. */
+static int bfs(const cfit_topo *t, struct cfit__topo_scratch *s, int src, int dst)
+{
+    int head = 0, tail = 0, found = -1;
+    s->stamp[src] = s->gen;
+    s->dist[src] = 0;
+    s->out[src] = 0;
+    s->count[src] = 1.0;
+    s->queue[tail++] = src;
+    while (head < tail) {
+        int u = s->queue[head++];
+        if (found >= 0 && s->dist[u] >= found)
+            break;
+        if (u != src && t->vkind[u] == CFIT_VERTEX_GPU)
+            continue;
+        for (int i = t->adj_off[u]; i < t->adj_off[u + 1]; i++) {
+            const cfit_link *l = &t->links[t->adj[i]];
+            if (l->failed)
+                continue;
+            int v = l->to, d = s->dist[u] + 1, o = s->out[u] + is_out(l);
+            if (s->stamp[v] != s->gen) {
+                s->stamp[v] = s->gen;
+                s->dist[v] = d;
+                s->out[v] = o;
+                s->count[v] = s->count[u];
+                s->queue[tail++] = v;
+                if (v == dst)
+                    found = d;
+            } else if (s->dist[v] == d && o < s->out[v]) {
+                s->out[v] = o;
+                s->count[v] = s->count[u];
+            } else if (s->dist[v] == d && o == s->out[v]) {
+                s->count[v] += s->count[u];
+            }
+        }
+    }
+    return found;
+}
+
+/* Link l (into v) lies on a best path: its tail is one hop closer with the right tie-break. */
+static int on_dag(const cfit_topo *t, const struct cfit__topo_scratch *s, int src, int l, int v)
+{
+    const cfit_link *k = &t->links[l];
+    int u = k->from;
+    return !k->failed && s->stamp[u] == s->gen && s->dist[u] == s->dist[v] - 1 &&
+           s->out[u] + is_out(k) == s->out[v] && (u == src || t->vkind[u] != CFIT_VERTEX_GPU);
+}
+
+/* The one path flow hashes to: walk back from dst choosing each predecessor with probability
+ * proportional to its path count (so each best path is equally likely over flows). */
+static void pick_path(const cfit_topo *t, const struct cfit__topo_scratch *s, int src, int dst,
+                      uint64_t h, int *path)
+{
+    int v = dst, n = s->dist[dst];
+    while (v != src) {
+        h = cfit__topo_mix(h);
+        double r = (double)(h >> 11) * 0x1.0p-53 * s->count[v], acc = 0.0;
+        int pick = -1;
+        for (int i = t->adj_off[v]; i < t->adj_off[v + 1]; i++) {
+            int l = t->adj[i] ^ 1;   /* the reverse of an outgoing link comes into v */
+            if (!on_dag(t, s, src, l, v))
+                continue;
+            pick = l;
+            acc += s->count[t->links[l].from];
+            if (r < acc)
+                break;
+        }
+        path[--n] = pick;
+        v = t->links[pick].from;
+    }
+}
+
+/* Every best path, up to max, by depth-first search back from dst in adjacency order. */
+static int all_paths(const cfit_topo *t, struct cfit__topo_scratch *s, int src, int dst, int *paths,
+                     int *lens, int max, int max_len)
+{
+    int len = s->dist[dst], np = 0, depth = 0, v = dst;
+    int *links = s->stack, *cursor = s->stack + s->cap + 1;
+    cursor[0] = t->adj_off[dst];
+    while (depth >= 0 && np < max) {
+        if (v == src) {
+            for (int i = 0; i < len; i++)
+                paths[(size_t)np * max_len + i] = links[len - 1 - i];
+            lens[np++] = len;
+            v = t->links[links[--depth]].to;
+            continue;
+        }
+        int found = -1;
+        while (cursor[depth] < t->adj_off[v + 1]) {
+            int l = t->adj[cursor[depth]++] ^ 1;
+            if (on_dag(t, s, src, l, v)) {
+                found = l;
+                break;
+            }
+        }
+        if (found < 0) {
+            if (--depth >= 0)
+                v = t->links[links[depth]].to;
+            continue;
+        }
+        links[depth++] = found;
+        v = t->links[found].from;
+        cursor[depth] = t->adj_off[v];
+    }
+    return np;
+}
+
+int cfit__topo_route_shortest(const cfit_topo *t, int src_host, int dst_host, int flow, int *paths,
+                              int *lens, int max, int max_len)
+{
+    if (!t || src_host < 0 || dst_host < 0 || src_host >= t->nhosts || dst_host >= t->nhosts ||
+        src_host == dst_host || !paths || !lens || max < 1 || max_len < 1 || !t->adj_off)
+        return CFIT_EINVALID;
+    int owned, src = t->host_vertex[src_host], dst = t->host_vertex[dst_host], rc;
+    struct cfit__topo_scratch *s = scratch_take(t, &owned);
+    if (!s)
+        return CFIT_ENOMEM;
+    int len = bfs(t, s, src, dst);
+    if (len < 0) {
+        rc = 0;
+    } else if (len > max_len) {
+        rc = CFIT_ERANGE;
+    } else if (flow >= 0) {
+        uint64_t h = cfit__topo_mix(((uint64_t)(unsigned)src_host << 32) ^ (unsigned)dst_host);
+        pick_path(t, s, src, dst, cfit__topo_mix(h ^ (uint64_t)flow), paths);
+        lens[0] = len;
+        rc = 1;
+    } else {
+        rc = all_paths(t, s, src, dst, paths, lens, max, max_len);
+    }
+    scratch_give(t, s, owned);
+    return rc;
+}
+
+int cfit_topo_paths(const cfit_topo *t, int src, int dst, int flow, int *paths, int *lens, int max,
+                    int max_len)
+{
+    if (!t)
+        return CFIT_EINVALID;
+    cfit__topo_router r = t->route ? t->route : cfit__topo_route_shortest;
+    return r(t, src, dst, flow, paths, lens, max, max_len);
+}
+
+/* ---- specs ----------------------------------------------------------------------------------- */
+
+int cfit__topo_range(cfit_diag *d, const char *kind, const char *key, uint64_t val, const char *rule,
+                     ...)
+{
+    char why[256];
+    va_list ap;
+    va_start(ap, rule);
+    vsnprintf(why, sizeof why, rule, ap);
+    va_end(ap);
+    return cfit_diag_set(d, CFIT_ERANGE, NULL, 0, 0, "%s: %s=%llu: %s", kind, key,
+                         (unsigned long long)val, why);
+}
+
+int cfit__topo_check_size(cfit_diag *d, const char *kind, const char *what, uint64_t hosts,
+                          uint64_t cables)
+{
+    if (hosts > (uint64_t)cfit__topo_max_hosts)
+        return cfit_diag_set(d, CFIT_ERANGE, NULL, 0, 0,
+                             "%s: %s gives %llu GPUs, more than the limit of %d", kind, what,
+                             (unsigned long long)hosts, cfit__topo_max_hosts);
+    if (cables > (uint64_t)CFIT__TOPO_MAX_CABLES)
+        return cfit_diag_set(d, CFIT_ERANGE, NULL, 0, 0,
+                             "%s: %s gives %llu cables, more than the limit of %d", kind, what,
+                             (unsigned long long)cables, CFIT__TOPO_MAX_CABLES);
+    if (hosts < 2)
+        return cfit_diag_set(d, CFIT_ERANGE, NULL, 0, 0, "%s: %s gives %llu GPUs, need at least 2",
+                             kind, what, (unsigned long long)hosts);
+    return CFIT_EOK;
+}
+
+static int find_key(const cfit__topo_key *keys, int nkeys, const char *name, size_t len)
+{
+    for (int i = 0; i < nkeys; i++)
+        if (strlen(keys[i].name) == len && !strncmp(keys[i].name, name, len))
+            return i;
+    return -1;
+}
+
+static int unknown_key(const char *kind, const cfit__topo_key *keys, int nkeys, const char *key,
+                       cfit_diag *d)
+{
+    const char *names[16];
+    char list[160] = "";
+    int n = nkeys < 16 ? nkeys : 16;
+    for (int i = 0; i < n; i++) {
+        names[i] = keys[i].name;
+        size_t used = strlen(list);
+        snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", keys[i].name);
+    }
+    const char *hint = cfit_suggest(key, names, (size_t)n);
+    if (hint)
+        return cfit_diag_set(d, CFIT_EPARSE, NULL, 0, 0,
+                             "unknown key '%s' for %s (did you mean '%s'?)", key, kind, hint);
+    return cfit_diag_set(d, CFIT_EPARSE, NULL, 0, 0, "unknown key '%s' for %s (keys: %s)", key,
+                         kind, list);
+}
+
+static int parse_value(const char *kind, const cfit__topo_key *k, const char *val, uint64_t *out,
+                       cfit_diag *d)
+{
+    if (k->words) {
+        for (int w = 0; k->words[w]; w++)
+            if (!strcmp(k->words[w], val)) {
+                *out = (uint64_t)w;
+                return CFIT_EOK;
+            }
+        char list[160] = "";
+        for (int w = 0; k->words[w]; w++) {
+            size_t used = strlen(list);
+            snprintf(list + used, sizeof list - used, "%s%s", w ? "|" : "", k->words[w]);
+        }
+        return cfit_diag_set(d, CFIT_EPARSE, NULL, 0, 0, "%s: %s='%s': use %s", kind, k->name, val,
+                             list);
+    }
+    cfit_diag sub;
+    cfit_diag_clear(&sub);
+    int rc = cfit_parse_count(val, out, &sub);
+    if (rc)
+        return cfit_diag_set(d, rc, NULL, 0, 0, "%s: %s: %s", kind, k->name, sub.msg);
+    if (*out < k->min)
+        return cfit__topo_range(d, kind, k->name, *out, "%s must be at least %llu", k->name,
+                                (unsigned long long)k->min);
+    if (*out > k->max)
+        return cfit__topo_range(d, kind, k->name, *out, "%s must be at most %llu", k->name,
+                                (unsigned long long)k->max);
+    return CFIT_EOK;
+}
+
+int cfit__topo_parse_keys(const char *kind, const char *body, const cfit__topo_key *keys, int nkeys,
+                          uint64_t *vals, int *given, cfit_diag *d)
+{
+    char item[128];
+    for (int i = 0; i < nkeys; i++)
+        given[i] = 0;
+    for (const char *p = body; *p;) {
+        size_t n = strcspn(p, ",");
+        if (n >= sizeof item)
+            return cfit_diag_set(d, CFIT_EPARSE, NULL, 0, 0, "%s: item '%.20s...' is too long", kind,
+                                 p);
+        memcpy(item, p, n);
+        item[n] = '\0';
+        p += n + (p[n] == ',');
+        if (n == 0 || (!*p && p[-1] == ','))
+            return cfit_diag_set(d, CFIT_EPARSE, NULL, 0, 0, "%s: empty item in '%s'", kind, body);
+        char *eq = strchr(item, '=');
+        if (eq)
+            *eq = '\0';
+        int k = find_key(keys, nkeys, item, strlen(item));
+        if (k < 0)
+            return unknown_key(kind, keys, nkeys, item, d);
+        if (!eq || !eq[1])
+            return cfit_diag_set(d, CFIT_EPARSE, NULL, 0, 0, "%s: key '%s' needs a value (%s=N)",
+                                 kind, item, item);
+        if (given[k])
+            return cfit_diag_set(d, CFIT_EPARSE, NULL, 0, 0, "%s: key '%s' given twice", kind, item);
+        int rc = parse_value(kind, &keys[k], eq + 1, &vals[k], d);
+        if (rc)
+            return rc;
+        given[k] = 1;
+    }
+    return CFIT_EOK;
+}
+
+int cfit_topo_new(const char *spec, const cfit_topo_params *params, cfit_topo **out, cfit_diag *d)
+{
+    const char *names[sizeof kinds / sizeof kinds[0]];
+    char kind[32];
+    if (!out)
+        return CFIT_EINVALID;
+    *out = NULL;
+    if (!spec)
+        return cfit_diag_set(d, CFIT_EPARSE, NULL, 0, 0, "empty topology spec");
+    size_t n = strcspn(spec, ":");
+    snprintf(kind, sizeof kind, "%.*s", (int)(n < sizeof kind ? n : sizeof kind - 1), spec);
+    const char *body = spec[n] ? spec + n + 1 : "";
+    size_t nk = 0;
+    for (const cfit__topo_kind *k = kinds; k->name; k++) {
+        names[nk++] = k->name;
+        if (strlen(k->name) == n && !strncmp(k->name, spec, n)) {
+            cfit_topo_params p;
+            if (params)
+                p = *params;
+            else
+                cfit_topo_params_init(&p);
+            if (p.gpus_per_node < 1)
+                p.gpus_per_node = 1;
+            return k->build(body, &p, out, d);
+        }
+    }
+    const char *hint = cfit_suggest(kind, names, nk);
+    if (hint)
+        return cfit_diag_set(d, CFIT_EPARSE, NULL, 0, 0,
+                             "unknown topology '%s' (did you mean '%s'?)", kind, hint);
+    return cfit_diag_set(d, CFIT_EPARSE, NULL, 0, 0,
+                         "unknown topology '%s' (use fattree, railopt, dragonfly or torus3d)", kind);
+}

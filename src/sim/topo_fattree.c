@@ -1,0 +1,118 @@
+/* topo_fattree.c - k-ary three-level fat-tree (Al-Fares, Loukissas, Vahdat, SIGCOMM 2008).
+ *
+ * k pods of k/2 edge and k/2 aggregation switches, (k/2)^2 core switches, k^3/4 host ports.
+ * Each host port is one GPU's NIC (one NIC per GPU, as on DGX/HGX nodes); a node's gpus GPUs
+ * take consecutive ports and share one scale-up switch, the last node may be partial.  Edge e
+ * of a pod links to every aggregation switch of the pod; aggregation a links to cores
+ * a*k/2 .. a*k/2 + k/2 - 1; core c links to aggregation c/(k/2) of every pod.
+ * oversub=N tapers the tree at the leaf: each edge switch keeps k/2 host ports but only
+ * u = k/(2N) uplinks, so a pod has u aggregation switches (each k/2 down, k/2 up) and there are
+ * u*k/2 cores; the edge layer is N:1, everything above it non-blocking, the bisection is
+ * hosts*bw/(2N), and pods see u*k/2 equal-cost paths between them ((k/2)^2 at N = 1).
+ * Routing: all equal-cost shortest paths (ECMP).
+ */
+#include <stdio.h>
+
+#include "sim/topo_internal.h"
+
+enum { K_K, K_OVERSUB, K_GPUS, NKEYS };
+
+static const cfit__topo_key keys[NKEYS] = {
+    [K_K] = {"k", 2, 1u << 20, NULL},
+    [K_OVERSUB] = {"oversub", 1, 1u << 20, NULL},
+    [K_GPUS] = {"gpus", 1, 1u << 20, NULL},
+};
+
+typedef struct ft {
+    int k, half, up;            /* radix, k/2, uplinks per edge switch */
+    int gpu0, edge0, agg0, core0;   /* first vertex of each layer */
+} ft;
+
+static int wire(cfit_topo *t, const ft *f, int hosts)
+{
+    const cfit_topo_params *p = &t->params;
+    double bw = p->link_bw_bytes_per_s, lat = p->link_latency_s;
+    int k = f->k, half = f->half;
+    for (int h = 0; h < hosts; h++)
+        if (cfit__topo_add_cable(t, f->gpu0 + h, f->edge0 + h / half, bw, lat, 1) < 0)
+            return CFIT_ENOMEM;
+    for (int pod = 0; pod < k; pod++)
+        for (int e = 0; e < half; e++)
+            for (int a = 0; a < f->up; a++)
+                if (cfit__topo_add_cable(t, f->edge0 + pod * half + e, f->agg0 + pod * f->up + a, bw,
+                                         lat, 2) < 0)
+                    return CFIT_ENOMEM;
+    for (int pod = 0; pod < k; pod++)
+        for (int a = 0; a < f->up; a++)
+            for (int j = 0; j < half; j++)
+                if (cfit__topo_add_cable(t, f->agg0 + pod * f->up + a, f->core0 + a * half + j, bw,
+                                         lat, 3) < 0)
+                    return CFIT_ENOMEM;
+    return CFIT_EOK;
+}
+
+static int build(cfit_topo *t, ft *f, uint64_t hosts)
+{
+    int k = f->k, half = f->half, up = f->up, rc;
+    if (cfit__topo_reserve(t, (int)hosts * 2 + k * half + k * up + up * half,
+                           (int)hosts * 2 + 2 * k * half * up))
+        return CFIT_ENOMEM;
+    if ((rc = cfit__topo_add_hosts(t, (int)hosts, &f->gpu0)))
+        return rc;
+    f->edge0 = t->nvert;
+    for (int i = 0; i < k * half; i++)
+        if (cfit__topo_add_vertex(t, CFIT_VERTEX_SWITCH) < 0)
+            return CFIT_ENOMEM;
+    f->agg0 = t->nvert;
+    for (int i = 0; i < k * up; i++)
+        if (cfit__topo_add_vertex(t, CFIT_VERTEX_SWITCH) < 0)
+            return CFIT_ENOMEM;
+    f->core0 = t->nvert;
+    for (int i = 0; i < up * half; i++)
+        if (cfit__topo_add_vertex(t, CFIT_VERTEX_SWITCH) < 0)
+            return CFIT_ENOMEM;
+    cfit__topo_name(t, "edge", f->edge0, k * half);
+    cfit__topo_name(t, "agg", f->agg0, k * up);
+    cfit__topo_name(t, "core", f->core0, up * half);
+    if ((rc = wire(t, f, (int)hosts)))
+        return rc;
+    return cfit__topo_finish(t);
+}
+
+int cfit__topo_build_fattree(const char *body, const cfit_topo_params *p, cfit_topo **out, cfit_diag *d)
+{
+    static const char kind[] = "fattree";
+    uint64_t v[NKEYS] = {0, 1, 0};
+    int given[NKEYS];
+    int rc = cfit__topo_parse_keys(kind, body, keys, NKEYS, v, given, d);
+    if (rc)
+        return rc;
+    if (!given[K_K])
+        return cfit_diag_set(d, CFIT_EPARSE, NULL, 0, 0, "fattree: missing key 'k' (fattree:k=N)");
+    uint64_t k = v[K_K], n = v[K_OVERSUB];
+    if (k % 2)
+        return cfit__topo_range(d, kind, "k", k, "k must be even (k/2 ports down, k/2 up)");
+    if ((k / 2) % n)
+        return cfit__topo_range(d, kind, "oversub", n, "oversub must divide k/2 = %llu",
+                                (unsigned long long)(k / 2));
+    uint64_t hosts = k * k * k / 4;
+    char what[48];
+    snprintf(what, sizeof what, "k=%llu", (unsigned long long)k);
+    if ((rc = cfit__topo_check_size(d, kind, what, hosts, 2 * hosts + k * k * k / 4)))
+        return rc;
+    cfit_topo_params prm = *p;
+    if (given[K_GPUS])
+        prm.gpus_per_node = (int)v[K_GPUS];
+    cfit_topo *t = cfit__topo_alloc(kind, &prm);
+    if (!t)
+        return CFIT_ENOMEM;
+    ft f = {(int)k, (int)k / 2, (int)(k / 2 / n), 0, 0, 0, 0};
+    if ((rc = build(t, &f, hosts))) {
+        cfit_topo_free(t);
+        return cfit_diag_set(d, rc, NULL, 0, 0, "fattree: out of memory building k=%d", f.k);
+    }
+    t->info.diameter = 6;   /* NIC, edge-agg, agg-core, core-agg, agg-edge, NIC */
+    t->info.bisection_bytes_per_s = (double)(hosts / 2) * prm.link_bw_bytes_per_s / (double)n;
+    *out = t;
+    return CFIT_EOK;
+}
