@@ -1,9 +1,10 @@
 /* sim.c - the flow-level engine: max-min fair rates by progressive filling, step by step.
  *
  * A step is a set of flows (src host, dst host, bytes).  Each flow is split evenly over the
- * equal-cost candidate paths the topology's router returns (up to CFIT__SIM_MAX_PATHS): one
- * subflow per path, i.e. ideal ECMP / packet spraying rather than one hashed path per flow, so
- * results do not depend on hash collisions.  Subflows share links by max-min fairness:
+ * equal-cost candidate paths the topology's router returns - all of them up to
+ * CFIT__SIM_MAX_PATHS, else that many spread evenly through the router's list: one subflow per
+ * path, i.e. packet spraying / many queue pairs rather than one hashed path per flow, so
+ * results do not hinge on ECMP hash collisions.  Subflows share links by max-min fairness:
  * progressive filling raises every unfrozen subflow's rate together until some link is full,
  * freezes the subflows crossing it, and repeats; each round costs O(links used + subflows x path
  * length), all in flat arrays.  When the fastest subflows finish, the rest are refilled with the
@@ -20,7 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CFIT__SIM_MAX_PATHS 16
+#define CFIT__SIM_MAX_PATHS 16      /* subflows per flow at most */
+#define CFIT__SIM_ENUM_PATHS 1024    /* candidate paths asked of the router, to choose from */
 #define CFIT__SIM_MAX_LEN 64
 
 struct cfit__sim {
@@ -41,6 +43,7 @@ struct cfit__sim {
     int *off, *len, *bneck, *active;
     double *left, *rate, *lat;
     unsigned char *frozen;
+    int *pbuf, *plens;          /* the router's candidate paths for one flow */
     int *pool;                  /* link ids of every subflow's path */
     int npool, poolcap;
     int stepno;
@@ -100,15 +103,25 @@ static int grow_flows(cfit__sim *s, int need)
 /* Add one flow's subflows (one per candidate path). */
 static int add_flow(cfit__sim *s, int src, int dst, double bytes)
 {
-    int paths[CFIT__SIM_MAX_PATHS * CFIT__SIM_MAX_LEN], lens[CFIT__SIM_MAX_PATHS];
+    int *paths = s->pbuf, *lens = s->plens;
     int hs = s->host[src], hd = s->host[dst];
-    int np = cfit_topo_paths(s->t, hs, hd, -1, paths, lens, CFIT__SIM_MAX_PATHS, CFIT__SIM_MAX_LEN);
+    int np = cfit_topo_paths(s->t, hs, hd, -1, paths, lens, CFIT__SIM_ENUM_PATHS, CFIT__SIM_MAX_LEN);
     if (np < 0)
         return cfit_diag_set(s->d, np, NULL, 0, 0, "routing rank %d (host %d) to rank %d (host %d) failed: %s",
                              src, hs, dst, hd, cfit_strerror(np));
     if (np == 0)
         return cfit_diag_set(s->d, CFIT_EINVALID, NULL, 0, 0,
                              "failed links disconnect rank %d (host %d) from rank %d (host %d)", src, hs, dst, hd);
+    /* More paths than we split over: take every (np/MAX)-th in the router's order, which for a
+     * tree walks spines/cores in turn, so the subset is spread evenly over the upper layers
+     * (the first MAX paths would share a few of them). */
+    int take = np < CFIT__SIM_MAX_PATHS ? np : CFIT__SIM_MAX_PATHS;
+    for (int j = 0; j < take && take < np; j++) {
+        int from = (int)((long)j * np / take);
+        memmove(paths + j * CFIT__SIM_MAX_LEN, paths + from * CFIT__SIM_MAX_LEN, sizeof(int) * (size_t)lens[from]);
+        lens[j] = lens[from];
+    }
+    np = take;
     if (grow_flows(s, s->nf + np))
         return CFIT_ENOMEM;
     for (int p = 0; p < np; p++) {
@@ -335,7 +348,7 @@ static void sim_fini(cfit__sim *s)
 {
     free(s->rem), free(s->cnt), free(s->mark), free(s->used), free(s->link_bytes);
     free(s->off), free(s->len), free(s->bneck), free(s->active), free(s->left), free(s->rate);
-    free(s->lat), free(s->frozen), free(s->pool);
+    free(s->lat), free(s->frozen), free(s->pool), free(s->pbuf), free(s->plens);
 }
 
 static int sim_init(cfit__sim *s, const cfit_topo *t, int n, const int *host, cfit_diag *d)
@@ -349,7 +362,9 @@ static int sim_init(cfit__sim *s, const cfit_topo *t, int n, const int *host, cf
     s->used = malloc(nl * sizeof *s->used);
     s->mark = calloc(nl, sizeof *s->mark);
     s->link_bytes = calloc(nl, sizeof *s->link_bytes);
-    return s->rem && s->cnt && s->used && s->mark && s->link_bytes ? CFIT_EOK : CFIT_ENOMEM;
+    s->pbuf = malloc((size_t)CFIT__SIM_ENUM_PATHS * CFIT__SIM_MAX_LEN * sizeof *s->pbuf);
+    s->plens = malloc((size_t)CFIT__SIM_ENUM_PATHS * sizeof *s->plens);
+    return s->rem && s->cnt && s->used && s->mark && s->link_bytes && s->pbuf && s->plens ? CFIT_EOK : CFIT_ENOMEM;
 }
 
 int cfit__sim_flows(const cfit_topo *t, int nflows, const int *src_host, const int *dst_host, const double *bytes,

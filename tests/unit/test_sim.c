@@ -1,0 +1,314 @@
+/* test_sim.c - the flow-level simulator against closed forms and hand-made fairness cases. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clusterfit/sim.h"
+#include "sim/sim_internal.h"
+#include "sim/topo_internal.h"
+
+#define B 50e9      /* link rate, bytes/s */
+#define LAT 1e-6    /* per hop */
+
+/* The star's one path: host src up its cable (link 2 src), down dst's (link 2 dst + 1).  The
+ * shortest-path BFS would find the same, but visits every host per call (O(n^2) per ring). */
+static int star_route(const cfit_topo *t, int src, int dst, int flow, int *paths, int *lens, int max, int max_len)
+{
+    (void)flow, (void)max, (void)max_len;
+    if (t->links[2 * src].failed || t->links[2 * dst + 1].failed)
+        return 0;
+    paths[0] = 2 * src, paths[1] = 2 * dst + 1, lens[0] = 2;
+    return 1;
+}
+
+/* n hosts on one switch (non-blocking): every path is two hops, latency 2 LAT. */
+static cfit_topo *star(int n)
+{
+    cfit_topo_params p;
+    cfit_topo_params_init(&p);
+    p.gpus_per_node = 1;
+    cfit_topo *t = cfit__topo_alloc("custom", &p);
+    assert_non_null(t);
+    for (int i = 0; i < n; i++)
+        assert_int_equal(cfit__topo_add_vertex(t, CFIT_VERTEX_GPU), i);
+    int sw = cfit__topo_add_vertex(t, CFIT_VERTEX_SWITCH);
+    for (int i = 0; i < n; i++)
+        assert_true(cfit__topo_add_cable(t, i, sw, B, LAT, 1) >= 0);
+    assert_int_equal(cfit__topo_finish(t), CFIT_EOK);
+    t->route = star_route;
+    return t;
+}
+
+static void near(double got, double want, double rel)
+{
+    if (fabs(got - want) > rel * fabs(want))
+        fail_msg("got %.9g, want %.9g (within %g)", got, want, rel);
+}
+
+static double sim(const cfit_topo *t, cfit_collective c, cfit_algo a, int n, double bytes)
+{
+    cfit_sim_result r;
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    int rc = cfit_sim_collective(t, c, a, n, NULL, bytes, &r, &d);
+    if (rc)
+        fail_msg("sim failed: %s", d.msg);
+    return r.time_s;
+}
+
+static const int sizes[] = {2, 3, 5, 8, 64, 100, 1024, 4096, 16384};
+#define NSIZES (int)(sizeof sizes / sizeof sizes[0])
+
+static void ring_matches_alpha_beta(void **state)
+{
+    (void)state;
+    cfit_topo *t = star(16384);
+    double S = 256e6, a = 2 * LAT;
+    for (int i = 0; i < NSIZES; i++) {
+        int n = sizes[i];
+        near(sim(t, CFIT_COLL_ALLREDUCE, CFIT_ALGO_RING, n, S), 2.0 * (n - 1) * (a + S / n / B), 0.01);
+        near(sim(t, CFIT_COLL_ALLGATHER, CFIT_ALGO_RING, n, S), (n - 1) * (a + S / n / B), 0.01);
+        near(sim(t, CFIT_COLL_REDUCESCATTER, CFIT_ALGO_RING, n, S), (n - 1) * (a + S / n / B), 0.01);
+        near(sim(t, CFIT_COLL_SENDRECV, CFIT_ALGO_RING, n, S), a + S / B, 0.01);
+    }
+    near(sim(t, CFIT_COLL_ALLTOALL, CFIT_ALGO_RING, 64, S), 63 * (a + S / 64 / B), 0.01);
+    cfit_topo_free(t);
+}
+
+static void rabenseifner_matches_alpha_beta(void **state)
+{
+    (void)state;
+    cfit_topo *t = star(16384);
+    double S = 256e6, a = 2 * LAT;
+    for (int i = 0; i < NSIZES; i++) {
+        int n = sizes[i], p = 1, k = 0;
+        while (p * 2 <= n)
+            p *= 2, k++;
+        /* 2 lg p (a) + 2 (p-1)/p S/B, plus fold-in and hand-back of the whole vector if p < n */
+        double want = 2 * k * a + 2.0 * (p - 1) / p * S / B + (p < n ? 2 * (a + S / B) : 0);
+        near(sim(t, CFIT_COLL_ALLREDUCE, CFIT_ALGO_RABENSEIFNER, n, S), want, 0.01);
+    }
+    cfit_topo_free(t);
+}
+
+/* Tree flows on a rank's busiest link: its degree in tree A plus in tree B (heap order over
+ * the ranks, then over the ranks reversed); every tree edge carries S/2 each way. */
+static int tree_load(int n)
+{
+    int m = 0;
+    for (int r = 0; r < n; r++) {
+        int deg = 0;
+        for (int tree = 0; tree < 2; tree++) {
+            int pos = tree ? n - 1 - r : r;
+            deg += (pos > 0) + (2 * pos + 1 < n) + (2 * pos + 2 < n);
+        }
+        if (deg > m)
+            m = deg;
+    }
+    return m;
+}
+
+static void tree_matches_alpha_beta(void **state)
+{
+    (void)state;
+    cfit_topo *t = star(16384);
+    double S = 256e6, a = 2 * LAT;
+    for (int i = 0; i < NSIZES; i++) {
+        int n = sizes[i];
+        double depth = floor(log2(n));
+        double want = tree_load(n) * (S / 2) / B + 2 * depth * a;
+        near(sim(t, CFIT_COLL_ALLREDUCE, CFIT_ALGO_TREE, n, S), want, 0.01);
+        if (n >= 4)
+            assert_int_equal(tree_load(n), 4);   /* 2S/B: half the ring's busbw, as NCCL models */
+    }
+    cfit_topo_free(t);
+}
+
+static void bus_factors(void **state)
+{
+    (void)state;
+    near(cfit_sim_bus_factor(CFIT_COLL_ALLREDUCE, 8), 2.0 * 7 / 8, 1e-12);
+    near(cfit_sim_bus_factor(CFIT_COLL_ALLGATHER, 8), 7.0 / 8, 1e-12);
+    near(cfit_sim_bus_factor(CFIT_COLL_REDUCESCATTER, 8), 7.0 / 8, 1e-12);
+    near(cfit_sim_bus_factor(CFIT_COLL_ALLTOALL, 8), 7.0 / 8, 1e-12);
+    near(cfit_sim_bus_factor(CFIT_COLL_SENDRECV, 8), 1, 1e-12);
+    cfit_topo *t = star(8);
+    cfit_sim_result r;
+    cfit_diag d;
+    assert_int_equal(cfit_sim_collective(t, CFIT_COLL_ALLREDUCE, CFIT_ALGO_RING, 8, NULL, 1e9, &r, &d), 0);
+    near(r.algbw_bytes_per_s, 1e9 / r.time_s, 1e-12);
+    near(r.busbw_bytes_per_s, r.algbw_bytes_per_s * 14 / 8, 1e-12);
+    assert_int_equal(r.steps, 14);
+    assert_int_equal(r.flows, 14 * 8);
+    assert_int_equal(r.flows_solved, 8);
+    assert_int_equal(r.bottleneck_tier, 1);
+    assert_true(r.hottest_link >= 0);
+    near(r.hottest_link_bytes, 14 * 1e9 / 8, 1e-9);   /* every NIC link carries 2(n-1) S/n */
+    cfit_topo_free(t);
+}
+
+static void two_flows_share_a_link(void **state)
+{
+    (void)state;
+    cfit_topo *t = star(3);
+    int src[] = {0, 1}, dst[] = {2, 2};
+    double bytes[] = {1e9, 1e9}, time;
+    cfit_diag d;
+    assert_int_equal(cfit__sim_flows(t, 2, src, dst, bytes, &time, &d), 0);
+    near(time, 1e9 / (B / 2) + 2 * LAT, 1e-9);
+    int src1[] = {0}, dst1[] = {2};
+    assert_int_equal(cfit__sim_flows(t, 1, src1, dst1, bytes, &time, &d), 0);
+    near(time, 1e9 / B + 2 * LAT, 1e-9);
+    cfit_topo_free(t);
+}
+
+/* Host 3's own link runs at B/4, so its flow to host 2 leaves 3B/4 of the shared trunk and of
+ * host 2's link to host 0's flow: with 3x the bytes both finish together at 4 S/B. */
+static void bottleneck_elsewhere_leaves_the_rest(void **state)
+{
+    (void)state;
+    cfit_topo_params p;
+    cfit_topo_params_init(&p);
+    p.gpus_per_node = 1;
+    cfit_topo *t = cfit__topo_alloc("custom", &p);
+    for (int i = 0; i < 4; i++)
+        cfit__topo_add_vertex(t, CFIT_VERTEX_GPU);
+    int sa = cfit__topo_add_vertex(t, CFIT_VERTEX_SWITCH), sb = cfit__topo_add_vertex(t, CFIT_VERTEX_SWITCH);
+    cfit__topo_add_cable(t, 0, sa, B, 0, 1);
+    cfit__topo_add_cable(t, 1, sa, B, 0, 1);
+    cfit__topo_add_cable(t, 3, sa, B / 4, 0, 1);
+    cfit__topo_add_cable(t, 2, sb, B, 0, 1);
+    cfit__topo_add_cable(t, sa, sb, B, 0, 2);
+    assert_int_equal(cfit__topo_finish(t), 0);
+    int src[] = {3, 0}, dst[] = {2, 2};
+    double bytes[] = {1e9, 3e9}, time;
+    cfit_diag d;
+    assert_int_equal(cfit__sim_flows(t, 2, src, dst, bytes, &time, &d), 0);
+    near(time, 4e9 / B, 1e-9);
+    /* and a third flow on the trunk: 3 and 1 and 0 -> 2: 3 gets B/4, the others 3B/8 each */
+    int src3[] = {3, 0, 1}, dst3[] = {2, 2, 2};
+    double bytes3[] = {1e9, 1.5e9, 1.5e9};
+    assert_int_equal(cfit__sim_flows(t, 3, src3, dst3, bytes3, &time, &d), 0);
+    near(time, 4e9 / B, 1e-9);
+    cfit_topo_free(t);
+}
+
+static void errors(void **state)
+{
+    (void)state;
+    cfit_topo *t = star(8);
+    cfit_sim_result r;
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    assert_int_equal(cfit_sim_collective(t, CFIT_COLL_ALLREDUCE, CFIT_ALGO_RING, 1, NULL, 1e6, &r, &d), CFIT_EINVALID);
+    assert_int_equal(cfit_sim_collective(t, CFIT_COLL_ALLREDUCE, CFIT_ALGO_RING, 9, NULL, 1e6, &r, &d), CFIT_EINVALID);
+    assert_int_equal(cfit_sim_collective(t, CFIT_COLL_ALLGATHER, CFIT_ALGO_TREE, 8, NULL, 1e6, &r, &d), CFIT_EINVALID);
+    assert_non_null(strstr(d.msg, "tree"));
+    int twice[] = {0, 1, 1};
+    assert_int_equal(cfit_sim_collective(t, CFIT_COLL_ALLREDUCE, CFIT_ALGO_RING, 3, twice, 1e6, &r, &d),
+                     CFIT_EINVALID);
+    assert_non_null(strstr(d.msg, "host 1"));
+    /* cut host 5 off: its cable's two links fail */
+    t->links[10].failed = t->links[11].failed = 1;
+    assert_int_equal(cfit_sim_collective(t, CFIT_COLL_ALLREDUCE, CFIT_ALGO_RING, 8, NULL, 1e6, &r, &d),
+                     CFIT_EINVALID);
+    assert_non_null(strstr(d.msg, "rank 4"));
+    assert_non_null(strstr(d.msg, "rank 5"));
+    cfit_collective c;
+    cfit_algo a;
+    assert_int_equal(cfit_collective_parse("allgather", &c, &d), 0);
+    assert_int_equal(c, CFIT_COLL_ALLGATHER);
+    assert_int_equal(cfit_collective_parse("alreduce", &c, &d), CFIT_EUNKNOWN);
+    assert_non_null(strstr(d.msg, "allreduce"));
+    assert_int_equal(cfit_algo_parse("rabenseifner", &a, &d), 0);
+    assert_int_equal(a, CFIT_ALGO_RABENSEIFNER);
+    cfit_topo_free(t);
+}
+
+/* Nodes of g GPUs on a scale-up switch (rate U), each GPU with its own NIC on one big leaf:
+ * hierarchical = ring RS in the node + g concurrent rings across nodes + ring AG in the node. */
+static void hierarchical_matches_closed_form(void **state)
+{
+    (void)state;
+    const int g = 8, nodes = 16, n = g * nodes;
+    const double U = 450e9;
+    cfit_topo_params p;
+    cfit_topo_params_init(&p);
+    p.gpus_per_node = g;
+    cfit_topo *t = cfit__topo_alloc("custom", &p);
+    for (int i = 0; i < n; i++)
+        cfit__topo_add_vertex(t, CFIT_VERTEX_GPU);
+    int leaf = cfit__topo_add_vertex(t, CFIT_VERTEX_SWITCH);
+    for (int k = 0; k < nodes; k++) {
+        int nvs = cfit__topo_add_vertex(t, CFIT_VERTEX_SWITCH);
+        for (int j = 0; j < g; j++)
+            cfit__topo_add_cable(t, k * g + j, nvs, U, 0.5e-6, 0);
+    }
+    for (int i = 0; i < n; i++)
+        cfit__topo_add_cable(t, i, leaf, B, LAT, 1);
+    assert_int_equal(cfit__topo_finish(t), 0);
+    double S = 1e9, ain = 1e-6, aout = 2 * LAT;
+    double want = 2 * (g - 1) * (ain + S / g / U) + 2 * (nodes - 1) * (aout + S / g / nodes / B);
+    near(sim(t, CFIT_COLL_ALLREDUCE, CFIT_ALGO_HIERARCHICAL, n, S), want, 0.01);
+    /* a placement with 3 ranks on one node and 1 on another is refused */
+    int uneven[] = {0, 1, 2, 8};
+    cfit_sim_result r;
+    cfit_diag d;
+    assert_int_equal(cfit_sim_collective(t, CFIT_COLL_ALLREDUCE, CFIT_ALGO_HIERARCHICAL, 4, uneven, S, &r, &d),
+                     CFIT_EINVALID);
+    cfit_topo_free(t);
+}
+
+static double ft_time(const char *spec, int ranks, const int *place, double S)
+{
+    cfit_topo_params p;
+    cfit_topo_params_init(&p);
+    cfit_topo *t = NULL;
+    cfit_diag d;
+    if (cfit_topo_new(spec, &p, &t, &d))
+        fail_msg("%s: %s", spec, d.msg);
+    cfit_sim_result r;
+    if (cfit_sim_collective(t, CFIT_COLL_ALLREDUCE, CFIT_ALGO_RING, ranks, place, S, &r, &d))
+        fail_msg("%s: %s", spec, d.msg);
+    cfit_topo_free(t);
+    return r.time_s;
+}
+
+/* k=8: 128 GPUs, 16 per pod, 4 per edge; oversub=2 halves the edge uplinks.  Cross-pod ring:
+ * rank i on pod i%8, so every hop leaves its pod and each edge sends 4 flows up: 2x slower.
+ * Single-pod ring: pod 0's GPUs in order, so one hop in four leaves its edge: not slower. */
+static void oversubscribed_fattree(void **state)
+{
+    (void)state;
+    int cross[128], pod[16];
+    for (int i = 0; i < 128; i++)
+        cross[i] = (i % 8) * 16 + i / 8;
+    for (int i = 0; i < 16; i++)
+        pod[i] = i;
+    double S = 1e9;
+    double full = ft_time("fattree:k=8,gpus=1", 128, cross, S), over = ft_time("fattree:k=8,oversub=2,gpus=1", 128, cross, S);
+    near(over / full, 2.0, 0.05);
+    double full1 = ft_time("fattree:k=8,gpus=1", 16, pod, S), over1 = ft_time("fattree:k=8,oversub=2,gpus=1", 16, pod, S);
+    assert_true(over1 / full1 < 1.1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(ring_matches_alpha_beta),
+        cmocka_unit_test(rabenseifner_matches_alpha_beta),
+        cmocka_unit_test(tree_matches_alpha_beta),
+        cmocka_unit_test(bus_factors),
+        cmocka_unit_test(two_flows_share_a_link),
+        cmocka_unit_test(bottleneck_elsewhere_leaves_the_rest),
+        cmocka_unit_test(errors),
+        cmocka_unit_test(hierarchical_matches_closed_form),
+        cmocka_unit_test(oversubscribed_fattree),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
