@@ -443,7 +443,7 @@ static void test_failures(void **state)
     cfit_topo_free(t);
 
     /* Random failures: n switch cables, reproducible by seed, avoided by routing. */
-    int failed[2] = {0, 0};
+    unsigned failed[2] = {0, 0};
     for (int rep = 0; rep < 2; rep++) {
         t = make("fattree:k=8", 4);
         assert_int_equal(cfit_topo_fail_random(t, 10, 42, &d), CFIT_EOK);
@@ -454,7 +454,7 @@ static void test_failures(void **state)
                 n++;
                 assert_int_equal(cfit_topo_vertex_kind(t, k->from), CFIT_VERTEX_SWITCH);
                 assert_int_equal(cfit_topo_vertex_kind(t, k->to), CFIT_VERTEX_SWITCH);
-                failed[rep] = failed[rep] * 31 + l;
+                failed[rep] = failed[rep] * 31u + (unsigned)l;
             }
         }
         assert_int_equal(n, 20);
