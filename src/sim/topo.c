@@ -480,10 +480,11 @@ int cfit__topo_check_size(cfit_diag *d, const char *kind, const char *what, uint
         return cfit_diag_set(d, CFIT_ERANGE, NULL, 0, 0,
                              "%s: %s gives %llu GPUs, more than the limit of %d", kind, what,
                              (unsigned long long)hosts, cfit__topo_max_hosts);
-    if (cables > (uint64_t)CFIT__TOPO_MAX_CABLES)
+    if (cables > 16 * (uint64_t)cfit__topo_max_hosts)
         return cfit_diag_set(d, CFIT_ERANGE, NULL, 0, 0,
-                             "%s: %s gives %llu cables, more than the limit of %d", kind, what,
-                             (unsigned long long)cables, CFIT__TOPO_MAX_CABLES);
+                             "%s: %s gives %llu cables, more than the limit of %llu", kind, what,
+                             (unsigned long long)cables,
+                             (unsigned long long)(16 * (uint64_t)cfit__topo_max_hosts));
     if (hosts < 2)
         return cfit_diag_set(d, CFIT_ERANGE, NULL, 0, 0, "%s: %s gives %llu GPUs, need at least 2",
                              kind, what, (unsigned long long)hosts);
