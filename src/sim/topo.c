@@ -18,6 +18,9 @@ int cfit__topo_max_hosts = CFIT__TOPO_MAX_HOSTS;
 
 static const cfit__topo_kind kinds[] = {
     {"fattree", cfit__topo_build_fattree},
+    {"railopt", cfit__topo_build_railopt},
+    {"dragonfly", cfit__topo_build_dragonfly},
+    {"torus3d", cfit__topo_build_torus3d},
     {NULL, NULL},
 };
 
@@ -477,10 +480,11 @@ int cfit__topo_check_size(cfit_diag *d, const char *kind, const char *what, uint
         return cfit_diag_set(d, CFIT_ERANGE, NULL, 0, 0,
                              "%s: %s gives %llu GPUs, more than the limit of %d", kind, what,
                              (unsigned long long)hosts, cfit__topo_max_hosts);
-    if (cables > (uint64_t)CFIT__TOPO_MAX_CABLES)
+    if (cables > 16 * (uint64_t)cfit__topo_max_hosts)
         return cfit_diag_set(d, CFIT_ERANGE, NULL, 0, 0,
-                             "%s: %s gives %llu cables, more than the limit of %d", kind, what,
-                             (unsigned long long)cables, CFIT__TOPO_MAX_CABLES);
+                             "%s: %s gives %llu cables, more than the limit of %llu", kind, what,
+                             (unsigned long long)cables,
+                             (unsigned long long)(16 * (uint64_t)cfit__topo_max_hosts));
     if (hosts < 2)
         return cfit_diag_set(d, CFIT_ERANGE, NULL, 0, 0, "%s: %s gives %llu GPUs, need at least 2",
                              kind, what, (unsigned long long)hosts);
@@ -612,4 +616,105 @@ int cfit_topo_new(const char *spec, const cfit_topo_params *params, cfit_topo **
                              "unknown topology '%s' (did you mean '%s'?)", kind, hint);
     return cfit_diag_set(d, CFIT_EPARSE, NULL, 0, 0,
                          "unknown topology '%s' (use fattree, railopt, dragonfly or torus3d)", kind);
+}
+
+/* ---- failures -------------------------------------------------------------------------------- */
+
+static void fail_cable(cfit_topo *t, int c)
+{
+    t->links[2 * c].failed = t->links[2 * c + 1].failed = 1;
+}
+
+/* Scale-out cables between two switches: the ones random failures choose from. */
+static int fabric_cable(const cfit_topo *t, int c)
+{
+    const cfit_link *l = &t->links[2 * c];
+    return l->tier > 0 && !l->failed && t->vkind[l->from] == CFIT_VERTEX_SWITCH &&
+           t->vkind[l->to] == CFIT_VERTEX_SWITCH;
+}
+
+int cfit_topo_fail_random(cfit_topo *t, int n, unsigned seed, cfit_diag *d)
+{
+    if (!t)
+        return CFIT_EINVALID;
+    int ncables = t->nlinks / 2, m = 0;
+    if (n < 0)
+        return cfit_diag_set(d, CFIT_ERANGE, NULL, 0, 0, "cannot fail %d links: need 0 or more", n);
+    int *cand = malloc(((size_t)ncables + 1) * sizeof *cand);
+    if (!cand)
+        return CFIT_ENOMEM;
+    for (int c = 0; c < ncables; c++)
+        if (fabric_cable(t, c))
+            cand[m++] = c;
+    if (n > m) {
+        free(cand);
+        return cfit_diag_set(d, CFIT_ERANGE, NULL, 0, 0,
+                             "cannot fail %d links: %s has %d working switch-to-switch cables", n,
+                             t->kind, m);
+    }
+    uint64_t s = seed;
+    for (int i = 0; i < n; i++) {   /* partial Fisher-Yates with splitmix64 */
+        s += 0x9e3779b97f4a7c15ull;
+        int j = i + (int)(cfit__topo_mix(s) % (uint64_t)(m - i));
+        int c = cand[j];
+        cand[j] = cand[i];
+        cand[i] = c;
+        fail_cable(t, c);
+    }
+    free(cand);
+    return CFIT_EOK;
+}
+
+static int fail_one(cfit_topo *t, const char *item, cfit_diag *d)
+{
+    char a[64], b[64];
+    const char *dash = strchr(item, '-');
+    if (!dash || dash == item || !dash[1] || strchr(dash + 1, '-') ||
+        (size_t)(dash - item) >= sizeof a || strlen(dash + 1) >= sizeof b)
+        return cfit_diag_set(d, CFIT_EPARSE, NULL, 0, 0,
+                             "failure '%s': use SWITCH-SWITCH, e.g. leaf3-spine1", item);
+    snprintf(a, sizeof a, "%.*s", (int)(dash - item), item);
+    snprintf(b, sizeof b, "%s", dash + 1);
+    int va = cfit__topo_find_vertex(t, a), vb = cfit__topo_find_vertex(t, b);
+    for (int i = 0; i < 2; i++) {
+        if ((i ? vb : va) >= 0)
+            continue;
+        char list[160] = "";
+        for (int k = 0; k < t->nnames; k++) {
+            size_t used = strlen(list);
+            snprintf(list + used, sizeof list - used, "%s%s0..%d", k ? ", " : "", t->names[k].prefix,
+                     t->names[k].count - 1);
+        }
+        return cfit_diag_set(d, CFIT_EPARSE, NULL, 0, 0, "failure '%s': no vertex '%s' in %s (%s)",
+                             item, i ? b : a, t->kind, list);
+    }
+    for (int i = t->adj_off[va]; i < t->adj_off[va + 1]; i++) {
+        int l = t->adj[i];
+        if (t->links[l].to == vb && !t->links[l].failed) {
+            fail_cable(t, l / 2);
+            return CFIT_EOK;
+        }
+    }
+    return cfit_diag_set(d, CFIT_ERANGE, NULL, 0, 0, "failure '%s': no working cable between %s and %s",
+                         item, a, b);
+}
+
+int cfit_topo_fail_spec(cfit_topo *t, const char *spec, cfit_diag *d)
+{
+    char item[160];
+    if (!t || !spec)
+        return CFIT_EINVALID;
+    if (!*spec)
+        return cfit_diag_set(d, CFIT_EPARSE, NULL, 0, 0, "empty failure spec");
+    for (const char *p = spec; *p;) {
+        size_t n = strcspn(p, ",");
+        snprintf(item, sizeof item, "%.*s", (int)(n < sizeof item ? n : sizeof item - 1), p);
+        p += n + (p[n] == ',');
+        if (n == 0 || (!*p && p[-1] == ','))
+            return cfit_diag_set(d, CFIT_EPARSE, NULL, 0, 0, "empty item in failure spec '%s'", spec);
+        int rc = fail_one(t, item, d);
+        if (rc)
+            return rc;
+    }
+    return CFIT_EOK;
 }

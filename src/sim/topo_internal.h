@@ -57,9 +57,8 @@ int cfit__topo_route_shortest(const cfit_topo *t, int src_host, int dst_host, in
                               int *lens, int max, int max_len);
 
 /* Size limits every builder checks before allocating (CFIT_ERANGE beyond them).  The host
- * limit is a variable so a fuzz target can lower it; cables are capped at a fixed multiple. */
+ * limit is a variable so a fuzz target can lower it; cables are capped at 16 per allowed host. */
 #define CFIT__TOPO_MAX_HOSTS 1048576
-#define CFIT__TOPO_MAX_CABLES (8 * CFIT__TOPO_MAX_HOSTS)
 extern int cfit__topo_max_hosts;   /* CFIT__TOPO_MAX_HOSTS unless a test lowers it */
 
 /* Reserve room for nvert vertices and ncables cables (optional; avoids regrowth). */
@@ -92,7 +91,7 @@ int cfit__topo_range(cfit_diag *d, const char *kind, const char *key, uint64_t v
     __attribute__((format(printf, 5, 6)))
 #endif
     ;
-/* CFIT_ERANGE unless hosts <= cfit__topo_max_hosts and cables <= CFIT__TOPO_MAX_CABLES;
+/* CFIT_ERANGE unless 2 <= hosts <= cfit__topo_max_hosts and cables <= 16 * that limit;
  * the message names what (e.g. "k=200") produced the size. */
 int cfit__topo_check_size(cfit_diag *d, const char *kind, const char *what, uint64_t hosts,
                           uint64_t cables);
