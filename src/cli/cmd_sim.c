@@ -13,11 +13,12 @@ enum {
 };
 
 static const cli_opt opts[] = {
-    {"topology", 't', "SPEC", "fattree:k=16[,oversub=2] | railopt:nodes=128,gpus=8[,spines=16] | "
-                              "dragonfly:p=4,a=8,h=4[,routing=min|valiant|ugal] | torus3d:8x8x8 (required)", O_TOPOLOGY},
+    {"topology", 't', "SPEC", "required: fattree:k=16[,oversub=2], railopt:nodes=128[,gpus=8,spines=16],\n"
+                              "                                       dragonfly:p=4,a=8,h=4[,routing=min|valiant|ugal] or\n"
+                              "                                       torus3d:8x8x8 (docs/sim.md lists every key)", O_TOPOLOGY},
     {"collective", 0, "NAME", "allreduce (default), allgather, reducescatter, alltoall or sendrecv", O_COLLECTIVE},
-    {"algo", 0, "NAME", "ring (default; pairwise exchange for alltoall), tree, rabenseifner or hierarchical "
-                        "(the last three for allreduce)", O_ALGO},
+    {"algo", 0, "NAME", "ring (default; pairwise exchange for alltoall), or for allreduce\n"
+                        "                                       tree, rabenseifner or hierarchical", O_ALGO},
     {"ranks", 'n', "N", "ranks taking part (default: every host of the topology)", O_RANKS},
     {"size", 's', "BYTES", "one message size, nccl-tests' size (K M G suffixes, powers of 1024)", O_SIZE},
     {"minbytes", 'b', "BYTES", "smallest size of a sweep (default 32M)", O_MIN},
@@ -27,11 +28,11 @@ static const cli_opt opts[] = {
     {"latency", 0, "TIME", "latency per scale-out hop (default 1us)", O_LATENCY},
     {"scaleup-bw", 0, "RATE", "GPU to scale-up switch rate per direction (default 450GB/s)", O_SCALEUP_BW},
     {"gpus-per-node", 0, "N", "GPUs per node under one scale-up switch (default 8; 1 = none)", O_GPN},
-    {"placement", 0, "linear|random[:SEED]", "rank r on host r (default), or on a random permutation of the hosts",
+    {"placement", 0, "linear|random[:SEED]", "rank r on host r (default), or a random permutation",
      O_PLACEMENT},
     {"fail-links", 0, "N[:SEED]", "fail N random scale-out cables before simulating", O_FAIL_LINKS},
     {"fail", 0, "SPEC", "fail the cables SPEC names (the topology's format, docs/sim.md)", O_FAIL},
-    {"describe", 0, NULL, "print hosts, switches, links, diameter and bisection bandwidth, and exit", O_DESCRIBE},
+    {"describe", 0, NULL, "print hosts, switches, links, diameter and bisection, and exit", O_DESCRIBE},
     {"json", 0, NULL, "print one JSON object (docs/json.md) instead of the table", O_JSON},
     {NULL, 0, NULL, NULL, 0},
 };

@@ -2,7 +2,7 @@
  *
  * A step is a set of flows (src host, dst host, bytes).  Each flow is split evenly over the
  * equal-cost candidate paths the topology's router returns - all of them up to
- * CFIT__SIM_MAX_PATHS, else that many spread evenly through the router's list: one subflow per
+ * CFIT__SIM_MAX_PATHS, else that many drawn from even slices of the router's list: one subflow per
  * path, i.e. packet spraying / many queue pairs rather than one hashed path per flow, so
  * results do not hinge on ECMP hash collisions.  Subflows share links by max-min fairness:
  * progressive filling raises every unfrozen subflow's rate together until some link is full,
@@ -112,12 +112,16 @@ static int add_flow(cfit__sim *s, int src, int dst, double bytes)
     if (np == 0)
         return cfit_diag_set(s->d, CFIT_EINVALID, NULL, 0, 0,
                              "failed links disconnect rank %d (host %d) from rank %d (host %d)", src, hs, dst, hd);
-    /* More paths than we split over: take every (np/MAX)-th in the router's order, which for a
-     * tree walks spines/cores in turn, so the subset is spread evenly over the upper layers
-     * (the first MAX paths would share a few of them). */
+    /* More paths than we split over: stratified sampling - one path drawn (by a hash of the
+     * pair) from each of `take` equal slices of the router's list.  The first `take` paths
+     * would share a few upper switches, every (np/take)-th would repeat the same parallel
+     * cable; a draw per slice spreads over both without favouring any. */
     int take = np < CFIT__SIM_MAX_PATHS ? np : CFIT__SIM_MAX_PATHS;
+    uint64_t h = cfit__topo_mix(((uint64_t)(unsigned)hs << 32) ^ (unsigned)hd);
     for (int j = 0; j < take && take < np; j++) {
-        int from = (int)((long)j * np / take);
+        long lo = (long)j * np / take, hi = (long)(j + 1) * np / take;
+        h = cfit__topo_mix(h);
+        int from = (int)(lo + (long)(h % (uint64_t)(hi - lo)));
         memmove(paths + j * CFIT__SIM_MAX_LEN, paths + from * CFIT__SIM_MAX_LEN, sizeof(int) * (size_t)lens[from]);
         lens[j] = lens[from];
     }
