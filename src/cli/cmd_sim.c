@@ -139,6 +139,14 @@ static const char *fit(char *buf, size_t n, int width, double v)
     return buf;
 }
 
+/* The algorithm as the schedule runs it: alltoall's "ring" is the pairwise exchange. */
+static const char *algo_label(const sim_cli *c)
+{
+    if (c->coll == CFIT_COLL_ALLTOALL)
+        return "pairwise";
+    return c->coll == CFIT_COLL_SENDRECV ? "shift" : cfit_algo_name(c->algo);
+}
+
 static const char *tier_name(int tier)
 {
     static const char *const names[] = {"scale-up", "leaf/edge", "spine/aggregation", "core/global"};
@@ -229,7 +237,7 @@ static void print_table(const sim_cli *c, const cfit_topo *t, const cfit_topo_in
                         int nrows)
 {
     printf("# clusterfit sim: %s (%s) on %s, %d ranks of %d hosts, %s placement\n", cfit_collective_name(c->coll),
-           cfit_algo_name(c->algo), c->spec, ranks, info->hosts, c->random_place ? "random" : "linear");
+           algo_label(c), c->spec, ranks, info->hosts, c->random_place ? "random" : "linear");
     printf("# topology: %d switches, %d cables, diameter %d, bisection %.2f GB/s\n", info->switches, info->links,
            info->diameter, info->bisection_bytes_per_s / 1e9);
     printf("# simulated (flow level, max-min fair; docs/sim.md): #wrong is always 0\n#\n");
@@ -268,7 +276,7 @@ static int print_json(const sim_cli *c, const cfit_topo *t, const cfit_topo_info
     cfit__buf_printf(&b, "{\"clusterfit_version\": \"%s\", ", CFIT_VERSION);
     json_topology(&b, c, t, info);
     cfit__buf_printf(&b, ", \"collective\": \"%s\", \"algo\": \"%s\", \"ranks\": %d, \"placement\": ",
-                     cfit_collective_name(c->coll), cfit_algo_name(c->algo), ranks);
+                     cfit_collective_name(c->coll), algo_label(c), ranks);
     cfit__buf_json_string(&b, c->placement ? c->placement : "linear");
     cfit__buf_puts(&b, ", \"results\": [");
     double sum = 0;

@@ -3,16 +3,15 @@
  * A step is a set of flows (src host, dst host, bytes).  Each flow is split evenly over the
  * equal-cost candidate paths the topology's router returns - all of them up to
  * CFIT__SIM_MAX_PATHS, else that many drawn from even slices of the router's list: one subflow per
- * path, i.e. packet spraying / many queue pairs rather than one hashed path per flow, so
- * results do not hinge on ECMP hash collisions.  Subflows share links by max-min fairness:
- * progressive filling raises every unfrozen subflow's rate together until some link is full,
- * freezes the subflows crossing it, and repeats; each round costs O(links used + subflows x path
- * length), all in flat arrays.  When the fastest subflows finish, the rest are refilled with the
- * capacity freed (event by event), so the step time is exact for the fluid model: the time the
- * last subflow finishes plus its path latency (lat_mult x the sum of its links' latencies).
- * With equal-sized flows - every schedule here - the slowest flows' bottleneck links carry
- * only flows as slow as they, so one filling already gives the step time; the refills matter
- * only for the hottest-link and tier bookkeeping.  docs/sim.md "Flow model".
+ * path, i.e. adaptive packet spraying rather than one hashed path per flow, so results do
+ * not hinge on ECMP hash collisions.  Subflows share links by max-min fairness (progressive
+ * filling, fill() below: O(subflows x path length x log), flat arrays); a flow's bytes follow
+ * its subflows' rates.  A step lasts until its slowest flow is done - bytes / the sum of its
+ * subflows' rates - plus lat_mult x the sum of its path's link latencies.  Rates are held for the whole step (static max-min): a flow whose
+ * bottleneck is freed when faster flows finish is not sped up, so the time is an upper bound
+ * of the fluid model, and exact when the slowest flows' bottleneck links carry only flows as
+ * slow as they with as many bytes - every non-blocking case, and every ring step whose flows
+ * share one path shape.  docs/sim.md "Flow model".
  */
 #include "sim/sim_internal.h"
 #include "sim/topo_internal.h"
@@ -40,9 +39,16 @@ struct cfit__sim {
     double *link_bytes;         /* bytes carried over the whole collective */
     /* per subflow of the current step */
     int nf, fcap;
-    int *off, *len, *bneck, *active;
+    int *off, *len, *bneck;
+    int *nsub;                  /* on a flow's first subflow: how many it has (they follow it) */
     double *left, *rate, *lat;
     unsigned char *frozen;
+    double *lvl;                /* fill level at which rem was last brought up to date */
+    int *ver, *slot;            /* heap entry version; index in used */
+    int *inc_off, *inc;         /* link slot -> subflows crossing it */
+    int inc_cap, incl_cap;
+    struct heap_ent *heap;
+    int nheap, heapcap;
     int *pbuf, *plens;          /* the router's candidate paths for one flow */
     int *pool;                  /* link ids of every subflow's path */
     int npool, poolcap;
@@ -77,7 +83,7 @@ static int grow_flows(cfit__sim *s, int need)
     int c = s->fcap ? s->fcap : 256;
     while (c < need)
         c *= 2;
-    void *arr[] = {s->off, s->len, s->bneck, s->active, s->left, s->rate, s->lat, s->frozen};
+    void *arr[] = {s->off, s->len, s->bneck, s->nsub, s->left, s->rate, s->lat, s->frozen};
     size_t sz[] = {sizeof(int), sizeof(int), sizeof(int), sizeof(int), sizeof(double), sizeof(double),
                    sizeof(double), 1};
     for (int i = 0; i < 8; i++) {
@@ -89,7 +95,7 @@ static int grow_flows(cfit__sim *s, int need)
         case 0: s->off = q; break;
         case 1: s->len = q; break;
         case 2: s->bneck = q; break;
-        case 3: s->active = q; break;
+        case 3: s->nsub = q; break;
         case 4: s->left = q; break;
         case 5: s->rate = q; break;
         case 6: s->lat = q; break;
@@ -148,105 +154,154 @@ static int add_flow(cfit__sim *s, int src, int dst, double bytes)
             }
         }
         s->lat[f] = lat;
+        s->nsub[f] = p == 0 ? np : 0;
     }
     return CFIT_EOK;
 }
 
-/* Max-min fair rates for the nact active subflows by progressive filling. */
-static void fill(cfit__sim *s, int nact)
+/* A lazy min-heap of links keyed by the fill level at which they saturate; an entry is stale
+ * once its link's version moved on. */
+typedef struct heap_ent {
+    double key;
+    int link, ver;
+} heap_ent;
+
+static int heap_push(cfit__sim *s, double key, int link, int ver)
 {
-    for (int i = 0; i < s->nused; i++) {
-        int l = s->used[i];
-        s->rem[l] = s->t->links[l].bw_bytes_per_s;
-        s->cnt[l] = 0;
+    if (grow((void **)&s->heap, &s->heapcap, s->nheap + 1, sizeof *s->heap))
+        return -1;
+    int i = s->nheap++;
+    while (i > 0 && s->heap[(i - 1) / 2].key > key) {
+        s->heap[i] = s->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
     }
-    for (int a = 0; a < nact; a++) {
-        int f = s->active[a];
-        s->frozen[f] = 0;
-        for (int i = 0; i < s->len[f]; i++)
-            s->cnt[s->pool[s->off[f] + i]]++;
-    }
-    int unfrozen = nact;
-    double level = 0;
-    while (unfrozen > 0) {
-        double delta = INFINITY;
-        int arg = -1;
-        for (int i = 0; i < s->nused; i++) {
-            int l = s->used[i];
-            if (s->cnt[l] > 0 && s->rem[l] / s->cnt[l] < delta)
-                delta = s->rem[l] / s->cnt[l], arg = l;
-        }
-        if (arg < 0) {   /* subflows with empty paths: unlimited (cannot happen for src != dst) */
-            for (int a = 0; a < nact; a++)
-                if (!s->frozen[s->active[a]])
-                    s->rate[s->active[a]] = INFINITY, s->frozen[s->active[a]] = 1;
-            break;
-        }
-        level += delta;
-        for (int i = 0; i < s->nused; i++) {
-            int l = s->used[i];
-            if (s->cnt[l] > 0)
-                s->rem[l] -= delta * s->cnt[l];
-        }
-        s->rem[arg] = 0;
-        for (int a = 0; a < nact; a++) {
-            int f = s->active[a];
-            if (s->frozen[f])
-                continue;
-            const int *p = s->pool + s->off[f];
-            int hit = -1;
-            for (int i = 0; i < s->len[f] && hit < 0; i++)
-                if (s->rem[p[i]] <= 1e-9 * s->t->links[p[i]].bw_bytes_per_s)
-                    hit = p[i];
-            if (hit < 0)
-                continue;
-            s->frozen[f] = 1;
-            s->rate[f] = level;
-            s->bneck[f] = hit;
-            unfrozen--;
-            for (int i = 0; i < s->len[f]; i++)
-                s->cnt[p[i]]--;
-        }
-    }
+    s->heap[i] = (heap_ent){key, link, ver};
+    return 0;
 }
 
-/* Run the step's subflows to completion, refilling as they finish; returns the step time (last
- * finish + lat_mult x its path latency) and notes the slowest subflow's bottleneck. */
-static double solve_step(cfit__sim *s, long repeat)
+static heap_ent heap_pop(cfit__sim *s)
 {
-    for (int f = 0; f < s->nf; f++) {
-        s->active[f] = f;
-        const int *p = s->pool + s->off[f];
-        for (int i = 0; i < s->len[f]; i++)
-            s->link_bytes[p[i]] += s->left[f] * (double)repeat;
+    heap_ent top = s->heap[0], last = s->heap[--s->nheap];
+    int i = 0, n = s->nheap;
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && s->heap[c + 1].key < s->heap[c].key)
+            c++;
+        if (s->heap[c].key >= last.key)
+            break;
+        s->heap[i] = s->heap[c];
+        i = c;
     }
-    int nact = s->nf;
-    double now = 0, step = 0;
-    int slow = -1;
-    while (nact > 0) {
-        fill(s, nact);
-        double dt = INFINITY;
-        for (int a = 0; a < nact; a++) {
-            int f = s->active[a];
-            dt = fmin(dt, s->left[f] / s->rate[f]);
+    if (n > 0)
+        s->heap[i] = last;
+    return top;
+}
+
+/* Max-min fair rates for the step's subflows by progressive filling.  Raising every unfrozen
+ * rate by delta lowers every link's fair share rem/cnt by the same delta, so each link has a
+ * fixed saturation level (level + rem/cnt) that changes only when a subflow crossing it
+ * freezes: links sit in a heap by that level, and the filling pops the next one to saturate,
+ * freezes its unfrozen subflows (found through a link -> subflow index) and updates the links
+ * on their paths.  O(subflows x path length x log) in all, whatever the number of levels. */
+static int fill(cfit__sim *s)
+{
+    int nu = s->nused;
+    if (grow((void **)&s->inc_off, &s->inc_cap, nu + 1, sizeof *s->inc_off) ||
+        grow((void **)&s->inc, &s->incl_cap, s->npool, sizeof *s->inc))
+        return CFIT_ENOMEM;
+    for (int i = 0; i < nu; i++) {
+        int l = s->used[i];
+        s->rem[l] = s->t->links[l].bw_bytes_per_s;
+        s->cnt[l] = 0, s->lvl[l] = 0, s->ver[l] = 0, s->slot[l] = i;
+        s->inc_off[i + 1] = 0;
+    }
+    s->inc_off[0] = 0;
+    for (int f = 0; f < s->nf; f++) {
+        s->frozen[f] = 0;
+        for (int i = 0; i < s->len[f]; i++) {
+            int l = s->pool[s->off[f] + i];
+            s->cnt[l]++;
+            s->inc_off[s->slot[l] + 1]++;
         }
-        now += dt;
-        int keep = 0;
-        for (int a = 0; a < nact; a++) {
-            int f = s->active[a];
-            if (s->left[f] / s->rate[f] <= dt * (1 + 1e-9)) {
-                double end = now + s->lat_mult * s->lat[f];
-                if (end >= step)
-                    step = end, slow = f;
-            } else {
-                s->left[f] -= s->rate[f] * dt;
-                s->active[keep++] = f;
+    }
+    for (int i = 0; i < nu; i++)
+        s->inc_off[i + 1] += s->inc_off[i];
+    for (int f = 0; f < s->nf; f++)
+        for (int i = 0; i < s->len[f]; i++) {
+            int l = s->pool[s->off[f] + i];
+            s->inc[s->inc_off[s->slot[l]] + --s->cnt[l]] = f;   /* cnt reused as a cursor, refilled below */
+        }
+    for (int f = 0; f < s->nf; f++)
+        for (int i = 0; i < s->len[f]; i++)
+            s->cnt[s->pool[s->off[f] + i]]++;
+    s->nheap = 0;
+    for (int i = 0; i < nu; i++) {
+        int l = s->used[i];
+        if (s->cnt[l] > 0 && heap_push(s, s->rem[l] / s->cnt[l], l, 0))
+            return CFIT_ENOMEM;
+    }
+    while (s->nheap > 0) {
+        heap_ent e = heap_pop(s);
+        int l = e.link;
+        if (e.ver != s->ver[l] || s->cnt[l] == 0)
+            continue;
+        double level = e.key;
+        int slot = s->slot[l];
+        for (int k = s->inc_off[slot]; k < s->inc_off[slot + 1]; k++) {
+            int f = s->inc[k];
+            if (s->frozen[f])
+                continue;
+            s->frozen[f] = 1, s->rate[f] = level, s->bneck[f] = l;
+            const int *p = s->pool + s->off[f];
+            for (int i = 0; i < s->len[f]; i++) {
+                int m = p[i];
+                s->rem[m] -= (level - s->lvl[m]) * s->cnt[m];
+                s->lvl[m] = level;
+                s->ver[m]++;
+                if (--s->cnt[m] > 0 && m != l &&
+                    heap_push(s, level + (s->rem[m] > 0 ? s->rem[m] : 0) / s->cnt[m], m, s->ver[m]))
+                    return CFIT_ENOMEM;
             }
         }
-        nact = keep;
+    }
+    return CFIT_EOK;
+}
+
+/* The step time: the last flow's finish plus lat_mult x its (longest) path latency.  A flow's
+ * subflows get their max-min rates, and its bytes follow them (adaptive spraying: a path with
+ * more room carries more), so it finishes at bytes / the sum of its subflows' rates.  Notes
+ * the slowest flow's bottleneck (its slowest subflow's) and adds the bytes to the links. */
+static int solve_step(cfit__sim *s, long repeat, double *step_out)
+{
+    int rc = fill(s);
+    if (rc)
+        return rc;
+    double step = 0;
+    int slow = -1;
+    for (int f = 0; f < s->nf; f += s->nsub[f]) {
+        double bytes = 0, rate = 0, lat = 0;
+        int worst = f;
+        for (int j = f; j < f + s->nsub[f]; j++) {
+            bytes += s->left[j], rate += s->rate[j];
+            lat = s->lat[j] > lat ? s->lat[j] : lat;
+            if (s->rate[j] < s->rate[worst])
+                worst = j;
+        }
+        for (int j = f; j < f + s->nsub[f]; j++) {
+            const int *p = s->pool + s->off[j];
+            double share = bytes * (rate > 0 ? s->rate[j] / rate : 1.0 / s->nsub[f]);
+            for (int i = 0; i < s->len[j]; i++)
+                s->link_bytes[p[i]] += share * (double)repeat;
+        }
+        double end = (bytes > 0 ? bytes / rate : 0) + s->lat_mult * lat;
+        if (end >= step)
+            step = end, slow = worst;
     }
     s->slow_bneck = slow >= 0 ? s->bneck[slow] : -1;
-    return step;
+    *step_out = step;
+    return CFIT_EOK;
 }
 
 int cfit__sim_step(cfit__sim *s, int nflows, const int *src, const int *dst, double bytes, long repeat,
@@ -260,7 +315,10 @@ int cfit__sim_step(cfit__sim *s, int nflows, const int *src, const int *dst, dou
         if (rc)
             return rc;
     }
-    double step = solve_step(s, repeat);
+    double step;
+    int rc = solve_step(s, repeat, &step);
+    if (rc)
+        return rc;
     s->time_s += step * (double)repeat;
     s->steps += repeat;
     s->flows += (long)nflows * repeat;
@@ -351,8 +409,9 @@ int cfit__sim_no_algo(cfit__sim *s, cfit_collective c, cfit_algo a, const char *
 static void sim_fini(cfit__sim *s)
 {
     free(s->rem), free(s->cnt), free(s->mark), free(s->used), free(s->link_bytes);
-    free(s->off), free(s->len), free(s->bneck), free(s->active), free(s->left), free(s->rate);
+    free(s->off), free(s->len), free(s->bneck), free(s->nsub), free(s->left), free(s->rate);
     free(s->lat), free(s->frozen), free(s->pool), free(s->pbuf), free(s->plens);
+    free(s->lvl), free(s->ver), free(s->slot), free(s->inc_off), free(s->inc), free(s->heap);
 }
 
 static int sim_init(cfit__sim *s, const cfit_topo *t, int n, const int *host, cfit_diag *d)
@@ -366,6 +425,11 @@ static int sim_init(cfit__sim *s, const cfit_topo *t, int n, const int *host, cf
     s->used = malloc(nl * sizeof *s->used);
     s->mark = calloc(nl, sizeof *s->mark);
     s->link_bytes = calloc(nl, sizeof *s->link_bytes);
+    s->lvl = malloc(nl * sizeof *s->lvl);
+    s->ver = malloc(nl * sizeof *s->ver);
+    s->slot = malloc(nl * sizeof *s->slot);
+    if (!s->lvl || !s->ver || !s->slot)
+        return CFIT_ENOMEM;
     s->pbuf = malloc((size_t)CFIT__SIM_ENUM_PATHS * CFIT__SIM_MAX_LEN * sizeof *s->pbuf);
     s->plens = malloc((size_t)CFIT__SIM_ENUM_PATHS * sizeof *s->plens);
     return s->rem && s->cnt && s->used && s->mark && s->link_bytes && s->pbuf && s->plens ? CFIT_EOK : CFIT_ENOMEM;
@@ -388,7 +452,7 @@ int cfit__sim_flows(const cfit_topo *t, int nflows, const int *src_host, const i
     for (int i = 0; i < nflows && !rc; i++)
         rc = add_flow(&s, src_host[i], dst_host[i], bytes[i]);
     if (!rc)
-        *time_s = solve_step(&s, 1);
+        rc = solve_step(&s, 1, time_s);
     sim_fini(&s);
     free(ident);
     return rc;

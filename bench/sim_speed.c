@@ -1,0 +1,105 @@
+/* sim_speed.c - how fast the flow-level simulator runs a ring all-reduce on a fat-tree (issue 4
+ * targets: 16,384 ranks in < 2 s and 65,536 ranks in < 30 s on one core, growing near-linearly).
+ *
+ * For 1K, 4K, 16K and 64K ranks (fat-tree k = 16, 26, 42, 64: the smallest even k with enough
+ * GPUs, 8 per node) it builds the topology, then times cfit_sim_collective for a 256 MiB ring
+ * all-reduce with linear placement, in CPU seconds on one core (the library is single-threaded).
+ * Prints the simulation time, the flows of the schedule per second (a ring repeats one step's
+ * flow pattern 2(n-1) times and the engine solves it once, so also the flows solved per second),
+ * and the growth per 4x ranks: near 4 is linear, 16 quadratic.  The reference, measured in the
+ * same run, is the 1K case: each line says how many times its cost it is.  A random placement at
+ * 4K shows the cost when many flows cross the core (each route then searches most of the tree).
+ * Usage: bench_sim_speed
+ */
+#include "clusterfit/sim.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static double cpu_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static cfit_topo *fattree(int k, double *build_s)
+{
+    char spec[64];
+    snprintf(spec, sizeof spec, "fattree:k=%d", k);
+    cfit_topo_params p;
+    cfit_topo_params_init(&p);
+    cfit_topo *t = NULL;
+    cfit_diag d;
+    double t0 = cpu_s();
+    if (cfit_topo_new(spec, &p, &t, &d)) {
+        fprintf(stderr, "sim_speed: %s: %s\n", spec, d.msg);
+        exit(1);
+    }
+    *build_s = cpu_s() - t0;
+    return t;
+}
+
+/* Mean CPU seconds of one simulation over >= 0.5 s (at least one run). */
+static double time_sim(const cfit_topo *t, int ranks, const int *place, cfit_sim_result *r)
+{
+    cfit_diag d;
+    int runs = 0;
+    double t0 = cpu_s(), el;
+    do {
+        if (cfit_sim_collective(t, CFIT_COLL_ALLREDUCE, CFIT_ALGO_RING, ranks, place, 256.0 * (1 << 20), r, &d)) {
+            fprintf(stderr, "sim_speed: %s\n", d.msg);
+            exit(1);
+        }
+        runs++;
+    } while ((el = cpu_s() - t0) < 0.5);
+    return el / runs;
+}
+
+int main(void)
+{
+    static const int ks[] = {16, 26, 42, 64}, ranks[] = {1024, 4096, 16384, 65536};
+    printf("# ring all-reduce, 256 MiB, linear placement, fat-tree with 8 GPUs per node; CPU seconds, one core\n");
+    printf("# %6s %4s %8s %9s %10s %13s %13s %8s %8s\n", "ranks", "k", "build_s", "sim_s", "sim_time_s",
+           "flows/s", "solved/s", "x_prev", "x_1K");
+    double ref = 0, prev = 0;
+    int ok = 1;
+    for (int i = 0; i < 4; i++) {
+        double build;
+        cfit_topo *t = fattree(ks[i], &build);
+        cfit_sim_result r;
+        double s = time_sim(t, ranks[i], NULL, &r);
+        if (i == 0)
+            ref = s;
+        printf("  %6d %4d %8.3f %9.4f %10.4f %13.3e %13.3e %8s %8.1f\n", ranks[i], ks[i], build, s, r.time_s,
+               (double)r.flows / s, (double)r.flows_solved / s, "", s / ref);
+        if (i > 0)
+            printf("  %6s %4s %8s %9s %10s %13s %13s %8.2f\n", "", "", "", "", "", "", "", s / prev);
+        if ((ranks[i] == 16384 && s >= 2) || (ranks[i] == 65536 && s >= 30))
+            ok = 0;
+        prev = s;
+        cfit_topo_free(t);
+    }
+    double build;
+    cfit_topo *t = fattree(26, &build);
+    int hosts = cfit_topo_hosts(t), *place = malloc((size_t)hosts * sizeof *place);
+    if (!place)
+        return 1;
+    unsigned x = 12345;
+    for (int h = 0; h < hosts; h++)
+        place[h] = h;
+    for (int h = hosts - 1; h > 0; h--) {
+        x = x * 1103515245u + 12345u;
+        int j = (int)((x >> 8) % (unsigned)(h + 1)), tmp = place[h];
+        place[h] = place[j], place[j] = tmp;
+    }
+    cfit_sim_result r;
+    double s = time_sim(t, 4096, place, &r);
+    printf("# random placement, 4096 ranks, k=26: %.4f s (%.1f x the 1K linear case), simulated time %.4f s\n", s,
+           s / ref, r.time_s);
+    printf("# targets: 16K ranks < 2 s, 64K ranks < 30 s: %s\n", ok ? "met" : "MISSED");
+    free(place);
+    cfit_topo_free(t);
+    return ok ? 0 : 1;
+}
