@@ -181,6 +181,40 @@ static void test_fattree_ecmp(void **state)
     cfit_topo_free(t);
 }
 
+/* The fat-tree's structured router gives exactly the paths the generic BFS finds. */
+static void same_as_bfs(const char *spec, int gpus)
+{
+    cfit_topo *t = make(spec, gpus);
+    int h = cfit_topo_hosts(t);
+    static int pa[MAXP * MAXL], la[MAXP], pb[MAXP * MAXL], lb[MAXP];
+    for (int a = 0; a < h; a++)
+        for (int b = 0; b < h; b++) {
+            if (a == b)
+                continue;
+            int n = paths_of(t, a, b, -1, pa, la);
+            int m = cfit__topo_route_shortest(t, a, b, -1, pb, lb, MAXP, MAXL);
+            if (n != m)
+                fail_msg("%s %d->%d: %d paths, BFS %d", spec, a, b, n, m);
+            for (int i = 0; i < n; i++) {
+                int found = 0;
+                for (int j = 0; j < m && !found; j++)
+                    found = la[i] == lb[j] && !memcmp(pa + i * MAXL, pb + j * MAXL,
+                                                      (size_t)la[i] * sizeof(int));
+                assert_true(found);
+            }
+        }
+    cfit_topo_free(t);
+}
+
+static void test_fattree_router(void **state)
+{
+    (void)state;
+    same_as_bfs("fattree:k=4", 2);
+    same_as_bfs("fattree:k=6", 4);
+    same_as_bfs("fattree:k=8,oversub=2", 4);
+    same_as_bfs("fattree:k=8,oversub=4", 1);
+}
+
 static void test_fattree_oversub(void **state)
 {
     (void)state;
@@ -527,6 +561,7 @@ int main(void)
         cmocka_unit_test(test_fattree_counts),
         cmocka_unit_test(test_fattree_ecmp),
         cmocka_unit_test(test_fattree_oversub),
+        cmocka_unit_test(test_fattree_router),
         cmocka_unit_test(test_diameters),
         cmocka_unit_test(test_closed_forms),
         cmocka_unit_test(test_cuts_in_graph),
