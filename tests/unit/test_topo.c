@@ -292,6 +292,7 @@ static void test_closed_forms(void **state)
     /* g=3 < a*h+1 = 9: L = 8/2 = 4 cables per pair of groups, cut 4*1*2 */
     check_info("dragonfly:p=2,a=4,h=2,g=3", 1, 24, 12, 24 + 3 * 6 + 12, 8);
     check_info("dragonfly:p=1,a=3,h=1,g=1", 1, 3, 3, 3 + 3, 1);
+    check_info("dragonfly:p=2,a=1,g=1", 1, 2, 1, 2, 1);   /* one router: the NICs limit */
     /* X x Y x Z: cut across the largest dimension, 2*N/n_max cables */
     check_info("torus3d:4x4x4", 1, 64, 64, 64 + 3 * 64, 32);
     check_info("torus3d:8x4x2,gpus=4", 4, 256, 64 + 64, 256 + 64 * 3 + 256, 16);
