@@ -329,13 +329,12 @@ static int bfs(const cfit_topo *t, struct cfit__topo_scratch *s, int src, int ds
         int u = s->queue[head++];
         if (found >= 0 && s->dist[u] >= found)
             break;
-        if (u != src && t->vkind[u] == CFIT_VERTEX_GPU)
-            continue;
         for (int i = t->adj_off[u]; i < t->adj_off[u + 1]; i++) {
             const cfit_link *l = &t->links[t->adj[i]];
-            if (l->failed)
-                continue;
-            int v = l->to, d = s->dist[u] + 1, o = s->out[u] + is_out(l);
+            int v = l->to;
+            if (l->failed || (v != dst && t->vkind[v] == CFIT_VERTEX_GPU))
+                continue;   /* other GPUs are never on a route: do not even queue them */
+            int d = s->dist[u] + 1, o = s->out[u] + is_out(l);
             if (s->stamp[v] != s->gen) {
                 s->stamp[v] = s->gen;
                 s->dist[v] = d;

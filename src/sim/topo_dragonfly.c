@@ -312,6 +312,8 @@ int cfit__topo_build_dragonfly(const char *body, const cfit_topo_params *p, cfit
     double cut = g > 1 ? (double)(L * (g / 2) * ((g + 1) / 2))
                        : (double)((long long)(f->a / 2) * ((f->a + 1) / 2));
     double nics = (double)(hosts / 2);
+    if (cut == 0.0)   /* a single router: non-blocking, only the NICs limit */
+        cut = nics;
     t->info.bisection_bytes_per_s = (cut < nics ? cut : nics) * prm.link_bw_bytes_per_s;
     t->info.diameter = 2 + (g > 1 ? 1 + 2 * (f->a > 1) : f->a > 1);
     *out = t;

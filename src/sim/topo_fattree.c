@@ -9,9 +9,13 @@
  * u = k/(2N) uplinks, so a pod has u aggregation switches (each k/2 down, k/2 up) and there are
  * u*k/2 cores; the edge layer is N:1, everything above it non-blocking, the bisection is
  * hosts*bw/(2N), and pods see u*k/2 equal-cost paths between them ((k/2)^2 at N = 1).
- * Routing: all equal-cost shortest paths (ECMP).
+ * Routing: all equal-cost shortest paths (ECMP), written straight from the structure (up to a
+ * common ancestor and down); paths through failed links are dropped, and when none is left the
+ * route falls back to the generic shortest-path search over the working links.
  */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "sim/topo_internal.h"
 
@@ -26,22 +30,80 @@ static const cfit__topo_key keys[NKEYS] = {
 typedef struct ft {
     int k, half, up;            /* radix, k/2, uplinks per edge switch */
     int gpu0, edge0, agg0, core0;   /* first vertex of each layer */
+    int gpus;                   /* GPUs per node */
+    int nic0, ea0, ac0;         /* first link id of NIC, edge-agg and agg-core cables */
 } ft;
 
-static int wire(cfit_topo *t, const ft *f, int hosts)
+/* Path number i of the structured ECMP set from host a to host b; returns its length. */
+static int ft_path(const ft *f, int a, int b, int i, int *path)
+{
+    int es = a / f->half, ed = b / f->half, ps = es / f->half, pd = ed / f->half, len = 0;
+    path[len++] = f->nic0 + 2 * a;
+    if (es != ed) {
+        int agg = ps == pd ? i : i / f->half, j = i % f->half;
+        path[len++] = f->ea0 + 2 * (es * f->up + agg);
+        if (ps != pd) {
+            path[len++] = f->ac0 + 2 * ((ps * f->up + agg) * f->half + j);
+            path[len++] = f->ac0 + 2 * ((pd * f->up + agg) * f->half + j) + 1;
+        }
+        path[len++] = f->ea0 + 2 * (ed * f->up + agg) + 1;
+    }
+    path[len++] = f->nic0 + 2 * b + 1;
+    return len;
+}
+
+static int route(const cfit_topo *t, int src, int dst, int flow, int *paths, int *lens, int max,
+                 int max_len)
+{
+    const ft *f = t->state;
+    if (src < 0 || dst < 0 || src >= t->nhosts || dst >= t->nhosts || src == dst || max < 1 ||
+        max_len < 1 || !paths || !lens)
+        return CFIT_EINVALID;
+    if (src / f->gpus == dst / f->gpus)   /* same node: over the scale-up switch */
+        return cfit__topo_route_shortest(t, src, dst, flow, paths, lens, max, max_len);
+    int es = src / f->half, ed = dst / f->half, np = 0;
+    int n = es == ed ? 1 : es / f->half == ed / f->half ? f->up : f->up * f->half;
+    if (max_len < 6)
+        return CFIT_ERANGE;
+    int first = 0, tmp[6];
+    if (flow >= 0)
+        first = (int)(cfit__topo_mix(((uint64_t)(unsigned)src << 32 | (unsigned)dst) ^
+                                     cfit__topo_mix((uint64_t)flow)) % (uint64_t)n);
+    for (int i = 0; i < n && np < max; i++) {
+        int *p = flow >= 0 ? tmp : paths + (size_t)np * max_len;
+        int len = ft_path(f, src, dst, (first + i) % n, p), ok = 1;
+        for (int j = 0; j < len; j++)
+            ok &= !t->links[p[j]].failed;
+        if (!ok)
+            continue;
+        if (flow >= 0)
+            memcpy(paths, tmp, (size_t)len * sizeof *tmp);
+        lens[np++] = len;
+        if (flow >= 0)
+            break;
+    }
+    if (np == 0)
+        return cfit__topo_route_shortest(t, src, dst, flow, paths, lens, max, max_len);
+    return np;
+}
+
+static int wire(cfit_topo *t, ft *f, int hosts)
 {
     const cfit_topo_params *p = &t->params;
     double bw = p->link_bw_bytes_per_s, lat = p->link_latency_s;
     int k = f->k, half = f->half;
+    f->nic0 = t->nlinks;
     for (int h = 0; h < hosts; h++)
         if (cfit__topo_add_cable(t, f->gpu0 + h, f->edge0 + h / half, bw, lat, 1) < 0)
             return CFIT_ENOMEM;
+    f->ea0 = t->nlinks;
     for (int pod = 0; pod < k; pod++)
         for (int e = 0; e < half; e++)
             for (int a = 0; a < f->up; a++)
                 if (cfit__topo_add_cable(t, f->edge0 + pod * half + e, f->agg0 + pod * f->up + a, bw,
                                          lat, 2) < 0)
                     return CFIT_ENOMEM;
+    f->ac0 = t->nlinks;
     for (int pod = 0; pod < k; pod++)
         for (int a = 0; a < f->up; a++)
             for (int j = 0; j < half; j++)
@@ -104,12 +166,19 @@ int cfit__topo_build_fattree(const char *body, const cfit_topo_params *p, cfit_t
     if (given[K_GPUS])
         prm.gpus_per_node = (int)v[K_GPUS];
     cfit_topo *t = cfit__topo_alloc(kind, &prm);
-    if (!t)
-        return CFIT_ENOMEM;
-    ft f = {(int)k, (int)k / 2, (int)(k / 2 / n), 0, 0, 0, 0};
-    if ((rc = build(t, &f, hosts))) {
+    ft *f = calloc(1, sizeof *f);
+    if (!t || !f) {
+        free(f);
         cfit_topo_free(t);
-        return cfit_diag_set(d, rc, NULL, 0, 0, "fattree: out of memory building k=%d", f.k);
+        return CFIT_ENOMEM;
+    }
+    *f = (ft){(int)k, (int)k / 2, (int)(k / 2 / n), 0, 0, 0, 0, t->params.gpus_per_node, 0, 0, 0};
+    t->state = f;
+    t->free_state = free;
+    t->route = route;
+    if ((rc = build(t, f, hosts))) {
+        cfit_topo_free(t);
+        return cfit_diag_set(d, rc, NULL, 0, 0, "fattree: out of memory building k=%d", (int)k);
     }
     t->info.diameter = 6;   /* NIC, edge-agg, agg-core, core-agg, agg-edge, NIC */
     t->info.bisection_bytes_per_s = (double)(hosts / 2) * prm.link_bw_bytes_per_s / (double)n;

@@ -159,12 +159,13 @@ static int build(cfit_topo *t, torus *tr)
 static int parse(const char *body, uint64_t *v, int *given, cfit_diag *d)
 {
     static const char kind[] = "torus3d";
-    char dims[96];
+    char dims[96], text[96];
     size_t n = strcspn(body, ",");
     const char *rest = body;
     if (n < sizeof dims && !memchr(body, '=', n) && n > 0) {
         memcpy(dims, body, n);
         dims[n] = '\0';
+        memcpy(text, dims, n + 1);
         rest = body + n + (body[n] == ',');
         if (!*rest && body[n] == ',')
             return cfit_diag_set(d, CFIT_EPARSE, NULL, 0, 0, "%s: empty item in '%s'", kind, body);
@@ -177,7 +178,7 @@ static int parse(const char *body, uint64_t *v, int *given, cfit_diag *d)
         char *x = strchr(s, 'x');
         if ((i < 2) != (x != NULL))
             return cfit_diag_set(d, CFIT_EPARSE, NULL, 0, 0,
-                                 "%s: dimensions '%s': use XxYxZ, e.g. torus3d:8x8x8", kind, dims);
+                                 "%s: dimensions '%s': use XxYxZ, e.g. torus3d:8x8x8", kind, text);
         if (x)
             *x = '\0';
         if (given[i])

@@ -181,6 +181,40 @@ static void test_fattree_ecmp(void **state)
     cfit_topo_free(t);
 }
 
+/* The fat-tree's structured router gives exactly the paths the generic BFS finds. */
+static void same_as_bfs(const char *spec, int gpus)
+{
+    cfit_topo *t = make(spec, gpus);
+    int h = cfit_topo_hosts(t);
+    static int pa[MAXP * MAXL], la[MAXP], pb[MAXP * MAXL], lb[MAXP];
+    for (int a = 0; a < h; a++)
+        for (int b = 0; b < h; b++) {
+            if (a == b)
+                continue;
+            int n = paths_of(t, a, b, -1, pa, la);
+            int m = cfit__topo_route_shortest(t, a, b, -1, pb, lb, MAXP, MAXL);
+            if (n != m)
+                fail_msg("%s %d->%d: %d paths, BFS %d", spec, a, b, n, m);
+            for (int i = 0; i < n; i++) {
+                int found = 0;
+                for (int j = 0; j < m && !found; j++)
+                    found = la[i] == lb[j] && !memcmp(pa + i * MAXL, pb + j * MAXL,
+                                                      (size_t)la[i] * sizeof(int));
+                assert_true(found);
+            }
+        }
+    cfit_topo_free(t);
+}
+
+static void test_fattree_router(void **state)
+{
+    (void)state;
+    same_as_bfs("fattree:k=4", 2);
+    same_as_bfs("fattree:k=6", 4);
+    same_as_bfs("fattree:k=8,oversub=2", 4);
+    same_as_bfs("fattree:k=8,oversub=4", 1);
+}
+
 static void test_fattree_oversub(void **state)
 {
     (void)state;
@@ -258,6 +292,7 @@ static void test_closed_forms(void **state)
     /* g=3 < a*h+1 = 9: L = 8/2 = 4 cables per pair of groups, cut 4*1*2 */
     check_info("dragonfly:p=2,a=4,h=2,g=3", 1, 24, 12, 24 + 3 * 6 + 12, 8);
     check_info("dragonfly:p=1,a=3,h=1,g=1", 1, 3, 3, 3 + 3, 1);
+    check_info("dragonfly:p=2,a=1,g=1", 1, 2, 1, 2, 1);   /* one router: the NICs limit */
     /* X x Y x Z: cut across the largest dimension, 2*N/n_max cables */
     check_info("torus3d:4x4x4", 1, 64, 64, 64 + 3 * 64, 32);
     check_info("torus3d:8x4x2,gpus=4", 4, 256, 64 + 64, 256 + 64 * 3 + 256, 16);
@@ -527,6 +562,7 @@ int main(void)
         cmocka_unit_test(test_fattree_counts),
         cmocka_unit_test(test_fattree_ecmp),
         cmocka_unit_test(test_fattree_oversub),
+        cmocka_unit_test(test_fattree_router),
         cmocka_unit_test(test_diameters),
         cmocka_unit_test(test_closed_forms),
         cmocka_unit_test(test_cuts_in_graph),
