@@ -217,7 +217,7 @@ static int describe(const sim_cli *c, const cfit_topo *t, const cfit_topo_info *
     printf("hosts      %d GPUs\n", info->hosts);
     printf("switches   %d\n", info->switches);
     printf("links      %d cables (%d directed links)\n", info->links, cfit_topo_links(t));
-    printf("diameter   %d switch hops\n", info->diameter);
+    printf("diameter   %d links (scale-out, NIC cables included)\n", info->diameter);
     printf("bisection  %.2f GB/s per direction\n", info->bisection_bytes_per_s / 1e9);
     return 0;
 }
