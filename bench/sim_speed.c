@@ -72,10 +72,11 @@ int main(void)
         double s = time_sim(t, ranks[i], NULL, &r);
         if (i == 0)
             ref = s;
-        printf("  %6d %4d %8.3f %9.4f %10.4f %13.3e %13.3e %8s %8.1f\n", ranks[i], ks[i], build, s, r.time_s,
-               (double)r.flows / s, (double)r.flows_solved / s, "", s / ref);
+        char grow[16] = "";
         if (i > 0)
-            printf("  %6s %4s %8s %9s %10s %13s %13s %8.2f\n", "", "", "", "", "", "", "", s / prev);
+            snprintf(grow, sizeof grow, "%.2f", s / prev);
+        printf("  %6d %4d %8.3f %9.4f %10.4f %13.3e %13.3e %8s %8.1f\n", ranks[i], ks[i], build, s, r.time_s,
+               (double)r.flows / s, (double)r.flows_solved / s, grow, s / ref);
         if ((ranks[i] == 16384 && s >= 2) || (ranks[i] == 65536 && s >= 30))
             ok = 0;
         prev = s;
