@@ -84,6 +84,9 @@ typedef struct cfit_plan_request {
     int unfused_attention;            /* CFIT_SEARCH (-1) = the framework's; 1 = attention scores
                                          materialised (pre-FlashAttention); 0 = fused kernel */
     int top;                          /* plans to keep, >= 1 */
+    const struct cfit_topo *topology; /* NULL = alpha-beta only; else the inter-node bandwidth of
+                                         DP/CP all-reduces is slowed by the simulated factor
+                                         (cfit_sim_internode_slowdown, cached per node count) */
     /* progress callback for long searches (may be NULL); fraction in [0,1] */
     void (*progress)(void *ctx, double fraction);
     void *progress_ctx;

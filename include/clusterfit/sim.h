@@ -56,6 +56,15 @@ typedef struct cfit_sim_result {
 int cfit_sim_collective(const cfit_topo *t, cfit_collective c, cfit_algo a, int ranks,
                         const int *placement, double bytes, cfit_sim_result *out, cfit_diag *d);
 
+/* How much slower the inter-node phase of a hierarchical all-reduce runs on t than on a
+ * non-blocking fabric of t's scale-out link rate (what `plan --topology` multiplies its
+ * inter-node all-reduce bandwidth term by): the first `nodes` nodes of t (host / gpus_per_node)
+ * with k ranks each (local GPUs 0..k-1) run k concurrent rings across the nodes, one per
+ * local rank; the factor is the link rate over the slowest ring flow's max-min rate, at least
+ * 1.  nodes and k are clamped to what t holds (the factor of the largest group that fits);
+ * *factor = 1 when fewer than 2 nodes remain.  Errors as cfit_sim_collective. */
+int cfit_sim_internode_slowdown(const cfit_topo *t, int nodes, int k, double *factor, cfit_diag *d);
+
 #ifdef __cplusplus
 }
 #endif

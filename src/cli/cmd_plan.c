@@ -1,5 +1,6 @@
 /* cmd_plan.c - `clusterfit plan`: parse the job, run the search, print tables or JSON. */
 #include "cli.h"
+#include "clusterfit/topo.h"
 #include "emit_opt.h"
 #include "plan_bom.h"
 #include "base/json.h"
@@ -15,7 +16,7 @@
 enum {
     O_MODEL = 1, O_SEQ, O_GBS, O_TOKENS, O_PRECISION, O_GPU, O_GPUS, O_FABRIC, O_TP, O_PP, O_DP,
     O_CP, O_VP, O_MBS, O_ZERO, O_RECOMPUTE, O_SP, O_DAYS, O_TOP, O_GRAD, O_ATTN, O_FRAMEWORK, O_JSON, O_CATALOG, O_QUIET,
-    O_BUDGET, O_BASIS, O_PRICE
+    O_BUDGET, O_BASIS, O_PRICE, O_TOPOLOGY
 };
 enum { O_EMIT = 100 };   /* --emit: emit_opt.c */
 enum { O_BOM_BASE = 200 };   /* --bom, --network and their options: plan_bom.c (O_BOM_BASE + CLI_BOM_*) */
@@ -29,6 +30,8 @@ static const cli_opt opts[] = {
     {"gpu", 0, "NAME[,NAME...]", "GPU type(s) from the catalog (default: compare all)", O_GPU},
     {"gpus", 0, "N", "total GPUs (default: sized to meet --days)", O_GPUS},
     {"fabric", 0, "NAME", "scale-out fabric (default: the GPU's node type's)", O_FABRIC},
+    {"topology", 0, "SPEC", "simulate DP/CP all-reduces across nodes on this topology (sim's SPEC, e.g.\n"
+                            "                                       fattree:k=16,oversub=2; docs/plan.md)", O_TOPOLOGY},
     {"tp", 0, "N", "tensor parallel size (default: searched)", O_TP},
     {"pp", 0, "N", "pipeline parallel size (default: searched)", O_PP},
     {"dp", 0, "N", "data parallel size (default: searched)", O_DP},
@@ -65,6 +68,7 @@ typedef struct plan_cli {
     const char *gpu_list;
     const char *fabric;
     const char *framework;
+    const char *topology;
     cfit_plan_request req;
     cfit_model model_file;
     int json, quiet;
@@ -98,6 +102,7 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
     case O_MODEL: c->model = value; return 0;
     case O_GPU: c->gpu_list = value; return 0;
     case O_FABRIC: c->fabric = value; return 0;
+    case O_TOPOLOGY: c->topology = value; return 0;
     case O_FRAMEWORK: c->framework = value; return 0;
     case O_CATALOG: return cli_catalog_add(&c->cc, value);
     case O_JSON: c->json = 1; return 0;
@@ -949,6 +954,18 @@ static int nothing_fits(const cfit_plan_request *r, const cfit_plan_result *res)
                      fix_hint(best));
 }
 
+/* --topology: the fabric DP/CP all-reduces are simulated on (default link parameters: the
+ * simulated slowdown is a ratio to the same fabric without contention). */
+static int open_topology(const char *spec, cfit_topo **out)
+{
+    cfit_topo_params p;
+    cfit_topo_params_init(&p);
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    int err = cfit_topo_new(spec, &p, out, &d);
+    return err ? cli_error("--topology: %s", d.msg) : 0;
+}
+
 int cmd_plan(int argc, char **argv)
 {
     plan_cli c;
@@ -981,6 +998,13 @@ int cmd_plan(int argc, char **argv)
         return rc;
     }
     c.req.catalog = c.cc.cat;
+    cfit_topo *topo = NULL;
+    if (c.topology && (rc = open_topology(c.topology, &topo))) {
+        free(gpus);
+        cfit_catalog_free(c.cc.cat);
+        return rc;
+    }
+    c.req.topology = topo;
     if (isatty(STDERR_FILENO) && !c.json) {
         c.req.progress = progress;
         c.req.progress_ctx = &c;
@@ -1032,6 +1056,7 @@ int cmd_plan(int argc, char **argv)
         cfit_plan_result_fini(&res);
     }
     free(gpus);
+    cfit_topo_free(topo);
     cfit_catalog_free(c.cc.cat);
     return rc;
 }

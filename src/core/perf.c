@@ -6,6 +6,7 @@
  * between nodes, hierarchically).  Rates and efficiencies come from the catalog.
  */
 #include "core/perf.h"
+#include "clusterfit/sim.h"
 
 #include <math.h>
 #include <string.h>
@@ -69,6 +70,26 @@ static int ranks_per_node(const cfit__ctx *ctx, long n, long stride)
     return (int)(k < n ? k : n);
 }
 
+/* The simulated slowdown of k rings across `nodes` nodes on the request's topology (1 without
+ * one), cached in ctx: the search asks for few distinct (nodes, k) pairs, many times. */
+static double topo_slowdown(const cfit__ctx *cctx, long nodes, int k)
+{
+    const struct cfit_topo *t = cctx->req->topology;
+    if (!t)
+        return 1.0;
+    cfit__ctx *ctx = (cfit__ctx *)cctx;   /* the cache is the only state a const ctx changes */
+    for (int i = 0; i < ctx->nslow; i++)
+        if (ctx->slow[i].nodes == nodes && ctx->slow[i].k == k)
+            return ctx->slow[i].factor;
+    double f = 1.0;
+    cfit_diag d;
+    if (cfit_sim_internode_slowdown(t, nodes > 1 << 30 ? 1 << 30 : (int)nodes, k, &f, &d))
+        f = 1.0;   /* a disconnected or unroutable fabric: the alpha-beta term alone */
+    if (ctx->nslow < (int)(sizeof ctx->slow / sizeof ctx->slow[0]))
+        ctx->slow[ctx->nslow++] = (struct cfit__topo_slow){nodes, k, f};
+    return f;
+}
+
 /* All-reduce of S bytes over n ranks, k of them per node: reduce-scatter inside the
  * node, all-reduce of S/k between nodes on each GPU's own NIC share, all-gather inside.
  * Bandwidth terms are the ring's; the inter-node latency term is a tree's (log2 N). */
@@ -81,7 +102,8 @@ static double allreduce_s(const cfit__ctx *ctx, double S, long n, int k)
         t += 2.0 * (k - 1) / k * S / ctx->up_bw + 2.0 * (k - 1) * ctx->up_lat;
     long nodes = (n + k - 1) / k;   /* a group that does not fill its last node still spans it */
     if (nodes > 1)
-        t += 2.0 * (nodes - 1) / nodes * (S / k) / ctx->nic_bw + 2.0 * log2((double)nodes) * ctx->nic_lat;
+        t += 2.0 * (nodes - 1) / nodes * (S / k) / ctx->nic_bw * topo_slowdown(ctx, nodes, k) +
+             2.0 * log2((double)nodes) * ctx->nic_lat;
     return t;
 }
 

@@ -34,6 +34,12 @@ typedef struct cfit__ctx {
     int link_group;                /* GPUs that reach each other over the scale-up link */
     int domain;                    /* scale-up domain size */
     double layer_params, emb_params;
+    struct cfit__topo_slow {       /* cfit_sim_internode_slowdown per (nodes, k), with --topology */
+        long nodes;
+        int k;
+        double factor;
+    } slow[64];
+    int nslow;
 } cfit__ctx;
 
 typedef struct cfit__layer_cost {

@@ -544,3 +544,38 @@ int cfit_sim_collective(const cfit_topo *t, cfit_collective c, cfit_algo a, int 
     sim_fini(&s);
     return rc;
 }
+
+int cfit_sim_internode_slowdown(const cfit_topo *t, int nodes, int k, double *factor, cfit_diag *d)
+{
+    *factor = 1;
+    int gpn = t->params.gpus_per_node > 0 ? t->params.gpus_per_node : 1;
+    int tnodes = t->nhosts / gpn;
+    k = k < gpn ? k : gpn;
+    nodes = nodes < tnodes ? nodes : tnodes;
+    if (nodes < 2 || k < 1)
+        return CFIT_EOK;
+    int n = nodes * k;
+    int *place = malloc((size_t)n * 3 * sizeof *place);
+    if (!place)
+        return CFIT_ENOMEM;
+    int *src = place + n, *dst = place + 2 * n;
+    for (int m = 0; m < nodes; m++)
+        for (int j = 0; j < k; j++) {
+            int r = m * k + j;
+            place[r] = m * gpn + j;
+            src[r] = r;
+            dst[r] = ((m + 1) % nodes) * k + j;
+        }
+    cfit__sim s;
+    int rc = sim_init(&s, t, n, place, d);
+    double bytes = 1e9;
+    if (!rc)
+        rc = cfit__sim_step(&s, n, src, dst, bytes, 1, 0);   /* no latency: the rate alone */
+    if (!rc && s.time_s > 0) {
+        double f = t->params.link_bw_bytes_per_s * s.time_s / bytes;
+        *factor = f > 1 ? f : 1;
+    }
+    sim_fini(&s);
+    free(place);
+    return rc;
+}

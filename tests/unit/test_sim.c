@@ -297,6 +297,29 @@ static void oversubscribed_fattree(void **state)
     assert_true(over1 / full1 < 1.1);
 }
 
+/* plan --topology's factor: k rings across nodes; 2:1 at the leaf halves their rate. */
+static void internode_slowdown(void **state)
+{
+    (void)state;
+    const char *specs[] = {"fattree:k=8", "fattree:k=8,oversub=2"};
+    double want[] = {1.0, 2.0};
+    for (int i = 0; i < 2; i++) {
+        cfit_topo_params p;
+        cfit_topo_params_init(&p);
+        cfit_topo *t = NULL;
+        cfit_diag d;
+        assert_int_equal(cfit_topo_new(specs[i], &p, &t, &d), 0);
+        double f = 0;
+        assert_int_equal(cfit_sim_internode_slowdown(t, 8, 8, &f, &d), 0);
+        near(f, want[i], 0.01);
+        assert_int_equal(cfit_sim_internode_slowdown(t, 1, 8, &f, &d), 0);
+        near(f, 1.0, 1e-12);
+        assert_int_equal(cfit_sim_internode_slowdown(t, 1000, 8, &f, &d), 0);   /* clamped to 16 nodes */
+        near(f, want[i], 0.01);
+        cfit_topo_free(t);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -309,6 +332,7 @@ int main(void)
         cmocka_unit_test(errors),
         cmocka_unit_test(hierarchical_matches_closed_form),
         cmocka_unit_test(oversubscribed_fattree),
+        cmocka_unit_test(internode_slowdown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
