@@ -137,7 +137,7 @@ static int group_nodes(cfit__sim *s, int **local_out, int *g_out, int *nodes_out
         if (count[node] && count[node] != g)
             rc = cfit_diag_set(cfit__sim_diag(s), CFIT_EINVALID, NULL, 0, 0,
                                "hierarchical all-reduce needs the same number of ranks on every node: node %d "
-                               "has %d, the average is %d/%d",
+                               "has %d of the %d ranks on %d nodes",
                                node, count[node], n, nodes);
     if (!rc && g * nodes != n)
         rc = cfit_diag_set(cfit__sim_diag(s), CFIT_EINVALID, NULL, 0, 0,
