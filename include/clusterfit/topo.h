@@ -70,7 +70,7 @@ int cfit_topo_paths(const cfit_topo *t, int src, int dst, int flow, int *paths, 
 /* Closed-form-checkable figures (cfit_topo_describe fills them). */
 typedef struct cfit_topo_info {
     int hosts, switches, links;       /* links: cables (each two directed links) */
-    int diameter;                     /* in switch hops between the farthest hosts */
+    int diameter;                     /* scale-out links on the longest route between hosts (NIC cables included) */
     double bisection_bytes_per_s;     /* per direction, across the worst balanced cut */
 } cfit_topo_info;
 
