@@ -58,6 +58,8 @@ typedef struct cfit_plan {
     double tokens_per_s, tokens_per_s_per_gpu;
     double model_tflops_per_gpu, hardware_tflops_per_gpu, mfu, hfu;
     double time_to_train_s;           /* 0 when no token count was given */
+    double fabric_slowdown;           /* with request->topology: the largest simulated factor applied
+                                         to this plan's cross-node collectives (>= 1); else 1 */
 } cfit_plan;
 
 typedef struct cfit_plan_request {

@@ -462,6 +462,12 @@ static int print_json(const plan_cli *c, const cfit_plan_result *res, int sizing
     j_str(&b, "framework", fw ? fw->name : "megatron-core", 1);
     j_str(&b, "attention", unfused ? "unfused" : "fused", 1);
     j_num(&b, "model_flops_per_token", cfit_model_flops_per_token(m, res->seq_len), 1);
+    if (c->topology) {
+        cfit__buf_puts(&b, ", \"topology\": {");
+        j_str(&b, "spec", c->topology, 0);
+        j_num(&b, "slowdown", res->nplans > 0 ? res->plans[0].fabric_slowdown : 1.0, 1);
+        cfit__buf_puts(&b, "}");
+    }
     cfit__buf_puts(&b, "}, \"goal\": {");
     j_str(&b, "mode", !sizing ? "fixed_gpus" : r->days > 0 ? "deadline" : "budget", 0);
     j_num(&b, "days", sizing ? r->days : 0.0, 1);
@@ -585,7 +591,7 @@ static const char *fix_hint(const cfit_plan *p)
     return "weights, gradients and optimizer states dominate: more GPUs (--gpus), more --tp/--pp, or a GPU with more memory";
 }
 
-static void print_details(const cfit_plan *p, double tokens)
+static void print_details(const plan_cli *c, const cfit_plan *p, double tokens)
 {
     const cfit_memory *m = &p->mem;
     const cfit_breakdown *br = &p->br;
@@ -598,6 +604,9 @@ static void print_details(const cfit_plan *p, double tokens)
            p->layout.tp, p->layout.pp, p->stage_layers_min, p->stage_layers_max, p->stage_imbalance * 100,
            p->layout.dp, p->layout.cp, p->layout.vp, p->layout.mbs, p->grad_accum, p->layout.zero,
            recompute_str(rec, sizeof rec, p), p->layout.sp ? "on" : "off");
+    if (c->topology)
+        printf("  fabric: simulated on topology %s, cross-node collectives x %.3g\n", c->topology,
+               p->fabric_slowdown);
     printf("\n%-34s %10s  %s\n", "memory per GPU (busiest stage)", "GB", "source");
     printf("  %-32s %10.2f  %s\n", "weights", m->weights_bytes / 1e9, "2 B/param (+1 fp8 copy), / dp at ZeRO-3");
     printf("  %-32s %10.2f  %s\n", "gradients", m->grads_bytes / 1e9, "--grad-precision B/param, / dp at ZeRO-2+");
@@ -859,7 +868,7 @@ static int print_tables(const plan_cli *c, const cfit_plan_result *res, int sizi
         for (size_t i = 0; i < res->nplans; i++)
             plan_row(c, &res->plans[i], r->tokens, cost);
         if (!c->quiet) {
-            print_details(&res->plans[0], r->tokens);
+            print_details(c, &res->plans[0], r->tokens);
             print_cost(c, &res->plans[0], r->tokens);
         }
         cli_bom_print(&c->bom, r, &res->plans[0]);

@@ -398,6 +398,8 @@ static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const c
     /* optimizer: fp32 master, m, v read + written, fp32 grad read, bf16 weight written */
     double P_opt = P_dev / (l->zero >= 1 ? (double)d : 1.0);
     double t_opt = P_opt * 32.0 / ctx->mem_bw;
+    long dnodes = (d + kd - 1) / kd;   /* the DP group's nodes (allreduce_s's count) */
+    double slow = d > 1 && dnodes > 1 ? topo_slowdown(ctx, dnodes, kd) : 1.0;
 
     double step = m_mb * t_mb + bubble + dp_exposed + t_opt;
 
@@ -442,6 +444,7 @@ static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const c
     out->mfu = out->model_tflops_per_gpu * 1e12 / ctx->peak;
     out->hfu = out->hardware_tflops_per_gpu * 1e12 / ctx->peak;
     out->time_to_train_s = ctx->req->tokens > 0 ? ctx->req->tokens / out->tokens_per_s : 0.0;
+    out->fabric_slowdown = slow;
 
     stage_mem first, last;
     stage_memory(ctx, lcf, l, n_first, 1, p == 1, m_mb, &first);
