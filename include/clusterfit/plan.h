@@ -87,8 +87,10 @@ typedef struct cfit_plan_request {
                                          materialised (pre-FlashAttention); 0 = fused kernel */
     int top;                          /* plans to keep, >= 1 */
     const struct cfit_topo *topology; /* NULL = alpha-beta only; else the inter-node bandwidth of
-                                         DP/CP all-reduces is slowed by the simulated factor
-                                         (cfit_sim_internode_slowdown, cached per node count) */
+                                         DP (and cross-node TP) all-reduces and of cross-node PP
+                                         sends is slowed by simulated factors
+                                         (cfit_sim_internode_slowdown and _sendrecv_slowdown,
+                                         cached per node count) */
     /* progress callback for long searches (may be NULL); fraction in [0,1] */
     void (*progress)(void *ctx, double fraction);
     void *progress_ctx;

@@ -65,6 +65,13 @@ int cfit_sim_collective(const cfit_topo *t, cfit_collective c, cfit_algo a, int 
  * *factor = 1 when fewer than 2 nodes remain.  Errors as cfit_sim_collective. */
 int cfit_sim_internode_slowdown(const cfit_topo *t, int nodes, int k, double *factor, cfit_diag *d);
 
+/* The same for pipeline point-to-point (what `plan --topology` multiplies a cross-node PP
+ * send's bandwidth term by): ranks 0..n-1, k on each of the first `nodes` nodes, rank r sends
+ * to r + stride mod n all at once (sendrecv with the stage stride tp*cp*dp in ranks; stride
+ * taken mod n after clamping, 0 = k).  Same clamping, result and errors as above. */
+int cfit_sim_internode_sendrecv_slowdown(const cfit_topo *t, int nodes, int k, long stride, double *factor,
+                                         cfit_diag *d);
+
 #ifdef __cplusplus
 }
 #endif

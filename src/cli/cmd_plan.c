@@ -30,7 +30,7 @@ static const cli_opt opts[] = {
     {"gpu", 0, "NAME[,NAME...]", "GPU type(s) from the catalog (default: compare all)", O_GPU},
     {"gpus", 0, "N", "total GPUs (default: sized to meet --days)", O_GPUS},
     {"fabric", 0, "NAME", "scale-out fabric (default: the GPU's node type's)", O_FABRIC},
-    {"topology", 0, "SPEC", "simulate DP/CP all-reduces across nodes on this topology (sim's SPEC, e.g.\n"
+    {"topology", 0, "SPEC", "simulate cross-node all-reduces and PP sends on this topology (sim's SPEC, e.g.\n"
                             "                                       fattree:k=16,oversub=2; docs/plan.md)", O_TOPOLOGY},
     {"tp", 0, "N", "tensor parallel size (default: searched)", O_TP},
     {"pp", 0, "N", "pipeline parallel size (default: searched)", O_PP},
@@ -963,7 +963,7 @@ static int nothing_fits(const cfit_plan_request *r, const cfit_plan_result *res)
                      fix_hint(best));
 }
 
-/* --topology: the fabric DP/CP all-reduces are simulated on (default link parameters: the
+/* --topology: the fabric cross-node all-reduces and PP sends are simulated on (default link parameters: the
  * simulated slowdown is a ratio to the same fabric without contention). */
 static int open_topology(const char *spec, cfit_topo **out)
 {

@@ -70,23 +70,27 @@ static int ranks_per_node(const cfit__ctx *ctx, long n, long stride)
     return (int)(k < n ? k : n);
 }
 
-/* The simulated slowdown of k rings across `nodes` nodes on the request's topology (1 without
- * one), cached in ctx: the search asks for few distinct (nodes, k) pairs, many times. */
-static double topo_slowdown(const cfit__ctx *cctx, long nodes, int k)
+/* The simulated slowdown on the request's topology (1 without one) of k rings across `nodes`
+ * nodes (stride 0, all-reduce) or of a send-recv with that rank stride (pipeline), cached in
+ * ctx: the search asks for few distinct (nodes, k, stride), many times. */
+static double topo_slowdown(const cfit__ctx *cctx, long nodes, int k, long stride)
 {
     const struct cfit_topo *t = cctx->req->topology;
     if (!t)
         return 1.0;
     cfit__ctx *ctx = (cfit__ctx *)cctx;   /* the cache is the only state a const ctx changes */
     for (int i = 0; i < ctx->nslow; i++)
-        if (ctx->slow[i].nodes == nodes && ctx->slow[i].k == k)
+        if (ctx->slow[i].nodes == nodes && ctx->slow[i].k == k && ctx->slow[i].stride == stride)
             return ctx->slow[i].factor;
     double f = 1.0;
     cfit_diag d;
-    if (cfit_sim_internode_slowdown(t, nodes > 1 << 30 ? 1 << 30 : (int)nodes, k, &f, &d))
+    int n = nodes > 1 << 30 ? 1 << 30 : (int)nodes;
+    int rc = stride ? cfit_sim_internode_sendrecv_slowdown(t, n, k, stride, &f, &d)
+                    : cfit_sim_internode_slowdown(t, n, k, &f, &d);
+    if (rc)
         f = 1.0;   /* a disconnected or unroutable fabric: the alpha-beta term alone */
     if (ctx->nslow < (int)(sizeof ctx->slow / sizeof ctx->slow[0]))
-        ctx->slow[ctx->nslow++] = (struct cfit__topo_slow){nodes, k, f};
+        ctx->slow[ctx->nslow++] = (struct cfit__topo_slow){nodes, k, stride, f};
     return f;
 }
 
@@ -102,15 +106,21 @@ static double allreduce_s(const cfit__ctx *ctx, double S, long n, int k)
         t += 2.0 * (k - 1) / k * S / ctx->up_bw + 2.0 * (k - 1) * ctx->up_lat;
     long nodes = (n + k - 1) / k;   /* a group that does not fill its last node still spans it */
     if (nodes > 1)
-        t += 2.0 * (nodes - 1) / nodes * (S / k) / ctx->nic_bw * topo_slowdown(ctx, nodes, k) +
+        t += 2.0 * (nodes - 1) / nodes * (S / k) / ctx->nic_bw * topo_slowdown(ctx, nodes, k, 0) +
              2.0 * log2((double)nodes) * ctx->nic_lat;
     return t;
 }
 
-/* Point-to-point transfer of S bytes inside a node or across nodes. */
+/* Point-to-point transfer of S bytes inside a node or across nodes, the cross-node bandwidth
+ * term slowed by `slow` (a simulated factor, 1 for the alpha-beta time alone). */
+static double p2p_slow_s(const cfit__ctx *ctx, double S, int intra, double slow)
+{
+    return intra ? S / ctx->up_bw + ctx->up_lat : S / ctx->nic_bw * slow + ctx->nic_lat;
+}
+
 static double p2p_s(const cfit__ctx *ctx, double S, int intra)
 {
-    return intra ? S / ctx->up_bw + ctx->up_lat : S / ctx->nic_bw + ctx->nic_lat;
+    return p2p_slow_s(ctx, S, intra, 1.0);
 }
 
 /* ---- compute: roofline per operation ---- */
@@ -364,10 +374,13 @@ static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const c
     double logits_slow = (slow_is_last || p == 1) ? 1.0 : 0.0;
 
     /* pipeline point-to-point: activations forward, gradients backward, per chunk */
-    double t_pp = 0.0;
+    double t_pp = 0.0, pp_slow = 1.0;
     if (p > 1) {
-        int intra = (long)l->tp * l->cp * d < ctx->link_group;
-        t_pp = 2.0 * l->vp * p2p_s(ctx, lc->pp_msg_bytes, intra);
+        long stride = (long)l->tp * l->cp * d;   /* ranks between a GPU and its next stage's */
+        int intra = stride < ctx->link_group;
+        if (!intra)   /* every GPU of a stage sends at once: the simulator's send-recv */
+            pp_slow = topo_slowdown(ctx, (N + ctx->gpn - 1) / ctx->gpn, ctx->gpn, stride);
+        t_pp = 2.0 * l->vp * p2p_slow_s(ctx, lc->pp_msg_bytes, intra, pp_slow);
     }
     double t_mb = t_stage + t_pp;
     double bubble = p > 1 ? (p - 1.0) / l->vp * t_mb : 0.0;
@@ -398,8 +411,13 @@ static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const c
     /* optimizer: fp32 master, m, v read + written, fp32 grad read, bf16 weight written */
     double P_opt = P_dev / (l->zero >= 1 ? (double)d : 1.0);
     double t_opt = P_opt * 32.0 / ctx->mem_bw;
-    long dnodes = (d + kd - 1) / kd;   /* the DP group's nodes (allreduce_s's count) */
-    double slow = d > 1 && dnodes > 1 ? topo_slowdown(ctx, dnodes, kd) : 1.0;
+    /* the largest factor applied: DP's and TP's all-reduces (as allreduce_s counts nodes), PP's */
+    long dnodes = (d + kd - 1) / kd;
+    double slow = d > 1 && dnodes > 1 ? topo_slowdown(ctx, dnodes, kd, 0) : 1.0;
+    int kt = ranks_per_node(ctx, l->tp, 1);
+    double tp_slow = l->tp > kt ? topo_slowdown(ctx, (l->tp + kt - 1) / kt, kt, 0) : 1.0;
+    slow = slow > tp_slow ? slow : tp_slow;
+    slow = slow > pp_slow ? slow : pp_slow;
 
     double step = m_mb * t_mb + bubble + dp_exposed + t_opt;
 

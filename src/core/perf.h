@@ -34,9 +34,10 @@ typedef struct cfit__ctx {
     int link_group;                /* GPUs that reach each other over the scale-up link */
     int domain;                    /* scale-up domain size */
     double layer_params, emb_params;
-    struct cfit__topo_slow {       /* cfit_sim_internode_slowdown per (nodes, k), with --topology */
+    struct cfit__topo_slow {       /* simulated slowdowns per (nodes, k, stride), with --topology */
         long nodes;
         int k;
+        long stride;               /* 0: all-reduce rings; else PP send-recv's stage stride */
         double factor;
     } slow[64];
     int nslow;

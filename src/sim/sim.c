@@ -545,7 +545,9 @@ int cfit_sim_collective(const cfit_topo *t, cfit_collective c, cfit_algo a, int 
     return rc;
 }
 
-int cfit_sim_internode_slowdown(const cfit_topo *t, int nodes, int k, double *factor, cfit_diag *d)
+/* k ranks on each of the first `nodes` nodes of t (clamped to what t holds); rank r sends to
+ * r + stride mod n, all at once; the slowdown of the slowest flow against t's link rate. */
+static int shift_slowdown(const cfit_topo *t, int nodes, int k, long stride, double *factor, cfit_diag *d)
 {
     *factor = 1;
     int gpn = t->params.gpus_per_node > 0 ? t->params.gpus_per_node : 1;
@@ -555,17 +557,18 @@ int cfit_sim_internode_slowdown(const cfit_topo *t, int nodes, int k, double *fa
     if (nodes < 2 || k < 1)
         return CFIT_EOK;
     int n = nodes * k;
+    int shift = stride > 0 ? (int)(stride % n) : k;
+    if (shift == 0)
+        shift = k;
     int *place = malloc((size_t)n * 3 * sizeof *place);
     if (!place)
         return CFIT_ENOMEM;
     int *src = place + n, *dst = place + 2 * n;
-    for (int m = 0; m < nodes; m++)
-        for (int j = 0; j < k; j++) {
-            int r = m * k + j;
-            place[r] = m * gpn + j;
-            src[r] = r;
-            dst[r] = ((m + 1) % nodes) * k + j;
-        }
+    for (int r = 0; r < n; r++) {
+        place[r] = r / k * gpn + r % k;
+        src[r] = r;
+        dst[r] = (r + shift) % n;
+    }
     cfit__sim s;
     int rc = sim_init(&s, t, n, place, d);
     double bytes = 1e9;
@@ -578,4 +581,15 @@ int cfit_sim_internode_slowdown(const cfit_topo *t, int nodes, int k, double *fa
     sim_fini(&s);
     free(place);
     return rc;
+}
+
+int cfit_sim_internode_slowdown(const cfit_topo *t, int nodes, int k, double *factor, cfit_diag *d)
+{
+    return shift_slowdown(t, nodes, k, k, factor, d);   /* local rank j to j on the next node */
+}
+
+int cfit_sim_internode_sendrecv_slowdown(const cfit_topo *t, int nodes, int k, long stride, double *factor,
+                                         cfit_diag *d)
+{
+    return shift_slowdown(t, nodes, k, stride, factor, d);
 }

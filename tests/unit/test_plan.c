@@ -20,6 +20,7 @@
 
 #include "clusterfit/catalog.h"
 #include "clusterfit/plan.h"
+#include "clusterfit/topo.h"
 #include "clusterfit/workload.h"
 
 #define DAY_S 86400.0
@@ -989,6 +990,53 @@ static void test_sizing_several_gpu_types(void **state)
     cfit_plan_result_fini(&res);
 }
 
+/* ---- --topology: simulated slowdowns of cross-node collectives ---------------------- */
+
+static cfit_topo *topology(const char *spec)
+{
+    cfit_topo_params p;
+    cfit_topo_params_init(&p);
+    cfit_topo *t = NULL;
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    if (cfit_topo_new(spec, &p, &t, &d))
+        fail_msg("topology '%s': %s", spec, d.msg);
+    return t;
+}
+
+/* PP send-recv between stages on different nodes is slowed by an oversubscribed fat-tree
+ * (hardly by a non-blocking one); stages inside one node are not. */
+static void test_topology_pp(void **state)
+{
+    (void)state;
+    const cfit_gpu *g[] = {gpu("h100-sxm")};
+    cfit_plan_request r;
+    request(&r, "llama3-70b", g, 1, 256);
+    cfit_topo *full = topology("fattree:k=16"), *over = topology("fattree:k=16,oversub=2");
+    cfit_layout cross = layout(8, 4, 8, 1, 1, 1, 1, CFIT_RECOMPUTE_FULL, 1);   /* stages 8 nodes apart */
+    cfit_plan a = evaluate(&r, g[0], cross);
+    r.topology = full;
+    cfit_plan b = evaluate(&r, g[0], cross);
+    r.topology = over;
+    cfit_plan c = evaluate(&r, g[0], cross);
+    assert_true(a.br.pp_comm_s > 0.0);
+    /* flow-level ECMP collides a few of the cross-pod flows even on a full fat-tree */
+    assert_true(b.br.pp_comm_s >= a.br.pp_comm_s && b.br.pp_comm_s < 1.25 * a.br.pp_comm_s);
+    assert_true(c.br.pp_comm_s > 1.5 * b.br.pp_comm_s);
+    assert_true(a.fabric_slowdown == 1.0 && c.fabric_slowdown > 1.5);
+
+    request(&r, "llama3-8b", g, 1, 8);
+    cfit_layout one = layout(4, 2, 1, 1, 1, 1, 0, CFIT_RECOMPUTE_FULL, 1);    /* one node */
+    a = evaluate(&r, g[0], one);
+    r.topology = over;
+    c = evaluate(&r, g[0], one);
+    assert_true(a.br.pp_comm_s > 0.0);
+    assert_true(c.br.pp_comm_s == a.br.pp_comm_s);
+    assert_true(c.fabric_slowdown == 1.0);
+    cfit_topo_free(full);
+    cfit_topo_free(over);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1011,6 +1059,7 @@ int main(void)
         cmocka_unit_test(test_validate_errors),
         cmocka_unit_test(test_sizing),
         cmocka_unit_test(test_sizing_several_gpu_types),
+        cmocka_unit_test(test_topology_pp),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -316,6 +316,12 @@ static void internode_slowdown(void **state)
         near(f, 1.0, 1e-12);
         assert_int_equal(cfit_sim_internode_slowdown(t, 1000, 8, &f, &d), 0);   /* clamped to 16 nodes */
         near(f, want[i], 0.01);
+        double g = 0;   /* a send-recv with a one-node stride is the rings' step */
+        assert_int_equal(cfit_sim_internode_slowdown(t, 8, 8, &f, &d), 0);
+        assert_int_equal(cfit_sim_internode_sendrecv_slowdown(t, 8, 8, 8, &g, &d), 0);
+        near(g, f, 1e-12);
+        assert_int_equal(cfit_sim_internode_sendrecv_slowdown(t, 1, 8, 8, &g, &d), 0);
+        near(g, 1.0, 1e-12);
         cfit_topo_free(t);
     }
 }
