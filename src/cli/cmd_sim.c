@@ -1,6 +1,7 @@
 /* cmd_sim.c - `clusterfit sim`: a collective on a topology, printed like nccl-tests. */
 #include "cli.h"
 #include "base/json.h"
+#include "clusterfit/catalog.h"
 #include "clusterfit/sim.h"
 
 #include <inttypes.h>
@@ -9,7 +10,7 @@
 
 enum {
     O_TOPOLOGY = 1, O_COLLECTIVE, O_ALGO, O_RANKS, O_SIZE, O_MIN, O_MAX, O_FACTOR, O_LINK_BW, O_LATENCY,
-    O_SCALEUP_BW, O_GPN, O_PLACEMENT, O_FAIL_LINKS, O_FAIL, O_DESCRIBE, O_JSON
+    O_SCALEUP_BW, O_GPN, O_PLACEMENT, O_FAIL_LINKS, O_FAIL, O_DESCRIBE, O_JSON, O_GPU, O_FABRIC, O_CATALOG
 };
 
 static const cli_opt opts[] = {
@@ -28,6 +29,11 @@ static const cli_opt opts[] = {
     {"latency", 0, "TIME", "latency per scale-out hop (default 1us)", O_LATENCY},
     {"scaleup-bw", 0, "RATE", "GPU to scale-up switch rate per direction (default 450GB/s)", O_SCALEUP_BW},
     {"gpus-per-node", 0, "N", "GPUs per node under one scale-up switch (default 8; 1 = none)", O_GPN},
+    {"gpu", 0, "NAME", "take the scale-up rate and domain from this catalog GPU and the scale-out\n"
+                       "                                       rate and latency from its node's fabric, times the catalog's\n"
+                       "                                       efficiencies, instead of the four options above", O_GPU},
+    {"fabric", 0, "NAME", "with --gpu: this scale-out fabric instead of the GPU's node's", O_FABRIC},
+    {"catalog", 0, "FILE", "with --gpu: add a catalog file (repeatable)", O_CATALOG},
     {"placement", 0, "linear|random[:SEED]", "rank r on host r (default), or a random permutation",
      O_PLACEMENT},
     {"fail-links", 0, "N[:SEED]", "fail N random scale-out cables before simulating", O_FAIL_LINKS},
@@ -47,7 +53,14 @@ typedef struct sim_cli {
     long fail_n;
     unsigned fail_seed, place_seed;
     int random_place, describe, json;
+    int manual;                       /* --link-bw, --latency, --scaleup-bw or --gpus-per-node given */
+    const char *gpu, *fabric;
+    cli_catalog cc;
     cfit_topo_params params;
+    /* with --gpu: what the parameters were taken from (docs/sim.md "Catalog link parameters") */
+    const cfit_gpu *g;
+    const cfit_fabric *up, *out;
+    double nic_share;                 /* NICs per GPU of the node, at most 1 */
 } sim_cli;
 
 static int opt_size(const char *name, const char *value, uint64_t *out)
@@ -95,11 +108,16 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
     case O_MIN: c->have_range = 1; return opt_size(name, value, &c->minb);
     case O_MAX: c->have_range = 1; return opt_size(name, value, &c->maxb);
     case O_FACTOR: c->have_range = 1; return cli_int(name, value, 2, 1L << 20, &c->factor);
-    case O_LINK_BW: return opt_rate(name, value, &c->params.link_bw_bytes_per_s);
-    case O_SCALEUP_BW: return opt_rate(name, value, &c->params.scaleup_bw_bytes_per_s);
+    case O_LINK_BW: c->manual = 1; return opt_rate(name, value, &c->params.link_bw_bytes_per_s);
+    case O_SCALEUP_BW: c->manual = 1; return opt_rate(name, value, &c->params.scaleup_bw_bytes_per_s);
     case O_LATENCY:
+        c->manual = 1;
         return cfit_parse_time(value, &c->params.link_latency_s, &d) ? cli_error("--%s: %s", name, d.msg) : 0;
+    case O_GPU: c->gpu = value; return 0;
+    case O_FABRIC: c->fabric = value; return 0;
+    case O_CATALOG: return cli_catalog_add(&c->cc, value);
     case O_GPN: {
+        c->manual = 1;
         long g;
         int rc = cli_int(name, value, 1, 1024, &g);
         c->params.gpus_per_node = (int)g;
@@ -194,6 +212,24 @@ static void json_topology(cfit__buf *b, const sim_cli *c, const cfit_topo *t, co
     cfit__buf_puts(b, "}");
 }
 
+/* --gpu: the catalog entries and the link parameters taken from them. */
+static void json_links(cfit__buf *b, const sim_cli *c)
+{
+    cfit__buf_puts(b, ", \"links\": {\"gpu\": ");
+    cfit__buf_json_string(b, c->g->name);
+    cfit__buf_puts(b, ", \"scaleup_fabric\": ");
+    cfit__buf_json_string(b, c->up->name);
+    cfit__buf_puts(b, ", \"fabric\": ");
+    cfit__buf_json_string(b, c->out->name);
+    cfit__buf_puts(b, ", \"scaleup_bw_gbs\": ");
+    cfit__buf_json_number(b, c->params.scaleup_bw_bytes_per_s / 1e9);
+    cfit__buf_printf(b, ", \"gpus_per_node\": %d, \"link_bw_gbs\": ", c->params.gpus_per_node);
+    cfit__buf_json_number(b, c->params.link_bw_bytes_per_s / 1e9);
+    cfit__buf_puts(b, ", \"link_latency_s\": ");
+    cfit__buf_json_number(b, c->params.link_latency_s);
+    cfit__buf_puts(b, "}");
+}
+
 static int emit_json(cfit__buf *b)
 {
     int ok = cfit__buf_ok(b);
@@ -240,6 +276,12 @@ static void print_table(const sim_cli *c, const cfit_topo *t, const cfit_topo_in
            algo_label(c), c->spec, ranks, info->hosts, c->random_place ? "random" : "linear");
     printf("# topology: %d switches, %d cables, diameter %d, bisection %.2f GB/s\n", info->switches, info->links,
            info->diameter, info->bisection_bytes_per_s / 1e9);
+    if (c->g)
+        printf("# links from the catalog: %s scale-up %s %.2f GB/s (x%.2f efficiency), %d GPUs per switch; "
+               "scale-out %s %.2f GB/s per GPU (x%.2f efficiency, %.2f NICs per GPU), %.3g us per hop\n",
+               c->g->name, c->up->name, c->params.scaleup_bw_bytes_per_s / 1e9, c->up->efficiency,
+               c->params.gpus_per_node, c->out->name, c->params.link_bw_bytes_per_s / 1e9, c->out->efficiency,
+               c->nic_share, c->params.link_latency_s * 1e6);
     printf("# simulated (flow level, max-min fair; docs/sim.md): #wrong is always 0\n#\n");
     printf("#%11s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s\n", "size", "count", "type", "redop", "root", "time",
            "algbw", "busbw", "#wrong");
@@ -275,6 +317,8 @@ static int print_json(const sim_cli *c, const cfit_topo *t, const cfit_topo_info
     cfit__buf_init(&b);
     cfit__buf_printf(&b, "{\"clusterfit_version\": \"%s\", ", CFIT_VERSION);
     json_topology(&b, c, t, info);
+    if (c->g)
+        json_links(&b, c);
     cfit__buf_printf(&b, ", \"collective\": \"%s\", \"algo\": \"%s\", \"ranks\": %d, \"placement\": ",
                      cfit_collective_name(c->coll), algo_label(c), ranks);
     cfit__buf_json_string(&b, c->placement ? c->placement : "linear");
@@ -346,6 +390,62 @@ static int simulate(const sim_cli *c, const cfit_topo *t, const cfit_topo_info *
     return rc;
 }
 
+/* --gpu [--fabric]: the link parameters from the catalog, with its achievable-efficiency factors
+ * (as plan costs them, docs/sim.md); the latency is set per hop once the diameter is known. */
+static int catalog_params(sim_cli *c)
+{
+    if (!c->gpu)
+        return c->fabric || c->cc.nfiles ? cli_error("sim: --fabric and --catalog need --gpu NAME") : 0;
+    if (c->manual)
+        return cli_error("sim: --gpu takes the link parameters from the catalog; drop --link-bw, --latency, "
+                         "--scaleup-bw and --gpus-per-node");
+    int rc = cli_catalog_open(&c->cc);
+    if (rc)
+        return rc;
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    const cfit_catalog *cat = c->cc.cat;
+    if (!(c->g = cfit_catalog_gpu(cat, c->gpu, &d)))
+        return cli_error("--gpu: %s", d.msg);
+    const cfit_node *node = cfit_catalog_node(cat, c->g->default_node, &d);
+    if (!node)
+        return cli_error("--gpu: %s", d.msg);
+    if (!(c->out = cfit_catalog_fabric(cat, c->fabric ? c->fabric : node->fabric, &d)))
+        return cli_error("--fabric: %s", d.msg);
+    if (c->out->kind != CFIT_FABRIC_SCALEOUT)
+        return cli_error("--fabric: '%s' is a scale-up link; name a scale-out fabric (clusterfit catalog list fabrics)",
+                         c->out->name);
+    if (!(c->up = cfit_catalog_fabric(cat, c->g->scaleup_fabric, &d)))
+        return cli_error("--gpu: %s", d.msg);
+    double share = node->gpus_per_node > 0 ? (double)node->nics_per_node / node->gpus_per_node : 1.0;
+    c->nic_share = share < 1.0 ? share : 1.0;
+    double up_bw = c->g->scaleup_bw_bytes_per_s > 0 ? c->g->scaleup_bw_bytes_per_s : c->up->bw_bytes_per_s;
+    c->params.link_bw_bytes_per_s = c->out->bw_bytes_per_s * c->out->efficiency * c->nic_share;
+    c->params.link_latency_s = c->out->latency_s;
+    c->params.scaleup_bw_bytes_per_s = up_bw * c->up->efficiency;
+    c->params.scaleup_latency_s = c->up->latency_s / 2;   /* GPU -> switch -> GPU */
+    c->params.gpus_per_node = c->g->scaleup_domain > 1 ? c->g->scaleup_domain : 1;
+    return 0;
+}
+
+/* Build the topology, fail its links, describe it.  Returns 0 or an exit code after printing
+ * (*t is then NULL or to be freed by the caller). */
+static int build(sim_cli *c, cfit_topo **t, cfit_topo_info *info)
+{
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    int err = cfit_topo_new(c->spec, &c->params, t, &d);
+    if (err)
+        return cli_error("--topology: %s", d.msg);
+    if (c->fail_n > 0 && (err = cfit_topo_fail_random(*t, (int)c->fail_n, c->fail_seed, &d)))
+        return cli_error("--fail-links: %s", d.msg);
+    if (c->fail_spec && (err = cfit_topo_fail_spec(*t, c->fail_spec, &d)))
+        return cli_error("--fail: %s", d.msg);
+    if ((err = cfit_topo_describe(*t, info)))
+        return cli_error("describing the topology failed: %s", cfit_strerror(err));
+    return 0;
+}
+
 int cmd_sim(int argc, char **argv)
 {
     sim_cli c;
@@ -366,21 +466,22 @@ int cmd_sim(int argc, char **argv)
         return cli_error("sim: --topology SPEC is required (e.g. --topology fattree:k=8)");
     if (c.have_size && c.have_range)
         return cli_error("sim: give --size or -b/-e/-f, not both");
-    cfit_diag d;
-    cfit_diag_clear(&d);
+    if ((rc = catalog_params(&c))) {
+        cfit_catalog_free(c.cc.cat);
+        return rc;
+    }
     cfit_topo *t = NULL;
-    int err = cfit_topo_new(c.spec, &c.params, &t, &d);
-    if (err)
-        return cli_error("--topology: %s", d.msg);
-    if (!err && c.fail_n > 0 && (err = cfit_topo_fail_random(t, (int)c.fail_n, c.fail_seed, &d)))
-        rc = cli_error("--fail-links: %s", d.msg);
-    if (!err && c.fail_spec && (err = cfit_topo_fail_spec(t, c.fail_spec, &d)))
-        rc = cli_error("--fail: %s", d.msg);
     cfit_topo_info info;
-    if (!rc && (err = cfit_topo_describe(t, &info)))
-        rc = cli_error("describing the topology failed: %s", cfit_strerror(err));
+    rc = build(&c, &t, &info);
+    if (!rc && c.g && info.diameter > 1) {   /* the catalog's latency is per step: spread it over the hops */
+        c.params.link_latency_s /= info.diameter;
+        cfit_topo_free(t);
+        t = NULL;
+        rc = build(&c, &t, &info);
+    }
     if (!rc)
         rc = c.describe ? describe(&c, t, &info) : simulate(&c, t, &info);
     cfit_topo_free(t);
+    cfit_catalog_free(c.cc.cat);
     return rc;
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # sim_json_doc.sh BINARY SRCDIR - docs/json.md and `clusterfit sim --json` agree (DESIGN.md §5).
 #
-# Runs `sim --json` (a two-size sweep) and `sim --describe --json`; every key path of the output
+# Runs `sim --json` (a two-size sweep, and one size with --gpu for the "links" object) and
+# `sim --describe --json`; every key path of the output
 # (`results[].time_s`) must appear in the table under the "## `clusterfit sim --json`" heading,
 # and every path that table names must occur in the output.
 set -euo pipefail
@@ -16,8 +17,9 @@ trap 'rm -rf "$tmp"' EXIT
 
 "$bin" sim --topology fattree:k=4 -b 1M -e 4M -f 4 --json >"$tmp/sim.json" || fail "sim --json failed"
 "$bin" sim --topology fattree:k=4 --describe --json >"$tmp/describe.json" || fail "sim --describe --json failed"
+"$bin" sim --topology fattree:k=4 --gpu h100-sxm --size 1M --json >"$tmp/gpu.json" || fail "sim --gpu --json failed"
 
-python3 - "$doc" "$tmp/sim.json" "$tmp/describe.json" <<'PY'
+python3 - "$doc" "$tmp/sim.json" "$tmp/describe.json" "$tmp/gpu.json" <<'PY'
 import json, re, sys
 
 doc, outputs = sys.argv[1], sys.argv[2:]
