@@ -11,7 +11,7 @@ typedef struct command {
 
 static const command commands[] = {
     {"plan", cmd_plan, "plan the cluster and parallel layout for a training job"},
-    {"check", cmd_check, "check a DeepSpeed config: schema, batch arithmetic, world size, memory fit"},
+    {"check", cmd_check, "check a DeepSpeed config or Megatron-LM arguments: schema, batch, world size, memory"},
     {"sim", cmd_sim, "simulate a collective on a fat-tree, rail-optimised, dragonfly or torus fabric"},
     {"catalog", cmd_catalog, "list and show the GPUs, models, fabrics, nodes and frameworks planned with"},
     {NULL, NULL, NULL},
