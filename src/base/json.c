@@ -807,3 +807,23 @@ const char *cfit__json_type_name(cfit__json_type t)
                                         "object"};
     return (unsigned)t < sizeof names / sizeof names[0] ? names[t] : "unknown";
 }
+
+void cfit__buf_key_number(cfit__buf *b, const char *key, double v, int comma)
+{
+    cfit__buf_printf(b, "%s\"%s\": ", comma ? ", " : "", key);
+    cfit__buf_json_number(b, v);
+}
+
+void cfit__buf_key_string(cfit__buf *b, const char *key, const char *v, int comma)
+{
+    cfit__buf_printf(b, "%s\"%s\": ", comma ? ", " : "", key);
+    cfit__buf_json_string(b, v);
+}
+
+void cfit__buf_key_opt(cfit__buf *b, const char *key, int have, double v)
+{
+    if (have)
+        cfit__buf_key_number(b, key, v, 1);
+    else
+        cfit__buf_printf(b, ", \"%s\": null", key);
+}

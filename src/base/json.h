@@ -80,5 +80,10 @@ void cfit__buf_json_string(cfit__buf *b, const char *s);
 /* Append a JSON number: integers exactly, others with 10 significant digits;
  * NaN and infinities are written as null. */
 void cfit__buf_json_number(cfit__buf *b, double v);
+/* Append an object member `"key": value`, preceded by ", " when comma is set. */
+void cfit__buf_key_number(cfit__buf *b, const char *key, double v, int comma);
+void cfit__buf_key_string(cfit__buf *b, const char *key, const char *v, int comma);
+/* ", "key": v" when have is set, else ", "key": null". */
+void cfit__buf_key_opt(cfit__buf *b, const char *key, int have, double v);
 
 #endif

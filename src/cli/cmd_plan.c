@@ -302,26 +302,8 @@ static long fixed_gpus(const cfit_plan_request *r)
     return 0;
 }
 
-static void j_num(cfit__buf *b, const char *key, double v, int comma)
-{
-    cfit__buf_printf(b, "%s\"%s\": ", comma ? ", " : "", key);
-    cfit__buf_json_number(b, v);
-}
 
-static void j_str(cfit__buf *b, const char *key, const char *v, int comma)
-{
-    cfit__buf_printf(b, "%s\"%s\": ", comma ? ", " : "", key);
-    cfit__buf_json_string(b, v);
-}
 
-/* A number, or null when not available. */
-static void j_opt(cfit__buf *b, const char *key, int have, double v)
-{
-    if (have)
-        j_num(b, key, v, 1);
-    else
-        cfit__buf_printf(b, ", \"%s\": null", key);
-}
 
 static void j_cost(cfit__buf *b, const plan_cli *c, const cfit_plan *p)
 {
@@ -330,31 +312,31 @@ static void j_cost(cfit__buf *b, const plan_cli *c, const cfit_plan *p)
     double tokens = c->req.tokens, usd = 0;
     int have = cfit_cost_of(&k, (cfit_cost_basis)c->req.cost_basis, &usd) && tokens > 0;
     cfit__buf_puts(b, ", \"cost\": {");
-    j_str(b, "basis", cfit_cost_basis_name((cfit_cost_basis)c->req.cost_basis), 0);
-    j_opt(b, "basis_usd", have, usd);
-    j_opt(b, "usd_per_million_tokens", have, tokens > 0 ? usd / (tokens / 1e6) : 0);
-    j_opt(b, "capex_usd", k.has_own, k.capex_usd);
-    j_opt(b, "node_capex_usd", k.has_own, k.node_capex_usd);
-    j_opt(b, "network_capex_usd", k.has_own, k.network_capex_usd);
-    j_opt(b, "scaleout_ports", k.has_own, k.ports);
-    j_opt(b, "own_run_usd", k.has_own, k.own_run_usd);
-    j_opt(b, "amortised_usd", k.has_own, k.amortised_usd);
-    j_opt(b, "energy_usd", k.has_own, k.energy_usd);
-    j_opt(b, "maintenance_usd", k.has_own, k.maintenance_usd);
-    j_opt(b, "colocation_usd", k.has_own, k.colo_usd);
-    j_num(b, "gpu_hours", k.gpu_hours, 1);
-    j_opt(b, "rent_on_demand_usd", k.has_rent[CFIT_BASIS_RENT], k.rent_usd[CFIT_BASIS_RENT]);
-    j_opt(b, "rent_reserved_usd", k.has_rent[CFIT_BASIS_RESERVED], k.rent_usd[CFIT_BASIS_RESERVED]);
-    j_opt(b, "rent_spot_usd", k.has_rent[CFIT_BASIS_SPOT], k.rent_usd[CFIT_BASIS_SPOT]);
-    j_opt(b, "break_even_utilisation", k.has_break_even && k.break_even_utilisation >= 0, k.break_even_utilisation);
-    j_opt(b, "power_kw_node", k.has_power, k.node_power_kw);
-    j_opt(b, "power_kw_it", k.has_power, k.power_kw_it);
-    j_opt(b, "power_kw_facility", k.has_power, k.power_kw_facility);
-    j_opt(b, "racks", k.has_power, (double)k.racks);
-    j_opt(b, "nodes_per_rack", k.has_power, k.nodes_per_rack);
-    j_opt(b, "rack_kw", k.has_power, k.rack_kw);
+    cfit__buf_key_string(b, "basis", cfit_cost_basis_name((cfit_cost_basis)c->req.cost_basis), 0);
+    cfit__buf_key_opt(b, "basis_usd", have, usd);
+    cfit__buf_key_opt(b, "usd_per_million_tokens", have, tokens > 0 ? usd / (tokens / 1e6) : 0);
+    cfit__buf_key_opt(b, "capex_usd", k.has_own, k.capex_usd);
+    cfit__buf_key_opt(b, "node_capex_usd", k.has_own, k.node_capex_usd);
+    cfit__buf_key_opt(b, "network_capex_usd", k.has_own, k.network_capex_usd);
+    cfit__buf_key_opt(b, "scaleout_ports", k.has_own, k.ports);
+    cfit__buf_key_opt(b, "own_run_usd", k.has_own, k.own_run_usd);
+    cfit__buf_key_opt(b, "amortised_usd", k.has_own, k.amortised_usd);
+    cfit__buf_key_opt(b, "energy_usd", k.has_own, k.energy_usd);
+    cfit__buf_key_opt(b, "maintenance_usd", k.has_own, k.maintenance_usd);
+    cfit__buf_key_opt(b, "colocation_usd", k.has_own, k.colo_usd);
+    cfit__buf_key_number(b, "gpu_hours", k.gpu_hours, 1);
+    cfit__buf_key_opt(b, "rent_on_demand_usd", k.has_rent[CFIT_BASIS_RENT], k.rent_usd[CFIT_BASIS_RENT]);
+    cfit__buf_key_opt(b, "rent_reserved_usd", k.has_rent[CFIT_BASIS_RESERVED], k.rent_usd[CFIT_BASIS_RESERVED]);
+    cfit__buf_key_opt(b, "rent_spot_usd", k.has_rent[CFIT_BASIS_SPOT], k.rent_usd[CFIT_BASIS_SPOT]);
+    cfit__buf_key_opt(b, "break_even_utilisation", k.has_break_even && k.break_even_utilisation >= 0, k.break_even_utilisation);
+    cfit__buf_key_opt(b, "power_kw_node", k.has_power, k.node_power_kw);
+    cfit__buf_key_opt(b, "power_kw_it", k.has_power, k.power_kw_it);
+    cfit__buf_key_opt(b, "power_kw_facility", k.has_power, k.power_kw_facility);
+    cfit__buf_key_opt(b, "racks", k.has_power, (double)k.racks);
+    cfit__buf_key_opt(b, "nodes_per_rack", k.has_power, k.nodes_per_rack);
+    cfit__buf_key_opt(b, "rack_kw", k.has_power, k.rack_kw);
     if (k.has_power)
-        j_str(b, "cooling", k.cooling, 1);
+        cfit__buf_key_string(b, "cooling", k.cooling, 1);
     else
         cfit__buf_puts(b, ", \"cooling\": null");
     cfit__buf_puts(b, ", \"missing_prices\": [");
@@ -370,11 +352,11 @@ static void j_cost(cfit__buf *b, const plan_cli *c, const cfit_plan *p)
     for (int i = 0; i < k.nused; i++) {
         const cfit_price *pr = k.used[i];
         cfit__buf_puts(b, i ? ", {" : "{");
-        j_str(b, "name", pr->name, 0);
-        j_num(b, "value", pr->value, 1);
-        j_str(b, "unit", cfit_price_unit_name(pr->unit), 1);
-        j_str(b, "date", pr->date, 1);
-        j_str(b, "source", pr->source, 1);
+        cfit__buf_key_string(b, "name", pr->name, 0);
+        cfit__buf_key_number(b, "value", pr->value, 1);
+        cfit__buf_key_string(b, "unit", cfit_price_unit_name(pr->unit), 1);
+        cfit__buf_key_string(b, "date", pr->date, 1);
+        cfit__buf_key_string(b, "source", pr->source, 1);
         cfit__buf_puts(b, "}");
     }
     cfit__buf_puts(b, "]}");
@@ -384,59 +366,59 @@ static void j_plan(cfit__buf *b, const plan_cli *c, const cfit_plan *p)
 {
     const cfit_layout *l = &p->layout;
     cfit__buf_puts(b, "{");
-    j_str(b, "gpu", p->gpu->name, 0);
-    j_num(b, "gpus", (double)p->gpus, 1);
-    j_num(b, "nodes", (double)p->nodes, 1);
-    j_str(b, "node", p->node->name, 1);
-    j_str(b, "fabric", p->fabric->name, 1);
-    j_num(b, "tp", l->tp, 1);
-    j_num(b, "pp", l->pp, 1);
-    j_num(b, "dp", l->dp, 1);
-    j_num(b, "cp", l->cp, 1);
-    j_num(b, "vp", l->vp, 1);
-    j_num(b, "micro_batch", l->mbs, 1);
-    j_num(b, "global_batch", (double)p->global_batch, 1);
-    j_num(b, "grad_accum", (double)p->grad_accum, 1);
-    j_num(b, "zero", l->zero, 1);
-    j_str(b, "recompute", cfit_recompute_name((cfit_recompute)l->recompute), 1);
-    j_num(b, "recompute_layers", p->recompute_layers, 1);
+    cfit__buf_key_string(b, "gpu", p->gpu->name, 0);
+    cfit__buf_key_number(b, "gpus", (double)p->gpus, 1);
+    cfit__buf_key_number(b, "nodes", (double)p->nodes, 1);
+    cfit__buf_key_string(b, "node", p->node->name, 1);
+    cfit__buf_key_string(b, "fabric", p->fabric->name, 1);
+    cfit__buf_key_number(b, "tp", l->tp, 1);
+    cfit__buf_key_number(b, "pp", l->pp, 1);
+    cfit__buf_key_number(b, "dp", l->dp, 1);
+    cfit__buf_key_number(b, "cp", l->cp, 1);
+    cfit__buf_key_number(b, "vp", l->vp, 1);
+    cfit__buf_key_number(b, "micro_batch", l->mbs, 1);
+    cfit__buf_key_number(b, "global_batch", (double)p->global_batch, 1);
+    cfit__buf_key_number(b, "grad_accum", (double)p->grad_accum, 1);
+    cfit__buf_key_number(b, "zero", l->zero, 1);
+    cfit__buf_key_string(b, "recompute", cfit_recompute_name((cfit_recompute)l->recompute), 1);
+    cfit__buf_key_number(b, "recompute_layers", p->recompute_layers, 1);
     cfit__buf_printf(b, ", \"sequence_parallel\": %s", l->sp ? "true" : "false");
     cfit__buf_printf(b, ", \"fits\": %s", p->fits ? "true" : "false");
     cfit__buf_puts(b, ", \"memory\": {");
-    j_num(b, "weights_bytes", p->mem.weights_bytes, 0);
-    j_num(b, "grads_bytes", p->mem.grads_bytes, 1);
-    j_num(b, "optimizer_bytes", p->mem.optimizer_bytes, 1);
-    j_num(b, "activations_bytes", p->mem.activations_bytes, 1);
-    j_num(b, "other_bytes", p->mem.other_bytes, 1);
-    j_num(b, "total_bytes", p->mem.total_bytes, 1);
-    j_num(b, "capacity_bytes", p->mem.capacity_bytes, 1);
-    j_num(b, "shortfall_bytes", p->fits ? 0.0 : p->mem.total_bytes - p->mem.capacity_bytes, 1);
+    cfit__buf_key_number(b, "weights_bytes", p->mem.weights_bytes, 0);
+    cfit__buf_key_number(b, "grads_bytes", p->mem.grads_bytes, 1);
+    cfit__buf_key_number(b, "optimizer_bytes", p->mem.optimizer_bytes, 1);
+    cfit__buf_key_number(b, "activations_bytes", p->mem.activations_bytes, 1);
+    cfit__buf_key_number(b, "other_bytes", p->mem.other_bytes, 1);
+    cfit__buf_key_number(b, "total_bytes", p->mem.total_bytes, 1);
+    cfit__buf_key_number(b, "capacity_bytes", p->mem.capacity_bytes, 1);
+    cfit__buf_key_number(b, "shortfall_bytes", p->fits ? 0.0 : p->mem.total_bytes - p->mem.capacity_bytes, 1);
     cfit__buf_puts(b, "}");
-    j_num(b, "step_time_s", p->step_time_s, 1);
+    cfit__buf_key_number(b, "step_time_s", p->step_time_s, 1);
     cfit__buf_puts(b, ", \"breakdown_s\": {");
-    j_num(b, "compute", p->br.compute_s, 0);
-    j_num(b, "tp_comm", p->br.tp_comm_s, 1);
-    j_num(b, "cp_comm", p->br.cp_comm_s, 1);
-    j_num(b, "pp_comm", p->br.pp_comm_s, 1);
-    j_num(b, "pp_bubble", p->br.pp_bubble_s, 1);
-    j_num(b, "dp_comm", p->br.dp_comm_s, 1);
-    j_num(b, "optimizer", p->br.optimizer_s, 1);
-    j_num(b, "other", p->br.other_s, 1);
+    cfit__buf_key_number(b, "compute", p->br.compute_s, 0);
+    cfit__buf_key_number(b, "tp_comm", p->br.tp_comm_s, 1);
+    cfit__buf_key_number(b, "cp_comm", p->br.cp_comm_s, 1);
+    cfit__buf_key_number(b, "pp_comm", p->br.pp_comm_s, 1);
+    cfit__buf_key_number(b, "pp_bubble", p->br.pp_bubble_s, 1);
+    cfit__buf_key_number(b, "dp_comm", p->br.dp_comm_s, 1);
+    cfit__buf_key_number(b, "optimizer", p->br.optimizer_s, 1);
+    cfit__buf_key_number(b, "other", p->br.other_s, 1);
     cfit__buf_puts(b, "}, \"bound_s\": {");
-    j_num(b, "compute", p->compute_bound_s, 0);
-    j_num(b, "memory", p->memory_bound_s, 1);
-    j_num(b, "communication", p->comm_exposed_s, 1);
+    cfit__buf_key_number(b, "compute", p->compute_bound_s, 0);
+    cfit__buf_key_number(b, "memory", p->memory_bound_s, 1);
+    cfit__buf_key_number(b, "communication", p->comm_exposed_s, 1);
     cfit__buf_puts(b, "}");
-    j_num(b, "stage_layers_min", p->stage_layers_min, 1);
-    j_num(b, "stage_layers_max", p->stage_layers_max, 1);
-    j_num(b, "stage_imbalance", p->stage_imbalance, 1);
-    j_num(b, "tokens_per_s", p->tokens_per_s, 1);
-    j_num(b, "tokens_per_s_per_gpu", p->tokens_per_s_per_gpu, 1);
-    j_num(b, "model_tflops_per_gpu", p->model_tflops_per_gpu, 1);
-    j_num(b, "hardware_tflops_per_gpu", p->hardware_tflops_per_gpu, 1);
-    j_num(b, "mfu", p->mfu, 1);
-    j_num(b, "hfu", p->hfu, 1);
-    j_num(b, "time_to_train_s", p->time_to_train_s, 1);
+    cfit__buf_key_number(b, "stage_layers_min", p->stage_layers_min, 1);
+    cfit__buf_key_number(b, "stage_layers_max", p->stage_layers_max, 1);
+    cfit__buf_key_number(b, "stage_imbalance", p->stage_imbalance, 1);
+    cfit__buf_key_number(b, "tokens_per_s", p->tokens_per_s, 1);
+    cfit__buf_key_number(b, "tokens_per_s_per_gpu", p->tokens_per_s_per_gpu, 1);
+    cfit__buf_key_number(b, "model_tflops_per_gpu", p->model_tflops_per_gpu, 1);
+    cfit__buf_key_number(b, "hardware_tflops_per_gpu", p->hardware_tflops_per_gpu, 1);
+    cfit__buf_key_number(b, "mfu", p->mfu, 1);
+    cfit__buf_key_number(b, "hfu", p->hfu, 1);
+    cfit__buf_key_number(b, "time_to_train_s", p->time_to_train_s, 1);
     j_cost(b, c, p);
     cfit__buf_puts(b, "}");
 }
@@ -448,38 +430,38 @@ static int print_json(const plan_cli *c, const cfit_plan_result *res, int sizing
     cfit__buf b;
     cfit__buf_init(&b);
     cfit__buf_puts(&b, "{");
-    j_str(&b, "clusterfit_version", CFIT_VERSION, 0);
+    cfit__buf_key_string(&b, "clusterfit_version", CFIT_VERSION, 0);
     cfit__buf_puts(&b, ", \"workload\": {");
-    j_str(&b, "model", m->name, 0);
-    j_num(&b, "params", cfit_model_params(m), 1);
-    j_num(&b, "seq_len", res->seq_len, 1);
-    j_num(&b, "global_batch", (double)res->global_batch, 1);
-    j_num(&b, "tokens_per_step", (double)res->global_batch * res->seq_len, 1);
-    j_num(&b, "tokens", r->tokens, 1);
-    j_str(&b, "precision", cfit_precision_name(r->precision), 1);
+    cfit__buf_key_string(&b, "model", m->name, 0);
+    cfit__buf_key_number(&b, "params", cfit_model_params(m), 1);
+    cfit__buf_key_number(&b, "seq_len", res->seq_len, 1);
+    cfit__buf_key_number(&b, "global_batch", (double)res->global_batch, 1);
+    cfit__buf_key_number(&b, "tokens_per_step", (double)res->global_batch * res->seq_len, 1);
+    cfit__buf_key_number(&b, "tokens", r->tokens, 1);
+    cfit__buf_key_string(&b, "precision", cfit_precision_name(r->precision), 1);
     const cfit_framework *fw = r->framework ? r->framework : cfit_catalog_framework(r->catalog, "megatron-core", NULL);
     int unfused = r->unfused_attention >= 0 ? r->unfused_attention : (fw && fw->unfused_attention);
-    j_str(&b, "framework", fw ? fw->name : "megatron-core", 1);
-    j_str(&b, "attention", unfused ? "unfused" : "fused", 1);
-    j_num(&b, "model_flops_per_token", cfit_model_flops_per_token(m, res->seq_len), 1);
+    cfit__buf_key_string(&b, "framework", fw ? fw->name : "megatron-core", 1);
+    cfit__buf_key_string(&b, "attention", unfused ? "unfused" : "fused", 1);
+    cfit__buf_key_number(&b, "model_flops_per_token", cfit_model_flops_per_token(m, res->seq_len), 1);
     if (c->topology) {
         cfit__buf_puts(&b, ", \"topology\": {");
-        j_str(&b, "spec", c->topology, 0);
-        j_num(&b, "slowdown", res->nplans > 0 ? res->plans[0].fabric_slowdown : 1.0, 1);
+        cfit__buf_key_string(&b, "spec", c->topology, 0);
+        cfit__buf_key_number(&b, "slowdown", res->nplans > 0 ? res->plans[0].fabric_slowdown : 1.0, 1);
         cfit__buf_puts(&b, "}");
     }
     cfit__buf_puts(&b, "}, \"goal\": {");
-    j_str(&b, "mode", !sizing ? "fixed_gpus" : r->days > 0 ? "deadline" : "budget", 0);
-    j_num(&b, "days", sizing ? r->days : 0.0, 1);
-    j_num(&b, "gpus", (double)fixed_gpus(r), 1);
-    j_num(&b, "budget_usd", r->budget_usd, 1);
-    j_str(&b, "cost_basis", cfit_cost_basis_name((cfit_cost_basis)r->cost_basis), 1);
-    j_str(&b, "ranked_by", !sizing ? "tokens_per_s" : res->ranked_by_cost ? "cost" :
+    cfit__buf_key_string(&b, "mode", !sizing ? "fixed_gpus" : r->days > 0 ? "deadline" : "budget", 0);
+    cfit__buf_key_number(&b, "days", sizing ? r->days : 0.0, 1);
+    cfit__buf_key_number(&b, "gpus", (double)fixed_gpus(r), 1);
+    cfit__buf_key_number(&b, "budget_usd", r->budget_usd, 1);
+    cfit__buf_key_string(&b, "cost_basis", cfit_cost_basis_name((cfit_cost_basis)r->cost_basis), 1);
+    cfit__buf_key_string(&b, "ranked_by", !sizing ? "tokens_per_s" : res->ranked_by_cost ? "cost" :
                            r->days > 0 ? "gpu_hours" : "time_to_train", 1);
     cfit__buf_puts(&b, "}, \"search\": {");
-    j_num(&b, "evaluated", (double)res->evaluated, 0);
-    j_num(&b, "feasible", (double)res->feasible, 1);
-    j_num(&b, "seconds", res->seconds, 1);
+    cfit__buf_key_number(&b, "evaluated", (double)res->evaluated, 0);
+    cfit__buf_key_number(&b, "feasible", (double)res->feasible, 1);
+    cfit__buf_key_number(&b, "seconds", res->seconds, 1);
     cfit__buf_puts(&b, "}, \"plans\": [");
     for (size_t i = 0; i < res->nplans; i++) {
         if (i)
@@ -490,11 +472,11 @@ static int print_json(const plan_cli *c, const cfit_plan_result *res, int sizing
     for (size_t i = 0; i < res->ngpu; i++) {
         const cfit_gpu_result *g = &res->per_gpu[i];
         cfit__buf_puts(&b, i ? ", {" : "{");
-        j_str(&b, "gpu", g->gpu->name, 0);
+        cfit__buf_key_string(&b, "gpu", g->gpu->name, 0);
         cfit__buf_printf(&b, ", \"found\": %s, \"meets_deadline\": %s, \"within_budget\": %s",
                          g->found ? "true" : "false", g->meets_deadline ? "true" : "false",
                          g->within_budget ? "true" : "false");
-        j_opt(&b, "cost_usd", g->has_cost, g->cost_usd);
+        cfit__buf_key_opt(&b, "cost_usd", g->has_cost, g->cost_usd);
         if (g->found) {
             cfit__buf_puts(&b, ", \"best\": ");
             j_plan(&b, c, &g->best);

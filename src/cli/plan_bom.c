@@ -215,45 +215,28 @@ void cli_bom_print(const cli_bom *x, const cfit_plan_request *r, const cfit_plan
 
 /* ---- JSON ---- */
 
-static void jn(cfit__buf *b, const char *key, double v, int comma)
-{
-    cfit__buf_printf(b, "%s\"%s\": ", comma ? ", " : "", key);
-    cfit__buf_json_number(b, v);
-}
 
-static void js(cfit__buf *b, const char *key, const char *v, int comma)
-{
-    cfit__buf_printf(b, "%s\"%s\": ", comma ? ", " : "", key);
-    cfit__buf_json_string(b, v);
-}
 
-static void jopt(cfit__buf *b, const char *key, int have, double v)
-{
-    if (have)
-        jn(b, key, v, 1);
-    else
-        cfit__buf_printf(b, ", \"%s\": null", key);
-}
 
 static void json_tree(const cfit_bom *x, cfit__buf *b)
 {
     const cfit_fattree *t = &x->tree;
     cfit__buf_puts(b, ", \"fattree\": {");
-    jn(b, "tiers", t->tiers, 0);
+    cfit__buf_key_number(b, "tiers", t->tiers, 0);
     cfit__buf_printf(b, ", \"tiers_raised\": %s", t->tiers_raised ? "true" : "false");
-    jn(b, "radix", t->radix, 1);
-    jn(b, "leaf_down_ports", t->down, 1);
-    jn(b, "leaf_up_ports", t->up, 1);
-    jn(b, "max_endpoints_two_tier", (double)t->max_endpoints_2, 1);
-    jn(b, "endpoints", (double)t->endpoints, 1);
-    jn(b, "leaves", (double)t->leaves, 1);
-    jn(b, "spines", (double)t->spines, 1);
-    jn(b, "cores", (double)t->cores, 1);
-    jn(b, "switches", (double)t->switches, 1);
-    jn(b, "node_links", (double)t->node_links, 1);
-    jn(b, "switch_links", (double)t->switch_links, 1);
-    jn(b, "cables", (double)t->cables, 1);
-    jn(b, "transceivers", (double)t->transceivers, 1);
+    cfit__buf_key_number(b, "radix", t->radix, 1);
+    cfit__buf_key_number(b, "leaf_down_ports", t->down, 1);
+    cfit__buf_key_number(b, "leaf_up_ports", t->up, 1);
+    cfit__buf_key_number(b, "max_endpoints_two_tier", (double)t->max_endpoints_2, 1);
+    cfit__buf_key_number(b, "endpoints", (double)t->endpoints, 1);
+    cfit__buf_key_number(b, "leaves", (double)t->leaves, 1);
+    cfit__buf_key_number(b, "spines", (double)t->spines, 1);
+    cfit__buf_key_number(b, "cores", (double)t->cores, 1);
+    cfit__buf_key_number(b, "switches", (double)t->switches, 1);
+    cfit__buf_key_number(b, "node_links", (double)t->node_links, 1);
+    cfit__buf_key_number(b, "switch_links", (double)t->switch_links, 1);
+    cfit__buf_key_number(b, "cables", (double)t->cables, 1);
+    cfit__buf_key_number(b, "transceivers", (double)t->transceivers, 1);
     cfit__buf_puts(b, "}");
 }
 
@@ -261,27 +244,27 @@ static void json_storage(const cli_bom *c, cfit__buf *b)
 {
     const cfit_bom *x = &c->b;
     cfit__buf_puts(b, ", \"storage\": {");
-    jn(b, "bytes_per_token", x->bytes_per_token, 0);
-    jn(b, "data_headroom", c->o.data_headroom, 1);
-    jn(b, "data_read_bytes_per_s", x->data_read_bytes_per_s, 1);
-    jn(b, "checkpoint_bytes", x->checkpoint_bytes, 1);
-    jn(b, "checkpoint_window_s", c->o.checkpoint_window_s, 1);
-    jn(b, "checkpoint_write_bytes_per_s", x->checkpoint_write_bytes_per_s, 1);
+    cfit__buf_key_number(b, "bytes_per_token", x->bytes_per_token, 0);
+    cfit__buf_key_number(b, "data_headroom", c->o.data_headroom, 1);
+    cfit__buf_key_number(b, "data_read_bytes_per_s", x->data_read_bytes_per_s, 1);
+    cfit__buf_key_number(b, "checkpoint_bytes", x->checkpoint_bytes, 1);
+    cfit__buf_key_number(b, "checkpoint_window_s", c->o.checkpoint_window_s, 1);
+    cfit__buf_key_number(b, "checkpoint_write_bytes_per_s", x->checkpoint_write_bytes_per_s, 1);
     if (x->storage_choice >= 0)
-        js(b, "choice", x->storage[x->storage_choice].s->name, 1);
+        cfit__buf_key_string(b, "choice", x->storage[x->storage_choice].s->name, 1);
     else
         cfit__buf_puts(b, ", \"choice\": null");
     cfit__buf_puts(b, ", \"options\": [");
     for (int i = 0; i < x->nstorage; i++) {
         const cfit_storage_fit *f = &x->storage[i];
         cfit__buf_puts(b, i ? ", {" : "{");
-        js(b, "name", f->s->name, 0);
+        cfit__buf_key_string(b, "name", f->s->name, 0);
         cfit__buf_printf(b, ", \"per_node\": %s", f->s->per_node ? "true" : "false");
-        jn(b, "units", (double)f->units, 1);
-        jn(b, "read_bytes_per_s", f->units * f->s->read_bytes_per_s, 1);
-        jn(b, "write_bytes_per_s", f->units * f->s->write_bytes_per_s, 1);
+        cfit__buf_key_number(b, "units", (double)f->units, 1);
+        cfit__buf_key_number(b, "read_bytes_per_s", f->units * f->s->read_bytes_per_s, 1);
+        cfit__buf_key_number(b, "write_bytes_per_s", f->units * f->s->write_bytes_per_s, 1);
         cfit__buf_printf(b, ", \"meets\": %s", f->meets ? "true" : "false");
-        jopt(b, "capex_usd", f->has_price, f->capex_usd);
+        cfit__buf_key_opt(b, "capex_usd", f->has_price, f->capex_usd);
         cfit__buf_puts(b, "}");
     }
     cfit__buf_puts(b, "]}");
@@ -292,51 +275,51 @@ static void json_bom(const cli_bom *c, cfit__buf *b)
     const cfit_bom *x = &c->b;
     int p = x->has_network_price;
     cfit__buf_puts(b, ", \"bom\": {");
-    jn(b, "nodes", (double)x->nodes, 0);
-    jn(b, "nics_per_node", x->nics_per_node, 1);
-    jn(b, "nics", (double)x->nics, 1);
-    js(b, "fabric", x->fabric->name, 1);
-    js(b, "switch", x->sw->name, 1);
-    jn(b, "oversub", c->o.oversub, 1);
+    cfit__buf_key_number(b, "nodes", (double)x->nodes, 0);
+    cfit__buf_key_number(b, "nics_per_node", x->nics_per_node, 1);
+    cfit__buf_key_number(b, "nics", (double)x->nics, 1);
+    cfit__buf_key_string(b, "fabric", x->fabric->name, 1);
+    cfit__buf_key_string(b, "switch", x->sw->name, 1);
+    cfit__buf_key_number(b, "oversub", c->o.oversub, 1);
     json_tree(x, b);
-    jopt(b, "switches_usd", p, x->switches_usd);
-    jopt(b, "optics_usd", p, x->optics_usd);
-    jopt(b, "cables_usd", p, x->cables_usd);
-    jopt(b, "fabric_usd", p, x->fabric_usd);
-    jopt(b, "nics_usd", x->has_nic_price, x->nics_usd);
-    jopt(b, "node_capex_usd", x->has_node_price, x->node_capex_usd);
-    jopt(b, "capex_usd", x->has_capex, x->capex_usd);
+    cfit__buf_key_opt(b, "switches_usd", p, x->switches_usd);
+    cfit__buf_key_opt(b, "optics_usd", p, x->optics_usd);
+    cfit__buf_key_opt(b, "cables_usd", p, x->cables_usd);
+    cfit__buf_key_opt(b, "fabric_usd", p, x->fabric_usd);
+    cfit__buf_key_opt(b, "nics_usd", x->has_nic_price, x->nics_usd);
+    cfit__buf_key_opt(b, "node_capex_usd", x->has_node_price, x->node_capex_usd);
+    cfit__buf_key_opt(b, "capex_usd", x->has_capex, x->capex_usd);
     json_storage(c, b);
     cfit__buf_puts(b, "}");
 }
 
 static void json_option(const cfit_net_option *x, const cfit_plan *best, cfit__buf *b)
 {
-    js(b, "fabric", x->fabric->name, 0);
-    jn(b, "nics_per_node", x->nics_per_node, 1);
-    jn(b, "oversub", x->oversub, 1);
-    jn(b, "gbps_per_gpu", per_gpu_gbps(x, best), 1);
+    cfit__buf_key_string(b, "fabric", x->fabric->name, 0);
+    cfit__buf_key_number(b, "nics_per_node", x->nics_per_node, 1);
+    cfit__buf_key_number(b, "oversub", x->oversub, 1);
+    cfit__buf_key_number(b, "gbps_per_gpu", per_gpu_gbps(x, best), 1);
     cfit__buf_printf(b, ", \"found\": %s", x->found ? "true" : "false");
-    jopt(b, "step_time_s", x->found, x->plan.step_time_s);
-    jopt(b, "exposed_comm_share", x->found, x->exposed_share);
-    jopt(b, "time_to_train_s", x->found, x->plan.time_to_train_s);
-    jn(b, "switches", (double)x->switches, 1);
-    jopt(b, "network_capex_usd", x->has_capex, x->network_capex_usd);
-    jopt(b, "gpu_time_usd", x->has_gpu_cost, x->gpu_time_usd);
+    cfit__buf_key_opt(b, "step_time_s", x->found, x->plan.step_time_s);
+    cfit__buf_key_opt(b, "exposed_comm_share", x->found, x->exposed_share);
+    cfit__buf_key_opt(b, "time_to_train_s", x->found, x->plan.time_to_train_s);
+    cfit__buf_key_number(b, "switches", (double)x->switches, 1);
+    cfit__buf_key_opt(b, "network_capex_usd", x->has_capex, x->network_capex_usd);
+    cfit__buf_key_opt(b, "gpu_time_usd", x->has_gpu_cost, x->gpu_time_usd);
 }
 
 static void json_network(const cli_bom *c, const cfit_plan *best, cfit__buf *b)
 {
     const cfit_net_result *n = &c->net;
     cfit__buf_puts(b, ", \"network\": {");
-    jn(b, "gpus", (double)best->gpus, 0);
-    js(b, "gpu", best->gpu->name, 1);
-    jn(b, "comm_threshold", n->threshold, 1);
-    jopt(b, "usd_per_gpu_hour", n->has_rate, n->usd_per_gpu_hour);
-    jopt(b, "recommended", n->recommended >= 0, n->recommended);
+    cfit__buf_key_number(b, "gpus", (double)best->gpus, 0);
+    cfit__buf_key_string(b, "gpu", best->gpu->name, 1);
+    cfit__buf_key_number(b, "comm_threshold", n->threshold, 1);
+    cfit__buf_key_opt(b, "usd_per_gpu_hour", n->has_rate, n->usd_per_gpu_hour);
+    cfit__buf_key_opt(b, "recommended", n->recommended >= 0, n->recommended);
     cfit__buf_printf(b, ", \"under_threshold\": %s", n->under_threshold ? "true" : "false");
-    jopt(b, "cheapest", n->cheapest >= 0, n->cheapest);
-    jopt(b, "baseline", n->baseline >= 0, n->baseline);
+    cfit__buf_key_opt(b, "cheapest", n->cheapest >= 0, n->cheapest);
+    cfit__buf_key_opt(b, "baseline", n->baseline >= 0, n->baseline);
     cfit__buf_puts(b, ", \"options\": [");
     for (size_t i = 0; i < n->n; i++) {
         cfit__buf_puts(b, i ? ", {" : "{");
