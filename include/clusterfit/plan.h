@@ -125,6 +125,10 @@ typedef struct cfit_plan_result {
 /* A request with defaults: everything searched, bf16, 30 days, top 5, grad_bytes 2. */
 void cfit_plan_request_init(cfit_plan_request *r);
 
+/* The GPU count a request fixes: gpus_total, or tp x pp x cp x dp when all four are fixed;
+ * 0 when the count is to be sized (from the deadline or the budget). */
+long cfit_plan_fixed_gpus(const cfit_plan_request *r);
+
 /* Check the fixed parts of a request against the model (divisibility, ranges).
  * Returns CFIT_EOK or CFIT_EINVALID/CFIT_ERANGE with d->msg naming the constraint. */
 int cfit_plan_validate(const cfit_plan_request *r, cfit_diag *d);

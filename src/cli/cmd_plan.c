@@ -290,17 +290,6 @@ static int resolve(plan_cli *c, const cfit_gpu ***gpus_out)
 
 /* ---- JSON ---- */
 
-/* The GPU count the request fixes: --gpus, or tp x pp x cp x dp when all four are given;
- * 0 when it is sized from the deadline. */
-static long fixed_gpus(const cfit_plan_request *r)
-{
-    const cfit_layout *f = &r->fixed;
-    if (r->gpus_total)
-        return r->gpus_total;
-    if (f->tp > 0 && f->pp > 0 && f->cp > 0 && f->dp > 0)
-        return (long)f->tp * f->pp * f->cp * f->dp;
-    return 0;
-}
 
 
 
@@ -453,7 +442,7 @@ static int print_json(const plan_cli *c, const cfit_plan_result *res, int sizing
     cfit__buf_puts(&b, "}, \"goal\": {");
     cfit__buf_key_string(&b, "mode", !sizing ? "fixed_gpus" : r->days > 0 ? "deadline" : "budget", 0);
     cfit__buf_key_number(&b, "days", sizing ? r->days : 0.0, 1);
-    cfit__buf_key_number(&b, "gpus", (double)fixed_gpus(r), 1);
+    cfit__buf_key_number(&b, "gpus", (double)cfit_plan_fixed_gpus(r), 1);
     cfit__buf_key_number(&b, "budget_usd", r->budget_usd, 1);
     cfit__buf_key_string(&b, "cost_basis", cfit_cost_basis_name((cfit_cost_basis)r->cost_basis), 1);
     cfit__buf_key_string(&b, "ranked_by", !sizing ? "tokens_per_s" : res->ranked_by_cost ? "cost" :
@@ -705,7 +694,7 @@ static void print_goal(const plan_cli *c, const cfit_plan_result *res, int sizin
     const cfit_plan_request *r = &c->req;
     char b[32];
     if (!sizing) {
-        printf("goal: the fastest layout on %ld GPUs; ranked by tokens/s", fixed_gpus(r));
+        printf("goal: the fastest layout on %ld GPUs; ranked by tokens/s", cfit_plan_fixed_gpus(r));
         if (r->budget_usd > 0)
             printf("; budget %s on %s", fmt_usd(b, 32, r->budget_usd), basis_words(r->cost_basis));
         printf("\n");
@@ -926,7 +915,7 @@ static int nothing_fits(const cfit_plan_request *r, const cfit_plan_result *res)
             best = &g->closest;
     }
     if (!best) {
-        long n = fixed_gpus(r);
+        long n = cfit_plan_fixed_gpus(r);
         if (n)
             return cli_error("no valid layout on %ld GPUs: tp x pp x cp x dp must equal the GPU count with dp x "
                              "micro-batch dividing the global batch of %ld sequences, tp within the scale-up "
@@ -1010,8 +999,7 @@ int cmd_plan(int argc, char **argv)
     if (err) {
         rc = cli_error_diag(&d, err);
     } else {
-        const cfit_layout *f = &c.req.fixed;
-        int sizing = c.req.gpus_total == 0 && !(f->tp > 0 && f->pp > 0 && f->cp > 0 && f->dp > 0);
+        int sizing = cfit_plan_fixed_gpus(&c.req) == 0;
         int any_plan = res.nplans > 0;
         for (size_t i = 0; i < res.ngpu; i++)
             any_plan |= res.per_gpu[i].found;

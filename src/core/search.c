@@ -49,6 +49,16 @@ static long gbs_of(const cfit_plan_request *r)
     return g > 0 ? g : 1;
 }
 
+long cfit_plan_fixed_gpus(const cfit_plan_request *r)
+{
+    const cfit_layout *f = &r->fixed;
+    if (r->gpus_total)
+        return r->gpus_total;
+    if (f->tp > 0 && f->pp > 0 && f->cp > 0 && f->dp > 0)
+        return (long)f->tp * f->pp * f->cp * f->dp;
+    return 0;
+}
+
 static int all_fixed(const cfit_layout *f)
 {
     return f->tp > 0 && f->pp > 0 && f->dp > 0 && f->cp > 0 && f->vp > 0 && f->mbs > 0 &&
@@ -116,12 +126,12 @@ int cfit_plan_validate(const cfit_plan_request *r, cfit_diag *d)
         r->gpus_total != fixed_prod)
         return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
                              "--gpus %ld contradicts tp x pp x cp x dp = %ld", r->gpus_total, fixed_prod);
-    int sizing = r->gpus_total == 0 && !(f->tp > 0 && f->pp > 0 && f->cp > 0 && f->dp > 0);
+    int sizing = cfit_plan_fixed_gpus(r) == 0;
     if (sizing && r->days <= 0 && r->budget_usd <= 0)
         return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "sizing needs a deadline (--days) or a budget (--budget)");
     if (r->budget_usd < 0 || r->cost_basis < 0 || r->cost_basis >= CFIT_BASIS_COUNT)
         return cfit_diag_set(d, CFIT_ERANGE, NULL, 0, 0, "budget must be >= 0 and the cost basis one of rent, reserved, spot, own");
-    if (r->gpus_total == 0 && !(f->tp > 0 && f->pp > 0 && f->cp > 0 && f->dp > 0) && r->tokens <= 0)
+    if (sizing && r->tokens <= 0)
         return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
                              "sizing the GPU count for a deadline needs --tokens (or give --gpus)");
     if (r->nics_per_node < 0 || r->nics_per_node > 4096 || !(r->oversub >= 0 && r->oversub <= 64))
@@ -446,9 +456,7 @@ static int plan_gpu(const cfit_plan_request *r, const cfit_gpu *g, cfit_plan *bu
     search_state s;
     memset(gr, 0, sizeof *gr);
     gr->gpu = g;
-    long fixedN = r->gpus_total;
-    if (!fixedN && f->tp > 0 && f->pp > 0 && f->cp > 0 && f->dp > 0)
-        fixedN = (long)f->tp * f->pp * f->cp * f->dp;
+    long fixedN = cfit_plan_fixed_gpus(r);
     if (fixedN) {
         state_init(&s, buf, k);
         if (all_fixed(f)) {
@@ -512,8 +520,7 @@ static int plan_gpu(const cfit_plan_request *r, const cfit_gpu *g, cfit_plan *bu
 
 static int sizing_mode(const cfit_plan_request *r)
 {
-    const cfit_layout *f = &r->fixed;
-    return r->gpus_total == 0 && !(f->tp > 0 && f->pp > 0 && f->cp > 0 && f->dp > 0);
+    return cfit_plan_fixed_gpus(r) == 0;
 }
 
 static int by_gpu_hours(const void *pa, const void *pb)
