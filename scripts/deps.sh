@@ -12,6 +12,9 @@ PACKAGES=(
     libcmocka-dev
     # bench/fidelity scripts and the docs/json.md agreement test
     python3
+    # clusterfit bench: mpirun launch + the MPI_Allreduce reference (tests, bench/), io_uring
+    # for bench storage, ip/tc for the network-namespace tests
+    libopenmpi-dev openmpi-bin liburing-dev iproute2
 )
 
 die() { echo "deps.sh: error: $*" >&2; exit 1; }

@@ -27,7 +27,10 @@ extern "C" {
     X(RANGE, -4, "value out of range")                                  \
     X(UNKNOWN, -5, "unknown name")                                      \
     X(INVALID, -6, "invalid or contradictory values")                   \
-    X(NOFIT, -7, "no layout fits")
+    X(NOFIT, -7, "no layout fits")                                      \
+    X(PEER, -8, "peer rank lost")                                       \
+    X(TIMEOUT, -9, "timed out")                                         \
+    X(SYS, -10, "system call failed")
 
 typedef enum cfit_err {
 #define CFIT__ERR_ENUM(name, value, msg) CFIT_E##name = value,

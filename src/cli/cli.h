@@ -10,6 +10,7 @@
 #define EXIT_OK 0
 #define EXIT_RUNTIME 1
 #define EXIT_USAGE 2
+#define EXIT_BENCH 3   /* a benchmark ran but failed its check: wrong elements, --min-busbw, --need */
 
 /* One option of a command: drives both parsing and --help. */
 typedef struct cli_opt {
@@ -66,5 +67,7 @@ int cmd_plan(int argc, char **argv);
 int cmd_catalog(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+/* bench subcommands (one file each; listed in cmd_bench.c's table) */
 
 #endif

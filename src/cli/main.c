@@ -13,6 +13,7 @@ static const command commands[] = {
     {"plan", cmd_plan, "plan the cluster and parallel layout for a training job"},
     {"check", cmd_check, "check a DeepSpeed config or Megatron-LM arguments: schema, batch, world size, memory"},
     {"sim", cmd_sim, "simulate a collective on a fat-tree, rail-optimised, dragonfly or torus fabric"},
+    {"bench", cmd_bench, "benchmark the fabric (collectives, host pairs), storage and memory from host memory"},
     {"catalog", cmd_catalog, "list and show the GPUs, models, fabrics, nodes and frameworks planned with"},
     {NULL, NULL, NULL},
 };
