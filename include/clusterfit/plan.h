@@ -91,6 +91,8 @@ typedef struct cfit_plan_request {
                                          sends is slowed by simulated factors
                                          (cfit_sim_internode_slowdown and _sendrecv_slowdown,
                                          cached per node count) */
+    const struct cfit_calibration *calibration; /* NULL = the catalog fabric's rate and latency; else the
+                                         measured ones (calibration.h) for inter-node communication */
     /* progress callback for long searches (may be NULL); fraction in [0,1] */
     void (*progress)(void *ctx, double fraction);
     void *progress_ctx;

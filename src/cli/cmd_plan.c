@@ -6,6 +6,7 @@
 #include "base/json.h"
 #include "clusterfit/plan.h"
 #include "clusterfit/cost.h"
+#include "clusterfit/calibration.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -19,7 +20,8 @@ enum {
     O_BUDGET, O_BASIS, O_PRICE, O_TOPOLOGY
 };
 enum { O_EMIT = 100 };   /* --emit: emit_opt.c */
-enum { O_BOM_BASE = 200 };   /* --bom, --network and their options: plan_bom.c (O_BOM_BASE + CLI_BOM_*) */
+enum { O_BOM_BASE = 200 };
+enum { O_CALIBRATION = 300 };   /* --calibration FILE: a bench --json file (calibration.h) */   /* --bom, --network and their options: plan_bom.c (O_BOM_BASE + CLI_BOM_*) */
 
 static const cli_opt opts[] = {
     {"model", 0, "NAME|FILE", "model from the catalog or a JSON file (default llama3-70b)", O_MODEL},
@@ -30,6 +32,8 @@ static const cli_opt opts[] = {
     {"gpu", 0, "NAME[,NAME...]", "GPU type(s) from the catalog (default: compare all)", O_GPU},
     {"gpus", 0, "N", "total GPUs (default: sized to meet --days)", O_GPUS},
     {"fabric", 0, "NAME", "scale-out fabric (default: the GPU's node type's)", O_FABRIC},
+    {"calibration", 0, "FILE", "measured fabric bandwidth and latency from a `clusterfit bench ... --json` file\n"
+                               "                                       run across hosts, instead of the catalog's (docs/plan.md)", O_CALIBRATION},
     {"topology", 0, "SPEC", "simulate cross-node all-reduces and PP sends on this topology (sim's SPEC, e.g.\n"
                             "                                       fattree:k=16,oversub=2; docs/plan.md)", O_TOPOLOGY},
     {"tp", 0, "N", "tensor parallel size (default: searched)", O_TP},
@@ -80,6 +84,8 @@ typedef struct plan_cli {
     int progress_shown;
     cli_emit emit;
     cli_bom bom;
+    const char *calibration_file;     /* --calibration */
+    cfit_calibration cal;
 } plan_cli;
 
 static int parse_layout_int(const char *name, const char *value, long max, int *out)
@@ -103,6 +109,7 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
     case O_GPU: c->gpu_list = value; return 0;
     case O_FABRIC: c->fabric = value; return 0;
     case O_TOPOLOGY: c->topology = value; return 0;
+    case O_CALIBRATION: c->calibration_file = value; return 0;
     case O_FRAMEWORK: c->framework = value; return 0;
     case O_CATALOG: return cli_catalog_add(&c->cc, value);
     case O_JSON: c->json = 1; return 0;
@@ -412,6 +419,21 @@ static void j_plan(cfit__buf *b, const plan_cli *c, const cfit_plan *p)
     cfit__buf_puts(b, "}");
 }
 
+/* `"calibration": {...}` from --calibration, or null. */
+static void j_calibration(cfit__buf *b, const plan_cli *c)
+{
+    if (!c->calibration_file) {
+        cfit__buf_puts(b, ", \"calibration\": null");
+        return;
+    }
+    cfit__buf_puts(b, ", \"calibration\": {");
+    cfit__buf_key_string(b, "file", c->calibration_file, 0);
+    cfit__buf_key_string(b, "benchmark", c->cal.benchmark, 1);
+    cfit__buf_key_number(b, "bandwidth_bytes_per_s", c->cal.bw_bytes_per_s, 1);
+    cfit__buf_key_number(b, "latency_s", c->cal.latency_s, 1);
+    cfit__buf_puts(b, "}");
+}
+
 static int print_json(const plan_cli *c, const cfit_plan_result *res, int sizing)
 {
     const cfit_plan_request *r = &c->req;
@@ -451,7 +473,9 @@ static int print_json(const plan_cli *c, const cfit_plan_result *res, int sizing
     cfit__buf_key_number(&b, "evaluated", (double)res->evaluated, 0);
     cfit__buf_key_number(&b, "feasible", (double)res->feasible, 1);
     cfit__buf_key_number(&b, "seconds", res->seconds, 1);
-    cfit__buf_puts(&b, "}, \"plans\": [");
+    cfit__buf_puts(&b, "}");
+    j_calibration(&b, c);
+    cfit__buf_puts(&b, ", \"plans\": [");
     for (size_t i = 0; i < res->nplans; i++) {
         if (i)
             cfit__buf_puts(&b, ", ");
@@ -578,6 +602,11 @@ static void print_details(const plan_cli *c, const cfit_plan *p, double tokens)
     if (c->topology)
         printf("  fabric: simulated on topology %s, cross-node collectives x %.3g\n", c->topology,
                p->fabric_slowdown);
+    if (c->calibration_file)
+        printf("  fabric: calibrated from %s (%s across %d hosts): %.3g GB/s per NIC per direction, %.3g us per "
+               "step, instead of the catalog's %.3g GB/s x %.2f and %.3g us\n", c->calibration_file,
+               c->cal.benchmark, c->cal.hosts, c->cal.bw_bytes_per_s / 1e9, c->cal.latency_s * 1e6,
+               p->fabric->bw_bytes_per_s / 1e9, p->fabric->efficiency, p->fabric->latency_s * 1e6);
     printf("\n%-34s %10s  %s\n", "memory per GPU (busiest stage)", "GB", "source");
     printf("  %-32s %10.2f  %s\n", "weights", m->weights_bytes / 1e9, "2 B/param (+1 fp8 copy), / dp at ZeRO-3");
     printf("  %-32s %10.2f  %s\n", "gradients", m->grads_bytes / 1e9, "--grad-precision B/param, / dp at ZeRO-2+");
@@ -946,6 +975,20 @@ static int open_topology(const char *spec, cfit_topo **out)
     return err ? cli_error("--topology: %s", d.msg) : 0;
 }
 
+/* --calibration FILE: measured fabric numbers replace the catalog's (docs/plan.md "Calibration"). */
+static int open_calibration(plan_cli *c)
+{
+    if (c->bom.network)
+        return cli_error("--calibration measures one fabric; --network compares catalog fabrics, so the two do not mix");
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    int err = cfit_calibration_load(c->calibration_file, &c->cal, &d);
+    if (err)
+        return cli_error_diag(&d, err == CFIT_EIO ? CFIT_EPARSE : err);
+    c->req.calibration = &c->cal;
+    return 0;
+}
+
 int cmd_plan(int argc, char **argv)
 {
     plan_cli c;
@@ -978,6 +1021,11 @@ int cmd_plan(int argc, char **argv)
         return rc;
     }
     c.req.catalog = c.cc.cat;
+    if (c.calibration_file && (rc = open_calibration(&c))) {
+        free(gpus);
+        cfit_catalog_free(c.cc.cat);
+        return rc;
+    }
     cfit_topo *topo = NULL;
     if (c.topology && (rc = open_topology(c.topology, &topo))) {
         free(gpus);

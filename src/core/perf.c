@@ -6,6 +6,7 @@
  * between nodes, hierarchically).  Rates and efficiencies come from the catalog.
  */
 #include "core/perf.h"
+#include "clusterfit/calibration.h"
 #include "clusterfit/sim.h"
 
 #include <math.h>
@@ -49,6 +50,10 @@ int cfit__ctx_init(cfit__ctx *ctx, const cfit_plan_request *r, const cfit_gpu *g
     double oversub = r->oversub > 1.0 ? r->oversub : 1.0;   /* spine-crossing traffic shares uplinks */
     ctx->nic_bw = ctx->out->bw_bytes_per_s * ctx->out->efficiency * nics / ctx->gpn / oversub;
     ctx->nic_lat = ctx->out->latency_s;
+    if (r->calibration) {   /* measured by `clusterfit bench` (calibration.h): one NIC's achievable rate */
+        ctx->nic_bw = r->calibration->bw_bytes_per_s * nics / ctx->gpn / oversub;
+        ctx->nic_lat = r->calibration->latency_s;
+    }
     ctx->overlap = ctx->out->overlap_efficiency;
     ctx->domain = g->scaleup_domain > 0 ? g->scaleup_domain : 1;
     /* a scale-up domain smaller than the node (NVLink bridges of 2 or 4) splits the node;

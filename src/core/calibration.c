@@ -1,0 +1,303 @@
+/* calibration.c - read a `clusterfit bench --json` file into measured fabric numbers (calibration.h).
+ *
+ * The reader walks the position-tracking JSON tree (base/json.h) so that every refusal names the
+ * line and column of the value at fault: the "hosts" that says the run stayed on one host, the
+ * "wrong" count of a bad row, the key that is missing (the position of its object then).
+ */
+#include "clusterfit/calibration.h"
+#include "base/json.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct reader {
+    const char *file;
+    cfit_diag *d;
+} reader;
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 5, 6)))
+#endif
+static int fail_at(const reader *r, int err, int line, int col, const char *fmt, ...)
+{
+    char msg[sizeof r->d->msg];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return cfit_diag_set(r->d, err, r->file, line, col, "%s", msg);
+}
+
+/* The member `key` of obj (an object), or NULL after setting "missing key" at obj's position. */
+static const cfit__json *need(const reader *r, const cfit__json *obj, const char *key, const char *where,
+                              int *err)
+{
+    const cfit__json *v = cfit__json_get(obj, key);
+    if (!v)
+        *err = fail_at(r, CFIT_EPARSE, obj->line, obj->col, "%s has no \"%s\" (required for a calibration)",
+                       where, key);
+    return v;
+}
+
+static int need_number(const reader *r, const cfit__json *obj, const char *key, const char *where,
+                       double *out)
+{
+    int err = CFIT_EOK;
+    const cfit__json *v = need(r, obj, key, where, &err);
+    if (!v)
+        return err;
+    if (v->type != CFIT__JSON_NUMBER)
+        return fail_at(r, CFIT_EPARSE, v->line, v->col, "\"%s\" must be a number, not %s", key,
+                       cfit__json_type_name(v->type));
+    *out = v->number;
+    return CFIT_EOK;
+}
+
+/* A whole number in [min, 2^31). */
+static int need_int(const reader *r, const cfit__json *obj, const char *key, const char *where, long min,
+                    long *out)
+{
+    double x;
+    int err = need_number(r, obj, key, where, &x);
+    if (err)
+        return err;
+    if (x != floor(x) || x < (double)min || x >= 2147483648.0) {
+        const cfit__json *v = cfit__json_get(obj, key);
+        return fail_at(r, CFIT_ERANGE, v->line, v->col, "\"%s\" must be a whole number >= %ld", key, min);
+    }
+    *out = (long)x;
+    return CFIT_EOK;
+}
+
+int cfit_calibration_steps(const char *benchmark, int n)
+{
+    if (n < 2 || !benchmark)
+        return 0;
+    if (strcmp(benchmark, "allreduce") == 0)
+        return 2 * (n - 1);
+    if (strcmp(benchmark, "allgather") == 0 || strcmp(benchmark, "reducescatter") == 0 ||
+        strcmp(benchmark, "alltoall") == 0)
+        return n - 1;
+    if (strcmp(benchmark, "sendrecv") == 0)
+        return 1;
+    return 0;
+}
+
+/* One row of "results": its size, time, busbw and wrong count, checked. */
+typedef struct row {
+    double size, time, busbw;
+    int in_place;
+} row;
+
+static int read_row(const reader *r, const cfit__json *it, row *out)
+{
+    const char *where = "a \"results\" entry";
+    if (it->type != CFIT__JSON_OBJECT)
+        return fail_at(r, CFIT_EPARSE, it->line, it->col, "%s must be an object, not %s", where,
+                       cfit__json_type_name(it->type));
+    long wrong;
+    int err = need_int(r, it, "wrong", where, 0, &wrong);
+    if (err)
+        return err;
+    if (wrong > 0) {
+        const cfit__json *v = cfit__json_get(it, "wrong");
+        return fail_at(r, CFIT_EINVALID, v->line, v->col,
+                       "this run had %ld wrong element%s: a benchmark that failed its check cannot calibrate "
+                       "the fabric", wrong, wrong == 1 ? "" : "s");
+    }
+    if ((err = need_number(r, it, "size_bytes", where, &out->size)) ||
+        (err = need_number(r, it, "time_s", where, &out->time)) ||
+        (err = need_number(r, it, "busbw_gbs", where, &out->busbw)))
+        return err;
+    const cfit__json *ip = need(r, it, "in_place", where, &err);
+    if (!ip)
+        return err;
+    if (ip->type != CFIT__JSON_BOOL)
+        return fail_at(r, CFIT_EPARSE, ip->line, ip->col, "\"%s\" must be true or false, not %s", "in_place",
+                       cfit__json_type_name(ip->type));
+    out->in_place = ip->boolean;
+    const char *bad = out->size < 0 ? "size_bytes" : out->time < 0 ? "time_s" : out->busbw < 0 ? "busbw_gbs" : NULL;
+    if (bad) {
+        const cfit__json *v = cfit__json_get(it, bad);
+        return fail_at(r, CFIT_ERANGE, v->line, v->col, "\"%s\" must not be negative", bad);
+    }
+    return CFIT_EOK;
+}
+
+static int read_collective(const reader *r, const cfit__json *root, cfit_calibration *out)
+{
+    long ranks, hosts;
+    int err;
+    if ((err = need_int(r, root, "ranks", "the file", 1, &ranks)) ||
+        (err = need_int(r, root, "hosts", "the file", 1, &hosts)))
+        return err;
+    if (hosts < 2) {
+        const cfit__json *v = cfit__json_get(root, "hosts");
+        return fail_at(r, CFIT_EINVALID, v->line, v->col,
+                       "measured within one host (\"hosts\": 1): that is shared memory, not the fabric; run "
+                       "the benchmark with ranks on two or more hosts");
+    }
+    if (ranks < hosts) {
+        const cfit__json *v = cfit__json_get(root, "ranks");
+        return fail_at(r, CFIT_EINVALID, v->line, v->col, "\"ranks\" is smaller than \"hosts\"");
+    }
+    const cfit__json *wt = cfit__json_get(root, "wrong_total");
+    if (wt && wt->type == CFIT__JSON_NUMBER && wt->number > 0)
+        return fail_at(r, CFIT_EINVALID, wt->line, wt->col,
+                       "the run had wrong elements (\"wrong_total\" > 0): a benchmark that failed its check "
+                       "cannot calibrate the fabric");
+    const cfit__json *res = need(r, root, "results", "the file", &err);
+    if (!res)
+        return err;
+    if (res->type != CFIT__JSON_ARRAY)
+        return fail_at(r, CFIT_EPARSE, res->line, res->col, "\"%s\" must be an array, not %s", "results",
+                       cfit__json_type_name(res->type));
+    out->steps = cfit_calibration_steps(out->benchmark, (int)ranks);
+    int have = 0;
+    row big = {0, 0, 0, 0}, small = {0, 0, 0, 0};
+    for (size_t i = 0; i < res->n; i++) {   /* check every row, then use the out-of-place ones */
+        row w;
+        if ((err = read_row(r, res->items[i], &w)))
+            return err;
+        if (w.in_place || w.size <= 0)
+            continue;
+        if (!have || w.size > big.size)
+            big = w;
+        if (!have || w.size < small.size)
+            small = w;
+        have = 1;
+    }
+    if (!have)
+        return fail_at(r, CFIT_EINVALID, res->line, res->col,
+                       "\"results\" has no out-of-place row with a size above 0 bytes");
+    if (big.busbw <= 0 || small.time <= 0)
+        return fail_at(r, CFIT_ERANGE, res->line, res->col,
+                       "the largest size has no bandwidth or the smallest no time (busbw_gbs and time_s must "
+                       "be above 0)");
+    out->ranks = (int)ranks;
+    out->hosts = (int)hosts;
+    out->bw_bytes_per_s = big.busbw * 1e9;
+    out->bw_size_bytes = big.size;
+    out->lat_size_bytes = small.size;
+    out->latency_s = small.time / out->steps;
+    return CFIT_EOK;
+}
+
+static int read_pairs(const reader *r, const cfit__json *root, cfit_calibration *out)
+{
+    int err = CFIT_EOK;
+    const cfit__json *h = need(r, root, "hosts", "the file", &err);
+    if (!h)
+        return err;
+    if (h->type != CFIT__JSON_ARRAY)
+        return fail_at(r, CFIT_EPARSE, h->line, h->col, "\"%s\" of a pairs run must be an array of host names, "
+                       "not %s", "hosts", cfit__json_type_name(h->type));
+    if (h->n < 2)
+        return fail_at(r, CFIT_EINVALID, h->line, h->col, "measured within one host (\"hosts\" names %s): "
+                       "there is no fabric link to calibrate", h->n ? "one" : "none");
+    double bw, lat, size = 0;
+    if ((err = need_number(r, root, "median_bandwidth_gbs", "the file", &bw)) ||
+        (err = need_number(r, root, "median_latency_s", "the file", &lat)))
+        return err;
+    const char *bad = !(bw > 0) ? "median_bandwidth_gbs" : !(lat > 0) ? "median_latency_s" : NULL;
+    if (bad) {
+        const cfit__json *v = cfit__json_get(root, bad);
+        return fail_at(r, CFIT_ERANGE, v->line, v->col, "\"%s\" must be above 0", bad);
+    }
+    const cfit__json *sz = cfit__json_get(root, "size_bytes");
+    if (sz && sz->type == CFIT__JSON_NUMBER && sz->number > 0)
+        size = sz->number;
+    out->ranks = out->hosts = (int)(h->n > 1 << 30 ? 1 << 30 : h->n);
+    out->bw_bytes_per_s = bw * 1e9;
+    out->latency_s = lat;
+    out->bw_size_bytes = out->lat_size_bytes = size;
+    out->steps = 1;
+    return CFIT_EOK;
+}
+
+int cfit_calibration_parse(const char *text, size_t len, const char *file, cfit_calibration *out,
+                           cfit_diag *d)
+{
+    static const char *const fabric[] = {"allreduce", "allgather", "reducescatter", "alltoall", "sendrecv", "pairs"};
+    reader r = {file ? file : "", d};
+    memset(out, 0, sizeof *out);
+    snprintf(out->file, sizeof out->file, "%s", r.file);
+    int err = CFIT_EOK;
+    cfit__json *root = cfit__json_parse(text, len, file, &err, d);
+    if (!root)
+        return err;
+    const cfit__json *b = NULL;
+    if (root->type != CFIT__JSON_OBJECT)
+        err = fail_at(&r, CFIT_EPARSE, root->line, root->col, "expected the object `clusterfit bench --json` "
+                      "writes, not %s", cfit__json_type_name(root->type));
+    else if ((b = need(&r, root, "benchmark", "the file", &err)) && b->type != CFIT__JSON_STRING)
+        err = fail_at(&r, CFIT_EPARSE, b->line, b->col, "\"%s\" must be a string, not %s", "benchmark",
+                      cfit__json_type_name(b->type));
+    if (err) {
+        cfit__json_free(root);
+        return err;
+    }
+    size_t k = 0, nf = sizeof fabric / sizeof fabric[0];
+    while (k < nf && strcmp(b->string, fabric[k]) != 0)
+        k++;
+    if (k == nf) {
+        const char *near = cfit_closest(b->string, fabric, nf);
+        if (strcmp(b->string, "storage") == 0 || strcmp(b->string, "memory") == 0)
+            err = fail_at(&r, CFIT_EINVALID, b->line, b->col, "a %s benchmark measures no fabric; calibrate with "
+                          "a collective or pairs run across hosts", b->string);
+        else if (near)
+            err = fail_at(&r, CFIT_EINVALID, b->line, b->col, "unknown benchmark \"%s\" (did you mean \"%s\"?)",
+                          b->string, near);
+        else
+            err = fail_at(&r, CFIT_EINVALID, b->line, b->col, "unknown benchmark \"%s\" (expected allreduce, "
+                          "allgather, reducescatter, alltoall, sendrecv or pairs)", b->string);
+    } else {
+        snprintf(out->benchmark, sizeof out->benchmark, "%s", fabric[k]);
+        err = strcmp(fabric[k], "pairs") == 0 ? read_pairs(&r, root, out) : read_collective(&r, root, out);
+    }
+    cfit__json_free(root);
+    if (!err && !(isfinite(out->bw_bytes_per_s) && isfinite(out->latency_s) && out->bw_bytes_per_s < 1e15 &&
+                  out->latency_s < 3600))
+        err = cfit_diag_set(d, CFIT_ERANGE, r.file, 0, 0, "measured bandwidth %.3g B/s or latency %.3g s is out "
+                            "of range", out->bw_bytes_per_s, out->latency_s);
+    return err;
+}
+
+int cfit_calibration_load(const char *path, cfit_calibration *out, cfit_diag *d)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return cfit_diag_set(d, CFIT_EIO, path, 0, 0, "cannot open '%s': %s", path, strerror(errno));
+    size_t cap = 1 << 16, n = 0;
+    char *buf = NULL;
+    int err = CFIT_EOK;
+    for (;;) {
+        char *nb = realloc(buf, cap);
+        if (!nb) {
+            err = cfit_diag_set(d, CFIT_ENOMEM, path, 0, 0, "out of memory");
+            break;
+        }
+        buf = nb;
+        n += fread(buf + n, 1, cap - n, f);
+        if (ferror(f)) {
+            err = cfit_diag_set(d, CFIT_EIO, path, 0, 0, "cannot read '%s': %s", path, strerror(errno));
+            break;
+        }
+        if (n < cap)
+            break;
+        if (cap >= ((size_t)64 << 20)) {
+            err = cfit_diag_set(d, CFIT_ERANGE, path, 0, 0, "'%s' is larger than 64 MiB", path);
+            break;
+        }
+        cap *= 2;
+    }
+    fclose(f);
+    if (!err)
+        err = cfit_calibration_parse(buf, n, path, out, d);
+    free(buf);
+    return err;
+}
