@@ -12,6 +12,8 @@ typedef struct bench_command {
 
 /* One line per subcommand; the file that implements it declares its function in cli.h. */
 static const bench_command bench_commands[] = {
+    {"storage", cmd_bench_storage, "sequential write, sequential and random read of a filesystem: GB/s, IOPS"},
+    {"memory", cmd_bench_memory, "STREAM copy/scale/add/triad host memory bandwidth"},
     {NULL, NULL, NULL},
 };
 
