@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# bench_io.sh BINARY SRCDIR - `bench storage` cleans up when interrupted, and the JSON of
+# `bench storage`, `bench memory` and `plan --calibration` agrees with docs/json.md.
+#
+# 1. A storage run (4K random reads, capped at 30 s) gets SIGINT once its test file exists: it must
+#    exit 1 within a few seconds, say "interrupted" and leave no file behind.
+# 2. Every key path of `bench storage --json` (with a --need), `bench memory --json` and of the
+#    `calibration` object of `plan --calibration FILE --json` appears in backticks in docs/json.md,
+#    and every path in the first column of the tables under their headings occurs in the output.
+set -euo pipefail
+
+fail() { echo "bench_io.sh: $*" >&2; exit 1; }
+(($# == 2)) || fail "usage: bench_io.sh BINARY SRCDIR"
+bin=$1
+src=$2
+doc=$src/docs/json.md
+command -v python3 >/dev/null || fail "python3 is needed"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/cfit-benchio.XXXXXX")
+pid=
+trap '[[ -n $pid ]] && kill "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
+
+# 1. SIGINT
+mkdir "$tmp/st"
+"$bin" bench storage --path "$tmp/st" --size 16M --block 4K --engine pread --random-ops 100M \
+    >"$tmp/int.out" 2>"$tmp/int.err" &
+pid=$!
+for _ in $(seq 100); do
+    [[ -e $tmp/st/clusterfit-bench-storage.dat ]] && break
+    sleep 0.05
+done
+[[ -e $tmp/st/clusterfit-bench-storage.dat ]] || fail "the test file never appeared"
+sleep 0.2
+kill -INT "$pid"
+rc=0
+wait "$pid" || rc=$?
+pid=
+((rc == 1)) || fail "interrupted run: exit $rc, want 1 ($(cat "$tmp/int.err"))"
+grep -q interrupted "$tmp/int.err" || fail "interrupted run: stderr does not say so: $(cat "$tmp/int.err")"
+left=$(ls -A "$tmp/st")
+[[ -z $left ]] || fail "interrupted run left files behind: $left"
+
+# 2. JSON and docs
+"$bin" bench storage --path "$tmp/st" --size 2M --block 256K --need 0.001 --json >"$tmp/storage.json"
+"$bin" bench memory --size 64K --threads 2 --ntimes 3 --json >"$tmp/memory.json"
+"$bin" plan --model llama3-8b --gpu h100-sxm --gpus 64 --json \
+    --calibration "$src/tests/cli/0179-plan-calibration-json/allreduce.json" >"$tmp/plan.json"
+
+python3 - "$doc" "$tmp/storage.json" "$tmp/memory.json" "$tmp/plan.json" <<'PY'
+import json
+import re
+import sys
+
+doc, storage, memory, plan = sys.argv[1:]
+lines = open(doc).read().splitlines()
+
+
+def paths(value, prefix, out):
+    if isinstance(value, dict):
+        for key, sub in value.items():
+            p = f"{prefix}.{key}" if prefix else key
+            out.add(p)
+            paths(sub, p, out)
+    elif isinstance(value, list):
+        for item in value:
+            paths(item, prefix + "[]", out)
+
+
+def section(heading):
+    """First-column paths of the table under the first '## ' heading containing `heading`."""
+    start = next((i for i, l in enumerate(lines) if l.startswith("## ") and heading in l), None)
+    if start is None:
+        sys.exit(f"bench_io.sh: docs/json.md has no section '{heading}'")
+    rows = []
+    for l in lines[start + 1:]:
+        if l.startswith("## "):
+            break
+        m = re.match(r"\|\s*`([^`]+)`\s*\|", l)
+        if m:
+            rows.append(m.group(1))
+    return set(rows)
+
+
+errors = []
+for name, heading, root in [(storage, "`clusterfit bench storage --json`", None),
+                            (memory, "`clusterfit bench memory --json`", None),
+                            (plan, "`calibration`", "calibration")]:
+    obj = json.load(open(name))
+    if root:
+        obj = {root: obj[root]}
+    found = set()
+    paths(obj, "", found)
+    if root:
+        found.discard(root)   # documented in the plan table itself
+    documented = section(heading)
+    for p in sorted(found - documented):
+        errors.append(f"{heading}: output path `{p}` is not in its table in docs/json.md")
+    for p in sorted(documented - found):
+        errors.append(f"{heading}: docs/json.md documents `{p}`, which the output does not have")
+if errors:
+    print("\n".join(errors))
+    sys.exit(1)
+print("bench_io.sh: storage, memory and calibration JSON match docs/json.md")
+PY
