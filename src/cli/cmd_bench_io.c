@@ -124,7 +124,7 @@ static int load_plan_need(storage_cli *c)
     const char *path = c->plan_file;
     FILE *f = fopen(path, "rb");
     if (!f)
-        return cli_error("%s: cannot open '%s': %s", path, path, strerror(errno));
+        return cli_error("%s: cannot open '%s': %s", path, path, strerror(errno)), EXIT_RUNTIME;
     size_t cap = 1 << 16, n = 0;
     char *text = NULL;
     for (;;) {

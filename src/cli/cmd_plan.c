@@ -984,7 +984,7 @@ static int open_calibration(plan_cli *c)
     cfit_diag_clear(&d);
     int err = cfit_calibration_load(c->calibration_file, &c->cal, &d);
     if (err)
-        return cli_error_diag(&d, err == CFIT_EIO ? CFIT_EPARSE : err);
+        return cli_error_diag(&d, err);
     c->req.calibration = &c->cal;
     return 0;
 }
