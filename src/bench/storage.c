@@ -80,17 +80,18 @@ typedef struct worker {
     unsigned char *bufs;           /* queue_depth (or 1) aligned buffers of block_bytes */
     int nbufs;
     uint64_t ops;                  /* complete requests */
+    unsigned polls;                /* calls of stopped(): the clock is read every 64th */
     int err;                       /* errno of the first failure, or -1 for a short transfer/stop */
     char msg[160];
     pthread_t tid;
 } worker;
 
-static int stopped(const worker *w)
+static int stopped(worker *w)
 {
     const pass *p = w->p;
     if (p->o->stop && *p->o->stop)
         return 1;
-    return p->deadline > 0 && (w->ops & 63) == 0 && w->ops && now_s() > p->deadline;
+    return p->deadline > 0 && (++w->polls & 63) == 0 && now_s() > p->deadline;
 }
 
 /* Offset of request i of this worker. */
@@ -417,6 +418,10 @@ static int read_passes(pass *p, const char *path, unsigned char *bufs, size_t pe
         rc = run_pass(p, bufs, per_thread, random ? &res->rand_read : &res->seq_read, d);
     }
     close(fd);
+    uint64_t want = p->o->random_ops ? p->o->random_ops : p->file_blocks;
+    if (!rc && res->rand_read.ops < (double)want)
+        note(res, "the random pass stopped after %.0f s: %.0f of %llu requests", RANDOM_PASS_MAX_S,
+             res->rand_read.ops, (unsigned long long)want);
     return rc;
 }
 
