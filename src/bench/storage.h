@@ -58,7 +58,7 @@ typedef struct cfit_storage_result {
     int direct;                 /* O_DIRECT was used */
     int reused;                 /* the file was kept from an earlier run */
     int kept;                   /* the file is still there afterwards */
-    char notes[4][256];         /* fallbacks and caveats, "" when unused */
+    char notes[6][256];         /* fallbacks and caveats (at most 5 kinds), "" when unused */
     int nnotes;
     cfit_storage_test seq_write, seq_read, rand_read;
 } cfit_storage_result;
