@@ -156,6 +156,8 @@ static int serve(exp_cli *c, cfit_exporter *x, const cfit_web_config *web)
     cfit_diag d;
     cfit_diag_clear(&d);
     int rc = cfit_http_start(x, &c->http, &h, &d);
+    if (rc == CFIT_EPARSE)
+        return cli_error("--web.listen-address: %s", d.msg);
     if (rc) {
         int ex = cli_error_diag(&d, rc);
         return rc == CFIT_ESYS ? EXIT_RUNTIME : ex;
@@ -226,7 +228,7 @@ int cmd_exporter(int argc, char **argv)
     if (c.cfg.job_socket && !cfit_exporter_collector_state(x, "job")) {
         cfit_exporter_free(x);
         cfit_web_config_fini(&web);
-        fprintf(stderr, "clusterfit: error: the job collector could not start (see above)\n");
+        fprintf(stderr, "clusterfit: error: --job-socket: the job collector could not start (see above)\n");
         return EXIT_RUNTIME;
     }
     if (c.once) {

@@ -207,7 +207,7 @@ static int job_collect(void *state, cfit_expo *e, cfit_diag *d)
         const series *x = &st->s[i];
         char rank[24];
         snprintf(rank, sizeof rank, "%ld", x->rank);
-        const char *l[] = {"job", x->job, "rank", rank, NULL};
+        const char *l[] = {"training_job", x->job, "rank", rank, NULL};
         rc = cfit__emit(e, "clusterfit_job_steps_total", CFIT_METRIC_COUNTER, "Training steps reported.", l,
                         (double)x->steps);
         for (size_t k = 0; k < sizeof parts / sizeof parts[0] && !rc; k++)
