@@ -77,6 +77,7 @@ typedef struct gpu_state {
     nvmlEventSet_t events;
     unsigned long long reinits;
     int last_init_rc;                     /* logged on change */
+    double retry_lost_at;                 /* cfit__now() when to look for lost GPUs again; 0 = none lost */
 } gpu_state;
 
 static void gpu_log(const gpu_state *s, const char *fmt, ...)
@@ -204,7 +205,7 @@ static void ensure_nvml(gpu_state *s)
     if (!s->lib)
         return;
     if (s->need_reinit) {
-        gpu_log(s, "re-initialising NVML after a lost GPU or a driver restart");
+        gpu_log(s, "re-initialising NVML (driver restarted, or looking for a lost GPU again)");
         shutdown_nvml(s);
         s->reinits++;
         s->need_reinit = 0;
@@ -213,12 +214,31 @@ static void ensure_nvml(gpu_state *s)
         init_nvml(s);
 }
 
+/* The driver went away or was reloaded: initialise again at the next scrape. */
+static int driver_error(nvmlReturn_t r)
+{
+    return r == NVML_ERROR_UNINITIALIZED || r == NVML_ERROR_DRIVER_NOT_LOADED ||
+           r == NVML_ERROR_LIB_RM_VERSION_MISMATCH;
+}
+
+/* A lost GPU is reported down; NVML is initialised again at most every LOST_RETRY_S seconds
+ * to find it if it was reset, so a dead GPU does not cost a re-initialisation per scrape. */
+#define LOST_RETRY_S 60.0
+
 static void note_error(gpu_state *s, nvmlReturn_t r, int *up)
 {
-    if (lifecycle_error(r)) {
-        *up = 0;
+    if (!lifecycle_error(r))
+        return;
+    *up = 0;
+    if (driver_error(r)) {
         s->need_reinit = 1;
+        return;
     }
+    double now = cfit__now();
+    if (s->retry_lost_at == 0)
+        s->retry_lost_at = now + LOST_RETRY_S;
+    else if (now >= s->retry_lost_at)
+        s->need_reinit = 1, s->retry_lost_at = 0;
 }
 
 static void add_xid(gpu_dev *g, unsigned xid)
@@ -398,7 +418,7 @@ static int gpu_collect(void *state, cfit_expo *e, cfit_diag *d)
             if (!rc && !up)
                 cfit_expo_rollback(e, m);
         } else {
-            s->need_reinit = 1;
+            note_error(s, NVML_ERROR_GPU_IS_LOST, &up);
         }
         for (unsigned k = 0; k < g->nxid && !rc; k++) {
             char xid[16];
