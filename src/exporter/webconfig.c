@@ -1,5 +1,5 @@
 /* webconfig.c - the web config file (--web.config.file), a YAML subset of the Prometheus
- * exporter-toolkit format, and bcrypt password checks through crypt(3).
+ * exporter-toolkit format (the bcrypt check is in auth.c, so this parser links without libcrypt).
  *
  *     tls_server_config:
  *       cert_file: server.crt        # PEM certificate chain
@@ -13,7 +13,6 @@
  */
 #include "clusterfit/exporter.h"
 
-#include <crypt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -304,27 +303,4 @@ int cfit_web_config_load(const char *path, cfit_web_config *wc, cfit_diag *d)
                  : cfit_web_config_parse(buf, n, path, wc, d);
     free(buf);
     return rc;
-}
-
-int cfit_web_check_password(const cfit_web_config *wc, const char *user, const char *password)
-{
-    const char *hash = NULL;
-    for (size_t i = 0; i < wc->nusers; i++)
-        if (strcmp(wc->users[i], user) == 0)
-            hash = wc->hashes[i];
-    if (!hash)
-        return 0;
-    struct crypt_data *cd = calloc(1, sizeof *cd);
-    if (!cd)
-        return 0;
-    const char *got = crypt_r(password, hash, cd);
-    int ok = 0;
-    if (got && strlen(got) == strlen(hash)) {
-        unsigned char diff = 0;   /* constant time over the hash */
-        for (size_t i = 0; hash[i]; i++)
-            diff |= (unsigned char)(got[i] ^ hash[i]);
-        ok = diff == 0;
-    }
-    free(cd);
-    return ok;
 }
