@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "clusterfit/exporter.h"
 
+#include <malloc.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -151,6 +152,9 @@ static void on_signal(int sig)
 
 static int serve(exp_cli *c, cfit_exporter *x, const cfit_web_config *web)
 {
+#ifdef M_ARENA_MAX
+    mallopt(M_ARENA_MAX, 2);   /* glibc: one arena per thread would cost resident memory for nothing */
+#endif
     c->http.web = web;
     cfit_http *h;
     cfit_diag d;

@@ -3,7 +3,7 @@
  *
  * Robustness (docs/exporter.md "HTTP"): a small thread pool polls the sockets; the
  * connection count, the connections per client address and the idle time of a connection
- * are limited, and MHD's per-connection memory limit (32 KiB) cuts off oversized requests,
+ * are limited, and MHD's per-connection memory limit (16 KiB) cuts off oversized requests,
  * so a slow or hostile client cannot hold the server.  Only GET and HEAD are answered. */
 #include "clusterfit/exporter.h"
 
@@ -218,7 +218,7 @@ int cfit_http_start(cfit_exporter *x, const cfit_http_config *hc, cfit_http **ou
         MHD_OPTION_CONNECTION_LIMIT, hc->max_connections ? hc->max_connections : 512u,
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, hc->max_per_ip ? hc->max_per_ip : 256u,
         MHD_OPTION_CONNECTION_TIMEOUT, hc->timeout_s ? hc->timeout_s : 10u,
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)32768,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)16384,
         MHD_OPTION_ARRAY, tlsopts,
         MHD_OPTION_END);
     if (!h->daemon) {
