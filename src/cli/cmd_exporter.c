@@ -218,6 +218,9 @@ int cmd_exporter(int argc, char **argv)
         if (strcmp(cfit_collectors[i]->name, "job") == 0 && !c.set[i])
             enable[i] = c.cfg.job_socket != NULL;
     }
+    for (size_t i = 0; cfit_collectors[i]; i++)
+        if (enable[i] && strcmp(cfit_collectors[i]->name, "job") == 0 && !c.cfg.job_socket)
+            return cli_error("--collector.job needs --job-socket PATH");
     cfit_web_config web;
     memset(&web, 0, sizeof web);
     cfit_diag d;

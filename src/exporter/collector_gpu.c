@@ -3,9 +3,10 @@
  * Lifecycle: the library is opened on the first scrape (a missing library means "no driver":
  * clusterfit_gpu_nvml_up 0 and no GPUs, and the scrape still succeeds).  Errors that mean
  * the driver went away or was reloaded (UNINITIALIZED, DRIVER_NOT_LOADED,
- * LIB_RM_VERSION_MISMATCH) and a GPU that fell off the bus (GPU_IS_LOST, GPU_NOT_FOUND,
- * RESET_REQUIRED) mark that GPU down for this scrape and make the next scrape shut NVML down
- * and initialise it again (counted in clusterfit_gpu_nvml_reinitializations_total).
+ * LIB_RM_VERSION_MISMATCH) mark the GPUs down for this scrape and make the next scrape shut
+ * NVML down and initialise it again (counted in clusterfit_gpu_nvml_reinitializations_total).
+ * A GPU that fell off the bus (GPU_IS_LOST, GPU_NOT_FOUND, RESET_REQUIRED) is reported down,
+ * and NVML is initialised again at most every LOST_RETRY_S seconds to find it after a reset.
  * NOT_SUPPORTED and other per-call errors only leave that metric out.  XID events are read
  * from an NVML event set without waiting at each scrape and kept as counters per GPU and XID
  * across re-initialisations.

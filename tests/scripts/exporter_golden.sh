@@ -28,6 +28,13 @@ for fmt in prom om; do
         ok=0
     fi
 done
+# NVML installed but no driver loaded (nvmlInit_v2 -> DRIVER_NOT_LOADED): no GPUs, no failure
+FAKENVML_FIXTURE=$fx/nvml/no-driver.txt "$bin" exporter --once --nvml-library "$CFIT_FAKENVML" --no-collector.netdev \
+    --no-collector.disk --no-collector.infiniband >"$tmp/nodriver" 2>"$tmp/nodriver.err" || fail "no-driver scrape failed"
+for want in 'clusterfit_gpu_nvml_up 0' 'clusterfit_gpu_devices 0' 'clusterfit_scrape_collector_success{collector="gpu"} 1'; do
+    grep -qxF "$want" "$tmp/nodriver" || { echo "no-driver scrape lacks: $want" >&2; ok=0; }
+done
+grep -q 'driver not loaded' "$tmp/nodriver.err" || { echo "no-driver case not logged" >&2; ok=0; }
 # every collector succeeded, and the OpenMetrics exposition ends with # EOF
 grep -q 'clusterfit_scrape_collector_success{[^}]*} 0' "$tmp/raw.prom" && { echo "a collector failed" >&2; ok=0; }
 [[ $(tail -n 1 "$tmp/raw.om") == "# EOF" ]] || { echo "OpenMetrics scrape does not end with # EOF" >&2; ok=0; }
