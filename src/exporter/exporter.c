@@ -108,9 +108,15 @@ static int scrape_locked(cfit_exporter *x, cfit_expo *e)
             return crc;
         if (crc) {
             cfit_expo_rollback(e, m);
-            if (!x->failing[i] && !x->init_rc[i] && x->cfg->log)
-                x->cfg->log(x->cfg->log_ctx, "collector %s failed: %s", ops->name,
-                            d.msg[0] ? d.msg : cfit_strerror(crc));
+            if (!x->failing[i] && !x->init_rc[i] && x->cfg->log) {
+                char where[300] = "";
+                if (d.file[0] && d.line > 0)
+                    snprintf(where, sizeof where, "%s:%d: ", d.file, d.line);
+                else if (d.file[0])
+                    snprintf(where, sizeof where, "%s: ", d.file);
+                x->cfg->log(x->cfg->log_ctx, "collector %s failed: %s%s (logged once until it recovers)", ops->name,
+                            where, d.msg[0] ? d.msg : cfit_strerror(crc));
+            }
         } else if (x->failing[i] && x->cfg->log) {
             x->cfg->log(x->cfg->log_ctx, "collector %s recovered", ops->name);
         }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "clusterfit/exporter.h"
 
@@ -248,6 +249,46 @@ static void test_collectors_table(void **st)
     cfit_exporter_free(x);
 }
 
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* A collector that fails halfway has its samples rolled back; the others are served. */
+static void test_failing_collector_rolled_back(void **st)
+{
+    (void)st;
+    char dir[] = "/tmp/cfit-proc.XXXXXX", path[128];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/diskstats", dir);
+    write_file(path, "   8       0 sda 5000 10 80000 2500 6000 20 96000 3000 0 4000 5500\n"
+                     "   8      16 sdb 12 garbage\n");
+    cfit_exporter_config cfg = {.sysfs = "/nonexistent", .procfs = dir};
+    int enable[8] = {0};
+    for (size_t i = 0; cfit_collectors[i]; i++)
+        enable[i] = strcmp(cfit_collectors[i]->name, "disk") == 0 || strcmp(cfit_collectors[i]->name, "infiniband") == 0;
+    cfit_exporter *x = cfit_exporter_new(&cfg, enable);
+    char *out;
+    size_t len;
+    assert_int_equal(cfit_exporter_scrape(x, CFIT_EXPO_TEXT, &out, &len), 0);
+    assert_non_null(strstr(out, "clusterfit_scrape_collector_success{collector=\"disk\"} 0\n"));
+    assert_non_null(strstr(out, "clusterfit_scrape_collector_success{collector=\"infiniband\"} 1\n"));
+    assert_null(strstr(out, "clusterfit_disk_"));   /* sda's samples went with the failure */
+    free(out);
+    /* fixed: the next scrape serves it */
+    write_file(path, "   8       0 sda 5000 10 80000 2500 6000 20 96000 3000 0 4000 5500\n");
+    assert_int_equal(cfit_exporter_scrape(x, CFIT_EXPO_OPENMETRICS, &out, &len), 0);
+    assert_non_null(strstr(out, "clusterfit_disk_read_bytes_total{device=\"sda\"} 40960000\n"));
+    assert_non_null(strstr(out, "# TYPE clusterfit_disk_read_bytes counter\n"));
+    free(out);
+    cfit_exporter_free(x);
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -259,6 +300,7 @@ int main(void)
         cmocka_unit_test(test_web_config),
         cmocka_unit_test(test_watchdog_decide),
         cmocka_unit_test(test_collectors_table),
+        cmocka_unit_test(test_failing_collector_rolled_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
