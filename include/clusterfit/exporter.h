@@ -82,6 +82,7 @@ typedef struct cfit_exporter_config {
     const char *nvml_library;   /* default "libnvidia-ml.so.1" */
     const char *job_socket;     /* NULL: the job collector listens nowhere */
     int gpu_pcie;               /* 1: also sample PCIe throughput (costs ~40 ms per GPU) */
+    double gpu_lost_retry_s;    /* re-initialise NVML to look for a lost GPU at most this often; 0 = 60 s */
     /* log sink for collectors' one-time warnings (NULL: silent) */
     void (*log)(void *ctx, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -6,7 +6,7 @@
  * LIB_RM_VERSION_MISMATCH) mark the GPUs down for this scrape and make the next scrape shut
  * NVML down and initialise it again (counted in clusterfit_gpu_nvml_reinitializations_total).
  * A GPU that fell off the bus (GPU_IS_LOST, GPU_NOT_FOUND, RESET_REQUIRED) is reported down,
- * and NVML is initialised again at most every LOST_RETRY_S seconds to find it after a reset.
+ * and NVML is initialised again at most every cfg->gpu_lost_retry_s (60 s) to find it after a reset.
  * NOT_SUPPORTED and other per-call errors only leave that metric out.  XID events are read
  * from an NVML event set without waiting at each scrape and kept as counters per GPU and XID
  * across re-initialisations.
@@ -222,10 +222,8 @@ static int driver_error(nvmlReturn_t r)
            r == NVML_ERROR_LIB_RM_VERSION_MISMATCH;
 }
 
-/* A lost GPU is reported down; NVML is initialised again at most every LOST_RETRY_S seconds
- * to find it if it was reset, so a dead GPU does not cost a re-initialisation per scrape. */
-#define LOST_RETRY_S 60.0
-
+/* A lost GPU is reported down; NVML is initialised again at most every gpu_lost_retry_s
+ * seconds to find it if it was reset, so a dead GPU does not cost a re-initialisation per scrape. */
 static void note_error(gpu_state *s, nvmlReturn_t r, int *up)
 {
     if (!lifecycle_error(r))
@@ -236,8 +234,9 @@ static void note_error(gpu_state *s, nvmlReturn_t r, int *up)
         return;
     }
     double now = cfit__now();
+    double retry = s->cfg->gpu_lost_retry_s > 0 ? s->cfg->gpu_lost_retry_s : 60.0;
     if (s->retry_lost_at == 0)
-        s->retry_lost_at = now + LOST_RETRY_S;
+        s->retry_lost_at = now + retry;
     else if (now >= s->retry_lost_at)
         s->need_reinit = 1, s->retry_lost_at = 0;
 }

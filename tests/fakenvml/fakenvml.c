@@ -10,7 +10,8 @@
  *       throttle (hex or decimal) xids (comma list, delivered as events) pids (comma list)
  *       lost=1 (every call for it returns GPU_IS_LOST)
  *   A value "ns" makes that call return NOT_SUPPORTED; a key left out does the same.
- * The fixture is read by nvmlInit_v2.  When the file changes afterwards (another inode,
+ * The fixture is read by nvmlInit_v2; its XIDs are delivered once per fixture (not again after
+ * an nvmlShutdown + nvmlInit_v2 of the same file).  When the file changes afterwards (another inode,
  * size or mtime), every call returns UNINITIALIZED until nvmlShutdown + nvmlInit_v2: that is
  * how the tests play a driver restart.
  */
@@ -70,12 +71,17 @@ static void load(void)
     ngpus = 0;
     init_error = 0;
     snprintf(driver, sizeof driver, "%s", "");
-    memset(&evset, 0, sizeof evset);
     if (!f) {
         init_error = NVML_ERROR_DRIVER_NOT_LOADED;
         return;
     }
-    fstat(fileno(f), &loaded);
+    /* XIDs are events: each fixture's are delivered once, not again after a re-initialisation */
+    struct stat sb;
+    fstat(fileno(f), &sb);
+    if (sb.st_ino != loaded.st_ino || sb.st_mtim.tv_sec != loaded.st_mtim.tv_sec ||
+        sb.st_mtim.tv_nsec != loaded.st_mtim.tv_nsec || sb.st_size != loaded.st_size)
+        memset(&evset, 0, sizeof evset);
+    loaded = sb;
     char line[2048];
     while (fgets(line, sizeof line, f)) {
         char *save, *tok = strtok_r(line, " \t\n", &save);
@@ -354,7 +360,7 @@ PROTO(nvmlReturn_t, nvmlEventSetCreate, (nvmlEventSet_t *set))
 {
     if (stale())
         return NVML_ERROR_UNINITIALIZED;
-    memset(&evset, 0, sizeof evset);
+    memset(evset.registered, 0, sizeof evset.registered);
     *set = (nvmlEventSet_t)(void *)&evset;
     return NVML_SUCCESS;
 }
