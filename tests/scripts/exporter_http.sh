@@ -100,6 +100,7 @@ tls_server_config:
   key_file: server.key
 basic_auth_users:
   alice: \$2b\$04\$i8DBDwdLN5Mbh8ZUsUL7JuIC2Z0Ii25Dr.OT2NQH.ohaXrhTjmNf2
+  bob: "\$2b\$12\$uHLFg1K8glyfq3eTq0D.W.PstvseTb3skMpOMfA1sExsoaNebj0jm"   # "secret", cost 12
 YML
 start_exporter "$tmp/log2" --web.listen-address 127.0.0.1:0 --web.config.file "$tmp/web.yml" --no-collector.gpu \
     --path.sysfs "$fx/sysfs" --path.procfs "$fx/procfs"
@@ -108,6 +109,13 @@ surl=https://127.0.0.1:$EXPORTER_PORT
 [[ $(curl -ksS -o /dev/null -w '%{http_code}' -u alice:secret "$surl/metrics") == 200 ]] || fail "TLS + right password is not 200"
 [[ $(curl -ksS -o /dev/null -w '%{http_code}' -u alice:wrong "$surl/metrics") == 401 ]] || fail "wrong password is not 401"
 [[ $(curl -ksS -o /dev/null -w '%{http_code}' "$surl/metrics") == 401 ]] || fail "no credentials is not 401"
+# a good password is checked with bcrypt once, then from the cache; a wrong one never passes
+t1=$(curl -ksS -o /dev/null -w '%{http_code} %{time_total}' -u bob:secret "$surl/-/healthy")
+t2=$(curl -ksS -o /dev/null -w '%{http_code} %{time_total}' -u bob:secret "$surl/-/healthy")
+[[ ${t1% *} == 200 && ${t2% *} == 200 ]] || fail "bob's good password: $t1 / $t2"
+python3 -c 'import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(0 if b < a / 3 else 1)' "${t1#* }" "${t2#* }" ||
+    fail "the second authenticated request was not served from the cache (${t1#* } s, then ${t2#* } s)"
+[[ $(curl -ksS -o /dev/null -w '%{http_code}' -u bob:secreT "$surl/-/healthy") == 401 ]] || fail "wrong password after caching is not 401"
 curl -sS -o /dev/null "http://127.0.0.1:$EXPORTER_PORT/metrics" 2>/dev/null &&
     [[ $(curl -sS -o /dev/null -w '%{http_code}' "http://127.0.0.1:$EXPORTER_PORT/metrics" 2>/dev/null) == 200 ]] &&
     fail "plain HTTP served on the TLS port"
