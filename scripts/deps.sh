@@ -15,6 +15,11 @@ PACKAGES=(
     # clusterfit bench: mpirun launch + the MPI_Allreduce reference (tests, bench/), io_uring
     # for bench storage, ip/tc for the network-namespace tests
     libopenmpi-dev openmpi-bin liburing-dev iproute2
+    # clusterfit exporter: HTTP/TLS server, bcrypt basic auth through crypt(3); tests: a real
+    # Prometheus server + promtool, openssl (test certificates), curl (HTTP checks)
+    libmicrohttpd-dev libcrypt-dev prometheus openssl curl
+    # bench/exporter_bench.py: the reference exporter measured side by side
+    prometheus-node-exporter
 )
 
 die() { echo "deps.sh: error: $*" >&2; exit 1; }

@@ -68,6 +68,8 @@ int cmd_catalog(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_exporter(int argc, char **argv);
+int cmd_rules(int argc, char **argv);
 /* bench subcommands (one file each; listed in cmd_bench.c's table) */
 int cmd_bench_storage(int argc, char **argv);   /* cmd_bench_io.c */
 int cmd_bench_memory(int argc, char **argv);    /* cmd_bench_io.c */

@@ -14,6 +14,8 @@ static const command commands[] = {
     {"check", cmd_check, "check a DeepSpeed config or Megatron-LM arguments: schema, batch, world size, memory"},
     {"sim", cmd_sim, "simulate a collective on a fat-tree, rail-optimised, dragonfly or torus fabric"},
     {"bench", cmd_bench, "benchmark the fabric (collectives, host pairs), storage and memory from host memory"},
+    {"exporter", cmd_exporter, "serve GPU, network, disk and training-job metrics to Prometheus"},
+    {"rules", cmd_rules, "print Prometheus alerting rules for the exporter's metrics, optionally from a plan"},
     {"catalog", cmd_catalog, "list and show the GPUs, models, fabrics, nodes and frameworks planned with"},
     {NULL, NULL, NULL},
 };

@@ -1,0 +1,235 @@
+/* exporter.h - the node exporter: a metric registry with the Prometheus text and OpenMetrics
+ * writers, collectors behind a vtable, the job-report line protocol and the web config file.
+ *
+ * One scrape: cfit_exporter_scrape() makes a fresh cfit_expo, runs every enabled collector
+ * into it (timing each and recording clusterfit_scrape_collector_{duration_seconds,success}),
+ * and renders it.  A collector that fails has what it wrote rolled back, so one broken
+ * collector never breaks the scrape.  The HTTP side (libmicrohttpd) is in the CLI-facing
+ * cfit_exporter_serve(); see docs/exporter.md.
+ */
+#ifndef CLUSTERFIT_EXPORTER_H
+#define CLUSTERFIT_EXPORTER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "clusterfit/base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- exposition registry ------------------------------------------------------------- */
+
+typedef enum cfit_metric_type {
+    CFIT_METRIC_GAUGE,
+    CFIT_METRIC_COUNTER,    /* name must end in _total */
+    CFIT_METRIC_INFO,       /* name must end in _info; value 1 */
+    CFIT_METRIC_HISTOGRAM   /* samples written with cfit_expo_histogram() */
+} cfit_metric_type;
+
+typedef enum cfit_expo_format {
+    CFIT_EXPO_TEXT,         /* text/plain; version=0.0.4 */
+    CFIT_EXPO_OPENMETRICS   /* application/openmetrics-text; version=1.0.0, ends with # EOF */
+} cfit_expo_format;
+
+/* Content-Type header value for a format; never NULL. */
+const char *cfit_expo_content_type(cfit_expo_format f);
+/* The format a scraper asks for with this Accept header (NULL = text 0.0.4). */
+cfit_expo_format cfit_expo_negotiate(const char *accept);
+
+typedef struct cfit_expo cfit_expo;
+
+/* A new empty registry, or NULL when out of memory.  Free with cfit_expo_free (NULL ok). */
+cfit_expo *cfit_expo_new(void);
+void cfit_expo_free(cfit_expo *e);
+
+/* Declare a family (name as sampled: counters with _total, info with _info).  Declaring
+ * the same name again with the same type is a no-op.  Errors: CFIT_EINVALID for a bad name,
+ * a counter without _total, an info without _info, or a redeclaration with another type;
+ * CFIT_ENOMEM. */
+int cfit_expo_family(cfit_expo *e, const char *name, cfit_metric_type type, const char *help);
+
+/* Add a sample to a declared family.  labels is NULL or a NULL-terminated list of
+ * name, value pairs ({"device", "eth0", NULL}); values are escaped when rendered.
+ * Errors: CFIT_EUNKNOWN (family not declared), CFIT_EINVALID (bad label name, histogram
+ * family), CFIT_ENOMEM. */
+int cfit_expo_sample(cfit_expo *e, const char *name, const char *const *labels, double value);
+
+/* Add one histogram series: nb upper bounds (increasing, +Inf implied after them), the
+ * cumulative count for each bound, the sum and the total count (the +Inf bucket). */
+int cfit_expo_histogram(cfit_expo *e, const char *name, const char *const *labels,
+                        const double *bounds, const uint64_t *cumulative, size_t nb,
+                        double sum, uint64_t count);
+
+/* A position in the registry; cfit_expo_rollback() drops everything added after it. */
+typedef struct cfit_expo_mark { size_t families, samples; } cfit_expo_mark;
+cfit_expo_mark cfit_expo_mark_get(const cfit_expo *e);
+void cfit_expo_rollback(cfit_expo *e, cfit_expo_mark m);
+
+/* Render every family in declaration order (families without samples are skipped).
+ * *out is malloc'ed (caller frees), NUL-terminated, *len its length.  CFIT_ENOMEM. */
+int cfit_expo_render(const cfit_expo *e, cfit_expo_format f, char **out, size_t *len);
+
+/* Number formatting used by the writer: shortest round-trip decimal, NaN, +Inf, -Inf. */
+void cfit_expo_format_value(char *buf, size_t n, double v);
+
+/* ---- collectors ---------------------------------------------------------------------- */
+
+/* Settings shared by every collector (the CLI fills them from flags). */
+typedef struct cfit_exporter_config {
+    const char *sysfs;          /* default "/sys" */
+    const char *procfs;         /* default "/proc" */
+    const char *nvml_library;   /* default "libnvidia-ml.so.1" */
+    const char *job_socket;     /* NULL: the job collector listens nowhere */
+    int gpu_pcie;               /* 1: also sample PCIe throughput (costs ~40 ms per GPU) */
+    double gpu_lost_retry_s;    /* re-initialise NVML to look for a lost GPU at most this often; 0 = 60 s */
+    /* log sink for collectors' one-time warnings (NULL: silent) */
+    void (*log)(void *ctx, const char *fmt, ...)
+#if defined(__GNUC__)
+        __attribute__((format(printf, 2, 3)))
+#endif
+        ;
+    void *log_ctx;
+} cfit_exporter_config;
+
+/* Adding a new collector: write src/exporter/collector_NAME.c filling a
+ * cfit_collector_ops, declare it in src/exporter/collectors.h and list it in the
+ * table in src/exporter/exporter.c. */
+typedef struct cfit_collector_ops {
+    const char *name;           /* "gpu": flag --collector.gpu */
+    const char *help;           /* one line for --help */
+    int default_on;
+    /* Make the collector's state; 0 or a cfit_err with d filled (the collector is then
+     * disabled).  Must not fail for a missing device (report nothing instead). */
+    int (*init)(const cfit_exporter_config *cfg, void **state, cfit_diag *d);
+    /* Add this scrape's samples; 0, or a cfit_err with d filled (samples rolled back). */
+    int (*collect)(void *state, cfit_expo *e, cfit_diag *d);
+    void (*fini)(void *state);  /* NULL state ok */
+} cfit_collector_ops;
+
+/* The table of collectors, terminated by a NULL name. */
+extern const cfit_collector_ops *const cfit_collectors[];
+const cfit_collector_ops *cfit_collector_find(const char *name);
+
+typedef struct cfit_exporter cfit_exporter;
+
+/* Create the exporter with the collectors whose enable[i] is nonzero (enable indexes
+ * cfit_collectors[]; NULL = each collector's default).  A collector whose init fails is
+ * reported through cfg->log and scraped as failed.  Returns NULL only when out of memory.
+ * cfg (and the strings in it) must outlive the exporter. */
+cfit_exporter *cfit_exporter_new(const cfit_exporter_config *cfg, const int *enable);
+void cfit_exporter_free(cfit_exporter *x);
+
+/* One scrape, rendered in format f; *out malloc'ed (caller frees).  Thread-safe (scrapes are
+ * serialised).  Only CFIT_ENOMEM fails. */
+int cfit_exporter_scrape(cfit_exporter *x, cfit_expo_format f, char **out, size_t *len);
+
+/* The state of a named collector (for the watchdog), or NULL when it is not enabled. */
+void *cfit_exporter_collector_state(cfit_exporter *x, const char *name);
+
+/* ---- gpu collector helpers (watchdog) ------------------------------------------------- */
+
+typedef struct cfit_gpu_sample {
+    unsigned index;
+    int up;                     /* 1 when NVML answered for this GPU */
+    double utilization_ratio;   /* 0..1, negative when not supported */
+    unsigned pids[64];          /* compute processes on it */
+    unsigned npids;
+} cfit_gpu_sample;
+
+/* Sample at most max GPUs of a gpu collector state; returns the count (0 with no driver). */
+size_t cfit_gpu_sample_all(void *gpu_state, cfit_gpu_sample *out, size_t max);
+
+/* ---- job report protocol (docs/exporter.md "Job reports") ---------------------------- */
+
+#define CFIT_JOB_NAME_MAX 64
+
+typedef struct cfit_job_report {
+    char job[CFIT_JOB_NAME_MAX + 1];
+    long rank;
+    double step_s, data_s, allreduce_s, optimizer_s;
+} cfit_job_report;
+
+/* Parse one line "job=NAME rank=N step=S [data=S] [allreduce=S] [optimizer=S]" (len bytes,
+ * no NUL needed; a trailing newline is allowed).  0, or CFIT_EPARSE with d->msg and d->col. */
+int cfit_job_parse_line(const char *line, size_t len, cfit_job_report *r, cfit_diag *d);
+
+/* ---- web config file (exporter-toolkit subset) ---------------------------------------- */
+
+#define CFIT_WEB_MAX_USERS 64
+
+typedef struct cfit_web_config {
+    char *cert_file, *key_file;                /* both or neither; NULL: plain HTTP */
+    size_t nusers;
+    char *users[CFIT_WEB_MAX_USERS];           /* basic_auth_users names */
+    char *hashes[CFIT_WEB_MAX_USERS];          /* their bcrypt ($2b$/$2a$/$2y$) hashes */
+} cfit_web_config;
+
+/* Parse the YAML subset of an exporter-toolkit web config (tls_server_config: cert_file,
+ * key_file; basic_auth_users: name: hash).  Relative cert/key paths are taken relative to
+ * the file's directory.  0, or CFIT_EPARSE/CFIT_EIO/CFIT_ENOMEM with d giving file:line:col.
+ * Free with cfit_web_config_fini. */
+int cfit_web_config_parse(const char *text, size_t len, const char *file, cfit_web_config *wc,
+                          cfit_diag *d);
+int cfit_web_config_load(const char *path, cfit_web_config *wc, cfit_diag *d);
+void cfit_web_config_fini(cfit_web_config *wc);
+
+/* 1 when password matches user's bcrypt hash (through crypt(3)), else 0. */
+int cfit_web_check_password(const cfit_web_config *wc, const char *user, const char *password);
+
+/* ---- idle-GPU watchdog (opt-in; dry run unless enforce is set) ------------------------- */
+
+typedef struct cfit_watchdog_config {
+    double idle_below;          /* a GPU is idle below this utilisation ratio (0..1] */
+    double for_s;               /* act when every GPU has been idle this long */
+    double interval_s;          /* sampling period */
+    const char *action;         /* shell command run when acting (sh -c), or NULL */
+    int signal;                 /* signal sent to the idle GPUs' processes, or 0 */
+    int enforce;                /* 0: log what would be done and do nothing */
+    void (*log)(void *ctx, const char *fmt, ...)
+#if defined(__GNUC__)
+        __attribute__((format(printf, 2, 3)))
+#endif
+        ;
+    void *log_ctx;
+} cfit_watchdog_config;
+
+typedef enum cfit_watchdog_verdict {
+    CFIT_WD_NO_GPUS,            /* nothing to watch (no driver, or every GPU lost) */
+    CFIT_WD_BUSY,               /* some GPU at or above the threshold: timer reset */
+    CFIT_WD_IDLE,               /* all GPUs idle, for less than for_s so far */
+    CFIT_WD_ACT                 /* idle for for_s: act now (the timer restarts) */
+} cfit_watchdog_verdict;
+
+/* The decision alone (for tests): idle_since is the watchdog's timer, -1 when not idle. */
+cfit_watchdog_verdict cfit_watchdog_decide(const cfit_watchdog_config *c, const cfit_gpu_sample *s, size_t n,
+                                           double now, double *idle_since, double *max_util);
+
+typedef struct cfit_watchdog cfit_watchdog;
+/* Start a thread sampling the gpu collector's state every interval_s and logging every
+ * decision.  c must outlive it.  NULL when out of memory or the thread cannot start. */
+cfit_watchdog *cfit_watchdog_start(void *gpu_state, const cfit_watchdog_config *c);
+void cfit_watchdog_stop(cfit_watchdog *w);   /* NULL ok */
+
+/* ---- HTTP server (libmicrohttpd) --------------------------------------------------------- */
+
+typedef struct cfit_http_config {
+    const char *listen_address;    /* HOST:PORT, [V6ADDR]:PORT or :PORT (every address); port 0 = any */
+    const cfit_web_config *web;    /* TLS and basic auth; NULL = neither */
+    unsigned max_connections;      /* 0 = 512 */
+    unsigned max_per_ip;           /* 0 = 256 */
+    unsigned timeout_s;            /* idle / slow client cut-off; 0 = 10 */
+} cfit_http_config;
+
+typedef struct cfit_http cfit_http;
+
+/* Serve /metrics, / and /-/healthy for x from internal threads.  0, or CFIT_EPARSE (bad
+ * address), CFIT_EIO (cannot read the TLS files), CFIT_ESYS (cannot listen) with d set. */
+int cfit_http_start(cfit_exporter *x, const cfit_http_config *hc, cfit_http **out, cfit_diag *d);
+unsigned cfit_http_port(const cfit_http *h);   /* the bound port */
+void cfit_http_stop(cfit_http *h);             /* NULL ok */
+
+#ifdef __cplusplus
+}
+#endif
+#endif

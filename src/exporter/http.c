@@ -1,0 +1,302 @@
+/* http.c - the exporter's HTTP(S) server on libmicrohttpd: /metrics (content negotiated),
+ * the / landing page and /-/healthy; basic auth and TLS from the web config.
+ *
+ * Robustness (docs/exporter.md "HTTP"): a small thread pool polls the sockets; the
+ * connection count, the connections per client address and the idle time of a connection
+ * are limited, and MHD's per-connection memory limit (16 KiB) cuts off oversized requests,
+ * so a slow or hostile client cannot hold the server.  Only GET and HEAD are answered. */
+#include "clusterfit/exporter.h"
+
+#include <crypt.h>
+#include <microhttpd.h>
+#include <netdb.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#if MHD_VERSION >= 0x00097002
+typedef enum MHD_Result mhd_result;
+#else
+typedef int mhd_result;
+#endif
+
+struct cfit_http {
+    struct MHD_Daemon *daemon;
+    cfit_exporter *x;
+    const cfit_web_config *web;
+    char *cert, *key;     /* PEM text for MHD (it wants memory, not file names) */
+    unsigned port;
+    /* Per user, a SHA-512-crypt digest (random salt, 1000 rounds) of the last password that
+     * passed bcrypt, so a scraper's repeated requests cost ~0.3 ms instead of a bcrypt each
+     * (as exporter-toolkit caches).  Wrong passwords still pay the full bcrypt. */
+    pthread_mutex_t auth_lock;
+    char *auth_cache[CFIT_WEB_MAX_USERS];
+};
+
+static const char landing[] =
+    "<!DOCTYPE html>\n<html><head><title>clusterfit exporter</title></head><body>\n"
+    "<h1>clusterfit exporter</h1>\n<p><a href=\"/metrics\">Metrics</a></p>\n"
+    "<p>Metric reference: docs/metrics.md; alert rules: <code>clusterfit rules</code>.</p>\n"
+    "</body></html>\n";
+
+static mhd_result respond(struct MHD_Connection *c, unsigned status, const char *type, char *body, size_t len,
+                          enum MHD_ResponseMemoryMode mode)
+{
+    struct MHD_Response *r = MHD_create_response_from_buffer(len, body, mode);
+    if (!r) {
+        if (mode == MHD_RESPMEM_MUST_FREE)
+            free(body);
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+    if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+    mhd_result rc = MHD_queue_response(c, status, r);
+    MHD_destroy_response(r);
+    return rc;
+}
+
+static mhd_result respond_text(struct MHD_Connection *c, unsigned status, const char *text)
+{
+    return respond(c, status, "text/plain; charset=utf-8", (char *)text, strlen(text), MHD_RESPMEM_PERSISTENT);
+}
+
+/* 1 when password matches the cached digest of user idx's last good password. */
+static int cache_hit(struct cfit_http *h, size_t idx, const char *password)
+{
+    pthread_mutex_lock(&h->auth_lock);
+    char *digest = h->auth_cache[idx] ? strdup(h->auth_cache[idx]) : NULL;
+    pthread_mutex_unlock(&h->auth_lock);
+    struct crypt_data *cd = digest ? calloc(1, sizeof *cd) : NULL;
+    const char *got = cd ? crypt_r(password, digest, cd) : NULL;
+    int ok = got && strcmp(got, digest) == 0;
+    free(cd);
+    free(digest);
+    return ok;
+}
+
+static void cache_store(struct cfit_http *h, size_t idx, const char *password)
+{
+    char setting[CRYPT_GENSALT_OUTPUT_SIZE];
+    struct crypt_data *cd = calloc(1, sizeof *cd);
+    const char *digest = NULL;
+    if (cd && crypt_gensalt_rn("$6$", 1000, NULL, 0, setting, sizeof setting))
+        digest = crypt_r(password, setting, cd);
+    char *copy = digest && digest[0] == '$' ? strdup(digest) : NULL;
+    free(cd);
+    if (!copy)
+        return;
+    pthread_mutex_lock(&h->auth_lock);
+    free(h->auth_cache[idx]);
+    h->auth_cache[idx] = copy;
+    pthread_mutex_unlock(&h->auth_lock);
+}
+
+/* 1 when the request carries a user and password the web config accepts. */
+static int authorised(struct cfit_http *h, struct MHD_Connection *c)
+{
+    char *pass = NULL;
+    char *user = MHD_basic_auth_get_username_password(c, &pass);
+    int ok = 0;
+    for (size_t i = 0; user && pass && i < h->web->nusers; i++)
+        if (strcmp(h->web->users[i], user) == 0) {
+            ok = cache_hit(h, i, pass);
+            if (!ok && cfit_web_check_password(h->web, user, pass)) {
+                ok = 1;
+                cache_store(h, i, pass);
+            }
+            break;
+        }
+    if (user)
+        MHD_free(user);
+    if (pass)
+        MHD_free(pass);
+    return ok;
+}
+
+static mhd_result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+                             const char *version, const char *upload, size_t *upload_size, void **req_cls)
+{
+    (void)version;
+    (void)upload;
+    struct cfit_http *h = cls;
+    static int first;
+    int get = strcmp(method, MHD_HTTP_METHOD_GET) == 0, head = strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
+    if (*req_cls == NULL) {   /* headers only so far: refuse bodies and other methods at once */
+        *req_cls = &first;
+        if (!get && !head)
+            return respond_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD are served\n");
+        return MHD_YES;
+    }
+    if (*upload_size) {
+        *upload_size = 0;   /* a body on a GET: ignored */
+        return MHD_YES;
+    }
+    if (h->web && h->web->nusers && !authorised(h, c)) {
+        struct MHD_Response *r =
+            MHD_create_response_from_buffer(strlen("unauthorised\n"), (void *)"unauthorised\n", MHD_RESPMEM_PERSISTENT);
+        if (!r)
+            return MHD_NO;
+        mhd_result rc = MHD_queue_basic_auth_fail_response(c, "clusterfit exporter", r);
+        MHD_destroy_response(r);
+        return rc;
+    }
+    if (strcmp(url, "/metrics") == 0) {
+        const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+        cfit_expo_format f = cfit_expo_negotiate(accept);
+        char *body;
+        size_t len;
+        if (cfit_exporter_scrape(h->x, f, &body, &len))
+            return respond_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+        return respond(c, MHD_HTTP_OK, cfit_expo_content_type(f), body, len, MHD_RESPMEM_MUST_FREE);
+    }
+    if (strcmp(url, "/") == 0)
+        return respond(c, MHD_HTTP_OK, "text/html; charset=utf-8", (char *)landing, sizeof landing - 1,
+                       MHD_RESPMEM_PERSISTENT);
+    if (strcmp(url, "/-/healthy") == 0)
+        return respond_text(c, MHD_HTTP_OK, "OK\n");
+    return respond_text(c, MHD_HTTP_NOT_FOUND, "not found: see /metrics\n");
+}
+
+static int read_file(const char *path, char **out, cfit_diag *d)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return cfit_diag_set(d, CFIT_EIO, path, 0, 0, "cannot open");
+    char *buf = malloc(1 << 20);
+    size_t n = buf ? fread(buf, 1, (1 << 20) - 1, f) : 0;
+    fclose(f);
+    if (!buf)
+        return CFIT_ENOMEM;
+    buf[n] = '\0';
+    *out = buf;
+    return n ? 0 : cfit_diag_set(d, CFIT_EIO, path, 0, 0, "empty or unreadable");
+}
+
+/* "HOST:PORT", "[V6]:PORT", ":PORT" -> a socket address. */
+static int parse_listen(const char *spec, struct sockaddr_storage *ss, socklen_t *sl, int *v6, cfit_diag *d)
+{
+    char host[256], port[16];
+    const char *colon;
+    if (spec[0] == '[') {
+        const char *close = strchr(spec, ']');
+        if (!close || close[1] != ':' || (size_t)(close - spec - 1) >= sizeof host)
+            return cfit_diag_set(d, CFIT_EPARSE, NULL, 0, 0, "'%s': expected [ADDRESS]:PORT", spec);
+        memcpy(host, spec + 1, (size_t)(close - spec - 1));
+        host[close - spec - 1] = '\0';
+        colon = close + 1;
+    } else {
+        colon = strrchr(spec, ':');
+        if (!colon || (size_t)(colon - spec) >= sizeof host)
+            return cfit_diag_set(d, CFIT_EPARSE, NULL, 0, 0, "'%s': expected HOST:PORT (e.g. 127.0.0.1:9400)", spec);
+        memcpy(host, spec, (size_t)(colon - spec));
+        host[colon - spec] = '\0';
+    }
+    size_t pl = strlen(colon + 1);
+    if (pl == 0 || pl >= sizeof port || strspn(colon + 1, "0123456789") != pl || atol(colon + 1) > 65535)
+        return cfit_diag_set(d, CFIT_EPARSE, NULL, 0, 0, "'%s': the port must be a number from 0 to 65535", spec);
+    memcpy(port, colon + 1, pl + 1);
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+                             .ai_flags = AI_PASSIVE | AI_NUMERICSERV}, *res = NULL;
+    int rc = getaddrinfo(host[0] ? host : NULL, port, &hints, &res);
+    if (rc || !res)
+        return cfit_diag_set(d, CFIT_EPARSE, NULL, 0, 0, "'%s': cannot resolve '%s': %s", spec, host, gai_strerror(rc));
+    /* ":PORT" listens on every address: prefer the IPv6 wildcard (dual stack). */
+    struct addrinfo *pick = res;
+    for (struct addrinfo *a = res; !host[0] && a; a = a->ai_next)
+        if (a->ai_family == AF_INET6)
+            pick = a;
+    memcpy(ss, pick->ai_addr, pick->ai_addrlen);
+    *sl = pick->ai_addrlen;
+    *v6 = pick->ai_family == AF_INET6;
+    freeaddrinfo(res);
+    return 0;
+}
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    (void)cls;
+    (void)fmt;
+    (void)ap;   /* MHD's own messages (client resets, timeouts) are noise for users */
+}
+
+int cfit_http_start(cfit_exporter *x, const cfit_http_config *hc, cfit_http **out, cfit_diag *d)
+{
+    *out = NULL;
+    struct sockaddr_storage ss;
+    socklen_t sl = 0;
+    int v6 = 0;
+    int rc = parse_listen(hc->listen_address ? hc->listen_address : "127.0.0.1:9400", &ss, &sl, &v6, d);
+    if (rc)
+        return rc;
+    struct cfit_http *h = calloc(1, sizeof *h);
+    if (!h)
+        return CFIT_ENOMEM;
+    h->x = x;
+    h->web = hc->web;
+    pthread_mutex_init(&h->auth_lock, NULL);
+    int tls = hc->web && hc->web->cert_file;
+    if (tls && ((rc = read_file(hc->web->cert_file, &h->cert, d)) || (rc = read_file(hc->web->key_file, &h->key, d)))) {
+        cfit_http_stop(h);
+        return rc;
+    }
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+    if (MHD_is_feature_supported(MHD_FEATURE_EPOLL) == MHD_YES)
+        flags |= MHD_USE_EPOLL;
+    else if (MHD_is_feature_supported(MHD_FEATURE_POLL) == MHD_YES)
+        flags |= MHD_USE_POLL;
+    if (v6)
+        flags |= MHD_USE_IPv6 | MHD_USE_DUAL_STACK;
+    if (tls)
+        flags |= MHD_USE_TLS;
+    unsigned port = ntohs(v6 ? ((struct sockaddr_in6 *)&ss)->sin6_port : ((struct sockaddr_in *)&ss)->sin_port);
+    struct MHD_OptionItem tlsopts[] = {
+        {tls ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, h->cert},
+        {tls ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, 0, h->key},
+        {MHD_OPTION_END, 0, NULL},
+    };
+    h->daemon = MHD_start_daemon(
+        flags, (uint16_t)port, NULL, NULL, on_request, h,
+        MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+        MHD_OPTION_THREAD_POOL_SIZE, 4u,
+        MHD_OPTION_CONNECTION_LIMIT, hc->max_connections ? hc->max_connections : 512u,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, hc->max_per_ip ? hc->max_per_ip : 256u,
+        MHD_OPTION_CONNECTION_TIMEOUT, hc->timeout_s ? hc->timeout_s : 10u,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)16384,
+        MHD_OPTION_ARRAY, tlsopts,
+        MHD_OPTION_END);
+    if (!h->daemon) {
+        cfit_http_stop(h);
+        return cfit_diag_set(d, CFIT_ESYS, NULL, 0, 0, "cannot listen on %s%s",
+                             hc->listen_address ? hc->listen_address : "127.0.0.1:9400",
+                             tls ? " (address in use, or the TLS certificate/key is not valid PEM)"
+                                 : " (address in use or not local?)");
+    }
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT);
+    h->port = info ? info->port : port;
+    *out = h;
+    return 0;
+}
+
+unsigned cfit_http_port(const cfit_http *h)
+{
+    return h->port;
+}
+
+void cfit_http_stop(cfit_http *h)
+{
+    if (!h)
+        return;
+    if (h->daemon)
+        MHD_stop_daemon(h->daemon);
+    free(h->cert);
+    free(h->key);
+    for (size_t i = 0; i < CFIT_WEB_MAX_USERS; i++)
+        free(h->auth_cache[i]);
+    pthread_mutex_destroy(&h->auth_lock);
+    free(h);
+}

@@ -1,0 +1,98 @@
+/* nvml_abi.h - the subset of the NVML C API the gpu collector loads with dlopen, declared
+ * from NVIDIA's public NVML API reference (docs.nvidia.com/deploy/nvml-api); no NVIDIA
+ * header is needed to build.  tests/fakenvml implements the same subset.
+ *
+ * Handles are opaque pointers as in the driver's nvml.h; struct layouts are those of the
+ * API reference for the versioned symbols named in the function table below. */
+#ifndef CFIT_NVML_ABI_H
+#define CFIT_NVML_ABI_H
+
+typedef int nvmlReturn_t;
+typedef struct nvmlDevice_st *nvmlDevice_t;
+typedef struct nvmlEventSet_st *nvmlEventSet_t;
+
+enum {
+    NVML_SUCCESS = 0,
+    NVML_ERROR_UNINITIALIZED = 1,
+    NVML_ERROR_INVALID_ARGUMENT = 2,
+    NVML_ERROR_NOT_SUPPORTED = 3,
+    NVML_ERROR_NO_PERMISSION = 4,
+    NVML_ERROR_NOT_FOUND = 6,
+    NVML_ERROR_INSUFFICIENT_SIZE = 7,
+    NVML_ERROR_DRIVER_NOT_LOADED = 9,
+    NVML_ERROR_TIMEOUT = 10,
+    NVML_ERROR_GPU_IS_LOST = 15,
+    NVML_ERROR_RESET_REQUIRED = 16,
+    NVML_ERROR_LIB_RM_VERSION_MISMATCH = 18,
+    NVML_ERROR_GPU_NOT_FOUND = 28,
+    NVML_ERROR_UNKNOWN = 999
+};
+
+enum { NVML_TEMPERATURE_GPU = 0 };
+enum { NVML_CLOCK_GRAPHICS = 0, NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2 };
+enum { NVML_MEMORY_ERROR_TYPE_CORRECTED = 0, NVML_MEMORY_ERROR_TYPE_UNCORRECTED = 1 };
+enum { NVML_VOLATILE_ECC = 0, NVML_AGGREGATE_ECC = 1 };
+enum { NVML_PCIE_UTIL_TX_BYTES = 0, NVML_PCIE_UTIL_RX_BYTES = 1 };
+enum {
+    NVML_FI_DEV_NVLINK_LINK_COUNT = 91,
+    NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX = 138,   /* KiB, per link (scopeId) */
+    NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX = 139
+};
+#define NVML_EVENT_TYPE_XID_CRITICAL_ERROR 0x0000000000000008ULL
+#define NVML_DEVICE_UUID_BUFFER_SIZE 96
+#define NVML_DEVICE_NAME_BUFFER_SIZE 96
+#define NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE 80
+
+typedef struct nvmlUtilization_st {
+    unsigned int gpu;       /* % of the sample period with a kernel running */
+    unsigned int memory;    /* % of the sample period with device memory read or written */
+} nvmlUtilization_t;
+
+typedef struct nvmlMemory_st {
+    unsigned long long total, free, used;   /* bytes */
+} nvmlMemory_t;
+
+typedef struct nvmlEventData_st {
+    nvmlDevice_t device;
+    unsigned long long eventType;
+    unsigned long long eventData;           /* the XID number for XID events */
+    unsigned int gpuInstanceId;
+    unsigned int computeInstanceId;
+} nvmlEventData_t;
+
+typedef enum nvmlValueType_enum {
+    NVML_VALUE_TYPE_DOUBLE = 0,
+    NVML_VALUE_TYPE_UNSIGNED_INT = 1,
+    NVML_VALUE_TYPE_UNSIGNED_LONG = 2,
+    NVML_VALUE_TYPE_UNSIGNED_LONG_LONG = 3,
+    NVML_VALUE_TYPE_SIGNED_LONG_LONG = 4
+} nvmlValueType_t;
+
+typedef union nvmlValue_st {
+    double dVal;
+    int siVal;
+    unsigned int uiVal;
+    unsigned long ulVal;
+    unsigned long long ullVal;
+    signed long long sllVal;
+    unsigned short usVal;
+} nvmlValue_t;
+
+typedef struct nvmlFieldValue_st {
+    unsigned int fieldId;
+    unsigned int scopeId;       /* the NVLink link for per-link fields */
+    long long timestamp;
+    long long latencyUsec;
+    nvmlValueType_t valueType;
+    nvmlReturn_t nvmlReturn;
+    nvmlValue_t value;
+} nvmlFieldValue_t;
+
+typedef struct nvmlProcessInfo_st {
+    unsigned int pid;
+    unsigned long long usedGpuMemory;
+    unsigned int gpuInstanceId;
+    unsigned int computeInstanceId;
+} nvmlProcessInfo_t;
+
+#endif

@@ -1,0 +1,306 @@
+/* test_exporter.c - the exposition writer, the job line parser, the web config parser,
+ * bcrypt checks and the watchdog's decision. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clusterfit/exporter.h"
+
+static char *render(cfit_expo *e, cfit_expo_format f)
+{
+    char *out;
+    size_t len;
+    assert_int_equal(cfit_expo_render(e, f, &out, &len), 0);
+    assert_int_equal(strlen(out), len);
+    return out;
+}
+
+static void test_text_format(void **st)
+{
+    (void)st;
+    cfit_expo *e = cfit_expo_new();
+    assert_int_equal(cfit_expo_family(e, "x_bytes_total", CFIT_METRIC_COUNTER, "Bytes \\ moved\nhere."), 0);
+    assert_int_equal(cfit_expo_family(e, "x_temp_celsius", CFIT_METRIC_GAUGE, "Temp."), 0);
+    const char *l1[] = {"device", "a\"b\\c\nd", NULL};
+    const char *l2[] = {"device", "eth0", NULL};
+    /* samples out of family order are grouped when rendered */
+    assert_int_equal(cfit_expo_sample(e, "x_bytes_total", l1, 1), 0);
+    assert_int_equal(cfit_expo_sample(e, "x_temp_celsius", NULL, 0.5), 0);
+    assert_int_equal(cfit_expo_sample(e, "x_bytes_total", l2, 1e20), 0);
+    assert_int_equal(cfit_expo_family(e, "x_build_info", CFIT_METRIC_INFO, "Build."), 0);
+    const char *l3[] = {"version", "1", NULL};
+    assert_int_equal(cfit_expo_sample(e, "x_build_info", l3, 7), 0);
+    char *out = render(e, CFIT_EXPO_TEXT);
+    assert_string_equal(out,
+                        "# HELP x_bytes_total Bytes \\\\ moved\\nhere.\n"
+                        "# TYPE x_bytes_total counter\n"
+                        "x_bytes_total{device=\"a\\\"b\\\\c\\nd\"} 1\n"
+                        "x_bytes_total{device=\"eth0\"} 1e+20\n"
+                        "# HELP x_temp_celsius Temp.\n"
+                        "# TYPE x_temp_celsius gauge\n"
+                        "x_temp_celsius 0.5\n"
+                        "# HELP x_build_info Build.\n"
+                        "# TYPE x_build_info gauge\n"
+                        "x_build_info{version=\"1\"} 1\n");
+    free(out);
+    out = render(e, CFIT_EXPO_OPENMETRICS);
+    assert_non_null(strstr(out, "# TYPE x_bytes counter\nx_bytes_total{"));
+    assert_non_null(strstr(out, "# TYPE x_build info\nx_build_info{version=\"1\"} 1\n"));
+    size_t n = strlen(out);
+    assert_true(n > 6 && strcmp(out + n - 6, "# EOF\n") == 0);
+    free(out);
+    cfit_expo_free(e);
+}
+
+static void test_histogram_and_rollback(void **st)
+{
+    (void)st;
+    cfit_expo *e = cfit_expo_new();
+    assert_int_equal(cfit_expo_family(e, "h_seconds", CFIT_METRIC_HISTOGRAM, "H."), 0);
+    double b[] = {0.5, 1};
+    uint64_t cum[] = {2, 3};
+    const char *l[] = {"job", "j", NULL};
+    assert_int_equal(cfit_expo_histogram(e, "h_seconds", l, b, cum, 2, 2.25, 4), 0);
+    cfit_expo_mark m = cfit_expo_mark_get(e);
+    assert_int_equal(cfit_expo_family(e, "late_total", CFIT_METRIC_COUNTER, "L."), 0);
+    assert_int_equal(cfit_expo_sample(e, "late_total", NULL, 3), 0);
+    assert_int_equal(cfit_expo_histogram(e, "h_seconds", NULL, b, cum, 2, 1, 3), 0);
+    cfit_expo_rollback(e, m);
+    char *out = render(e, CFIT_EXPO_TEXT);
+    assert_string_equal(out, "# HELP h_seconds H.\n# TYPE h_seconds histogram\n"
+                             "h_seconds_bucket{job=\"j\",le=\"0.5\"} 2\n"
+                             "h_seconds_bucket{job=\"j\",le=\"1\"} 3\n"
+                             "h_seconds_bucket{job=\"j\",le=\"+Inf\"} 4\n"
+                             "h_seconds_sum{job=\"j\"} 2.25\n"
+                             "h_seconds_count{job=\"j\"} 4\n");
+    free(out);
+    double bad[] = {1, 0.5};
+    assert_int_equal(cfit_expo_histogram(e, "h_seconds", NULL, bad, cum, 2, 1, 3), CFIT_EINVALID);
+    cfit_expo_free(e);
+}
+
+static void test_invalid_names(void **st)
+{
+    (void)st;
+    cfit_expo *e = cfit_expo_new();
+    assert_int_equal(cfit_expo_family(e, "bytes", CFIT_METRIC_COUNTER, ""), CFIT_EINVALID);
+    assert_int_equal(cfit_expo_family(e, "build", CFIT_METRIC_INFO, ""), CFIT_EINVALID);
+    assert_int_equal(cfit_expo_family(e, "9lives", CFIT_METRIC_GAUGE, ""), CFIT_EINVALID);
+    assert_int_equal(cfit_expo_family(e, "a-b", CFIT_METRIC_GAUGE, ""), CFIT_EINVALID);
+    assert_int_equal(cfit_expo_family(e, "g", CFIT_METRIC_GAUGE, ""), 0);
+    assert_int_equal(cfit_expo_family(e, "g", CFIT_METRIC_GAUGE, ""), 0);
+    assert_int_equal(cfit_expo_family(e, "g", CFIT_METRIC_HISTOGRAM, ""), CFIT_EINVALID);
+    assert_int_equal(cfit_expo_sample(e, "nope", NULL, 1), CFIT_EUNKNOWN);
+    const char *bl[] = {"le", "1", NULL}, *bl2[] = {"__x", "1", NULL}, *bl3[] = {"a:b", "1", NULL};
+    assert_int_equal(cfit_expo_sample(e, "g", bl, 1), CFIT_EINVALID);
+    assert_int_equal(cfit_expo_sample(e, "g", bl2, 1), CFIT_EINVALID);
+    assert_int_equal(cfit_expo_sample(e, "g", bl3, 1), CFIT_EINVALID);
+    cfit_expo_free(e);
+}
+
+static void test_values_and_negotiation(void **st)
+{
+    (void)st;
+    char b[40];
+    cfit_expo_format_value(b, sizeof b, NAN);
+    assert_string_equal(b, "NaN");
+    cfit_expo_format_value(b, sizeof b, -INFINITY);
+    assert_string_equal(b, "-Inf");
+    cfit_expo_format_value(b, sizeof b, 0.1);
+    assert_string_equal(b, "0.1");
+    cfit_expo_format_value(b, sizeof b, 123456789012.0);
+    assert_string_equal(b, "123456789012");
+    cfit_expo_format_value(b, sizeof b, 1.0 / 3);
+    assert_true(strtod(b, NULL) == 1.0 / 3);
+    assert_int_equal(cfit_expo_negotiate(NULL), CFIT_EXPO_TEXT);
+    assert_int_equal(cfit_expo_negotiate("text/plain;version=0.0.4;q=0.5,*/*;q=0.1"), CFIT_EXPO_TEXT);
+    assert_int_equal(cfit_expo_negotiate("application/openmetrics-text;version=1.0.0,text/plain;q=0.5"),
+                     CFIT_EXPO_OPENMETRICS);
+    assert_string_equal(cfit_expo_content_type(CFIT_EXPO_TEXT), "text/plain; version=0.0.4; charset=utf-8");
+}
+
+static void test_job_lines(void **st)
+{
+    (void)st;
+    cfit_job_report r;
+    cfit_diag d;
+    const char *ok = "job=llama-70b rank=3 step=1.25 data=0.05 allreduce=0.2 optimizer=0.03\n";
+    assert_int_equal(cfit_job_parse_line(ok, strlen(ok), &r, &d), 0);
+    assert_string_equal(r.job, "llama-70b");
+    assert_int_equal(r.rank, 3);
+    assert_true(r.step_s == 1.25 && r.data_s == 0.05 && r.allreduce_s == 0.2 && r.optimizer_s == 0.03);
+    const char *min = "rank=0\tstep=2 job=a";
+    assert_int_equal(cfit_job_parse_line(min, strlen(min), &r, &d), 0);
+    assert_true(r.data_s == 0 && r.step_s == 2);
+    static const struct { const char *line; int col; const char *msg; } bad[] = {
+        {"job=a rank=1", 1, "missing step"},
+        {"job=a rank=1 step=-1", 14, "step: expected seconds"},
+        {"job=a rank=1 step=nan", 14, "step: expected seconds"},
+        {"job=a rank=1 step=1s", 14, "step: expected seconds"},
+        {"job=a rank=x step=1", 7, "rank: expected"},
+        {"job=a rank=99999999999 step=1", 7, "rank:"},
+        {"job=a b rank=1 step=1", 7, "expected KEY=VALUE"},
+        {"job=a rank=1 step=1 steps=2", 21, "unknown key"},
+        {"job=a rank=1 step=1 step=2", 21, "key given twice"},
+        {"job=a\"b rank=1 step=1", 6, "job: only"},
+        {"job= rank=1 step=1", 1, "job: expected 1 to 64"},
+        {"", 1, "missing job"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(cfit_job_parse_line(bad[i].line, strlen(bad[i].line), &r, &d), CFIT_EPARSE);
+        assert_int_equal(d.col, bad[i].col);
+        if (!strstr(d.msg, bad[i].msg))
+            fail_msg("line '%s': message '%s' lacks '%s'", bad[i].line, d.msg, bad[i].msg);
+    }
+}
+
+static const char HASH[] = "$2b$04$i8DBDwdLN5Mbh8ZUsUL7JuIC2Z0Ii25Dr.OT2NQH.ohaXrhTjmNf2";   /* "secret" */
+
+static void test_web_config(void **st)
+{
+    (void)st;
+    cfit_web_config wc;
+    cfit_diag d;
+    char text[512];
+    snprintf(text, sizeof text,
+             "# exporter web config\n---\ntls_server_config:\n  cert_file: tls/server.crt\n"
+             "  key_file: \"/etc/key.pem\"   # absolute\nbasic_auth_users:\n  alice: '%s'\n  bob: %s\n",
+             HASH, HASH);
+    assert_int_equal(cfit_web_config_parse(text, strlen(text), "/etc/cf/web.yml", &wc, &d), 0);
+    assert_string_equal(wc.cert_file, "/etc/cf/tls/server.crt");
+    assert_string_equal(wc.key_file, "/etc/key.pem");
+    assert_int_equal(wc.nusers, 2);
+    assert_string_equal(wc.users[1], "bob");
+    assert_int_equal(cfit_web_check_password(&wc, "alice", "secret"), 1);
+    assert_int_equal(cfit_web_check_password(&wc, "alice", "Secret"), 0);
+    assert_int_equal(cfit_web_check_password(&wc, "carol", "secret"), 0);
+    cfit_web_config_fini(&wc);
+
+    static const struct { const char *text; int line, col; const char *msg; } bad[] = {
+        {"tls_server_config:\n  cert_fil: a\n", 2, 3, "did you mean 'cert_file'"},
+        {"tls_server_config:\n  client_ca_file: a\n", 2, 3, "not supported"},
+        {"http_server_config:\n", 1, 1, "not supported"},
+        {"basic_auth_users:\n  alice: plain\n", 2, 10, "bcrypt"},
+        {"basic_auth_users:\n\talice: x\n", 2, 1, "tabs"},
+        {"basic_auth_users: {}\n", 1, 19, "following lines"},
+        {"tls_server_config:\n  cert_file: 'a\n", 2, 14, "unterminated"},
+        {"  cert_file: a\n", 1, 3, "unexpected indentation"},
+        {"tls_server_config:\n  cert_file: a\n", 0, 0, "both cert_file and key_file"},
+        {"tls_server_config:\n  cert_file: a\n    key_file: b\n", 3, 5, "inconsistent indentation"},
+        {"users\n", 1, 1, "expected 'key: value'"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(cfit_web_config_parse(bad[i].text, strlen(bad[i].text), "w.yml", &wc, &d), CFIT_EPARSE);
+        if (d.line != bad[i].line || d.col != bad[i].col || !strstr(d.msg, bad[i].msg))
+            fail_msg("case %zu: got %d:%d '%s', want %d:%d '%s'", i, d.line, d.col, d.msg, bad[i].line,
+                     bad[i].col, bad[i].msg);
+        assert_string_equal(d.file, "w.yml");
+    }
+}
+
+static void test_watchdog_decide(void **st)
+{
+    (void)st;
+    cfit_watchdog_config c = {.idle_below = 0.8, .for_s = 600};
+    cfit_gpu_sample s[2] = {{.index = 0, .up = 1, .utilization_ratio = 0.1},
+                            {.index = 1, .up = 1, .utilization_ratio = 0.5}};
+    double since = -1, mx;
+    assert_int_equal(cfit_watchdog_decide(&c, s, 2, 100, &since, &mx), CFIT_WD_IDLE);
+    assert_true(since == 100 && mx == 0.5);
+    assert_int_equal(cfit_watchdog_decide(&c, s, 2, 699, &since, &mx), CFIT_WD_IDLE);
+    assert_int_equal(cfit_watchdog_decide(&c, s, 2, 700, &since, &mx), CFIT_WD_ACT);
+    assert_int_equal(cfit_watchdog_decide(&c, s, 2, 701, &since, &mx), CFIT_WD_IDLE);   /* re-armed */
+    s[1].utilization_ratio = 0.9;
+    assert_int_equal(cfit_watchdog_decide(&c, s, 2, 800, &since, &mx), CFIT_WD_BUSY);
+    assert_true(since < 0);
+    s[1].up = 0;   /* a lost GPU does not count as busy or idle */
+    s[1].utilization_ratio = 0.9;
+    assert_int_equal(cfit_watchdog_decide(&c, s, 2, 900, &since, &mx), CFIT_WD_IDLE);
+    s[0].up = 0;
+    assert_int_equal(cfit_watchdog_decide(&c, s, 2, 1000, &since, &mx), CFIT_WD_NO_GPUS);
+    assert_int_equal(cfit_watchdog_decide(&c, s, 0, 1000, &since, &mx), CFIT_WD_NO_GPUS);
+}
+
+static void test_collectors_table(void **st)
+{
+    (void)st;
+    assert_non_null(cfit_collector_find("gpu"));
+    assert_non_null(cfit_collector_find("job"));
+    assert_null(cfit_collector_find("cpu"));
+    /* a fixture-less exporter still scrapes: collectors that cannot read report failure */
+    cfit_exporter_config cfg = {.sysfs = "/nonexistent", .procfs = "/nonexistent", .nvml_library = "/nonexistent.so"};
+    cfit_exporter *x = cfit_exporter_new(&cfg, NULL);
+    char *out;
+    size_t len;
+    assert_int_equal(cfit_exporter_scrape(x, CFIT_EXPO_TEXT, &out, &len), 0);
+    assert_non_null(strstr(out, "clusterfit_scrape_collector_success{collector=\"disk\"} 0\n"));
+    assert_non_null(strstr(out, "clusterfit_scrape_collector_success{collector=\"netdev\"} 0\n"));
+    assert_non_null(strstr(out, "clusterfit_scrape_collector_success{collector=\"gpu\"} 1\n"));
+    assert_non_null(strstr(out, "clusterfit_gpu_nvml_up 0\n"));
+    free(out);
+    cfit_exporter_free(x);
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* A collector that fails halfway has its samples rolled back; the others are served. */
+static void test_failing_collector_rolled_back(void **st)
+{
+    (void)st;
+    char dir[] = "/tmp/cfit-proc.XXXXXX", path[128];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/diskstats", dir);
+    write_file(path, "   8       0 sda 5000 10 80000 2500 6000 20 96000 3000 0 4000 5500\n"
+                     "   8      16 sdb 12 garbage\n");
+    cfit_exporter_config cfg = {.sysfs = "/nonexistent", .procfs = dir};
+    int enable[8] = {0};
+    for (size_t i = 0; cfit_collectors[i]; i++)
+        enable[i] = strcmp(cfit_collectors[i]->name, "disk") == 0 || strcmp(cfit_collectors[i]->name, "infiniband") == 0;
+    cfit_exporter *x = cfit_exporter_new(&cfg, enable);
+    char *out;
+    size_t len;
+    assert_int_equal(cfit_exporter_scrape(x, CFIT_EXPO_TEXT, &out, &len), 0);
+    assert_non_null(strstr(out, "clusterfit_scrape_collector_success{collector=\"disk\"} 0\n"));
+    assert_non_null(strstr(out, "clusterfit_scrape_collector_success{collector=\"infiniband\"} 1\n"));
+    assert_null(strstr(out, "clusterfit_disk_"));   /* sda's samples went with the failure */
+    free(out);
+    /* fixed: the next scrape serves it */
+    write_file(path, "   8       0 sda 5000 10 80000 2500 6000 20 96000 3000 0 4000 5500\n");
+    assert_int_equal(cfit_exporter_scrape(x, CFIT_EXPO_OPENMETRICS, &out, &len), 0);
+    assert_non_null(strstr(out, "clusterfit_disk_read_bytes_total{device=\"sda\"} 40960000\n"));
+    assert_non_null(strstr(out, "# TYPE clusterfit_disk_read_bytes counter\n"));
+    free(out);
+    cfit_exporter_free(x);
+    unlink(path);
+    rmdir(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_text_format),
+        cmocka_unit_test(test_histogram_and_rollback),
+        cmocka_unit_test(test_invalid_names),
+        cmocka_unit_test(test_values_and_negotiation),
+        cmocka_unit_test(test_job_lines),
+        cmocka_unit_test(test_web_config),
+        cmocka_unit_test(test_watchdog_decide),
+        cmocka_unit_test(test_collectors_table),
+        cmocka_unit_test(test_failing_collector_rolled_back),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
