@@ -23,6 +23,7 @@
 #define CFIT__SIM_MAX_PATHS 16      /* subflows per flow at most */
 #define CFIT__SIM_ENUM_PATHS 1024    /* candidate paths asked of the router, to choose from */
 #define CFIT__SIM_MAX_LEN 64
+#define CFIT__SIM_UGAL_THRESHOLD 0.0   /* flows a minimal path may carry beyond the Valiant one's load */
 
 struct cfit__sim {
     const cfit_topo *t;
@@ -32,16 +33,21 @@ struct cfit__sim {
     /* per link */
     int nlinks;
     double *rem;                /* capacity not yet given out in this filling */
+    double *wsum;               /* weight of the unfrozen subflows crossing */
     int *cnt;                   /* unfrozen subflows crossing */
     int *mark;                  /* step number that last used the link */
     int *used;                  /* links used by this step */
     int nused;
     double *link_bytes;         /* bytes carried over the whole collective */
+    double *load;               /* flows of this step routed over the link (valid when marked) */
+    double *pend;               /* flows still to be routed whose minimal path crosses it (UGAL) */
+    int *pmark;                 /* step number that last set pend */
     /* per subflow of the current step */
     int nf, fcap;
     int *off, *len, *bneck;
     int *nsub;                  /* on a flow's first subflow: how many it has (they follow it) */
     double *left, *rate, *lat;
+    double *w;                  /* weight: 1 / the flow's subflow count (a flow's share of a link) */
     unsigned char *frozen;
     double *lvl;                /* fill level at which rem was last brought up to date */
     int *ver, *slot;            /* heap entry version; index in used */
@@ -83,10 +89,10 @@ static int grow_flows(cfit__sim *s, int need)
     int c = s->fcap ? s->fcap : 256;
     while (c < need)
         c *= 2;
-    void *arr[] = {s->off, s->len, s->bneck, s->nsub, s->left, s->rate, s->lat, s->frozen};
+    void *arr[] = {s->off, s->len, s->bneck, s->nsub, s->left, s->rate, s->lat, s->frozen, s->w};
     size_t sz[] = {sizeof(int), sizeof(int), sizeof(int), sizeof(int), sizeof(double), sizeof(double),
-                   sizeof(double), 1};
-    for (int i = 0; i < 8; i++) {
+                   sizeof(double), 1, sizeof(double)};
+    for (int i = 0; i < 9; i++) {
         void *q = realloc(arr[i], (size_t)c * sz[i]);
         if (!q)
             return -1;
@@ -99,11 +105,73 @@ static int grow_flows(cfit__sim *s, int need)
         case 4: s->left = q; break;
         case 5: s->rate = q; break;
         case 6: s->lat = q; break;
-        default: s->frozen = q; break;
+        case 7: s->frozen = q; break;
+        default: s->w = q; break;
         }
     }
     s->fcap = c;
     return 0;
+}
+
+/* The load of a path's busiest link: flows of the current step already routed over it
+ * (a flow split over m paths counts 1/m on each). */
+static double link_load(const cfit__sim *s, int l)
+{
+    return (s->mark[l] == s->stepno ? s->load[l] : 0) + (s->pmark[l] == s->stepno ? s->pend[l] : 0);
+}
+
+static double path_load(const cfit__sim *s, const int *path, int len)
+{
+    double q = 0;
+    for (int i = 0; i < len; i++) {
+        double x = link_load(s, path[i]);
+        q = x > q ? x : q;
+    }
+    return q;
+}
+
+/* Add (sign 1) or remove (-1) a flow's pending minimal demand: 1/nmin on each minimal path. */
+static void pend_add(cfit__sim *s, const int *paths, const int *lens, int nmin, double sign)
+{
+    for (int p = 0; p < nmin; p++)
+        for (int i = 0; i < lens[p]; i++) {
+            int l = paths[(size_t)p * CFIT__SIM_MAX_LEN + i];
+            if (s->pmark[l] != s->stepno)
+                s->pmark[l] = s->stepno, s->pend[l] = 0;
+            s->pend[l] += sign / nmin;
+        }
+}
+
+/* The least loaded of paths [from, to): its busiest link's load. */
+static double set_load(const cfit__sim *s, const int *paths, const int *lens, int from, int to)
+{
+    double q = INFINITY;
+    for (int i = from; i < to && q > 0; i++) {
+        double x = path_load(s, paths + (size_t)i * CFIT__SIM_MAX_LEN, lens[i]);
+        q = x < q ? x : q;
+    }
+    return q;
+}
+
+/* UGAL at flow level (an adaptive router's choice per flow): paths [0, nmin) are minimal, the
+ * rest non-minimal (Valiant).  A link's load counts the flows of this step routed over it and
+ * those still to be routed whose minimal path crosses it (the queue a flow would join); the
+ * flow goes minimal when q_min <= q_val + CFIT__SIM_UGAL_THRESHOLD, q the busiest link's
+ * load on the least loaded path of each kind with the flow itself on it - BookSim's
+ * q_min H_min <= q_val H_val + T, with bottleneck loads for queues and equal weights, since at
+ * flow level a flow's finish is set by its bottleneck, not by its hop count (docs/sim.md).
+ * Else the Valiant paths move to the front.  Returns how many paths the flow may use. */
+static int ugal_choose(cfit__sim *s, int *paths, int *lens, int np, int nmin)
+{
+    pend_add(s, paths, lens, nmin, -1.0);   /* the flow's own demand, counted below instead */
+    int nval = np - nmin, spread = nval < CFIT__SIM_MAX_PATHS ? nval : CFIT__SIM_MAX_PATHS;
+    double qmin = set_load(s, paths, lens, 0, nmin) + 1.0 / nmin;
+    double qval = set_load(s, paths, lens, nmin, np) + 1.0 / spread;
+    if (qmin <= qval + CFIT__SIM_UGAL_THRESHOLD)
+        return nmin;
+    memmove(paths, paths + (size_t)nmin * CFIT__SIM_MAX_LEN, sizeof *paths * (size_t)nval * CFIT__SIM_MAX_LEN);
+    memmove(lens, lens + nmin, sizeof *lens * (size_t)nval);
+    return nval;
 }
 
 /* Add one flow's subflows (one per candidate path). */
@@ -111,23 +179,30 @@ static int add_flow(cfit__sim *s, int src, int dst, double bytes)
 {
     int *paths = s->pbuf, *lens = s->plens;
     int hs = s->host[src], hd = s->host[dst];
-    int np = cfit_topo_paths(s->t, hs, hd, -1, paths, lens, CFIT__SIM_ENUM_PATHS, CFIT__SIM_MAX_LEN);
+    int nmin = 0;
+    int np = cfit__topo_paths_split(s->t, hs, hd, paths, lens, CFIT__SIM_ENUM_PATHS, CFIT__SIM_MAX_LEN, &nmin);
+    if (np > nmin && nmin > 0)
+        np = ugal_choose(s, paths, lens, np, nmin);
     if (np < 0)
         return cfit_diag_set(s->d, np, NULL, 0, 0, "routing rank %d (host %d) to rank %d (host %d) failed: %s",
                              src, hs, dst, hd, cfit_strerror(np));
     if (np == 0)
         return cfit_diag_set(s->d, CFIT_EINVALID, NULL, 0, 0,
                              "failed links disconnect rank %d (host %d) from rank %d (host %d)", src, hs, dst, hd);
-    /* More paths than we split over: stratified sampling - one path drawn (by a hash of the
-     * pair) from each of `take` equal slices of the router's list.  The first `take` paths
-     * would share a few upper switches, every (np/take)-th would repeat the same parallel
-     * cable; a draw per slice spreads over both without favouring any. */
+    /* More paths than we split over: one path from each of `take` equal slices of the
+     * router's list (the first `take` would share a few upper switches, every (np/take)-th
+     * the same parallel cable), the one whose busiest link carries the fewest subflows of
+     * this step so far, as an adaptive router balances its uplinks.  (A hashed pick inside
+     * each slice collided: a shift on a full fattree:k=16 came out 1.15x slow.) */
     int take = np < CFIT__SIM_MAX_PATHS ? np : CFIT__SIM_MAX_PATHS;
-    uint64_t h = cfit__topo_mix(((uint64_t)(unsigned)hs << 32) ^ (unsigned)hd);
     for (int j = 0; j < take && take < np; j++) {
-        long lo = (long)j * np / take, hi = (long)(j + 1) * np / take;
-        h = cfit__topo_mix(h);
-        int from = (int)(lo + (long)(h % (uint64_t)(hi - lo)));
+        int lo = (int)((long)j * np / take), hi = (int)((long)(j + 1) * np / take), from = lo;
+        double best = path_load(s, paths + lo * CFIT__SIM_MAX_LEN, lens[lo]);
+        for (int i = lo + 1; i < hi && best > 0; i++) {
+            double q = path_load(s, paths + i * CFIT__SIM_MAX_LEN, lens[i]);
+            if (q < best)
+                best = q, from = i;
+        }
         memmove(paths + j * CFIT__SIM_MAX_LEN, paths + from * CFIT__SIM_MAX_LEN, sizeof(int) * (size_t)lens[from]);
         lens[j] = lens[from];
     }
@@ -142,6 +217,7 @@ static int add_flow(cfit__sim *s, int src, int dst, double bytes)
         s->off[f] = s->npool;
         s->len[f] = lens[p];
         s->left[f] = bytes / np;
+        s->w[f] = 1.0 / np;
         s->bneck[f] = -1;
         double lat = 0;
         for (int i = 0; i < lens[p]; i++) {
@@ -151,7 +227,9 @@ static int add_flow(cfit__sim *s, int src, int dst, double bytes)
             if (s->mark[l] != s->stepno) {
                 s->mark[l] = s->stepno;
                 s->used[s->nused++] = l;
+                s->load[l] = 0;
             }
+            s->load[l] += 1.0 / np;
         }
         s->lat[f] = lat;
         s->nsub[f] = p == 0 ? np : 0;
@@ -214,7 +292,7 @@ static int fill(cfit__sim *s)
     for (int i = 0; i < nu; i++) {
         int l = s->used[i];
         s->rem[l] = s->t->links[l].bw_bytes_per_s;
-        s->cnt[l] = 0, s->lvl[l] = 0, s->ver[l] = 0, s->slot[l] = i;
+        s->cnt[l] = 0, s->wsum[l] = 0, s->lvl[l] = 0, s->ver[l] = 0, s->slot[l] = i;
         s->inc_off[i + 1] = 0;
     }
     s->inc_off[0] = 0;
@@ -234,12 +312,15 @@ static int fill(cfit__sim *s)
             s->inc[s->inc_off[s->slot[l]] + --s->cnt[l]] = f;   /* cnt reused as a cursor, refilled below */
         }
     for (int f = 0; f < s->nf; f++)
-        for (int i = 0; i < s->len[f]; i++)
-            s->cnt[s->pool[s->off[f] + i]]++;
+        for (int i = 0; i < s->len[f]; i++) {
+            int l = s->pool[s->off[f] + i];
+            s->cnt[l]++;
+            s->wsum[l] += s->w[f];
+        }
     s->nheap = 0;
     for (int i = 0; i < nu; i++) {
         int l = s->used[i];
-        if (s->cnt[l] > 0 && heap_push(s, s->rem[l] / s->cnt[l], l, 0))
+        if (s->cnt[l] > 0 && heap_push(s, s->rem[l] / s->wsum[l], l, 0))
             return CFIT_ENOMEM;
     }
     while (s->nheap > 0) {
@@ -253,15 +334,16 @@ static int fill(cfit__sim *s)
             int f = s->inc[k];
             if (s->frozen[f])
                 continue;
-            s->frozen[f] = 1, s->rate[f] = level, s->bneck[f] = l;
+            s->frozen[f] = 1, s->rate[f] = level * s->w[f], s->bneck[f] = l;
             const int *p = s->pool + s->off[f];
             for (int i = 0; i < s->len[f]; i++) {
                 int m = p[i];
-                s->rem[m] -= (level - s->lvl[m]) * s->cnt[m];
+                s->rem[m] -= (level - s->lvl[m]) * s->wsum[m];
                 s->lvl[m] = level;
                 s->ver[m]++;
-                if (--s->cnt[m] > 0 && m != l &&
-                    heap_push(s, level + (s->rem[m] > 0 ? s->rem[m] : 0) / s->cnt[m], m, s->ver[m]))
+                s->wsum[m] -= s->w[f];
+                if (--s->cnt[m] > 0 && m != l && s->wsum[m] > 0 &&
+                    heap_push(s, level + (s->rem[m] > 0 ? s->rem[m] : 0) / s->wsum[m], m, s->ver[m]))
                     return CFIT_ENOMEM;
             }
         }
@@ -304,17 +386,35 @@ static int solve_step(cfit__sim *s, long repeat, double *step_out)
     return CFIT_EOK;
 }
 
-int cfit__sim_step(cfit__sim *s, int nflows, const int *src, const int *dst, double bytes, long repeat,
-                   double lat_mult)
+/* Start a step and add its flows (bytes[i] each, or `bytes` when bytes_each is NULL).  With
+ * an adaptive router every flow's minimal demand is registered first (ugal_choose). */
+static int add_flows(cfit__sim *s, int nflows, const int *src, const int *dst, const double *bytes_each,
+                     double bytes)
 {
     s->stepno++;
     s->nf = s->npool = s->nused = 0;
-    s->lat_mult = lat_mult;
+    for (int i = 0; i < nflows && s->t->route_split; i++) {
+        int nmin = 0, hs = s->host[src[i]], hd = s->host[dst[i]];
+        int np = cfit__topo_paths_split(s->t, hs, hd, s->pbuf, s->plens, CFIT__SIM_ENUM_PATHS, CFIT__SIM_MAX_LEN,
+                                        &nmin);
+        if (np > nmin && nmin > 0)
+            pend_add(s, s->pbuf, s->plens, nmin, 1.0);
+    }
     for (int i = 0; i < nflows; i++) {
-        int rc = add_flow(s, src[i], dst[i], bytes);
+        int rc = add_flow(s, src[i], dst[i], bytes_each ? bytes_each[i] : bytes);
         if (rc)
             return rc;
     }
+    return CFIT_EOK;
+}
+
+int cfit__sim_step(cfit__sim *s, int nflows, const int *src, const int *dst, double bytes, long repeat,
+                   double lat_mult)
+{
+    s->lat_mult = lat_mult;
+    int rc0 = add_flows(s, nflows, src, dst, NULL, bytes);
+    if (rc0)
+        return rc0;
     double step;
     int rc = solve_step(s, repeat, &step);
     if (rc)
@@ -408,7 +508,7 @@ int cfit__sim_no_algo(cfit__sim *s, cfit_collective c, cfit_algo a, const char *
 
 static void sim_fini(cfit__sim *s)
 {
-    free(s->rem), free(s->cnt), free(s->mark), free(s->used), free(s->link_bytes);
+    free(s->rem), free(s->wsum), free(s->pend), free(s->pmark), free(s->cnt), free(s->load), free(s->w), free(s->mark), free(s->used), free(s->link_bytes);
     free(s->off), free(s->len), free(s->bneck), free(s->nsub), free(s->left), free(s->rate);
     free(s->lat), free(s->frozen), free(s->pool), free(s->pbuf), free(s->plens);
     free(s->lvl), free(s->ver), free(s->slot), free(s->inc_off), free(s->inc), free(s->heap);
@@ -422,9 +522,13 @@ static int sim_init(cfit__sim *s, const cfit_topo *t, int n, const int *host, cf
     size_t nl = (size_t)(s->nlinks > 0 ? s->nlinks : 1);
     s->rem = malloc(nl * sizeof *s->rem);
     s->cnt = malloc(nl * sizeof *s->cnt);
+    s->wsum = malloc(nl * sizeof *s->wsum);
     s->used = malloc(nl * sizeof *s->used);
     s->mark = calloc(nl, sizeof *s->mark);
     s->link_bytes = calloc(nl, sizeof *s->link_bytes);
+    s->load = calloc(nl, sizeof *s->load);
+    s->pend = calloc(nl, sizeof *s->pend);
+    s->pmark = calloc(nl, sizeof *s->pmark);
     s->lvl = malloc(nl * sizeof *s->lvl);
     s->ver = malloc(nl * sizeof *s->ver);
     s->slot = malloc(nl * sizeof *s->slot);
@@ -432,7 +536,7 @@ static int sim_init(cfit__sim *s, const cfit_topo *t, int n, const int *host, cf
         return CFIT_ENOMEM;
     s->pbuf = malloc((size_t)CFIT__SIM_ENUM_PATHS * CFIT__SIM_MAX_LEN * sizeof *s->pbuf);
     s->plens = malloc((size_t)CFIT__SIM_ENUM_PATHS * sizeof *s->plens);
-    return s->rem && s->cnt && s->used && s->mark && s->link_bytes && s->pbuf && s->plens ? CFIT_EOK : CFIT_ENOMEM;
+    return s->rem && s->wsum && s->pend && s->pmark && s->load && s->cnt && s->used && s->mark && s->link_bytes && s->pbuf && s->plens ? CFIT_EOK : CFIT_ENOMEM;
 }
 
 int cfit__sim_flows(const cfit_topo *t, int nflows, const int *src_host, const int *dst_host, const double *bytes,
@@ -447,10 +551,9 @@ int cfit__sim_flows(const cfit_topo *t, int nflows, const int *src_host, const i
             ident[h] = h;
     else
         rc = CFIT_ENOMEM;
-    s.stepno++;
     s.lat_mult = 1;
-    for (int i = 0; i < nflows && !rc; i++)
-        rc = add_flow(&s, src_host[i], dst_host[i], bytes[i]);
+    if (!rc)
+        rc = add_flows(&s, nflows, src_host, dst_host, bytes, 0);
     if (!rc)
         rc = solve_step(&s, 1, time_s);
     sim_fini(&s);
