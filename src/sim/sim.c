@@ -648,39 +648,68 @@ int cfit_sim_collective(const cfit_topo *t, cfit_collective c, cfit_algo a, int 
     return rc;
 }
 
-/* k ranks on each of the first `nodes` nodes of t (clamped to what t holds); rank r sends to
- * r + stride mod n, all at once; the slowdown of the slowest flow against t's link rate. */
-static int shift_slowdown(const cfit_topo *t, int nodes, int k, long stride, double *factor, cfit_diag *d)
+/* Per flow of the solved step: its rate (the sum of its subflows') and path latency (the
+ * longest subflow's); the factors of cfit_sim_internode_curve from them. */
+static void curve(const cfit__sim *s, const cfit_sim_exchange *x, int nsizes, const double *bytes, double *factor)
 {
-    *factor = 1;
+    double bt = s->t->params.link_bw_bytes_per_s, bw = x->bw_bytes_per_s > 0 ? x->bw_bytes_per_s : bt;
+    double lmax = 0;
+    for (int f = 0; f < s->nf; f += s->nsub[f])
+        for (int j = f; j < f + s->nsub[f]; j++)
+            lmax = s->lat[j] > lmax ? s->lat[j] : lmax;
+    for (int i = 0; i < nsizes; i++) {
+        double b = bytes[i] > 0 ? bytes[i] : 0, worst = 0;
+        for (int f = 0; f < s->nf; f += s->nsub[f]) {
+            double rate = 0, lat = 0;
+            for (int j = f; j < f + s->nsub[f]; j++) {
+                rate += s->rate[j];
+                lat = s->lat[j] > lat ? s->lat[j] : lat;
+            }
+            double tf = (rate > 0 ? b / (bw * rate / bt) : 0) + (lmax > 0 ? x->latency_s * lat / lmax : 0);
+            worst = tf > worst ? tf : worst;
+        }
+        double ref = b / bw + x->latency_s;
+        factor[i] = ref > 0 && worst > ref ? worst / ref : 1.0;
+    }
+}
+
+int cfit_sim_internode_curve(const cfit_topo *t, const cfit_sim_exchange *x, int nsizes, const double *bytes,
+                             double *factor, cfit_diag *d)
+{
+    for (int i = 0; i < nsizes; i++)
+        factor[i] = 1;
     int gpn = t->params.gpus_per_node > 0 ? t->params.gpus_per_node : 1;
     int tnodes = t->nhosts / gpn;
-    k = k < gpn ? k : gpn;
-    nodes = nodes < tnodes ? nodes : tnodes;
+    int k = x->k < gpn ? x->k : gpn;
+    int nodes = x->nodes < tnodes ? x->nodes : tnodes;
     if (nodes < 2 || k < 1)
         return CFIT_EOK;
     int n = nodes * k;
-    int shift = stride > 0 ? (int)(stride % n) : k;
+    long group = x->group > 0 && x->group < n ? x->group : n;
+    long shift = (x->stride > 0 ? x->stride : k) % group;
+    if (shift == 0 && group == n)   /* a stride the clamped ranks divide: the next node instead */
+        shift = k % n;
     if (shift == 0)
-        shift = k;
+        return CFIT_EOK;
     int *place = malloc((size_t)n * 3 * sizeof *place);
     if (!place)
         return CFIT_ENOMEM;
-    int *src = place + n, *dst = place + 2 * n;
+    int *src = place + n, *dst = place + 2 * n, m = 0;
     for (int r = 0; r < n; r++) {
         place[r] = r / k * gpn + r % k;
-        src[r] = r;
-        dst[r] = (r + shift) % n;
+        long base = r - r % group, end = base + group < n ? base + group : n;   /* a short last group */
+        long to = base + (r - base + shift) % (end - base);
+        if (to != r)
+            src[m] = r, dst[m++] = (int)to;
     }
     cfit__sim s;
     int rc = sim_init(&s, t, n, place, d);
-    double bytes = 1e9;
     if (!rc)
-        rc = cfit__sim_step(&s, n, src, dst, bytes, 1, 0);   /* no latency: the rate alone */
-    if (!rc && s.time_s > 0) {
-        double f = t->params.link_bw_bytes_per_s * s.time_s / bytes;
-        *factor = f > 1 ? f : 1;
-    }
+        rc = add_flows(&s, m, src, dst, NULL, 1.0);
+    if (!rc)
+        rc = fill(&s);
+    if (!rc)
+        curve(&s, x, nsizes, bytes, factor);
     sim_fini(&s);
     free(place);
     return rc;
@@ -688,11 +717,15 @@ static int shift_slowdown(const cfit_topo *t, int nodes, int k, long stride, dou
 
 int cfit_sim_internode_slowdown(const cfit_topo *t, int nodes, int k, double *factor, cfit_diag *d)
 {
-    return shift_slowdown(t, nodes, k, k, factor, d);   /* local rank j to j on the next node */
+    cfit_sim_exchange x = {nodes, k, k, 0, 0, 0};   /* local rank j to j on the next node */
+    double b = 1e9;
+    return cfit_sim_internode_curve(t, &x, 1, &b, factor, d);
 }
 
 int cfit_sim_internode_sendrecv_slowdown(const cfit_topo *t, int nodes, int k, long stride, double *factor,
                                          cfit_diag *d)
 {
-    return shift_slowdown(t, nodes, k, stride, factor, d);
+    cfit_sim_exchange x = {nodes, k, stride, 0, 0, 0};
+    double b = 1e9;
+    return cfit_sim_internode_curve(t, &x, 1, &b, factor, d);
 }

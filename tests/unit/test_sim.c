@@ -432,6 +432,29 @@ static void fattree_shift_balanced(void **state)
     cfit_topo_free(t);
 }
 
+/* plan's size-dependent factor: on a 2:1 fat-tree small messages are latency-bound (factor
+ * near 1), large ones rate-bound (2); a CP-style exchange in groups stays inside them. */
+static void internode_curve(void **state)
+{
+    (void)state;
+    cfit_topo_params p;
+    cfit_topo_params_init(&p);
+    cfit_topo *t = NULL;
+    cfit_diag d;
+    assert_int_equal(cfit_topo_new("fattree:k=8,oversub=2", &p, &t, &d), 0);
+    cfit_sim_exchange x = {8, 8, 8, 0, 50e9, 10e-6};
+    double sz[3] = {1e3, 5e5, 1e10}, f[3];
+    assert_int_equal(cfit_sim_internode_curve(t, &x, 3, sz, f, &d), 0);
+    assert_true(f[0] >= 1.0 && f[0] < 1.01);
+    assert_true(f[1] > f[0] && f[1] < f[2]);
+    near(f[2], 2.0, 0.01);
+    near(f[1], (5e5 / 25e9 + 10e-6) / (5e5 / 50e9 + 10e-6), 0.01);   /* T(b) / (b/bw + latency) */
+    x.group = 8;   /* groups of one node: nothing leaves a node */
+    assert_int_equal(cfit_sim_internode_curve(t, &x, 3, sz, f, &d), 0);
+    near(f[2], 1.0, 1e-12);
+    cfit_topo_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -446,6 +469,7 @@ int main(void)
         cmocka_unit_test(oversubscribed_fattree),
         cmocka_unit_test(internode_slowdown),
         cmocka_unit_test(dragonfly_ugal),
+        cmocka_unit_test(internode_curve),
         cmocka_unit_test(weighted_fairness),
         cmocka_unit_test(fattree_shift_balanced),
     };
