@@ -42,6 +42,8 @@ struct cfit__sim {
     double *load;               /* flows of this step routed over the link (valid when marked) */
     double *pend;               /* flows still to be routed whose minimal path crosses it (UGAL) */
     int *pmark;                 /* step number that last set pend */
+    int *dmark, *dlist;         /* fill(): links touched by the current pop (dmark = its number) */
+    int popno;
     /* per subflow of the current step */
     int nf, fcap;
     int *off, *len, *bneck;
@@ -59,6 +61,7 @@ struct cfit__sim {
     int *pool;                  /* link ids of every subflow's path */
     int npool, poolcap;
     int stepno;
+    int indexed;                /* the topology indexes its paths and no link has failed */
     double lat_mult;            /* of the current step */
     int slow_bneck;             /* bottleneck link of its slowest subflow, or -1 */
     /* totals */
@@ -175,12 +178,36 @@ static int ugal_choose(cfit__sim *s, int *paths, int *lens, int np, int nmin)
 }
 
 /* Add one flow's subflows (one per candidate path). */
+/* The same choice for an indexed ECMP set of n > CFIT__SIM_MAX_PATHS paths (no link failed):
+ * only the paths looked at are written, and a slice's look stops at the first idle path. */
+static int pick_indexed(cfit__sim *s, int hs, int hd, int n, int *paths, int *lens)
+{
+    int tmp[CFIT__SIM_MAX_LEN];
+    for (int j = 0; j < CFIT__SIM_MAX_PATHS; j++) {
+        int lo = (int)((long)j * n / CFIT__SIM_MAX_PATHS), hi = (int)((long)(j + 1) * n / CFIT__SIM_MAX_PATHS);
+        int *best_p = paths + j * CFIT__SIM_MAX_LEN;
+        lens[j] = s->t->path_at(s->t, hs, hd, lo, best_p);
+        double best = path_load(s, best_p, lens[j]);
+        for (int i = lo + 1; i < hi && best > 0; i++) {
+            int len = s->t->path_at(s->t, hs, hd, i, tmp);
+            double q = path_load(s, tmp, len);
+            if (q < best) {
+                best = q, lens[j] = len;
+                memcpy(best_p, tmp, sizeof *tmp * (size_t)len);
+            }
+        }
+    }
+    return CFIT__SIM_MAX_PATHS;
+}
+
 static int add_flow(cfit__sim *s, int src, int dst, double bytes)
 {
     int *paths = s->pbuf, *lens = s->plens;
     int hs = s->host[src], hd = s->host[dst];
-    int nmin = 0;
-    int np = cfit__topo_paths_split(s->t, hs, hd, paths, lens, CFIT__SIM_ENUM_PATHS, CFIT__SIM_MAX_LEN, &nmin);
+    int nmin = 0, nidx = s->indexed ? s->t->path_count(s->t, hs, hd) : 0;
+    int np = nidx > CFIT__SIM_MAX_PATHS
+                 ? pick_indexed(s, hs, hd, nidx, paths, lens)
+                 : cfit__topo_paths_split(s->t, hs, hd, paths, lens, CFIT__SIM_ENUM_PATHS, CFIT__SIM_MAX_LEN, &nmin);
     if (np > nmin && nmin > 0)
         np = ugal_choose(s, paths, lens, np, nmin);
     if (np < 0)
@@ -329,7 +356,8 @@ static int fill(cfit__sim *s)
         if (e.ver != s->ver[l] || s->cnt[l] == 0)
             continue;
         double level = e.key;
-        int slot = s->slot[l];
+        int slot = s->slot[l], nd = 0;
+        s->popno++;
         for (int k = s->inc_off[slot]; k < s->inc_off[slot + 1]; k++) {
             int f = s->inc[k];
             if (s->frozen[f])
@@ -340,12 +368,18 @@ static int fill(cfit__sim *s)
                 int m = p[i];
                 s->rem[m] -= (level - s->lvl[m]) * s->wsum[m];
                 s->lvl[m] = level;
-                s->ver[m]++;
                 s->wsum[m] -= s->w[f];
-                if (--s->cnt[m] > 0 && m != l && s->wsum[m] > 0 &&
-                    heap_push(s, level + (s->rem[m] > 0 ? s->rem[m] : 0) / s->wsum[m], m, s->ver[m]))
-                    return CFIT_ENOMEM;
+                s->cnt[m]--;
+                if (s->dmark[m] != s->popno)   /* re-keyed once, after this link's freezes */
+                    s->dmark[m] = s->popno, s->dlist[nd++] = m;
             }
+        }
+        for (int i = 0; i < nd; i++) {
+            int m = s->dlist[i];
+            s->ver[m]++;
+            if (s->cnt[m] > 0 && m != l && s->wsum[m] > 0 &&
+                heap_push(s, level + (s->rem[m] > 0 ? s->rem[m] : 0) / s->wsum[m], m, s->ver[m]))
+                return CFIT_ENOMEM;
         }
     }
     return CFIT_EOK;
@@ -508,7 +542,7 @@ int cfit__sim_no_algo(cfit__sim *s, cfit_collective c, cfit_algo a, const char *
 
 static void sim_fini(cfit__sim *s)
 {
-    free(s->rem), free(s->wsum), free(s->pend), free(s->pmark), free(s->cnt), free(s->load), free(s->w), free(s->mark), free(s->used), free(s->link_bytes);
+    free(s->rem), free(s->wsum), free(s->pend), free(s->pmark), free(s->dmark), free(s->dlist), free(s->cnt), free(s->load), free(s->w), free(s->mark), free(s->used), free(s->link_bytes);
     free(s->off), free(s->len), free(s->bneck), free(s->nsub), free(s->left), free(s->rate);
     free(s->lat), free(s->frozen), free(s->pool), free(s->pbuf), free(s->plens);
     free(s->lvl), free(s->ver), free(s->slot), free(s->inc_off), free(s->inc), free(s->heap);
@@ -529,14 +563,19 @@ static int sim_init(cfit__sim *s, const cfit_topo *t, int n, const int *host, cf
     s->load = calloc(nl, sizeof *s->load);
     s->pend = calloc(nl, sizeof *s->pend);
     s->pmark = calloc(nl, sizeof *s->pmark);
+    s->dmark = calloc(nl, sizeof *s->dmark);
+    s->dlist = malloc(nl * sizeof *s->dlist);
     s->lvl = malloc(nl * sizeof *s->lvl);
     s->ver = malloc(nl * sizeof *s->ver);
     s->slot = malloc(nl * sizeof *s->slot);
     if (!s->lvl || !s->ver || !s->slot)
         return CFIT_ENOMEM;
+    s->indexed = t->path_count && t->path_at && !t->route_split;
+    for (int l = 0; l < s->nlinks && s->indexed; l++)
+        s->indexed = !t->links[l].failed;
     s->pbuf = malloc((size_t)CFIT__SIM_ENUM_PATHS * CFIT__SIM_MAX_LEN * sizeof *s->pbuf);
     s->plens = malloc((size_t)CFIT__SIM_ENUM_PATHS * sizeof *s->plens);
-    return s->rem && s->wsum && s->pend && s->pmark && s->load && s->cnt && s->used && s->mark && s->link_bytes && s->pbuf && s->plens ? CFIT_EOK : CFIT_ENOMEM;
+    return s->rem && s->wsum && s->pend && s->pmark && s->dmark && s->dlist && s->load && s->cnt && s->used && s->mark && s->link_bytes && s->pbuf && s->plens ? CFIT_EOK : CFIT_ENOMEM;
 }
 
 int cfit__sim_flows(const cfit_topo *t, int nflows, const int *src_host, const int *dst_host, const double *bytes,

@@ -46,6 +46,12 @@ struct cfit_topo {
     struct cfit__topo_scratch *scratch;  /* BFS work arrays reused across route calls */
     atomic_flag scratch_busy;      /* set while a call uses scratch (others allocate their own) */
     cfit__topo_split_router route_split;   /* adaptive routing (dragonfly UGAL), or NULL */
+    /* Optional indexed ECMP set, so the simulator can look at a few of many paths without
+     * listing them all: path_count(src, dst) = n > 0 when path_at(src, dst, i, path) writes
+     * path i (0 <= i < n, returning its length) in the order the router lists them with no
+     * link failed; 0 when the pair is not indexed (use the router). */
+    int (*path_count)(const cfit_topo *t, int src_host, int dst_host);
+    int (*path_at)(const cfit_topo *t, int src_host, int dst_host, int i, int *path);
 };
 
 /* An empty topology of the given kind; NULL on out of memory. */

@@ -81,6 +81,36 @@ static int route(const cfit_topo *t, int src, int dst, int flow, int *paths, int
     return np > 0 ? np : cfit__topo_route_shortest(t, src, dst, flow, paths, lens, max, max_len);
 }
 
+/* Indexed paths (topo_internal.h) when every leaf has the same number m of cables to each
+ * spine (su_nodes a multiple of spines): path i takes uplink i / m of the source leaf and the
+ * (i mod m)-th cable of the destination leaf to the same spine, the router's order. */
+static int path_count(const cfit_topo *t, int src, int dst)
+{
+    const ro *r = t->state;
+    if (src / r->gpus == dst / r->gpus || r->su_nodes % r->spines)
+        return 0;
+    int la = src / r->gpus / r->su_nodes * r->gpus + src % r->gpus;
+    int lb = dst / r->gpus / r->su_nodes * r->gpus + dst % r->gpus;
+    return la == lb ? 1 : r->su_nodes * (r->su_nodes / r->spines);
+}
+
+static int path_at(const cfit_topo *t, int src, int dst, int i, int *path)
+{
+    const ro *r = t->state;
+    int la = src / r->gpus / r->su_nodes * r->gpus + src % r->gpus;
+    int lb = dst / r->gpus / r->su_nodes * r->gpus + dst % r->gpus;
+    int len = 0, m = r->su_nodes / r->spines;
+    path[len++] = r->nic0 + 2 * src;
+    if (la != lb) {
+        int j = i / m, s = (int)(((long long)la * r->su_nodes + j) % r->spines);
+        int first = (int)(((s - (long long)lb * r->su_nodes) % r->spines + r->spines) % r->spines);
+        path[len++] = r->up0 + 2 * (la * r->su_nodes + j);
+        path[len++] = r->up0 + 2 * (lb * r->su_nodes + first + (i % m) * r->spines) + 1;
+    }
+    path[len++] = r->nic0 + 2 * dst + 1;
+    return len;
+}
+
 static int build(cfit_topo *t, ro *r)
 {
     const cfit_topo_params *p = &t->params;
@@ -167,6 +197,8 @@ int cfit__topo_build_railopt(const char *body, const cfit_topo_params *p, cfit_t
     if (!(rc = build(t, &r))) {
         *st = r;
         t->route = route;
+        t->path_count = path_count;
+        t->path_at = path_at;
     }
     if (rc) {
         cfit_topo_free(t);
