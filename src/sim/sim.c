@@ -389,7 +389,7 @@ static int fill(cfit__sim *s)
  * subflows get their max-min rates, and its bytes follow them (adaptive spraying: a path with
  * more room carries more), so it finishes at bytes / the sum of its subflows' rates.  Notes
  * the slowest flow's bottleneck (its slowest subflow's) and adds the bytes to the links. */
-static int solve_step(cfit__sim *s, long repeat, double *step_out)
+static int solve_step(cfit__sim *s, long repeat, int mirror, double *step_out)
 {
     int rc = fill(s);
     if (rc)
@@ -410,6 +410,8 @@ static int solve_step(cfit__sim *s, long repeat, double *step_out)
             double share = bytes * (rate > 0 ? s->rate[j] / rate : 1.0 / s->nsub[f]);
             for (int i = 0; i < s->len[j]; i++)
                 s->link_bytes[p[i]] += share * (double)repeat;
+            for (int i = 0; i < s->len[j] && mirror; i++)   /* the mirror step's, on the reversed links */
+                s->link_bytes[p[i] ^ 1] += share * (double)repeat;
         }
         double end = (bytes > 0 ? bytes / rate : 0) + s->lat_mult * lat;
         if (end >= step)
@@ -442,6 +444,18 @@ static int add_flows(cfit__sim *s, int nflows, const int *src, const int *dst, c
     return CFIT_EOK;
 }
 
+/* Account one solved step (time, counts, bottleneck). */
+static void account(cfit__sim *s, int nflows, double step, long repeat)
+{
+    s->time_s += step * (double)repeat;
+    s->steps += repeat;
+    s->flows += (long)nflows * repeat;
+    if (step > s->slowest_step_s) {
+        s->slowest_step_s = step;
+        s->bottleneck_tier = s->slow_bneck >= 0 ? s->t->links[s->slow_bneck].tier : -1;
+    }
+}
+
 int cfit__sim_step(cfit__sim *s, int nflows, const int *src, const int *dst, double bytes, long repeat,
                    double lat_mult)
 {
@@ -450,18 +464,33 @@ int cfit__sim_step(cfit__sim *s, int nflows, const int *src, const int *dst, dou
     if (rc0)
         return rc0;
     double step;
-    int rc = solve_step(s, repeat, &step);
+    int rc = solve_step(s, repeat, 0, &step);
     if (rc)
         return rc;
-    s->time_s += step * (double)repeat;
-    s->steps += repeat;
-    s->flows += (long)nflows * repeat;
+    account(s, nflows, step, repeat);
     s->solved += nflows;
-    if (step > s->slowest_step_s) {
-        s->slowest_step_s = step;
-        s->bottleneck_tier = s->slow_bneck >= 0 ? s->t->links[s->slow_bneck].tier : -1;
-    }
     return CFIT_EOK;
+}
+
+int cfit__sim_mirror_off;
+
+int cfit__sim_step_mirror(cfit__sim *s, int nflows, const int *src, const int *dst, double bytes, double lat_mult)
+{
+    if (!s->indexed || !s->t->mirror_paths || cfit__sim_mirror_off) {
+        int rc = cfit__sim_step(s, nflows, src, dst, bytes, 1, lat_mult);
+        return rc ? rc : cfit__sim_step(s, nflows, dst, src, bytes, 1, lat_mult);
+    }
+    s->lat_mult = lat_mult;
+    double step;
+    int rc = add_flows(s, nflows, src, dst, NULL, bytes);
+    if (!rc)
+        rc = solve_step(s, 1, 1, &step);
+    if (!rc) {
+        account(s, nflows, step, 1);
+        s->solved += nflows;
+        account(s, nflows, step, 1);
+    }
+    return rc;
 }
 
 int cfit__sim_ranks(const cfit__sim *s) { return s->n; }
@@ -594,7 +623,7 @@ int cfit__sim_flows(const cfit_topo *t, int nflows, const int *src_host, const i
     if (!rc)
         rc = add_flows(&s, nflows, src_host, dst_host, bytes, 0);
     if (!rc)
-        rc = solve_step(&s, 1, time_s);
+        rc = solve_step(&s, 1, 0, time_s);
     sim_fini(&s);
     free(ident);
     return rc;

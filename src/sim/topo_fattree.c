@@ -192,6 +192,7 @@ int cfit__topo_build_fattree(const char *body, const cfit_topo_params *p, cfit_t
     t->route = route;
     t->path_count = path_count;
     t->path_at = path_at;
+    t->mirror_paths = 1;   /* ft_path(b, a, i) climbs and descends through the same agg and core */
     if ((rc = build(t, f, hosts))) {
         cfit_topo_free(t);
         return cfit_diag_set(d, rc, NULL, 0, 0, "fattree: out of memory building k=%d", (int)k);

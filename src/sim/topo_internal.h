@@ -52,6 +52,7 @@ struct cfit_topo {
      * link failed; 0 when the pair is not indexed (use the router). */
     int (*path_count)(const cfit_topo *t, int src_host, int dst_host);
     int (*path_at)(const cfit_topo *t, int src_host, int dst_host, int i, int *path);
+    int mirror_paths;              /* 1: path_at(b, a, i) is path_at(a, b, i) reversed (each link id ^ 1) */
 };
 
 /* An empty topology of the given kind; NULL on out of memory. */

@@ -455,6 +455,47 @@ static void internode_curve(void **state)
     cfit_topo_free(t);
 }
 
+/* All-to-all's mirrored steps (step n - k = step k reversed, solved once on a fat-tree) give
+ * the same result as simulating every step: time, hottest links and bottleneck tier, with
+ * linear and random placement and an oversubscribed tree. */
+static void alltoall_mirror_shortcut(void **state)
+{
+    (void)state;
+    const char *specs[] = {"fattree:k=8", "fattree:k=16,oversub=2", "fattree:k=8,gpus=1"};
+    int ranks[] = {128, 200, 97};
+    for (int i = 0; i < 3; i++) {
+        cfit_topo_params p;
+        cfit_topo_params_init(&p);
+        cfit_topo *t = NULL;
+        cfit_diag d;
+        assert_int_equal(cfit_topo_new(specs[i], &p, &t, &d), 0);
+        int n = ranks[i], hosts = cfit_topo_hosts(t), *place = malloc((size_t)hosts * sizeof *place);
+        assert_non_null(place);
+        for (int h = 0; h < hosts; h++)
+            place[h] = (h * 37 + 11) % hosts;   /* 37 is prime to every host count here: a permutation */
+        for (int random = 0; random < 2; random++) {
+            cfit_sim_result fast, slow;
+            cfit__sim_mirror_off = 0;
+            assert_int_equal(cfit_sim_collective(t, CFIT_COLL_ALLTOALL, CFIT_ALGO_RING, n, random ? place : NULL,
+                                                 64e6, &fast, &d), 0);
+            cfit__sim_mirror_off = 1;
+            assert_int_equal(cfit_sim_collective(t, CFIT_COLL_ALLTOALL, CFIT_ALGO_RING, n, random ? place : NULL,
+                                                 64e6, &slow, &d), 0);
+            cfit__sim_mirror_off = 0;
+            near(fast.time_s, slow.time_s, 1e-12);
+            assert_int_equal(fast.steps, slow.steps);
+            assert_int_equal(fast.flows, slow.flows);
+            assert_true(fast.flows_solved < slow.flows_solved);
+            assert_int_equal(fast.bottleneck_tier, slow.bottleneck_tier);
+            assert_int_equal(fast.nhot, slow.nhot);
+            for (int h = 0; h < fast.nhot; h++)
+                near(fast.hot_link_bytes[h], slow.hot_link_bytes[h], 1e-9);
+        }
+        free(place);
+        cfit_topo_free(t);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -469,6 +510,7 @@ int main(void)
         cmocka_unit_test(oversubscribed_fattree),
         cmocka_unit_test(internode_slowdown),
         cmocka_unit_test(dragonfly_ugal),
+        cmocka_unit_test(alltoall_mirror_shortcut),
         cmocka_unit_test(internode_curve),
         cmocka_unit_test(weighted_fairness),
         cmocka_unit_test(fattree_shift_balanced),
