@@ -87,12 +87,15 @@ typedef struct cfit_plan_request {
     int unfused_attention;            /* CFIT_SEARCH (-1) = the framework's; 1 = attention scores
                                          materialised (pre-FlashAttention); 0 = fused kernel */
     int top;                          /* plans to keep, >= 1 */
-    const struct cfit_topo *topology; /* NULL = alpha-beta only (or, with fabric, the topology
-                                         cfit_plan_assumed_topology names); else cross-node DP and
+    const struct cfit_topo *topology; /* NULL = alpha-beta only (or see assume_topology); else
+                                         cross-node DP and
                                          TP all-reduces, PP sends and CP ring-attention exchanges
                                          are slowed by simulated factors
                                          (cfit_sim_internode_curve, cached per exchange on a grid
                                          of sizes and interpolated; docs/plan.md) */
+    int assume_topology;              /* 1 with fabric and no topology: simulate cross-node
+                                         communication on cfit_plan_assumed_topology's fabric
+                                         (what `plan --fabric` alone does) */
     /* progress callback for long searches (may be NULL); fraction in [0,1] */
     void (*progress)(void *ctx, double fraction);
     void *progress_ctx;
@@ -141,8 +144,8 @@ int cfit_plan_validate(const cfit_plan_request *r, cfit_diag *d);
 int cfit_plan_search(const cfit_plan_request *r, cfit_plan_result *out, cfit_diag *d);
 void cfit_plan_result_fini(cfit_plan_result *res);
 
-/* The topology `plan` assumes for --fabric without --topology (request fabric set, topology
- * NULL): a non-blocking rail-optimised two-tier fabric, "railopt:nodes=N,gpus=G", written to
+/* The topology `plan` assumes for --fabric without --topology (request assume_topology and
+ * fabric set, topology NULL): a non-blocking rail-optimised two-tier fabric, "railopt:nodes=N,gpus=G", written to
  * spec (CFIT_ERANGE when len is too short).  The simulation builds 32 nodes of it (one scalable unit) at most. */
 int cfit_plan_assumed_topology(long nodes, int gpus_per_node, char *spec, size_t len);
 

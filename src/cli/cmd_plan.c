@@ -1002,6 +1002,7 @@ int cmd_plan(int argc, char **argv)
         return rc;
     }
     c.req.topology = topo;
+    c.req.assume_topology = c.fabric && !topo;
     if (isatty(STDERR_FILENO) && !c.json) {
         c.req.progress = progress;
         c.req.progress_ctx = &c;

@@ -80,7 +80,7 @@ int cfit__ctx_init(cfit__ctx *ctx, const cfit_plan_request *r, const cfit_gpu *g
     ctx->layer_params = cfit_model_layer_params(ctx->m);
     ctx->emb_params = cfit_model_embedding_params(ctx->m);
     ctx->topo = r->topology;
-    if (!r->topology && r->fabric)
+    if (!r->topology && r->fabric && r->assume_topology)
         return assume_topology(ctx, d);
     return CFIT_EOK;
 }

@@ -1046,6 +1046,31 @@ static void test_topology_pp(void **state)
     cfit_topo_free(over);
 }
 
+/* --fabric alone: the assumed non-blocking rail-optimised fabric leaves cross-node CP, PP and
+ * DP at the alpha-beta time (factor 1 to rounding) and is named by cfit_plan_assumed_topology. */
+static void test_assumed_topology(void **state)
+{
+    (void)state;
+    const cfit_gpu *g[] = {gpu("h100-sxm")};
+    cfit_plan_request r;
+    request(&r, "llama3-8b", g, 1, 64);
+    cfit_diag d;
+    r.fabric = cfit_catalog_fabric(cat, "roce-200g", &d);
+    assert_non_null(r.fabric);
+    cfit_layout l = layout(8, 2, 2, 2, 1, 1, 0, CFIT_RECOMPUTE_NONE, 1);   /* CP and PP across nodes */
+    cfit_plan a = evaluate(&r, g[0], l);
+    r.assume_topology = 1;
+    cfit_plan b = evaluate(&r, g[0], l);
+    assert_true(a.br.cp_comm_s > 0 && a.br.pp_comm_s > 0);
+    assert_true(b.br.cp_comm_s >= a.br.cp_comm_s && b.br.cp_comm_s < 1.001 * a.br.cp_comm_s);
+    assert_true(b.br.pp_comm_s >= a.br.pp_comm_s && b.br.pp_comm_s < 1.001 * a.br.pp_comm_s);
+    assert_true(b.fabric_slowdown >= 1.0 && b.fabric_slowdown < 1.001);
+    char spec[64];
+    assert_int_equal(cfit_plan_assumed_topology(8, 8, spec, sizeof spec), CFIT_EOK);
+    assert_string_equal(spec, "railopt:nodes=8,gpus=8");
+    assert_int_equal(cfit_plan_assumed_topology(8, 8, spec, 8), CFIT_ERANGE);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1069,6 +1094,7 @@ int main(void)
         cmocka_unit_test(test_sizing),
         cmocka_unit_test(test_sizing_several_gpu_types),
         cmocka_unit_test(test_topology_pp),
+        cmocka_unit_test(test_assumed_topology),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
