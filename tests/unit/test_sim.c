@@ -425,6 +425,18 @@ static void fattree_shift_balanced(void **state)
         near(f, 1.0, 1e-9);
     }
     cfit_topo_free(t);
+    /* 144 (k=24) and 100 (k=20) paths between pods in groups of 12 and 10 per aggregation
+     * switch: slices of whole groups (12 and 10 subflows) keep every uplink equally loaded */
+    const char *specs[] = {"fattree:k=24", "fattree:k=20"};
+    int nn[] = {432, 250};
+    long strides[] = {1600, 1000};
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(cfit_topo_new(specs[i], &p, &t, &d), 0);
+        double f = 0;
+        assert_int_equal(cfit_sim_internode_sendrecv_slowdown(t, nn[i], 8, strides[i], &f, &d), 0);
+        near(f, 1.0, 1e-9);
+        cfit_topo_free(t);
+    }
     assert_int_equal(cfit_topo_new("railopt:nodes=128", &p, &t, &d), 0);
     double f = 0;   /* cross-rail: 3 of 8 GPUs send to the next node's other rails */
     assert_int_equal(cfit_sim_internode_sendrecv_slowdown(t, 128, 8, 3, &f, &d), 0);
