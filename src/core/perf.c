@@ -169,8 +169,10 @@ static double topo_factor(const cfit__ctx *cctx, long nodes, int k, long stride,
 
 /* All-reduce of S bytes over n ranks, k of them per node: reduce-scatter inside the
  * node, all-reduce of S/k between nodes on each GPU's own NIC share, all-gather inside.
- * Bandwidth terms are the ring's; the inter-node latency term is a tree's (log2 N). */
-static double allreduce_s(const cfit__ctx *ctx, double S, long n, int k)
+ * Bandwidth terms are the ring's; the inter-node latency term is a tree's (log2 N).  The
+ * inter-node term is slowed by `slow` (a simulated factor; < 0: that of the group's own k rings
+ * across its nodes, as for TP beyond the link group). */
+static double allreduce_f(const cfit__ctx *ctx, double S, long n, int k, double slow)
 {
     if (n <= 1 || S <= 0)
         return 0.0;
@@ -180,8 +182,25 @@ static double allreduce_s(const cfit__ctx *ctx, double S, long n, int k)
     long nodes = (n + k - 1) / k;   /* a group that does not fill its last node still spans it */
     if (nodes > 1)   /* slowed as its ring steps (S/k/nodes per flow) are on the topology */
         t += (2.0 * (nodes - 1) / nodes * (S / k) / ctx->nic_bw + 2.0 * log2((double)nodes) * ctx->nic_lat) *
-             topo_factor(ctx, nodes, k, k, 0, S / k / nodes);
+             (slow >= 0 ? slow : topo_factor(ctx, nodes, k, k, 0, S / k / nodes));
     return t;
+}
+
+static double allreduce_s(const cfit__ctx *ctx, double S, long n, int k)
+{
+    return allreduce_f(ctx, S, n, k, -1.0);
+}
+
+/* The factor of a data-parallel all-reduce of S bytes across nodes: every DP group of the job
+ * runs its rings at once, each GPU to the GPU of its DP group in the same slot of the next
+ * node (rank stride tp x cp x k, k DP ranks per node) inside its stage's block of tp x cp x dp
+ * ranks, over all the job's nodes; a ring step moves S/k/nodes (nodes the group spans). */
+static double dp_factor(const cfit__ctx *ctx, const cfit_layout *l, long N, int k, double S)
+{
+    long tc = (long)l->tp * l->cp, nodes = (l->dp + k - 1) / k;
+    if (l->dp <= 1 || nodes <= 1)
+        return 1.0;
+    return topo_factor(ctx, (N + ctx->gpn - 1) / ctx->gpn, ctx->gpn, tc * k, tc * l->dp, S / k / nodes);
 }
 
 /* Point-to-point transfer of S bytes inside a node or across nodes, the cross-node time
@@ -467,17 +486,18 @@ static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const c
     double dp_exposed = 0.0;
     double bwd_mb = n_slow * lc->bwd_s, fwd_mb = n_slow * lc->fwd_s;
     double overlap = ctx->fw->dp_overlap ? ctx->overlap : 0.0;
+    double dp_slow = dp_factor(ctx, l, N, kd, Sg);
     if (d > 1) {
         if (l->zero >= 3) {
             /* per micro-batch: gather params for forward and backward, reduce-scatter grads;
              * a flat gather moves the whole volume through each GPU's own NIC */
             int kg = ctx->fw->flat_param_gather ? 1 : kd;
-            double per_mb = 0.5 * allreduce_s(ctx, 2.0 * Sp + Sg, d, kg);
+            double per_mb = 0.5 * allreduce_f(ctx, 2.0 * Sp + Sg, d, kg, dp_factor(ctx, l, N, kg, 2.0 * Sp + Sg));
             double ex = per_mb - overlap * (fwd_mb + bwd_mb);
             dp_exposed = m_mb * (ex > 0 ? ex : 0.0);
         } else {
-            double rs = l->zero >= 1 ? 0.5 * allreduce_s(ctx, Sg, d, kd) : allreduce_s(ctx, Sg, d, kd);
-            double ag = l->zero >= 1 ? 0.5 * allreduce_s(ctx, Sp, d, kd) : 0.0;
+            double rs = (l->zero >= 1 ? 0.5 : 1.0) * allreduce_f(ctx, Sg, d, kd, dp_slow);
+            double ag = l->zero >= 1 ? 0.5 * allreduce_f(ctx, Sp, d, kd, dp_factor(ctx, l, N, kd, Sp)) : 0.0;
             double ex_rs = rs - overlap * bwd_mb;
             double ex_ag = ag - overlap * fwd_mb;
             dp_exposed = (ex_rs > 0 ? ex_rs : 0.0) + (ex_ag > 0 ? ex_ag : 0.0);
@@ -487,8 +507,6 @@ static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const c
     double P_opt = P_dev / (l->zero >= 1 ? (double)d : 1.0);
     double t_opt = P_opt * 32.0 / ctx->mem_bw;
     /* the factors applied: DP's gradient all-reduce (as allreduce_s counts nodes), TP's, PP's, CP's */
-    long dnodes = (d + kd - 1) / kd;
-    double dp_slow = d > 1 && dnodes > 1 ? topo_factor(ctx, dnodes, kd, kd, 0, Sg / kd / dnodes) : 1.0;
     double slow = dp_slow > lc->tp_slow ? dp_slow : lc->tp_slow;
     slow = slow > pp_slow ? slow : pp_slow;
     slow = slow > lc->cp_slow ? slow : lc->cp_slow;
