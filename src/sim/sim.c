@@ -62,7 +62,7 @@ struct cfit__sim {
     int npool, poolcap;
     int stepno;
     int indexed;                /* the topology indexes its paths and no link has failed */
-    int take_n[4], take[4], ntake;   /* pick_indexed: slices per indexed path count, last four */
+    int take_n[4], take[4], group[4], ntake;   /* pick_indexed: slices and group size per path count */
     double lat_mult;            /* of the current step */
     int slow_bneck;             /* bottleneck link of its slowest subflow, or -1 */
     /* totals */
@@ -200,16 +200,17 @@ static int slices_for(int n, int g)
  * and a slice's look stops at the first idle path or once a path cannot beat the best. */
 static int pick_indexed(cfit__sim *s, int hs, int hd, int n, int *paths, int *lens)
 {
-    int tmp[CFIT__SIM_MAX_LEN], take = 0;
+    int tmp[CFIT__SIM_MAX_LEN], take = 0, g = 1;
     for (int i = 0; i < 4 && !take; i++)   /* a router's group size follows from its path count */
         if (s->take_n[i] == n)
-            take = s->take[i];
+            take = s->take[i], g = s->group[i];
     if (!take) {
-        int g = 1, len0 = s->t->path_at(s->t, hs, hd, 0, paths);
+        int len0 = s->t->path_at(s->t, hs, hd, 0, paths);
         while (g < n && len0 > 1 && s->t->path_at(s->t, hs, hd, g, tmp) > 1 && tmp[1] == paths[1])
             g++;
         take = slices_for(n, g);
-        s->take_n[s->ntake % 4] = n, s->take[s->ntake % 4] = take, s->ntake++;
+        int at = s->ntake++ % 4;
+        s->take_n[at] = n, s->take[at] = take, s->group[at] = g;
     }
     for (int j = 0; j < take; j++) {
         int lo = (int)((long)j * n / take), hi = (int)((long)(j + 1) * n / take);
@@ -226,6 +227,8 @@ static int pick_indexed(cfit__sim *s, int hs, int hd, int n, int *paths, int *le
             if (q < best) {
                 best = q, lens[j] = len;
                 memcpy(best_p, tmp, sizeof *tmp * (size_t)len);
+            } else if (k <= 2 && g > 1) {   /* its first two links, shared by its group, are too busy */
+                i = (i / g + 1) * g - 1;
             }
         }
     }
