@@ -52,7 +52,7 @@ struct cfit__sim {
     double *w;                  /* weight: 1 / the flow's subflow count (a flow's share of a link) */
     unsigned char *frozen;
     double *lvl;                /* fill level at which rem was last brought up to date */
-    int *ver, *slot;            /* heap entry version; index in used */
+    int *hpos, *slot;           /* position in the heap (-1: out); index in used */
     int *inc_off, *inc;         /* link slot -> subflows crossing it */
     int inc_cap, incl_cap;
     struct heap_ent *heap;
@@ -299,44 +299,75 @@ static int add_flow(cfit__sim *s, int src, int dst, double bytes)
     return CFIT_EOK;
 }
 
-/* A lazy min-heap of links keyed by the fill level at which they saturate; an entry is stale
- * once its link's version moved on. */
+/* An indexed min-heap of links keyed by the fill level at which they saturate: one entry per
+ * link (hpos: its position, -1 when out), so a re-keyed link moves instead of leaving a stale
+ * entry behind. */
 typedef struct heap_ent {
     double key;
-    int link, ver;
+    int link;
 } heap_ent;
 
-static int heap_push(cfit__sim *s, double key, int link, int ver)
+static void heap_put(cfit__sim *s, int i, heap_ent e)
 {
-    if (grow((void **)&s->heap, &s->heapcap, s->nheap + 1, sizeof *s->heap))
-        return -1;
-    int i = s->nheap++;
-    while (i > 0 && s->heap[(i - 1) / 2].key > key) {
-        s->heap[i] = s->heap[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    s->heap[i] = (heap_ent){key, link, ver};
-    return 0;
+    s->heap[i] = e;
+    s->hpos[e.link] = i;
 }
 
-static heap_ent heap_pop(cfit__sim *s)
+static void heap_up(cfit__sim *s, int i)
 {
-    heap_ent top = s->heap[0], last = s->heap[--s->nheap];
-    int i = 0, n = s->nheap;
+    heap_ent e = s->heap[i];
+    while (i > 0 && s->heap[(i - 1) / 2].key > e.key) {
+        heap_put(s, i, s->heap[(i - 1) / 2]);
+        i = (i - 1) / 2;
+    }
+    heap_put(s, i, e);
+}
+
+static void heap_down(cfit__sim *s, int i)
+{
+    heap_ent e = s->heap[i];
+    int n = s->nheap;
     for (;;) {
         int c = 2 * i + 1;
         if (c >= n)
             break;
         if (c + 1 < n && s->heap[c + 1].key < s->heap[c].key)
             c++;
-        if (s->heap[c].key >= last.key)
+        if (s->heap[c].key >= e.key)
             break;
-        s->heap[i] = s->heap[c];
+        heap_put(s, i, s->heap[c]);
         i = c;
     }
-    if (n > 0)
-        s->heap[i] = last;
-    return top;
+    heap_put(s, i, e);
+}
+
+/* Insert link l with key, or move it to key; the heap holds at most the step's used links. */
+static void heap_set(cfit__sim *s, int l, double key)
+{
+    int i = s->hpos[l];
+    if (i < 0) {
+        i = s->nheap++;
+        heap_put(s, i, (heap_ent){key, l});
+        heap_up(s, i);
+    } else {
+        double old = s->heap[i].key;
+        s->heap[i].key = key;
+        if (key < old)
+            heap_up(s, i);
+        else
+            heap_down(s, i);
+    }
+}
+
+static void heap_remove_at(cfit__sim *s, int i)
+{
+    s->hpos[s->heap[i].link] = -1;
+    heap_ent last = s->heap[--s->nheap];
+    if (i < s->nheap) {
+        heap_put(s, i, last);
+        heap_up(s, i);
+        heap_down(s, s->hpos[last.link]);
+    }
 }
 
 /* Max-min fair rates for the step's subflows by progressive filling.  Raising every unfrozen
@@ -354,7 +385,7 @@ static int fill(cfit__sim *s)
     for (int i = 0; i < nu; i++) {
         int l = s->used[i];
         s->rem[l] = s->t->links[l].bw_bytes_per_s;
-        s->cnt[l] = 0, s->wsum[l] = 0, s->lvl[l] = 0, s->ver[l] = 0, s->slot[l] = i;
+        s->cnt[l] = 0, s->wsum[l] = 0, s->lvl[l] = 0, s->slot[l] = i;
         s->inc_off[i + 1] = 0;
     }
     s->inc_off[0] = 0;
@@ -379,17 +410,20 @@ static int fill(cfit__sim *s)
             s->cnt[l]++;
             s->wsum[l] += s->w[f];
         }
+    if (grow((void **)&s->heap, &s->heapcap, nu, sizeof *s->heap))
+        return CFIT_ENOMEM;
     s->nheap = 0;
+    for (int i = 0; i < nu; i++)
+        s->hpos[s->used[i]] = -1;
     for (int i = 0; i < nu; i++) {
         int l = s->used[i];
-        if (s->cnt[l] > 0 && heap_push(s, s->rem[l] / s->wsum[l], l, 0))
-            return CFIT_ENOMEM;
+        if (s->cnt[l] > 0)
+            heap_set(s, l, s->rem[l] / s->wsum[l]);
     }
     while (s->nheap > 0) {
-        heap_ent e = heap_pop(s);
+        heap_ent e = s->heap[0];
+        heap_remove_at(s, 0);
         int l = e.link;
-        if (e.ver != s->ver[l] || s->cnt[l] == 0)
-            continue;
         double level = e.key;
         int slot = s->slot[l], nd = 0;
         s->popno++;
@@ -411,10 +445,12 @@ static int fill(cfit__sim *s)
         }
         for (int i = 0; i < nd; i++) {
             int m = s->dlist[i];
-            s->ver[m]++;
-            if (s->cnt[m] > 0 && m != l && s->wsum[m] > 0 &&
-                heap_push(s, level + (s->rem[m] > 0 ? s->rem[m] : 0) / s->wsum[m], m, s->ver[m]))
-                return CFIT_ENOMEM;
+            if (m == l)
+                continue;
+            if (s->cnt[m] > 0 && s->wsum[m] > 0)
+                heap_set(s, m, level + (s->rem[m] > 0 ? s->rem[m] : 0) / s->wsum[m]);
+            else if (s->hpos[m] >= 0)
+                heap_remove_at(s, s->hpos[m]);
         }
     }
     return CFIT_EOK;
@@ -609,7 +645,7 @@ static void sim_fini(cfit__sim *s)
     free(s->rem), free(s->wsum), free(s->pend), free(s->pmark), free(s->dmark), free(s->dlist), free(s->cnt), free(s->load), free(s->w), free(s->mark), free(s->used), free(s->link_bytes);
     free(s->off), free(s->len), free(s->bneck), free(s->nsub), free(s->left), free(s->rate);
     free(s->lat), free(s->frozen), free(s->pool), free(s->pbuf), free(s->plens);
-    free(s->lvl), free(s->ver), free(s->slot), free(s->inc_off), free(s->inc), free(s->heap);
+    free(s->lvl), free(s->hpos), free(s->slot), free(s->inc_off), free(s->inc), free(s->heap);
 }
 
 static int sim_init(cfit__sim *s, const cfit_topo *t, int n, const int *host, cfit_diag *d)
@@ -630,9 +666,9 @@ static int sim_init(cfit__sim *s, const cfit_topo *t, int n, const int *host, cf
     s->dmark = calloc(nl, sizeof *s->dmark);
     s->dlist = malloc(nl * sizeof *s->dlist);
     s->lvl = malloc(nl * sizeof *s->lvl);
-    s->ver = malloc(nl * sizeof *s->ver);
+    s->hpos = malloc(nl * sizeof *s->hpos);
     s->slot = malloc(nl * sizeof *s->slot);
-    if (!s->lvl || !s->ver || !s->slot)
+    if (!s->lvl || !s->hpos || !s->slot)
         return CFIT_ENOMEM;
     s->indexed = t->path_count && t->path_at && !t->route_split;
     for (int l = 0; l < s->nlinks && s->indexed; l++)
