@@ -215,21 +215,23 @@ static int pick_indexed(cfit__sim *s, int hs, int hd, int n, int *paths, int *le
     for (int j = 0; j < take; j++) {
         int lo = (int)((long)j * n / take), hi = (int)((long)(j + 1) * n / take);
         int *best_p = paths + j * CFIT__SIM_MAX_LEN;
-        lens[j] = s->t->path_at(s->t, hs, hd, lo, best_p);
-        double best = path_load(s, best_p, lens[j]);
-        for (int i = lo + 1; i < hi && best > 0; i++) {
+        double best = INFINITY;
+        for (int i = lo; i < hi && best > 0; i++) {
             int len = s->t->path_at(s->t, hs, hd, i, tmp), k = 0;
-            double q = 0;
+            double q = 0, q01 = 0;   /* q01: its first two links', shared by its group */
             for (; k < len && q < best; k++) {   /* stop once it cannot beat the best */
                 double x = link_load(s, tmp[k]);
                 q = x > q ? x : q;
+                if (k == 1)
+                    q01 = q;
             }
             if (q < best) {
                 best = q, lens[j] = len;
                 memcpy(best_p, tmp, sizeof *tmp * (size_t)len);
-            } else if (k <= 2 && g > 1) {   /* its first two links, shared by its group, are too busy */
-                i = (i / g + 1) * g - 1;
             }
+            /* no path of its group can beat it: its shared links are too busy or it has only them */
+            if (g > 1 && (k <= 2 || (len > 1 && q <= q01)))
+                i = (i / g + 1) * g - 1;
         }
     }
     return take;
