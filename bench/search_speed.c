@@ -9,10 +9,14 @@
  *   2. the reference: the same number of layouts costed one at a time through the public
  *      cfit_plan_evaluate(), which recomputes the per-layer cost for every layout (what a
  *      search without the layer-cost cache would do); the ratio is search / reference;
- *   3. the whole command (fork + exec of the CLI given as argv[1]), wall time and peak RSS.
+ *   3. one search with --topology (cross-node communication simulated) for llama3-70b on 1,024
+ *      GPUs of a 2:1 fat-tree and for llama3-405b on 16,384 GPUs of fattree:k=48, against the
+ *      same search without it;
+ *   4. the whole command (fork + exec of the CLI given as argv[1]), wall time and peak RSS.
  * Usage: bench_search_speed [path/to/clusterfit]
  */
 #include "clusterfit/plan.h"
+#include "clusterfit/topo.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,6 +99,49 @@ static int bench_search(const cfit_catalog *cat, long gbs, double *rate, double 
     return 0;
 }
 
+/* One search with --topology SPEC (cross-node communication simulated, docs/plan.md): CPU
+ * seconds, the factor applied to the best plan, and the seconds without the topology. */
+static int bench_topology(const cfit_catalog *cat, const char *model, long gpus, const char *spec)
+{
+    cfit_diag d;
+    const cfit_gpu *g = cfit_catalog_gpu(cat, "h100-sxm", &d);
+    const cfit_model *m = cfit_catalog_model(cat, model, &d);
+    cfit_topo_params tp;
+    cfit_topo_params_init(&tp);
+    cfit_topo *t = NULL;
+    if (!g || !m || cfit_topo_new(spec, &tp, &t, &d)) {
+        fprintf(stderr, "search_speed: %s\n", d.msg);
+        return 1;
+    }
+    cfit_plan_request r;
+    cfit_plan_request_init(&r);
+    r.catalog = cat;
+    r.model = m;
+    r.gpus = &g;
+    r.ngpus = 1;
+    r.gpus_total = gpus;
+    r.tokens = 15e12;
+    double secs[2], slow = 1;
+    for (int with = 0; with < 2; with++) {
+        r.topology = with ? t : NULL;
+        cfit_plan_result res;
+        double t0 = cpu_s();
+        if (cfit_plan_search(&r, &res, &d)) {
+            fprintf(stderr, "search_speed: %s\n", d.msg);
+            cfit_topo_free(t);
+            return 1;
+        }
+        secs[with] = cpu_s() - t0;
+        if (with && res.nplans > 0)
+            slow = res.plans[0].fabric_slowdown;
+        cfit_plan_result_fini(&res);
+    }
+    printf("  --topology %s, %s on %ld h100-sxm: %.3f s per search (%.3f s without), best plan's factor %.3g\n",
+           spec, model, gpus, secs[1], secs[0], slow);
+    cfit_topo_free(t);
+    return 0;
+}
+
 static int bench_command(const char *bin, double *wall, long *rss_kb)
 {
     fflush(stdout);
@@ -132,7 +179,9 @@ int main(int argc, char **argv)
     printf("# search speed: llama3-405b on 16384 h100-sxm, nothing fixed, one core\n");
     double rate, ref, rate2, ref2;
     uint64_t n1, n2;
-    int rc = bench_search(cat, 0, &rate, &ref, &n1) || bench_search(cat, 512, &rate2, &ref2, &n2);
+    int rc = bench_search(cat, 0, &rate, &ref, &n1) || bench_search(cat, 512, &rate2, &ref2, &n2) ||
+             bench_topology(cat, "llama3-70b", 1024, "fattree:k=16,oversub=2") ||
+             bench_topology(cat, "llama3-405b", 16384, "fattree:k=48");
     cfit_catalog_free(cat);
     if (rc)
         return 1;

@@ -9,9 +9,12 @@
  * and the growth per 4x ranks: near 4 is linear, 16 quadratic.  The reference, measured in the
  * same run, is the 1K case: each line says how many times its cost it is.  A random placement at
  * 4K shows the cost when many flows cross the core (each route then searches most of the tree).
+ * All-to-all of 1K ranks on k=16 runs with and without its mirrored-step shortcut.
  * Usage: bench_sim_speed
  */
 #include "clusterfit/sim.h"
+
+extern int cfit__sim_mirror_off;   /* the library's test hook (src/sim/sim_internal.h) */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,8 +102,28 @@ int main(void)
     double s = time_sim(t, 4096, place, &r);
     printf("# random placement, 4096 ranks, k=26: %.4f s (%.1f x the 1K linear case), simulated time %.4f s\n", s,
            s / ref, r.time_s);
+    cfit_topo_free(t);
+    /* all-to-all: n - 1 different steps; on a fat-tree step n - k is step k mirrored and solved
+     * once (cfit__sim_step_mirror); the reference is the same run with the shortcut off */
+    t = fattree(16, &build);
+    double a2a[2], a2a_time[2];
+    for (int off = 0; off < 2; off++) {
+        cfit_diag d;
+        cfit__sim_mirror_off = off;
+        double t0 = cpu_s();
+        if (cfit_sim_collective(t, CFIT_COLL_ALLTOALL, CFIT_ALGO_RING, 1024, NULL, 64.0 * (1 << 20), &r, &d)) {
+            fprintf(stderr, "sim_speed: %s\n", d.msg);
+            return 1;
+        }
+        a2a[off] = cpu_s() - t0;
+        a2a_time[off] = r.time_s;
+    }
+    cfit__sim_mirror_off = 0;
+    printf("# all-to-all, 1024 ranks, k=16, 64 MiB: %.3f s with mirrored steps, %.3f s without (%.2fx); "
+           "simulated time %.6f s, %s\n", a2a[0], a2a[1], a2a[1] / a2a[0], a2a_time[0],
+           a2a_time[0] == a2a_time[1] ? "the same both ways" : "DIFFERENT");
     printf("# targets: 16K ranks < 2 s, 64K ranks < 30 s: %s\n", ok ? "met" : "MISSED");
     free(place);
     cfit_topo_free(t);
-    return ok ? 0 : 1;
+    return ok && a2a_time[0] == a2a_time[1] ? 0 : 1;
 }

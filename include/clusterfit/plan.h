@@ -60,6 +60,7 @@ typedef struct cfit_plan {
     double time_to_train_s;           /* 0 when no token count was given */
     double fabric_slowdown;           /* with request->topology: the largest simulated factor applied
                                          to this plan's cross-node collectives (>= 1); else 1 */
+    double slowdown_dp, slowdown_tp, slowdown_pp, slowdown_cp;   /* the factor of each (1: none) */
 } cfit_plan;
 
 typedef struct cfit_plan_request {
@@ -86,11 +87,15 @@ typedef struct cfit_plan_request {
     int unfused_attention;            /* CFIT_SEARCH (-1) = the framework's; 1 = attention scores
                                          materialised (pre-FlashAttention); 0 = fused kernel */
     int top;                          /* plans to keep, >= 1 */
-    const struct cfit_topo *topology; /* NULL = alpha-beta only; else the inter-node bandwidth of
-                                         DP (and cross-node TP) all-reduces and of cross-node PP
-                                         sends is slowed by simulated factors
-                                         (cfit_sim_internode_slowdown and _sendrecv_slowdown,
-                                         cached per node count) */
+    const struct cfit_topo *topology; /* NULL = alpha-beta only (or see assume_topology); else
+                                         cross-node DP and
+                                         TP all-reduces, PP sends and CP ring-attention exchanges
+                                         are slowed by simulated factors
+                                         (cfit_sim_internode_curve, cached per exchange on a grid
+                                         of sizes and interpolated; docs/plan.md) */
+    int assume_topology;              /* 1 with fabric and no topology: simulate cross-node
+                                         communication on cfit_plan_assumed_topology's fabric
+                                         (what `plan --fabric` alone does) */
     const struct cfit_calibration *calibration; /* NULL = the catalog fabric's rate and latency; else the
                                          measured ones (calibration.h) for inter-node communication */
     /* progress callback for long searches (may be NULL); fraction in [0,1] */
@@ -140,6 +145,11 @@ int cfit_plan_validate(const cfit_plan_request *r, cfit_diag *d);
  * cfit_plan_result_fini. */
 int cfit_plan_search(const cfit_plan_request *r, cfit_plan_result *out, cfit_diag *d);
 void cfit_plan_result_fini(cfit_plan_result *res);
+
+/* The topology `plan` assumes for --fabric without --topology (request assume_topology and
+ * fabric set, topology NULL): a non-blocking rail-optimised two-tier fabric, "railopt:nodes=N,gpus=G", written to
+ * spec (CFIT_ERANGE when len is too short).  The simulation builds 32 nodes of it (one scalable unit) at most. */
+int cfit_plan_assumed_topology(long nodes, int gpus_per_node, char *spec, size_t len);
 
 /* Cost one layout on one GPU type at a GPU count (layout fully given, dp included).
  * Evaluates even layouts the search would reject (fits may be 0). */

@@ -72,6 +72,29 @@ int cfit_sim_internode_slowdown(const cfit_topo *t, int nodes, int k, double *fa
 int cfit_sim_internode_sendrecv_slowdown(const cfit_topo *t, int nodes, int k, long stride, double *factor,
                                          cfit_diag *d);
 
+/* One exchange step of `plan --topology`: nodes x k ranks, k on each of the first `nodes`
+ * nodes of t (local GPUs 0..k-1; both clamped to what t holds); every rank r sends at once to
+ * base + (r - base + stride) mod group, base = r - r mod group (the last group may be short).
+ * stride = k, group 0: the rings of a hierarchical all-reduce; a stage stride: pipeline sends;
+ * stride tp, group tp x cp: context parallelism's ring attention. */
+typedef struct cfit_sim_exchange {
+    int nodes;                      /* nodes of t used */
+    int k;                          /* ranks per node */
+    long stride;                    /* ranks between a sender and its receiver (0 = k) */
+    long group;                     /* consecutive ranks per group (0 = all) */
+    double bw_bytes_per_s;          /* per-GPU rate the time is compared with (0 = t's link rate) */
+    double latency_s;               /* per-message latency of the longest route (0 = none) */
+} cfit_sim_exchange;
+
+/* How much slower the exchange of bytes[i] per flow runs on t than with every flow alone at
+ * bw_bytes_per_s, for nsizes sizes from one max-min solution: factor[i] = T(b) / (b / bw +
+ * latency_s), T(b) the slowest flow's b / its rate + latency_s x its route latency / the longest
+ * route's (rates scaled by bw / t's link rate), at least 1.  Small messages thus tend to 1 (the
+ * latency dominates), large ones to the rate ratio.  factor[i] = 1 when fewer than 2 nodes
+ * remain or no flow leaves its rank.  Errors as cfit_sim_collective. */
+int cfit_sim_internode_curve(const cfit_topo *t, const cfit_sim_exchange *x, int nsizes, const double *bytes,
+                             double *factor, cfit_diag *d);
+
 #ifdef __cplusplus
 }
 #endif

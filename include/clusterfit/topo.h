@@ -53,6 +53,7 @@ void cfit_topo_free(cfit_topo *t);
 const char *cfit_topo_kind_name(const cfit_topo *t);   /* "fattree", "railopt", ... */
 int cfit_topo_hosts(const cfit_topo *t);               /* GPUs; host h is vertex cfit_topo_host_vertex(t, h) */
 int cfit_topo_host_vertex(const cfit_topo *t, int host);
+int cfit_topo_gpus_per_node(const cfit_topo *t);       /* GPUs under one scale-up switch (>= 1) */
 int cfit_topo_vertices(const cfit_topo *t);
 cfit_vertex_kind cfit_topo_vertex_kind(const cfit_topo *t, int v);
 int cfit_topo_switches(const cfit_topo *t);

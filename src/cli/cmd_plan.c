@@ -34,8 +34,8 @@ static const cli_opt opts[] = {
     {"fabric", 0, "NAME", "scale-out fabric (default: the GPU's node type's)", O_FABRIC},
     {"calibration", 0, "FILE", "measured fabric bandwidth and latency from a `clusterfit bench ... --json` file\n"
                                "                                       run across hosts, instead of the catalog's (docs/plan.md)", O_CALIBRATION},
-    {"topology", 0, "SPEC", "simulate cross-node all-reduces and PP sends on this topology (sim's SPEC, e.g.\n"
-                            "                                       fattree:k=16,oversub=2; docs/plan.md)", O_TOPOLOGY},
+    {"topology", 0, "SPEC", "simulate cross-node DP/TP all-reduces, PP sends and CP exchanges on this topology\n"
+                            "                                       (sim's SPEC, e.g. fattree:k=16,oversub=2; docs/plan.md)", O_TOPOLOGY},
     {"tp", 0, "N", "tensor parallel size (default: searched)", O_TP},
     {"pp", 0, "N", "pipeline parallel size (default: searched)", O_PP},
     {"dp", 0, "N", "data parallel size (default: searched)", O_DP},
@@ -455,10 +455,20 @@ static int print_json(const plan_cli *c, const cfit_plan_result *res, int sizing
     cfit__buf_key_string(&b, "framework", fw ? fw->name : "megatron-core", 1);
     cfit__buf_key_string(&b, "attention", unfused ? "unfused" : "fused", 1);
     cfit__buf_key_number(&b, "model_flops_per_token", cfit_model_flops_per_token(m, res->seq_len), 1);
-    if (c->topology) {
+    if (c->topology || c->fabric) {   /* --fabric alone: the topology assumed (docs/plan.md) */
+        const cfit_plan *best = res->nplans > 0 ? &res->plans[0] : NULL;
+        char spec[64];
+        if (!c->topology)
+            cfit_plan_assumed_topology(best ? best->nodes : 1, best ? best->node->gpus_per_node : 1, spec,
+                                       sizeof spec);
         cfit__buf_puts(&b, ", \"topology\": {");
-        cfit__buf_key_string(&b, "spec", c->topology, 0);
-        cfit__buf_key_number(&b, "slowdown", res->nplans > 0 ? res->plans[0].fabric_slowdown : 1.0, 1);
+        cfit__buf_key_string(&b, "spec", c->topology ? c->topology : spec, 0);
+        cfit__buf_puts(&b, c->topology ? ", \"assumed\": false" : ", \"assumed\": true");
+        cfit__buf_key_number(&b, "slowdown", best ? best->fabric_slowdown : 1.0, 1);
+        cfit__buf_key_number(&b, "slowdown_dp", best ? best->slowdown_dp : 1.0, 1);
+        cfit__buf_key_number(&b, "slowdown_tp", best ? best->slowdown_tp : 1.0, 1);
+        cfit__buf_key_number(&b, "slowdown_pp", best ? best->slowdown_pp : 1.0, 1);
+        cfit__buf_key_number(&b, "slowdown_cp", best ? best->slowdown_cp : 1.0, 1);
         cfit__buf_puts(&b, "}");
     }
     cfit__buf_puts(&b, "}, \"goal\": {");
@@ -599,9 +609,16 @@ static void print_details(const plan_cli *c, const cfit_plan *p, double tokens)
            p->layout.tp, p->layout.pp, p->stage_layers_min, p->stage_layers_max, p->stage_imbalance * 100,
            p->layout.dp, p->layout.cp, p->layout.vp, p->layout.mbs, p->grad_accum, p->layout.zero,
            recompute_str(rec, sizeof rec, p), p->layout.sp ? "on" : "off");
-    if (c->topology)
-        printf("  fabric: simulated on topology %s, cross-node collectives x %.3g\n", c->topology,
-               p->fabric_slowdown);
+    if (c->topology || c->fabric) {
+        char spec[64];
+        if (!c->topology)
+            cfit_plan_assumed_topology(p->nodes, p->node->gpus_per_node, spec, sizeof spec);
+        printf("  fabric: simulated on topology %s%s%s%s, cross-node collectives x %.3g (DP %.3g, TP %.3g, "
+               "PP %.3g, CP %.3g)\n", c->topology ? c->topology : spec,
+               c->topology ? "" : " (assumed for --fabric ", c->topology ? "" : c->fabric,
+               c->topology ? "" : ": non-blocking rail-optimised)", p->fabric_slowdown, p->slowdown_dp,
+               p->slowdown_tp, p->slowdown_pp, p->slowdown_cp);
+    }
     if (c->calibration_file)
         printf("  fabric: calibrated from %s (%s across %d hosts): %.3g GB/s per NIC per direction, %.3g us per "
                "step, instead of the catalog's %.3g GB/s x %.2f and %.3g us\n", c->calibration_file,
@@ -1033,6 +1050,7 @@ int cmd_plan(int argc, char **argv)
         return rc;
     }
     c.req.topology = topo;
+    c.req.assume_topology = c.fabric && !topo;
     if (isatty(STDERR_FILENO) && !c.json) {
         c.req.progress = progress;
         c.req.progress_ctx = &c;

@@ -10,7 +10,30 @@
 #include "clusterfit/sim.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* --fabric without --topology: a non-blocking rail-optimised fabric (NVIDIA's reference
+ * architecture, two tiers) of CFIT__AUTO_NODES nodes with the fabric's achievable per-GPU rate
+ * and latency, on which cross-node exchanges are simulated like a --topology's (docs/plan.md). */
+static int assume_topology(cfit__ctx *ctx, cfit_diag *d)
+{
+    char spec[64];
+    cfit_plan_assumed_topology(CFIT__AUTO_NODES, ctx->gpn, spec, sizeof spec);
+    cfit_topo_params p;
+    cfit_topo_params_init(&p);
+    p.link_bw_bytes_per_s = ctx->nic_bw;
+    p.link_latency_s = ctx->nic_lat / 4;   /* the diameter of a two-tier fabric: 4 links */
+    if (ctx->up_bw > 0)
+        p.scaleup_bw_bytes_per_s = ctx->up_bw;
+    p.gpus_per_node = ctx->gpn;
+    int rc = cfit_topo_new(spec, &p, &ctx->own_topo, d);
+    if (rc)
+        return rc;
+    ctx->topo = ctx->own_topo;
+    return CFIT_EOK;
+}
 
 int cfit__ctx_init(cfit__ctx *ctx, const cfit_plan_request *r, const cfit_gpu *g, cfit_diag *d)
 {
@@ -61,7 +84,27 @@ int cfit__ctx_init(cfit__ctx *ctx, const cfit_plan_request *r, const cfit_gpu *g
     ctx->link_group = ctx->domain > 1 && ctx->domain < ctx->gpn ? ctx->domain : ctx->gpn;
     ctx->layer_params = cfit_model_layer_params(ctx->m);
     ctx->emb_params = cfit_model_embedding_params(ctx->m);
+    ctx->topo = r->topology;
+    if (!r->topology && r->fabric && r->assume_topology)
+        return assume_topology(ctx, d);
     return CFIT_EOK;
+}
+
+void cfit__ctx_fini(cfit__ctx *ctx)
+{
+    cfit_topo_free(ctx->own_topo);
+    free(ctx->slow);
+    ctx->slow = NULL;
+    ctx->nslow = ctx->slow_cap = 0;
+    ctx->own_topo = NULL;
+    ctx->topo = NULL;
+}
+
+int cfit_plan_assumed_topology(long nodes, int gpus_per_node, char *spec, size_t len)
+{
+    int n = snprintf(spec, len, "railopt:nodes=%ld,gpus=%d", nodes > 0 ? nodes : 1,
+                     gpus_per_node > 0 ? gpus_per_node : 1);
+    return n >= 0 && (size_t)n < len ? CFIT_EOK : CFIT_ERANGE;
 }
 
 /* ---- collectives: alpha-beta, hierarchical over node boundaries ---- */
@@ -75,34 +118,66 @@ static int ranks_per_node(const cfit__ctx *ctx, long n, long stride)
     return (int)(k < n ? k : n);
 }
 
-/* The simulated slowdown on the request's topology (1 without one) of k rings across `nodes`
- * nodes (stride 0, all-reduce) or of a send-recv with that rank stride (pipeline), cached in
- * ctx: the search asks for few distinct (nodes, k, stride), many times. */
-static double topo_slowdown(const cfit__ctx *cctx, long nodes, int k, long stride)
+/* The simulated slowdown (1 without a topology) of an exchange across `nodes` nodes, k ranks
+ * each, rank r to r + stride within groups of `group` ranks (cfit_sim_internode_curve), for
+ * messages of `bytes` per flow: the factors of 14 sizes, 1 KiB to 64 GiB 4x apart, are
+ * simulated once per exchange and cached in ctx (the search asks for few distinct exchanges,
+ * many times), then interpolated linearly in log2(bytes) and clamped at the ends. */
+static double topo_factor(const cfit__ctx *cctx, long nodes, int k, long stride, long group, double bytes)
 {
-    const struct cfit_topo *t = cctx->req->topology;
-    if (!t)
+    const struct cfit_topo *t = cctx->topo;
+    if (!t || nodes < 2)
         return 1.0;
     cfit__ctx *ctx = (cfit__ctx *)cctx;   /* the cache is the only state a const ctx changes */
-    for (int i = 0; i < ctx->nslow; i++)
-        if (ctx->slow[i].nodes == nodes && ctx->slow[i].k == k && ctx->slow[i].stride == stride)
-            return ctx->slow[i].factor;
-    double f = 1.0;
-    cfit_diag d;
-    int n = nodes > 1 << 30 ? 1 << 30 : (int)nodes;
-    int rc = stride ? cfit_sim_internode_sendrecv_slowdown(t, n, k, stride, &f, &d)
-                    : cfit_sim_internode_slowdown(t, n, k, &f, &d);
-    if (rc)
-        f = 1.0;   /* a disconnected or unroutable fabric: the alpha-beta term alone */
-    if (ctx->nslow < (int)(sizeof ctx->slow / sizeof ctx->slow[0]))
-        ctx->slow[ctx->nslow++] = (struct cfit__topo_slow){nodes, k, stride, f};
-    return f;
+    int tgpn = cfit_topo_gpus_per_node(t);
+    long tnodes = cfit_topo_hosts(t) / tgpn;
+    nodes = nodes < tnodes ? nodes : tnodes;   /* the largest group t holds (as the simulator clamps) */
+    k = k < tgpn ? k : tgpn;
+    if (nodes < 2)
+        return 1.0;
+    long n = nodes * k;                        /* the same normalisation as the simulator's */
+    group = group > 0 && group < n ? group : 0;
+    stride = (stride > 0 ? stride : k) % (group ? group : n);
+    if (stride == 0 && !group)
+        stride = k % n;
+    struct cfit__topo_slow *e = NULL, tmp;
+    for (int i = 0; i < ctx->nslow && !e; i++)
+        if (ctx->slow[i].nodes == nodes && ctx->slow[i].k == k && ctx->slow[i].stride == stride &&
+            ctx->slow[i].group == group)
+            e = &ctx->slow[i];
+    if (!e) {
+        if (ctx->nslow == ctx->slow_cap) {
+            int cap = ctx->slow_cap ? 2 * ctx->slow_cap : 64;
+            void *q = realloc(ctx->slow, (size_t)cap * sizeof *ctx->slow);
+            if (q)
+                ctx->slow = q, ctx->slow_cap = cap;
+        }
+        e = ctx->nslow < ctx->slow_cap ? &ctx->slow[ctx->nslow++] : &tmp;
+        *e = (struct cfit__topo_slow){nodes, stride, group, k, {0}};
+        double sizes[CFIT__SLOW_GRID];
+        for (int i = 0; i < CFIT__SLOW_GRID; i++)
+            sizes[i] = ldexp(1.0, 10 + 2 * i);
+        cfit_sim_exchange x = {nodes > 1 << 30 ? 1 << 30 : (int)nodes, k, stride, group, ctx->nic_bw, ctx->nic_lat};
+        cfit_diag d;
+        if (cfit_sim_internode_curve(t, &x, CFIT__SLOW_GRID, sizes, e->f, &d))
+            for (int i = 0; i < CFIT__SLOW_GRID; i++)
+                e->f[i] = 1.0;   /* a disconnected or unroutable fabric: the alpha-beta time alone */
+    }
+    double x = (log2(bytes > 1 ? bytes : 1) - 10) / 2;
+    if (x <= 0)
+        return e->f[0];
+    if (x >= CFIT__SLOW_GRID - 1)
+        return e->f[CFIT__SLOW_GRID - 1];
+    int i = (int)x;
+    return e->f[i] + (x - i) * (e->f[i + 1] - e->f[i]);
 }
 
 /* All-reduce of S bytes over n ranks, k of them per node: reduce-scatter inside the
  * node, all-reduce of S/k between nodes on each GPU's own NIC share, all-gather inside.
- * Bandwidth terms are the ring's; the inter-node latency term is a tree's (log2 N). */
-static double allreduce_s(const cfit__ctx *ctx, double S, long n, int k)
+ * Bandwidth terms are the ring's; the inter-node latency term is a tree's (log2 N).  The
+ * inter-node term is slowed by `slow` (a simulated factor; < 0: that of the group's own k rings
+ * across its nodes, as for TP beyond the link group). */
+static double allreduce_f(const cfit__ctx *ctx, double S, long n, int k, double slow)
 {
     if (n <= 1 || S <= 0)
         return 0.0;
@@ -110,22 +185,34 @@ static double allreduce_s(const cfit__ctx *ctx, double S, long n, int k)
     if (k > 1)
         t += 2.0 * (k - 1) / k * S / ctx->up_bw + 2.0 * (k - 1) * ctx->up_lat;
     long nodes = (n + k - 1) / k;   /* a group that does not fill its last node still spans it */
-    if (nodes > 1)
-        t += 2.0 * (nodes - 1) / nodes * (S / k) / ctx->nic_bw * topo_slowdown(ctx, nodes, k, 0) +
-             2.0 * log2((double)nodes) * ctx->nic_lat;
+    if (nodes > 1)   /* slowed as its ring steps (S/k/nodes per flow) are on the topology */
+        t += (2.0 * (nodes - 1) / nodes * (S / k) / ctx->nic_bw + 2.0 * log2((double)nodes) * ctx->nic_lat) *
+             (slow >= 0 ? slow : topo_factor(ctx, nodes, k, k, 0, S / k / nodes));
     return t;
 }
 
-/* Point-to-point transfer of S bytes inside a node or across nodes, the cross-node bandwidth
- * term slowed by `slow` (a simulated factor, 1 for the alpha-beta time alone). */
-static double p2p_slow_s(const cfit__ctx *ctx, double S, int intra, double slow)
+static double allreduce_s(const cfit__ctx *ctx, double S, long n, int k)
 {
-    return intra ? S / ctx->up_bw + ctx->up_lat : S / ctx->nic_bw * slow + ctx->nic_lat;
+    return allreduce_f(ctx, S, n, k, -1.0);
 }
 
-static double p2p_s(const cfit__ctx *ctx, double S, int intra)
+/* The factor of a data-parallel all-reduce of S bytes across nodes: every DP group of the job
+ * runs its rings at once, each GPU to the GPU of its DP group in the same slot of the next
+ * node (rank stride tp x cp x k, k DP ranks per node) inside its stage's block of tp x cp x dp
+ * ranks, over all the job's nodes; a ring step moves S/k/nodes (nodes the group spans). */
+static double dp_factor(const cfit__ctx *ctx, const cfit_layout *l, long N, int k, double S)
 {
-    return p2p_slow_s(ctx, S, intra, 1.0);
+    long tc = (long)l->tp * l->cp, nodes = (l->dp + k - 1) / k;
+    if (l->dp <= 1 || nodes <= 1)
+        return 1.0;
+    return topo_factor(ctx, (N + ctx->gpn - 1) / ctx->gpn, ctx->gpn, tc * k, tc * l->dp, S / k / nodes);
+}
+
+/* Point-to-point transfer of S bytes inside a node or across nodes, the cross-node time
+ * slowed by `slow` (a simulated factor, 1 for the alpha-beta time alone). */
+static double p2p_slow_s(const cfit__ctx *ctx, double S, int intra, double slow)
+{
+    return intra ? S / ctx->up_bw + ctx->up_lat : (S / ctx->nic_bw + ctx->nic_lat) * slow;
 }
 
 /* ---- compute: roofline per operation ---- */
@@ -233,6 +320,7 @@ void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int
     double h = m->hidden_size;
     double tokens = (double)mbs * ctx->seq / cp;
     memset(lc, 0, sizeof *lc);
+    lc->tp_slow = lc->cp_slow = 1.0;
     lc->tp = tp; lc->cp = cp; lc->mbs = mbs; lc->recompute = recompute; lc->sp = sp;
 
     acc fwd = {0, 0, 0}, attn = {0, 0, 0};
@@ -260,6 +348,8 @@ void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int
         int k = ranks_per_node(ctx, tp, 1);
         double n_coll = 4.0 + (recompute == CFIT_RECOMPUTE_FULL ? 2.0 : 0.0);
         lc->tp_s = n_coll * allreduce_s(ctx, S, tp, k);
+        long tnodes = (tp + k - 1) / k;
+        lc->tp_slow = topo_factor(ctx, tnodes, k, k, 0, S / k / tnodes);
     }
     /* CP: ring attention passes K,V (forward) and K,V + their gradients (backward)
      * around cp ranks, overlapped with the attention kernels. */
@@ -267,7 +357,11 @@ void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int
         double kv = (double)m->num_kv_heads * (h / m->num_heads);
         double chunk = 2.0 * 2.0 * tokens * kv / tp;   /* K and V, 2 bytes */
         int intra = (long)tp * cp <= ctx->link_group;
-        double step = p2p_s(ctx, chunk, intra);
+        /* across nodes every GPU passes its chunk to the rank tp further in its block of tp x cp
+         * at once: the simulator's exchange over the whole job's nodes */
+        long jnodes = (ctx->job_gpus + ctx->gpn - 1) / ctx->gpn;
+        lc->cp_slow = intra ? 1.0 : topo_factor(ctx, jnodes, ctx->gpn, tp, (long)tp * cp, chunk);
+        double step = p2p_slow_s(ctx, chunk, intra, lc->cp_slow);
         double fwd_comm = (cp - 1) * step, bwd_comm = 2.0 * (cp - 1) * step;
         double fwd_exp = fwd_comm - ctx->overlap * attn_s;
         double bwd_exp = bwd_comm - ctx->overlap * 2.5 * attn_s;
@@ -384,7 +478,7 @@ static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const c
         long stride = (long)l->tp * l->cp * d;   /* ranks between a GPU and its next stage's */
         int intra = stride < ctx->link_group;
         if (!intra)   /* every GPU of a stage sends at once: the simulator's send-recv */
-            pp_slow = topo_slowdown(ctx, (N + ctx->gpn - 1) / ctx->gpn, ctx->gpn, stride);
+            pp_slow = topo_factor(ctx, (N + ctx->gpn - 1) / ctx->gpn, ctx->gpn, stride, 0, lc->pp_msg_bytes);
         t_pp = 2.0 * l->vp * p2p_slow_s(ctx, lc->pp_msg_bytes, intra, pp_slow);
     }
     double t_mb = t_stage + t_pp;
@@ -397,17 +491,18 @@ static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const c
     double dp_exposed = 0.0;
     double bwd_mb = n_slow * lc->bwd_s, fwd_mb = n_slow * lc->fwd_s;
     double overlap = ctx->fw->dp_overlap ? ctx->overlap : 0.0;
+    double dp_slow = dp_factor(ctx, l, N, kd, Sg);
     if (d > 1) {
         if (l->zero >= 3) {
             /* per micro-batch: gather params for forward and backward, reduce-scatter grads;
              * a flat gather moves the whole volume through each GPU's own NIC */
             int kg = ctx->fw->flat_param_gather ? 1 : kd;
-            double per_mb = 0.5 * allreduce_s(ctx, 2.0 * Sp + Sg, d, kg);
+            double per_mb = 0.5 * allreduce_f(ctx, 2.0 * Sp + Sg, d, kg, dp_factor(ctx, l, N, kg, 2.0 * Sp + Sg));
             double ex = per_mb - overlap * (fwd_mb + bwd_mb);
             dp_exposed = m_mb * (ex > 0 ? ex : 0.0);
         } else {
-            double rs = l->zero >= 1 ? 0.5 * allreduce_s(ctx, Sg, d, kd) : allreduce_s(ctx, Sg, d, kd);
-            double ag = l->zero >= 1 ? 0.5 * allreduce_s(ctx, Sp, d, kd) : 0.0;
+            double rs = (l->zero >= 1 ? 0.5 : 1.0) * allreduce_f(ctx, Sg, d, kd, dp_slow);
+            double ag = l->zero >= 1 ? 0.5 * allreduce_f(ctx, Sp, d, kd, dp_factor(ctx, l, N, kd, Sp)) : 0.0;
             double ex_rs = rs - overlap * bwd_mb;
             double ex_ag = ag - overlap * fwd_mb;
             dp_exposed = (ex_rs > 0 ? ex_rs : 0.0) + (ex_ag > 0 ? ex_ag : 0.0);
@@ -416,13 +511,10 @@ static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const c
     /* optimizer: fp32 master, m, v read + written, fp32 grad read, bf16 weight written */
     double P_opt = P_dev / (l->zero >= 1 ? (double)d : 1.0);
     double t_opt = P_opt * 32.0 / ctx->mem_bw;
-    /* the largest factor applied: DP's and TP's all-reduces (as allreduce_s counts nodes), PP's */
-    long dnodes = (d + kd - 1) / kd;
-    double slow = d > 1 && dnodes > 1 ? topo_slowdown(ctx, dnodes, kd, 0) : 1.0;
-    int kt = ranks_per_node(ctx, l->tp, 1);
-    double tp_slow = l->tp > kt ? topo_slowdown(ctx, (l->tp + kt - 1) / kt, kt, 0) : 1.0;
-    slow = slow > tp_slow ? slow : tp_slow;
+    /* the factors applied: DP's gradient all-reduce (as allreduce_s counts nodes), TP's, PP's, CP's */
+    double slow = dp_slow > lc->tp_slow ? dp_slow : lc->tp_slow;
     slow = slow > pp_slow ? slow : pp_slow;
+    slow = slow > lc->cp_slow ? slow : lc->cp_slow;
 
     double step = m_mb * t_mb + bubble + dp_exposed + t_opt;
 
@@ -468,6 +560,10 @@ static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const c
     out->hfu = out->hardware_tflops_per_gpu * 1e12 / ctx->peak;
     out->time_to_train_s = ctx->req->tokens > 0 ? ctx->req->tokens / out->tokens_per_s : 0.0;
     out->fabric_slowdown = slow;
+    out->slowdown_dp = dp_slow;
+    out->slowdown_tp = lc->tp_slow;
+    out->slowdown_pp = pp_slow;
+    out->slowdown_cp = lc->cp_slow;
 
     stage_mem first, last;
     stage_memory(ctx, lcf, l, n_first, 1, p == 1, m_mb, &first);

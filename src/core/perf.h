@@ -10,6 +10,9 @@
 
 #include "clusterfit/plan.h"
 
+#define CFIT__SLOW_GRID 14           /* message sizes simulated per exchange: 1 KiB .. 64 GiB, x4 apart */
+#define CFIT__AUTO_NODES 32          /* nodes of the rail-optimised fabric --fabric alone assumes */
+
 typedef struct cfit__ctx {
     const cfit_plan_request *req;
     const cfit_model *m;
@@ -34,13 +37,16 @@ typedef struct cfit__ctx {
     int link_group;                /* GPUs that reach each other over the scale-up link */
     int domain;                    /* scale-up domain size */
     double layer_params, emb_params;
-    struct cfit__topo_slow {       /* simulated slowdowns per (nodes, k, stride), with --topology */
-        long nodes;
+    /* --topology / --fabric: simulated slowdowns of cross-node exchanges (perf.c topo_factor) */
+    const struct cfit_topo *topo;  /* the topology simulated: the request's, own_topo, or NULL */
+    struct cfit_topo *own_topo;    /* --fabric without --topology: the rail-optimised fabric assumed */
+    long job_gpus;                 /* GPUs of the layouts being costed (CP exchanges span the job) */
+    struct cfit__topo_slow {       /* factors per exchange, on a grid of message sizes */
+        long nodes, stride, group;
         int k;
-        long stride;               /* 0: all-reduce rings; else PP send-recv's stage stride */
-        double factor;
-    } slow[64];
-    int nslow;
+        double f[CFIT__SLOW_GRID]; /* at 2^(10 + 2i) bytes per flow */
+    } *slow;                       /* owned, grown as needed (cfit__ctx_fini frees it) */
+    int nslow, slow_cap;
 } cfit__ctx;
 
 typedef struct cfit__layer_cost {
@@ -49,6 +55,7 @@ typedef struct cfit__layer_cost {
     double cb_s, mb_s;               /* of fwd_s + bwd_s: compute-bound and memory-bound parts */
     double attn_fwd_s;               /* fused attention forward (window for CP overlap) */
     double tp_s, cp_s;               /* exposed TP and CP communication, fwd + bwd */
+    double tp_slow, cp_slow;         /* simulated factors applied to TP's and CP's cross-node terms (1 = none) */
     double overhead_s;               /* per-layer launch/sync overhead, fwd + bwd */
     double logits_s;                 /* logits + loss fwd + bwd (last stage) */
     double logits_cb_s, logits_mb_s;
@@ -61,6 +68,8 @@ typedef struct cfit__layer_cost {
 /* Fill ctx for one GPU type.  Fails with CFIT_EINVALID when the GPU lacks the
  * precision, CFIT_EUNKNOWN when its node/fabric entries are missing. */
 int cfit__ctx_init(cfit__ctx *ctx, const cfit_plan_request *r, const cfit_gpu *g, cfit_diag *d);
+/* Free what ctx owns (the assumed topology); ctx may be half-initialised (zeroed). */
+void cfit__ctx_fini(cfit__ctx *ctx);
 void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int recompute,
                               int sp, cfit__layer_cost *lc);
 /* Cost a whole layout from its layer cost; fills every field of out. */

@@ -275,6 +275,7 @@ static void search_pp(const cfit__ctx *ctx, long N, int tp, int c, int mbs, int 
 
 static void search_count(const cfit__ctx *ctx, long N, search_state *s)
 {
+    ((cfit__ctx *)ctx)->job_gpus = N;   /* layer costs of CP across nodes depend on the job's size */
     const cfit_plan_request *r = ctx->req;
     const cfit_layout *f = &r->fixed;
     const cfit_model *m = ctx->m;
@@ -463,6 +464,7 @@ static int plan_gpu(const cfit_plan_request *r, const cfit_gpu *g, cfit_plan *bu
             layer_costs lcs;
             lcs.have = 0;
             cfit_plan p;
+            ctx.job_gpus = fixedN;
             cost_layout(&ctx, &lcs, f, &p);
             consider(&s, &p);
             if (!p.fits) {           /* reported even when it does not fit */
@@ -515,6 +517,7 @@ static int plan_gpu(const cfit_plan_request *r, const cfit_gpu *g, cfit_plan *bu
         gr->has_closest = 1;
     }
     *nbuf = s.top.n;
+    cfit__ctx_fini(&ctx);
     return CFIT_EOK;
 }
 
@@ -641,13 +644,17 @@ int cfit_plan_evaluate(const cfit_plan_request *r, const cfit_gpu *gpu, const cf
         return rc;
     ctx.gbs = gbs_of(r);
     if (!all_fixed(l))
-        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "evaluate needs every layout field");
-    if (ctx.gbs % ((long)l->mbs * l->dp))
-        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
-                             "global batch %ld is not divisible by mbs x dp = %ld", ctx.gbs,
-                             (long)l->mbs * l->dp);
-    layer_costs lcs;
-    lcs.have = 0;
-    cost_layout(&ctx, &lcs, l, out);
-    return CFIT_EOK;
+        rc = cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "evaluate needs every layout field");
+    else if (ctx.gbs % ((long)l->mbs * l->dp))
+        rc = cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                           "global batch %ld is not divisible by mbs x dp = %ld", ctx.gbs,
+                           (long)l->mbs * l->dp);
+    if (!rc) {
+        layer_costs lcs;
+        lcs.have = 0;
+        ctx.job_gpus = (long)l->tp * l->pp * l->dp * l->cp;
+        cost_layout(&ctx, &lcs, l, out);
+    }
+    cfit__ctx_fini(&ctx);
+    return rc;
 }

@@ -23,6 +23,7 @@
 #define CFIT__SIM_MAX_PATHS 16      /* subflows per flow at most */
 #define CFIT__SIM_ENUM_PATHS 1024    /* candidate paths asked of the router, to choose from */
 #define CFIT__SIM_MAX_LEN 64
+#define CFIT__SIM_UGAL_THRESHOLD 0.0   /* flows a minimal path may carry beyond the Valiant one's load */
 
 struct cfit__sim {
     const cfit_topo *t;
@@ -32,19 +33,26 @@ struct cfit__sim {
     /* per link */
     int nlinks;
     double *rem;                /* capacity not yet given out in this filling */
+    double *wsum;               /* weight of the unfrozen subflows crossing */
     int *cnt;                   /* unfrozen subflows crossing */
     int *mark;                  /* step number that last used the link */
     int *used;                  /* links used by this step */
     int nused;
     double *link_bytes;         /* bytes carried over the whole collective */
+    double *load;               /* flows of this step routed over the link (valid when marked) */
+    double *pend;               /* flows still to be routed whose minimal path crosses it (UGAL) */
+    int *pmark;                 /* step number that last set pend */
+    int *dmark, *dlist;         /* fill(): links touched by the current pop (dmark = its number) */
+    int popno;
     /* per subflow of the current step */
     int nf, fcap;
     int *off, *len, *bneck;
     int *nsub;                  /* on a flow's first subflow: how many it has (they follow it) */
     double *left, *rate, *lat;
+    double *w;                  /* weight: 1 / the flow's subflow count (a flow's share of a link) */
     unsigned char *frozen;
     double *lvl;                /* fill level at which rem was last brought up to date */
-    int *ver, *slot;            /* heap entry version; index in used */
+    int *hpos, *slot;           /* position in the heap (-1: out); index in used */
     int *inc_off, *inc;         /* link slot -> subflows crossing it */
     int inc_cap, incl_cap;
     struct heap_ent *heap;
@@ -53,6 +61,8 @@ struct cfit__sim {
     int *pool;                  /* link ids of every subflow's path */
     int npool, poolcap;
     int stepno;
+    int indexed;                /* the topology indexes its paths and no link has failed */
+    int take_n[4], take[4], group[4], ntake;   /* pick_indexed: slices and group size per path count */
     double lat_mult;            /* of the current step */
     int slow_bneck;             /* bottleneck link of its slowest subflow, or -1 */
     /* totals */
@@ -83,10 +93,10 @@ static int grow_flows(cfit__sim *s, int need)
     int c = s->fcap ? s->fcap : 256;
     while (c < need)
         c *= 2;
-    void *arr[] = {s->off, s->len, s->bneck, s->nsub, s->left, s->rate, s->lat, s->frozen};
+    void *arr[] = {s->off, s->len, s->bneck, s->nsub, s->left, s->rate, s->lat, s->frozen, s->w};
     size_t sz[] = {sizeof(int), sizeof(int), sizeof(int), sizeof(int), sizeof(double), sizeof(double),
-                   sizeof(double), 1};
-    for (int i = 0; i < 8; i++) {
+                   sizeof(double), 1, sizeof(double)};
+    for (int i = 0; i < 9; i++) {
         void *q = realloc(arr[i], (size_t)c * sz[i]);
         if (!q)
             return -1;
@@ -99,35 +109,164 @@ static int grow_flows(cfit__sim *s, int need)
         case 4: s->left = q; break;
         case 5: s->rate = q; break;
         case 6: s->lat = q; break;
-        default: s->frozen = q; break;
+        case 7: s->frozen = q; break;
+        default: s->w = q; break;
         }
     }
     s->fcap = c;
     return 0;
 }
 
+/* The load of a path's busiest link: flows of the current step already routed over it
+ * (a flow split over m paths counts 1/m on each). */
+static double link_load(const cfit__sim *s, int l)
+{
+    return (s->mark[l] == s->stepno ? s->load[l] : 0) + (s->pmark[l] == s->stepno ? s->pend[l] : 0);
+}
+
+static double path_load(const cfit__sim *s, const int *path, int len)
+{
+    double q = 0;
+    for (int i = 0; i < len; i++) {
+        double x = link_load(s, path[i]);
+        q = x > q ? x : q;
+    }
+    return q;
+}
+
+/* Add (sign 1) or remove (-1) a flow's pending minimal demand: 1/nmin on each minimal path. */
+static void pend_add(cfit__sim *s, const int *paths, const int *lens, int nmin, double sign)
+{
+    for (int p = 0; p < nmin; p++)
+        for (int i = 0; i < lens[p]; i++) {
+            int l = paths[(size_t)p * CFIT__SIM_MAX_LEN + i];
+            if (s->pmark[l] != s->stepno)
+                s->pmark[l] = s->stepno, s->pend[l] = 0;
+            s->pend[l] += sign / nmin;
+        }
+}
+
+/* The least loaded of paths [from, to): its busiest link's load. */
+static double set_load(const cfit__sim *s, const int *paths, const int *lens, int from, int to)
+{
+    double q = INFINITY;
+    for (int i = from; i < to && q > 0; i++) {
+        double x = path_load(s, paths + (size_t)i * CFIT__SIM_MAX_LEN, lens[i]);
+        q = x < q ? x : q;
+    }
+    return q;
+}
+
+/* UGAL at flow level (an adaptive router's choice per flow): paths [0, nmin) are minimal, the
+ * rest non-minimal (Valiant).  A link's load counts the flows of this step routed over it and
+ * those still to be routed whose minimal path crosses it (the queue a flow would join); the
+ * flow goes minimal when q_min <= q_val + CFIT__SIM_UGAL_THRESHOLD, q the busiest link's
+ * load on the least loaded path of each kind with the flow itself on it - BookSim's
+ * q_min H_min <= q_val H_val + T, with bottleneck loads for queues and equal weights, since at
+ * flow level a flow's finish is set by its bottleneck, not by its hop count (docs/sim.md).
+ * Else the Valiant paths move to the front.  Returns how many paths the flow may use. */
+static int ugal_choose(cfit__sim *s, int *paths, int *lens, int np, int nmin)
+{
+    pend_add(s, paths, lens, nmin, -1.0);   /* the flow's own demand, counted below instead */
+    int nval = np - nmin, spread = nval < CFIT__SIM_MAX_PATHS ? nval : CFIT__SIM_MAX_PATHS;
+    double qmin = set_load(s, paths, lens, 0, nmin) + 1.0 / nmin;
+    double qval = set_load(s, paths, lens, nmin, np) + 1.0 / spread;
+    if (qmin <= qval + CFIT__SIM_UGAL_THRESHOLD)
+        return nmin;
+    memmove(paths, paths + (size_t)nmin * CFIT__SIM_MAX_LEN, sizeof *paths * (size_t)nval * CFIT__SIM_MAX_LEN);
+    memmove(lens, lens + nmin, sizeof *lens * (size_t)nval);
+    return nval;
+}
+
 /* Add one flow's subflows (one per candidate path). */
+/* How many slices to split n indexed paths into: the router lists them in groups of g that
+ * share their first switch hop (a fat-tree's paths through one aggregation switch), and slices
+ * that cut groups unevenly load some uplinks more than others (16 slices of 1.5 groups ran a
+ * shift on a full fattree:k=48 1.09x slow).  So: the most slices, at most
+ * CFIT__SIM_MAX_PATHS, that hold whole groups or split every group alike; else the most. */
+static int slices_for(int n, int g)
+{
+    int groups = g > 0 ? n / g : 0;
+    if (g <= 0 || groups * g != n)
+        return CFIT__SIM_MAX_PATHS;
+    for (int take = CFIT__SIM_MAX_PATHS; take > 1; take--)
+        if (groups % take == 0 || (take % groups == 0 && g % (take / groups) == 0))
+            return take;
+    return CFIT__SIM_MAX_PATHS;
+}
+
+/* The same choice for an indexed ECMP set of n > CFIT__SIM_MAX_PATHS paths (no link failed):
+ * slices aligned with the router's groups (slices_for), only the paths looked at are written,
+ * and a slice's look stops at the first idle path or once a path cannot beat the best. */
+static int pick_indexed(cfit__sim *s, int hs, int hd, int n, int *paths, int *lens)
+{
+    int tmp[CFIT__SIM_MAX_LEN], take = 0, g = 1;
+    for (int i = 0; i < 4 && !take; i++)   /* a router's group size follows from its path count */
+        if (s->take_n[i] == n)
+            take = s->take[i], g = s->group[i];
+    if (!take) {
+        int len0 = s->t->path_at(s->t, hs, hd, 0, paths);
+        while (g < n && len0 > 1 && s->t->path_at(s->t, hs, hd, g, tmp) > 1 && tmp[1] == paths[1])
+            g++;
+        take = slices_for(n, g);
+        int at = s->ntake++ % 4;
+        s->take_n[at] = n, s->take[at] = take, s->group[at] = g;
+    }
+    for (int j = 0; j < take; j++) {
+        int lo = (int)((long)j * n / take), hi = (int)((long)(j + 1) * n / take);
+        int *best_p = paths + j * CFIT__SIM_MAX_LEN;
+        double best = INFINITY;
+        for (int i = lo; i < hi && best > 0; i++) {
+            int len = s->t->path_at(s->t, hs, hd, i, tmp), k = 0;
+            double q = 0, q01 = 0;   /* q01: its first two links', shared by its group */
+            for (; k < len && q < best; k++) {   /* stop once it cannot beat the best */
+                double x = link_load(s, tmp[k]);
+                q = x > q ? x : q;
+                if (k == 1)
+                    q01 = q;
+            }
+            if (q < best) {
+                best = q, lens[j] = len;
+                memcpy(best_p, tmp, sizeof *tmp * (size_t)len);
+            }
+            /* no path of its group can beat it: its shared links are too busy or it has only them */
+            if (g > 1 && (k <= 2 || (len > 1 && q <= q01)))
+                i = (i / g + 1) * g - 1;
+        }
+    }
+    return take;
+}
+
 static int add_flow(cfit__sim *s, int src, int dst, double bytes)
 {
     int *paths = s->pbuf, *lens = s->plens;
     int hs = s->host[src], hd = s->host[dst];
-    int np = cfit_topo_paths(s->t, hs, hd, -1, paths, lens, CFIT__SIM_ENUM_PATHS, CFIT__SIM_MAX_LEN);
+    int nmin = 0, nidx = s->indexed ? s->t->path_count(s->t, hs, hd) : 0;
+    int np = nidx > CFIT__SIM_MAX_PATHS
+                 ? pick_indexed(s, hs, hd, nidx, paths, lens)
+                 : cfit__topo_paths_split(s->t, hs, hd, paths, lens, CFIT__SIM_ENUM_PATHS, CFIT__SIM_MAX_LEN, &nmin);
+    if (np > nmin && nmin > 0)
+        np = ugal_choose(s, paths, lens, np, nmin);
     if (np < 0)
         return cfit_diag_set(s->d, np, NULL, 0, 0, "routing rank %d (host %d) to rank %d (host %d) failed: %s",
                              src, hs, dst, hd, cfit_strerror(np));
     if (np == 0)
         return cfit_diag_set(s->d, CFIT_EINVALID, NULL, 0, 0,
                              "failed links disconnect rank %d (host %d) from rank %d (host %d)", src, hs, dst, hd);
-    /* More paths than we split over: stratified sampling - one path drawn (by a hash of the
-     * pair) from each of `take` equal slices of the router's list.  The first `take` paths
-     * would share a few upper switches, every (np/take)-th would repeat the same parallel
-     * cable; a draw per slice spreads over both without favouring any. */
+    /* More paths than we split over: one path from each of `take` equal slices of the
+     * router's list (the first `take` would share a few upper switches, every (np/take)-th
+     * the same parallel cable), the one whose busiest link carries the fewest subflows of
+     * this step so far, as an adaptive router balances its uplinks.  (A hashed pick inside
+     * each slice collided: a shift on a full fattree:k=16 came out 1.15x slow.) */
     int take = np < CFIT__SIM_MAX_PATHS ? np : CFIT__SIM_MAX_PATHS;
-    uint64_t h = cfit__topo_mix(((uint64_t)(unsigned)hs << 32) ^ (unsigned)hd);
     for (int j = 0; j < take && take < np; j++) {
-        long lo = (long)j * np / take, hi = (long)(j + 1) * np / take;
-        h = cfit__topo_mix(h);
-        int from = (int)(lo + (long)(h % (uint64_t)(hi - lo)));
+        int lo = (int)((long)j * np / take), hi = (int)((long)(j + 1) * np / take), from = lo;
+        double best = path_load(s, paths + lo * CFIT__SIM_MAX_LEN, lens[lo]);
+        for (int i = lo + 1; i < hi && best > 0; i++) {
+            double q = path_load(s, paths + i * CFIT__SIM_MAX_LEN, lens[i]);
+            if (q < best)
+                best = q, from = i;
+        }
         memmove(paths + j * CFIT__SIM_MAX_LEN, paths + from * CFIT__SIM_MAX_LEN, sizeof(int) * (size_t)lens[from]);
         lens[j] = lens[from];
     }
@@ -142,6 +281,7 @@ static int add_flow(cfit__sim *s, int src, int dst, double bytes)
         s->off[f] = s->npool;
         s->len[f] = lens[p];
         s->left[f] = bytes / np;
+        s->w[f] = 1.0 / np;
         s->bneck[f] = -1;
         double lat = 0;
         for (int i = 0; i < lens[p]; i++) {
@@ -151,7 +291,9 @@ static int add_flow(cfit__sim *s, int src, int dst, double bytes)
             if (s->mark[l] != s->stepno) {
                 s->mark[l] = s->stepno;
                 s->used[s->nused++] = l;
+                s->load[l] = 0;
             }
+            s->load[l] += 1.0 / np;
         }
         s->lat[f] = lat;
         s->nsub[f] = p == 0 ? np : 0;
@@ -159,44 +301,75 @@ static int add_flow(cfit__sim *s, int src, int dst, double bytes)
     return CFIT_EOK;
 }
 
-/* A lazy min-heap of links keyed by the fill level at which they saturate; an entry is stale
- * once its link's version moved on. */
+/* An indexed min-heap of links keyed by the fill level at which they saturate: one entry per
+ * link (hpos: its position, -1 when out), so a re-keyed link moves instead of leaving a stale
+ * entry behind. */
 typedef struct heap_ent {
     double key;
-    int link, ver;
+    int link;
 } heap_ent;
 
-static int heap_push(cfit__sim *s, double key, int link, int ver)
+static void heap_put(cfit__sim *s, int i, heap_ent e)
 {
-    if (grow((void **)&s->heap, &s->heapcap, s->nheap + 1, sizeof *s->heap))
-        return -1;
-    int i = s->nheap++;
-    while (i > 0 && s->heap[(i - 1) / 2].key > key) {
-        s->heap[i] = s->heap[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    s->heap[i] = (heap_ent){key, link, ver};
-    return 0;
+    s->heap[i] = e;
+    s->hpos[e.link] = i;
 }
 
-static heap_ent heap_pop(cfit__sim *s)
+static void heap_up(cfit__sim *s, int i)
 {
-    heap_ent top = s->heap[0], last = s->heap[--s->nheap];
-    int i = 0, n = s->nheap;
+    heap_ent e = s->heap[i];
+    while (i > 0 && s->heap[(i - 1) / 2].key > e.key) {
+        heap_put(s, i, s->heap[(i - 1) / 2]);
+        i = (i - 1) / 2;
+    }
+    heap_put(s, i, e);
+}
+
+static void heap_down(cfit__sim *s, int i)
+{
+    heap_ent e = s->heap[i];
+    int n = s->nheap;
     for (;;) {
         int c = 2 * i + 1;
         if (c >= n)
             break;
         if (c + 1 < n && s->heap[c + 1].key < s->heap[c].key)
             c++;
-        if (s->heap[c].key >= last.key)
+        if (s->heap[c].key >= e.key)
             break;
-        s->heap[i] = s->heap[c];
+        heap_put(s, i, s->heap[c]);
         i = c;
     }
-    if (n > 0)
-        s->heap[i] = last;
-    return top;
+    heap_put(s, i, e);
+}
+
+/* Insert link l with key, or move it to key; the heap holds at most the step's used links. */
+static void heap_set(cfit__sim *s, int l, double key)
+{
+    int i = s->hpos[l];
+    if (i < 0) {
+        i = s->nheap++;
+        heap_put(s, i, (heap_ent){key, l});
+        heap_up(s, i);
+    } else {
+        double old = s->heap[i].key;
+        s->heap[i].key = key;
+        if (key < old)
+            heap_up(s, i);
+        else
+            heap_down(s, i);
+    }
+}
+
+static void heap_remove_at(cfit__sim *s, int i)
+{
+    s->hpos[s->heap[i].link] = -1;
+    heap_ent last = s->heap[--s->nheap];
+    if (i < s->nheap) {
+        heap_put(s, i, last);
+        heap_up(s, i);
+        heap_down(s, s->hpos[last.link]);
+    }
 }
 
 /* Max-min fair rates for the step's subflows by progressive filling.  Raising every unfrozen
@@ -214,7 +387,7 @@ static int fill(cfit__sim *s)
     for (int i = 0; i < nu; i++) {
         int l = s->used[i];
         s->rem[l] = s->t->links[l].bw_bytes_per_s;
-        s->cnt[l] = 0, s->lvl[l] = 0, s->ver[l] = 0, s->slot[l] = i;
+        s->cnt[l] = 0, s->wsum[l] = 0, s->lvl[l] = 0, s->slot[l] = i;
         s->inc_off[i + 1] = 0;
     }
     s->inc_off[0] = 0;
@@ -234,36 +407,52 @@ static int fill(cfit__sim *s)
             s->inc[s->inc_off[s->slot[l]] + --s->cnt[l]] = f;   /* cnt reused as a cursor, refilled below */
         }
     for (int f = 0; f < s->nf; f++)
-        for (int i = 0; i < s->len[f]; i++)
-            s->cnt[s->pool[s->off[f] + i]]++;
+        for (int i = 0; i < s->len[f]; i++) {
+            int l = s->pool[s->off[f] + i];
+            s->cnt[l]++;
+            s->wsum[l] += s->w[f];
+        }
+    if (grow((void **)&s->heap, &s->heapcap, nu, sizeof *s->heap))
+        return CFIT_ENOMEM;
     s->nheap = 0;
+    for (int i = 0; i < nu; i++)
+        s->hpos[s->used[i]] = -1;
     for (int i = 0; i < nu; i++) {
         int l = s->used[i];
-        if (s->cnt[l] > 0 && heap_push(s, s->rem[l] / s->cnt[l], l, 0))
-            return CFIT_ENOMEM;
+        if (s->cnt[l] > 0)
+            heap_set(s, l, s->rem[l] / s->wsum[l]);
     }
     while (s->nheap > 0) {
-        heap_ent e = heap_pop(s);
+        heap_ent e = s->heap[0];
+        heap_remove_at(s, 0);
         int l = e.link;
-        if (e.ver != s->ver[l] || s->cnt[l] == 0)
-            continue;
         double level = e.key;
-        int slot = s->slot[l];
+        int slot = s->slot[l], nd = 0;
+        s->popno++;
         for (int k = s->inc_off[slot]; k < s->inc_off[slot + 1]; k++) {
             int f = s->inc[k];
             if (s->frozen[f])
                 continue;
-            s->frozen[f] = 1, s->rate[f] = level, s->bneck[f] = l;
+            s->frozen[f] = 1, s->rate[f] = level * s->w[f], s->bneck[f] = l;
             const int *p = s->pool + s->off[f];
             for (int i = 0; i < s->len[f]; i++) {
                 int m = p[i];
-                s->rem[m] -= (level - s->lvl[m]) * s->cnt[m];
+                s->rem[m] -= (level - s->lvl[m]) * s->wsum[m];
                 s->lvl[m] = level;
-                s->ver[m]++;
-                if (--s->cnt[m] > 0 && m != l &&
-                    heap_push(s, level + (s->rem[m] > 0 ? s->rem[m] : 0) / s->cnt[m], m, s->ver[m]))
-                    return CFIT_ENOMEM;
+                s->wsum[m] -= s->w[f];
+                s->cnt[m]--;
+                if (s->dmark[m] != s->popno)   /* re-keyed once, after this link's freezes */
+                    s->dmark[m] = s->popno, s->dlist[nd++] = m;
             }
+        }
+        for (int i = 0; i < nd; i++) {
+            int m = s->dlist[i];
+            if (m == l)
+                continue;
+            if (s->cnt[m] > 0 && s->wsum[m] > 0)
+                heap_set(s, m, level + (s->rem[m] > 0 ? s->rem[m] : 0) / s->wsum[m]);
+            else if (s->hpos[m] >= 0)
+                heap_remove_at(s, s->hpos[m]);
         }
     }
     return CFIT_EOK;
@@ -273,7 +462,7 @@ static int fill(cfit__sim *s)
  * subflows get their max-min rates, and its bytes follow them (adaptive spraying: a path with
  * more room carries more), so it finishes at bytes / the sum of its subflows' rates.  Notes
  * the slowest flow's bottleneck (its slowest subflow's) and adds the bytes to the links. */
-static int solve_step(cfit__sim *s, long repeat, double *step_out)
+static int solve_step(cfit__sim *s, long repeat, int mirror, double *step_out)
 {
     int rc = fill(s);
     if (rc)
@@ -294,6 +483,8 @@ static int solve_step(cfit__sim *s, long repeat, double *step_out)
             double share = bytes * (rate > 0 ? s->rate[j] / rate : 1.0 / s->nsub[f]);
             for (int i = 0; i < s->len[j]; i++)
                 s->link_bytes[p[i]] += share * (double)repeat;
+            for (int i = 0; i < s->len[j] && mirror; i++)   /* the mirror step's, on the reversed links */
+                s->link_bytes[p[i] ^ 1] += share * (double)repeat;
         }
         double end = (bytes > 0 ? bytes / rate : 0) + s->lat_mult * lat;
         if (end >= step)
@@ -304,30 +495,75 @@ static int solve_step(cfit__sim *s, long repeat, double *step_out)
     return CFIT_EOK;
 }
 
-int cfit__sim_step(cfit__sim *s, int nflows, const int *src, const int *dst, double bytes, long repeat,
-                   double lat_mult)
+/* Start a step and add its flows (bytes[i] each, or `bytes` when bytes_each is NULL).  With
+ * an adaptive router every flow's minimal demand is registered first (ugal_choose). */
+static int add_flows(cfit__sim *s, int nflows, const int *src, const int *dst, const double *bytes_each,
+                     double bytes)
 {
     s->stepno++;
     s->nf = s->npool = s->nused = 0;
-    s->lat_mult = lat_mult;
+    for (int i = 0; i < nflows && s->t->route_split; i++) {
+        int nmin = 0, hs = s->host[src[i]], hd = s->host[dst[i]];
+        int np = cfit__topo_paths_split(s->t, hs, hd, s->pbuf, s->plens, CFIT__SIM_ENUM_PATHS, CFIT__SIM_MAX_LEN,
+                                        &nmin);
+        if (np > nmin && nmin > 0)
+            pend_add(s, s->pbuf, s->plens, nmin, 1.0);
+    }
     for (int i = 0; i < nflows; i++) {
-        int rc = add_flow(s, src[i], dst[i], bytes);
+        int rc = add_flow(s, src[i], dst[i], bytes_each ? bytes_each[i] : bytes);
         if (rc)
             return rc;
     }
-    double step;
-    int rc = solve_step(s, repeat, &step);
-    if (rc)
-        return rc;
+    return CFIT_EOK;
+}
+
+/* Account one solved step (time, counts, bottleneck). */
+static void account(cfit__sim *s, int nflows, double step, long repeat)
+{
     s->time_s += step * (double)repeat;
     s->steps += repeat;
     s->flows += (long)nflows * repeat;
-    s->solved += nflows;
     if (step > s->slowest_step_s) {
         s->slowest_step_s = step;
         s->bottleneck_tier = s->slow_bneck >= 0 ? s->t->links[s->slow_bneck].tier : -1;
     }
+}
+
+int cfit__sim_step(cfit__sim *s, int nflows, const int *src, const int *dst, double bytes, long repeat,
+                   double lat_mult)
+{
+    s->lat_mult = lat_mult;
+    int rc0 = add_flows(s, nflows, src, dst, NULL, bytes);
+    if (rc0)
+        return rc0;
+    double step;
+    int rc = solve_step(s, repeat, 0, &step);
+    if (rc)
+        return rc;
+    account(s, nflows, step, repeat);
+    s->solved += nflows;
     return CFIT_EOK;
+}
+
+int cfit__sim_mirror_off;
+
+int cfit__sim_step_mirror(cfit__sim *s, int nflows, const int *src, const int *dst, double bytes, double lat_mult)
+{
+    if (!s->indexed || !s->t->mirror_paths || cfit__sim_mirror_off) {
+        int rc = cfit__sim_step(s, nflows, src, dst, bytes, 1, lat_mult);
+        return rc ? rc : cfit__sim_step(s, nflows, dst, src, bytes, 1, lat_mult);
+    }
+    s->lat_mult = lat_mult;
+    double step;
+    int rc = add_flows(s, nflows, src, dst, NULL, bytes);
+    if (!rc)
+        rc = solve_step(s, 1, 1, &step);
+    if (!rc) {
+        account(s, nflows, step, 1);
+        s->solved += nflows;
+        account(s, nflows, step, 1);
+    }
+    return rc;
 }
 
 int cfit__sim_ranks(const cfit__sim *s) { return s->n; }
@@ -408,10 +644,10 @@ int cfit__sim_no_algo(cfit__sim *s, cfit_collective c, cfit_algo a, const char *
 
 static void sim_fini(cfit__sim *s)
 {
-    free(s->rem), free(s->cnt), free(s->mark), free(s->used), free(s->link_bytes);
+    free(s->rem), free(s->wsum), free(s->pend), free(s->pmark), free(s->dmark), free(s->dlist), free(s->cnt), free(s->load), free(s->w), free(s->mark), free(s->used), free(s->link_bytes);
     free(s->off), free(s->len), free(s->bneck), free(s->nsub), free(s->left), free(s->rate);
     free(s->lat), free(s->frozen), free(s->pool), free(s->pbuf), free(s->plens);
-    free(s->lvl), free(s->ver), free(s->slot), free(s->inc_off), free(s->inc), free(s->heap);
+    free(s->lvl), free(s->hpos), free(s->slot), free(s->inc_off), free(s->inc), free(s->heap);
 }
 
 static int sim_init(cfit__sim *s, const cfit_topo *t, int n, const int *host, cfit_diag *d)
@@ -422,17 +658,26 @@ static int sim_init(cfit__sim *s, const cfit_topo *t, int n, const int *host, cf
     size_t nl = (size_t)(s->nlinks > 0 ? s->nlinks : 1);
     s->rem = malloc(nl * sizeof *s->rem);
     s->cnt = malloc(nl * sizeof *s->cnt);
+    s->wsum = malloc(nl * sizeof *s->wsum);
     s->used = malloc(nl * sizeof *s->used);
     s->mark = calloc(nl, sizeof *s->mark);
     s->link_bytes = calloc(nl, sizeof *s->link_bytes);
+    s->load = calloc(nl, sizeof *s->load);
+    s->pend = calloc(nl, sizeof *s->pend);
+    s->pmark = calloc(nl, sizeof *s->pmark);
+    s->dmark = calloc(nl, sizeof *s->dmark);
+    s->dlist = malloc(nl * sizeof *s->dlist);
     s->lvl = malloc(nl * sizeof *s->lvl);
-    s->ver = malloc(nl * sizeof *s->ver);
+    s->hpos = malloc(nl * sizeof *s->hpos);
     s->slot = malloc(nl * sizeof *s->slot);
-    if (!s->lvl || !s->ver || !s->slot)
+    if (!s->lvl || !s->hpos || !s->slot)
         return CFIT_ENOMEM;
+    s->indexed = t->path_count && t->path_at && !t->route_split;
+    for (int l = 0; l < s->nlinks && s->indexed; l++)
+        s->indexed = !t->links[l].failed;
     s->pbuf = malloc((size_t)CFIT__SIM_ENUM_PATHS * CFIT__SIM_MAX_LEN * sizeof *s->pbuf);
     s->plens = malloc((size_t)CFIT__SIM_ENUM_PATHS * sizeof *s->plens);
-    return s->rem && s->cnt && s->used && s->mark && s->link_bytes && s->pbuf && s->plens ? CFIT_EOK : CFIT_ENOMEM;
+    return s->rem && s->wsum && s->pend && s->pmark && s->dmark && s->dlist && s->load && s->cnt && s->used && s->mark && s->link_bytes && s->pbuf && s->plens ? CFIT_EOK : CFIT_ENOMEM;
 }
 
 int cfit__sim_flows(const cfit_topo *t, int nflows, const int *src_host, const int *dst_host, const double *bytes,
@@ -447,12 +692,11 @@ int cfit__sim_flows(const cfit_topo *t, int nflows, const int *src_host, const i
             ident[h] = h;
     else
         rc = CFIT_ENOMEM;
-    s.stepno++;
     s.lat_mult = 1;
-    for (int i = 0; i < nflows && !rc; i++)
-        rc = add_flow(&s, src_host[i], dst_host[i], bytes[i]);
     if (!rc)
-        rc = solve_step(&s, 1, time_s);
+        rc = add_flows(&s, nflows, src_host, dst_host, bytes, 0);
+    if (!rc)
+        rc = solve_step(&s, 1, 0, time_s);
     sim_fini(&s);
     free(ident);
     return rc;
@@ -545,39 +789,68 @@ int cfit_sim_collective(const cfit_topo *t, cfit_collective c, cfit_algo a, int 
     return rc;
 }
 
-/* k ranks on each of the first `nodes` nodes of t (clamped to what t holds); rank r sends to
- * r + stride mod n, all at once; the slowdown of the slowest flow against t's link rate. */
-static int shift_slowdown(const cfit_topo *t, int nodes, int k, long stride, double *factor, cfit_diag *d)
+/* Per flow of the solved step: its rate (the sum of its subflows') and path latency (the
+ * longest subflow's); the factors of cfit_sim_internode_curve from them. */
+static void curve(const cfit__sim *s, const cfit_sim_exchange *x, int nsizes, const double *bytes, double *factor)
 {
-    *factor = 1;
+    double bt = s->t->params.link_bw_bytes_per_s, bw = x->bw_bytes_per_s > 0 ? x->bw_bytes_per_s : bt;
+    double lmax = 0;
+    for (int f = 0; f < s->nf; f += s->nsub[f])
+        for (int j = f; j < f + s->nsub[f]; j++)
+            lmax = s->lat[j] > lmax ? s->lat[j] : lmax;
+    for (int i = 0; i < nsizes; i++) {
+        double b = bytes[i] > 0 ? bytes[i] : 0, worst = 0;
+        for (int f = 0; f < s->nf; f += s->nsub[f]) {
+            double rate = 0, lat = 0;
+            for (int j = f; j < f + s->nsub[f]; j++) {
+                rate += s->rate[j];
+                lat = s->lat[j] > lat ? s->lat[j] : lat;
+            }
+            double tf = (rate > 0 ? b / (bw * rate / bt) : 0) + (lmax > 0 ? x->latency_s * lat / lmax : 0);
+            worst = tf > worst ? tf : worst;
+        }
+        double ref = b / bw + x->latency_s;
+        factor[i] = ref > 0 && worst > ref ? worst / ref : 1.0;
+    }
+}
+
+int cfit_sim_internode_curve(const cfit_topo *t, const cfit_sim_exchange *x, int nsizes, const double *bytes,
+                             double *factor, cfit_diag *d)
+{
+    for (int i = 0; i < nsizes; i++)
+        factor[i] = 1;
     int gpn = t->params.gpus_per_node > 0 ? t->params.gpus_per_node : 1;
     int tnodes = t->nhosts / gpn;
-    k = k < gpn ? k : gpn;
-    nodes = nodes < tnodes ? nodes : tnodes;
+    int k = x->k < gpn ? x->k : gpn;
+    int nodes = x->nodes < tnodes ? x->nodes : tnodes;
     if (nodes < 2 || k < 1)
         return CFIT_EOK;
     int n = nodes * k;
-    int shift = stride > 0 ? (int)(stride % n) : k;
+    long group = x->group > 0 && x->group < n ? x->group : n;
+    long shift = (x->stride > 0 ? x->stride : k) % group;
+    if (shift == 0 && group == n)   /* a stride the clamped ranks divide: the next node instead */
+        shift = k % n;
     if (shift == 0)
-        shift = k;
+        return CFIT_EOK;
     int *place = malloc((size_t)n * 3 * sizeof *place);
     if (!place)
         return CFIT_ENOMEM;
-    int *src = place + n, *dst = place + 2 * n;
+    int *src = place + n, *dst = place + 2 * n, m = 0;
     for (int r = 0; r < n; r++) {
         place[r] = r / k * gpn + r % k;
-        src[r] = r;
-        dst[r] = (r + shift) % n;
+        long base = r - r % group, end = base + group < n ? base + group : n;   /* a short last group */
+        long to = base + (r - base + shift) % (end - base);
+        if (to != r)
+            src[m] = r, dst[m++] = (int)to;
     }
     cfit__sim s;
     int rc = sim_init(&s, t, n, place, d);
-    double bytes = 1e9;
     if (!rc)
-        rc = cfit__sim_step(&s, n, src, dst, bytes, 1, 0);   /* no latency: the rate alone */
-    if (!rc && s.time_s > 0) {
-        double f = t->params.link_bw_bytes_per_s * s.time_s / bytes;
-        *factor = f > 1 ? f : 1;
-    }
+        rc = add_flows(&s, m, src, dst, NULL, 1.0);
+    if (!rc)
+        rc = fill(&s);
+    if (!rc)
+        curve(&s, x, nsizes, bytes, factor);
     sim_fini(&s);
     free(place);
     return rc;
@@ -585,11 +858,15 @@ static int shift_slowdown(const cfit_topo *t, int nodes, int k, long stride, dou
 
 int cfit_sim_internode_slowdown(const cfit_topo *t, int nodes, int k, double *factor, cfit_diag *d)
 {
-    return shift_slowdown(t, nodes, k, k, factor, d);   /* local rank j to j on the next node */
+    cfit_sim_exchange x = {nodes, k, k, 0, 0, 0};   /* local rank j to j on the next node */
+    double b = 1e9;
+    return cfit_sim_internode_curve(t, &x, 1, &b, factor, d);
 }
 
 int cfit_sim_internode_sendrecv_slowdown(const cfit_topo *t, int nodes, int k, long stride, double *factor,
                                          cfit_diag *d)
 {
-    return shift_slowdown(t, nodes, k, stride, factor, d);
+    cfit_sim_exchange x = {nodes, k, stride, 0, 0, 0};
+    double b = 1e9;
+    return cfit_sim_internode_curve(t, &x, 1, &b, factor, d);
 }

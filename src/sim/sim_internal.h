@@ -19,6 +19,14 @@ typedef struct cfit__sim cfit__sim;
 int cfit__sim_step(cfit__sim *s, int nflows, const int *src, const int *dst, double bytes,
                    long repeat, double lat_mult);
 
+/* The step and its mirror (flow i reversed: dst[i] to src[i], same order): when the topology's
+ * paths are mirror images (fat-tree indexed paths, no failed link, no adaptive routing) the
+ * mirror has the same max-min solution on the reversed links, so it is solved once and counted
+ * twice (its bytes on the reversed links); otherwise both are simulated.  Errors as above. */
+int cfit__sim_step_mirror(cfit__sim *s, int nflows, const int *src, const int *dst, double bytes, double lat_mult);
+/* Test hook: nonzero makes cfit__sim_step_mirror simulate both steps always. */
+extern int cfit__sim_mirror_off;
+
 /* One step of arbitrary flows between hosts (bytes per flow), outside any collective: the
  * step time (slowest flow's finish + its path latency).  For tests of the fairness model. */
 int cfit__sim_flows(const cfit_topo *t, int nflows, const int *src_host, const int *dst_host, const double *bytes,

@@ -458,6 +458,21 @@ int cfit_topo_paths(const cfit_topo *t, int src, int dst, int flow, int *paths, 
     return r(t, src, dst, flow, paths, lens, max, max_len);
 }
 
+int cfit_topo_gpus_per_node(const cfit_topo *t)
+{
+    return t && t->params.gpus_per_node > 0 ? t->params.gpus_per_node : 1;
+}
+
+int cfit__topo_paths_split(const cfit_topo *t, int src, int dst, int *paths, int *lens, int max, int max_len,
+                           int *nmin)
+{
+    if (t && t->route_split)
+        return t->route_split(t, src, dst, paths, lens, max, max_len, nmin);
+    int np = cfit_topo_paths(t, src, dst, -1, paths, lens, max, max_len);
+    *nmin = np > 0 ? np : 0;
+    return np;
+}
+
 /* ---- specs ----------------------------------------------------------------------------------- */
 
 int cfit__topo_range(cfit_diag *d, const char *kind, const char *key, uint64_t val, const char *rule,

@@ -13,13 +13,13 @@
  *   and one global hop.  Every one of the L cables between the groups gives a path.
  * - valiant: first minimally to a random intermediate group (chosen by hashing src, dst and
  *   the flow), then minimally to the destination: at most 5 router hops, two global.
- * - ugal: flow-level stand-in for UGAL.  UGAL sends a packet minimally unless the minimal
- *   queue is longer than the Valiant one weighted by hop count (q_min*H_min > q_val*H_val);
- *   a flow-level model has no queues, so all candidates are offered: with flow -1 the minimal
- *   paths followed by Valiant paths (the simulator's max-min sharing then loads them), and with
- *   a flow id each flow goes minimal with probability H_val / (H_min + H_val), counting links
- *   host to host with H_val = H_min + 3 (8/13 for a 3-router-hop minimal route), else Valiant, so an adversarial group-to-group pattern spreads over
- *   the intermediate groups while most traffic stays minimal.
+ * - ugal: UGAL (Kim et al.; BookSim's rule q_min H_min <= q_val H_val + T).  For the
+ *   simulator, route_split hands it every minimal path then every Valiant one, and the engine
+ *   picks one kind per flow by the load on each (sim.c ugal_choose): adversarial traffic spreads,
+ *   uniform traffic stays minimal where its minimal links are not hot.  cfit_topo_paths with
+ *   flow -1 returns both kinds; with a flow id a hop-weighted draw (minimal with probability
+ *   H_val / (H_min + H_val), H_val = H_min + 3), as an oblivious stand-in for callers without
+ *   loads.
  * Inside one group every routing is minimal.  Paths through failed links are dropped; when none
  * is left the route falls back to all shortest paths over the working links.
  * Bisection: halving the groups cuts L*floor(g/2)*ceil(g/2) global cables, about g^2/4, or
@@ -142,8 +142,9 @@ static int middle(const dfly *f, int gs, int gd, int i)
     return i + (i >= lo) + (i + (i >= lo) >= hi);
 }
 
-static int route(const cfit_topo *t, int src, int dst, int flow, int *paths, int *lens, int max,
-                 int max_len)
+/* 1 when src and dst are routed minimally whatever the mode (same node or group), else 0;
+ * CFIT_EINVALID / CFIT_ERANGE for bad arguments. */
+static int local_route(const cfit_topo *t, int src, int dst, int max, int max_len)
 {
     const dfly *f = t->state;
     if (src < 0 || dst < 0 || src >= t->nhosts || dst >= t->nhosts || src == dst || max < 1 ||
@@ -151,13 +152,24 @@ static int route(const cfit_topo *t, int src, int dst, int flow, int *paths, int
         return CFIT_EINVALID;
     int gs = group_of(f, router_of(t, f, src)), gd = group_of(f, router_of(t, f, dst));
     if (src / f->gpus == dst / f->gpus || gs == gd)
-        return cfit__topo_route_shortest(t, src, dst, flow, paths, lens, max, max_len);
+        return 1;
     if (max_len < 8)   /* nic, local, global, local, local, global, local, nic */
         return CFIT_ERANGE;
+    return 0;
+}
+
+/* Paths between hosts of different groups: minimal ones (want_min), then Valiant ones
+ * (want_val); with flow >= 0 the one the flow hashes to (UGAL's hop-weighted draw when both
+ * kinds are wanted).  0 when every such path crosses a failed link. */
+static int route_sets(const cfit_topo *t, int src, int dst, int flow, int want_min, int want_val, int *paths,
+                      int *lens, int max, int max_len)
+{
+    const dfly *f = t->state;
+    int gs = group_of(f, router_of(t, f, src)), gd = group_of(f, router_of(t, f, dst));
     uint64_t h = cfit__topo_mix(((uint64_t)(unsigned)src << 32 | (unsigned)dst) ^
                                 cfit__topo_mix((uint64_t)(flow < 0 ? 0 : flow)));
     int L = links_between(f), mids = f->g - 2, np = 0;
-    int want_min = f->routing != R_VALIANT || mids < 1, want_val = f->routing != R_MIN && mids > 0;
+    want_val = want_val && mids > 0;
     if (flow >= 0 && want_min && want_val) {   /* UGAL: hop-count weighted choice */
         int tmp[16];
         int hmin = make_path(t, f, src, dst, 0, 0, (int)(h % (uint64_t)L), 0, tmp);
@@ -186,9 +198,47 @@ static int route(const cfit_topo *t, int src, int dst, int flow, int *paths, int
                 return np;
         }
     }
-    if (np == 0)
-        return cfit__topo_route_shortest(t, src, dst, flow, paths, lens, max, max_len);
     return np;
+}
+
+static int route(const cfit_topo *t, int src, int dst, int flow, int *paths, int *lens, int max,
+                 int max_len)
+{
+    const dfly *f = t->state;
+    int rc = local_route(t, src, dst, max, max_len);
+    if (rc == 0) {
+        int mids = f->g - 2;
+        rc = route_sets(t, src, dst, flow, f->routing != R_VALIANT || mids < 1, f->routing != R_MIN, paths, lens,
+                        max, max_len);
+        if (rc != 0)
+            return rc;
+    } else if (rc < 0) {
+        return rc;
+    }
+    return cfit__topo_route_shortest(t, src, dst, flow, paths, lens, max, max_len);
+}
+
+/* routing=ugal for the simulator: the minimal paths, then the Valiant ones, *nmin minimal. */
+static int route_split(const cfit_topo *t, int src, int dst, int *paths, int *lens, int max, int max_len,
+                       int *nmin)
+{
+    int rc = local_route(t, src, dst, max, max_len);
+    *nmin = 0;
+    if (rc == 0) {
+        int nm = route_sets(t, src, dst, -1, 1, 0, paths, lens, max, max_len);
+        int nv = nm < max ? route_sets(t, src, dst, -1, 0, 1, paths + (size_t)nm * max_len, lens + nm, max - nm,
+                                       max_len)
+                          : 0;
+        if (nm + nv > 0) {
+            *nmin = nm;
+            return nm + nv;
+        }
+    } else if (rc < 0) {
+        return rc;
+    }
+    rc = cfit__topo_route_shortest(t, src, dst, -1, paths, lens, max, max_len);
+    *nmin = rc > 0 ? rc : 0;
+    return rc;
 }
 
 static int wire_globals(cfit_topo *t, dfly *f)
@@ -304,6 +354,8 @@ int cfit__topo_build_dragonfly(const char *body, const cfit_topo_params *p, cfit
     t->state = f;
     t->free_state = free_dfly;
     t->route = route;
+    if (f->routing == R_UGAL)
+        t->route_split = route_split;
     if ((rc = build(t, f))) {
         cfit_topo_free(t);
         return cfit_diag_set(d, rc, NULL, 0, 0, "dragonfly: out of memory");

@@ -87,6 +87,20 @@ static int route(const cfit_topo *t, int src, int dst, int flow, int *paths, int
     return np;
 }
 
+static int path_count(const cfit_topo *t, int src, int dst)
+{
+    const ft *f = t->state;
+    if (src / f->gpus == dst / f->gpus)
+        return 0;
+    int es = src / f->half, ed = dst / f->half;
+    return es == ed ? 1 : es / f->half == ed / f->half ? f->up : f->up * f->half;
+}
+
+static int path_at(const cfit_topo *t, int src, int dst, int i, int *path)
+{
+    return ft_path(t->state, src, dst, i, path);
+}
+
 static int wire(cfit_topo *t, ft *f, int hosts)
 {
     const cfit_topo_params *p = &t->params;
@@ -176,6 +190,9 @@ int cfit__topo_build_fattree(const char *body, const cfit_topo_params *p, cfit_t
     t->state = f;
     t->free_state = free;
     t->route = route;
+    t->path_count = path_count;
+    t->path_at = path_at;
+    t->mirror_paths = 1;   /* ft_path(b, a, i) climbs and descends through the same agg and core */
     if ((rc = build(t, f, hosts))) {
         cfit_topo_free(t);
         return cfit_diag_set(d, rc, NULL, 0, 0, "fattree: out of memory building k=%d", (int)k);

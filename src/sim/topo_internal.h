@@ -17,6 +17,11 @@
 typedef int (*cfit__topo_router)(const cfit_topo *t, int src_host, int dst_host, int flow, int *paths,
                                  int *lens, int max, int max_len);
 
+/* An adaptive router: every candidate path from src to dst with the *nmin minimal ones first
+ * and the non-minimal ones after (the simulator picks one kind per flow by load, UGAL). */
+typedef int (*cfit__topo_split_router)(const cfit_topo *t, int src_host, int dst_host, int *paths, int *lens,
+                                       int max, int max_len, int *nmin);
+
 struct cfit_topo {
     char kind[16];                 /* "fattree", ... ("custom" for tests) */
     cfit_topo_params params;
@@ -40,6 +45,14 @@ struct cfit_topo {
     int nnames;
     struct cfit__topo_scratch *scratch;  /* BFS work arrays reused across route calls */
     atomic_flag scratch_busy;      /* set while a call uses scratch (others allocate their own) */
+    cfit__topo_split_router route_split;   /* adaptive routing (dragonfly UGAL), or NULL */
+    /* Optional indexed ECMP set, so the simulator can look at a few of many paths without
+     * listing them all: path_count(src, dst) = n > 0 when path_at(src, dst, i, path) writes
+     * path i (0 <= i < n, returning its length) in the order the router lists them with no
+     * link failed; 0 when the pair is not indexed (use the router). */
+    int (*path_count)(const cfit_topo *t, int src_host, int dst_host);
+    int (*path_at)(const cfit_topo *t, int src_host, int dst_host, int i, int *path);
+    int mirror_paths;              /* 1: path_at(b, a, i) is path_at(a, b, i) reversed (each link id ^ 1) */
 };
 
 /* An empty topology of the given kind; NULL on out of memory. */
@@ -55,6 +68,12 @@ int cfit__topo_finish(cfit_topo *t);
  * up to max; with flow >= 0 only the one path flow hashes to (ECMP).  As cfit_topo_paths. */
 int cfit__topo_route_shortest(const cfit_topo *t, int src_host, int dst_host, int flow, int *paths,
                               int *lens, int max, int max_len);
+
+/* All candidate paths (as cfit_topo_paths with flow -1) with the minimal ones first: *nmin of
+ * them, the rest non-minimal alternatives of an adaptive router (dragonfly routing=ugal);
+ * *nmin = the count returned for every other topology.  Returns as cfit_topo_paths. */
+int cfit__topo_paths_split(const cfit_topo *t, int src_host, int dst_host, int *paths, int *lens, int max,
+                           int max_len, int *nmin);
 
 /* Size limits every builder checks before allocating (CFIT_ERANGE beyond them).  The host
  * limit is a variable so a fuzz target can lower it; cables are capped at 16 per allowed host. */

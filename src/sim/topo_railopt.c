@@ -10,6 +10,7 @@
  * Routing: all equal-cost shortest paths.
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "sim/topo_internal.h"
 
@@ -25,9 +26,92 @@ static const cfit__topo_key keys[NKEYS] = {
 
 typedef struct ro {
     int nodes, gpus, su_nodes, sus, spines;
+    int nic0, up0;              /* first link id of the NIC and of the leaf-spine cables */
 } ro;
 
-static int build(cfit_topo *t, const ro *r)
+/* Structured ECMP (the same paths as the shortest-path search, without searching): a GPU's
+ * NIC, then for two leaves every pair of their uplinks that meet at one spine.  Same node:
+ * the scale-up switch; failed links dropped, none left: the generic search. */
+static int route(const cfit_topo *t, int src, int dst, int flow, int *paths, int *lens, int max, int max_len)
+{
+    const ro *r = t->state;
+    if (src < 0 || dst < 0 || src >= t->nhosts || dst >= t->nhosts || src == dst || max < 1 || max_len < 4)
+        return src == dst || max < 1 ? CFIT_EINVALID : cfit__topo_route_shortest(t, src, dst, flow, paths, lens,
+                                                                                    max, max_len);
+    if (src / r->gpus == dst / r->gpus)
+        return cfit__topo_route_shortest(t, src, dst, flow, paths, lens, max, max_len);
+    int la = src / r->gpus / r->su_nodes * r->gpus + src % r->gpus;
+    int lb = dst / r->gpus / r->su_nodes * r->gpus + dst % r->gpus;
+    int up = r->nic0 + 2 * src, down = r->nic0 + 2 * dst + 1, np = 0, seen = 0;
+    uint64_t pick = flow >= 0 ? cfit__topo_mix(((uint64_t)(unsigned)src << 32 | (unsigned)dst) ^
+                                               cfit__topo_mix((uint64_t)flow))
+                              : 0;
+    if (la == lb) {
+        if (t->links[up].failed || t->links[down].failed)
+            return cfit__topo_route_shortest(t, src, dst, flow, paths, lens, max, max_len);
+        paths[0] = up, paths[1] = down, lens[0] = 2;
+        return 1;
+    }
+    int total = 0;   /* with a flow id: count the paths first, then take the hashed one */
+    for (int pass = flow >= 0 ? 0 : 1; pass < 2 && np < max; pass++) {
+        int want = pass == 0 ? -1 : flow >= 0 && total > 0 ? (int)(pick % (uint64_t)total) : -1;
+        seen = 0;
+        for (int j = 0; j < r->su_nodes && np < max; j++) {
+            int s = (int)(((long long)la * r->su_nodes + j) % r->spines), a = r->up0 + 2 * (la * r->su_nodes + j);
+            for (int i = 0; i < r->su_nodes && np < max; i++) {
+                if ((int)(((long long)lb * r->su_nodes + i) % r->spines) != s)
+                    continue;
+                int b = r->up0 + 2 * (lb * r->su_nodes + i) + 1;
+                if (t->links[up].failed || t->links[down].failed || t->links[a].failed || t->links[b].failed)
+                    continue;
+                if (pass == 0) {
+                    total++;
+                    continue;
+                }
+                if (want >= 0 && seen++ != want)
+                    continue;
+                int *p = paths + (size_t)np * max_len;
+                p[0] = up, p[1] = a, p[2] = b, p[3] = down;
+                lens[np++] = 4;
+                if (want >= 0)
+                    return np;
+            }
+        }
+    }
+    return np > 0 ? np : cfit__topo_route_shortest(t, src, dst, flow, paths, lens, max, max_len);
+}
+
+/* Indexed paths (topo_internal.h) when every leaf has the same number m of cables to each
+ * spine (su_nodes a multiple of spines): path i takes uplink i / m of the source leaf and the
+ * (i mod m)-th cable of the destination leaf to the same spine, the router's order. */
+static int path_count(const cfit_topo *t, int src, int dst)
+{
+    const ro *r = t->state;
+    if (src / r->gpus == dst / r->gpus || r->su_nodes % r->spines)
+        return 0;
+    int la = src / r->gpus / r->su_nodes * r->gpus + src % r->gpus;
+    int lb = dst / r->gpus / r->su_nodes * r->gpus + dst % r->gpus;
+    return la == lb ? 1 : r->su_nodes * (r->su_nodes / r->spines);
+}
+
+static int path_at(const cfit_topo *t, int src, int dst, int i, int *path)
+{
+    const ro *r = t->state;
+    int la = src / r->gpus / r->su_nodes * r->gpus + src % r->gpus;
+    int lb = dst / r->gpus / r->su_nodes * r->gpus + dst % r->gpus;
+    int len = 0, m = r->su_nodes / r->spines;
+    path[len++] = r->nic0 + 2 * src;
+    if (la != lb) {
+        int j = i / m, s = (int)(((long long)la * r->su_nodes + j) % r->spines);
+        int first = (int)(((s - (long long)lb * r->su_nodes) % r->spines + r->spines) % r->spines);
+        path[len++] = r->up0 + 2 * (la * r->su_nodes + j);
+        path[len++] = r->up0 + 2 * (lb * r->su_nodes + first + (i % m) * r->spines) + 1;
+    }
+    path[len++] = r->nic0 + 2 * dst + 1;
+    return len;
+}
+
+static int build(cfit_topo *t, ro *r)
 {
     const cfit_topo_params *p = &t->params;
     double bw = p->link_bw_bytes_per_s, lat = p->link_latency_s;
@@ -45,14 +129,20 @@ static int build(cfit_topo *t, const ro *r)
     cfit__topo_name(t, "spine", spine0, r->spines);
     for (int h = 0; h < hosts; h++) {
         int node = h / r->gpus, rail = h % r->gpus, su = node / r->su_nodes;
-        if (cfit__topo_add_cable(t, gpu0 + h, leaf0 + su * r->gpus + rail, bw, lat, 1) < 0)
+        int id = cfit__topo_add_cable(t, gpu0 + h, leaf0 + su * r->gpus + rail, bw, lat, 1);
+        if (id < 0)
             return CFIT_ENOMEM;
+        if (h == 0)
+            r->nic0 = id;
     }
     for (int l = 0; l < leaves; l++)
         for (int j = 0; j < r->su_nodes; j++) {
             int s = (int)(((long long)l * r->su_nodes + j) % r->spines);
-            if (cfit__topo_add_cable(t, leaf0 + l, spine0 + s, bw, lat, 2) < 0)
+            int id = cfit__topo_add_cable(t, leaf0 + l, spine0 + s, bw, lat, 2);
+            if (id < 0)
                 return CFIT_ENOMEM;
+            if (l == 0 && j == 0)
+                r->up0 = id;
         }
     return cfit__topo_finish(t);
 }
@@ -78,7 +168,7 @@ static int check(const uint64_t *v, const int *given, ro *r, cfit_diag *d)
         return cfit__topo_range(d, kind, "spines", spines,
                                 "spines must be at most the %llu leaf uplinks",
                                 (unsigned long long)(leaves * su_nodes));
-    *r = (ro){(int)nodes, (int)gpus, (int)su_nodes, (int)sus, (int)spines};
+    *r = (ro){(int)nodes, (int)gpus, (int)su_nodes, (int)sus, (int)spines, 0, 0};
     return CFIT_EOK;
 }
 
@@ -86,7 +176,7 @@ int cfit__topo_build_railopt(const char *body, const cfit_topo_params *p, cfit_t
 {
     uint64_t v[NKEYS] = {0, 0, 0, 0, 0};
     int given[NKEYS], rc;
-    ro r = {0, 0, 0, 0, 0};
+    ro r = {0, 0, 0, 0, 0, 0, 0};
     if ((rc = cfit__topo_parse_keys("railopt", body, keys, NKEYS, v, given, d)))
         return rc;
     if (!given[K_GPUS])
@@ -96,9 +186,21 @@ int cfit__topo_build_railopt(const char *body, const cfit_topo_params *p, cfit_t
     cfit_topo_params prm = *p;
     prm.gpus_per_node = r.gpus;
     cfit_topo *t = cfit__topo_alloc("railopt", &prm);
-    if (!t)
+    ro *st = malloc(sizeof *st);
+    if (!t || !st) {
+        free(st);
+        cfit_topo_free(t);
         return CFIT_ENOMEM;
-    if ((rc = build(t, &r))) {
+    }
+    t->state = st;
+    t->free_state = free;
+    if (!(rc = build(t, &r))) {
+        *st = r;
+        t->route = route;
+        t->path_count = path_count;
+        t->path_at = path_at;
+    }
+    if (rc) {
         cfit_topo_free(t);
         return cfit_diag_set(d, rc, NULL, 0, 0, "railopt: out of memory building %d nodes", r.nodes);
     }

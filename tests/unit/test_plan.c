@@ -1020,8 +1020,8 @@ static void test_topology_pp(void **state)
     r.topology = over;
     cfit_plan c = evaluate(&r, g[0], cross);
     assert_true(a.br.pp_comm_s > 0.0);
-    /* flow-level ECMP collides a few of the cross-pod flows even on a full fat-tree */
-    assert_true(b.br.pp_comm_s >= a.br.pp_comm_s && b.br.pp_comm_s < 1.25 * a.br.pp_comm_s);
+    /* a full fat-tree carries the cross-pod sends at the NIC rate (adaptive path choice) */
+    assert_true(b.br.pp_comm_s >= a.br.pp_comm_s && b.br.pp_comm_s < 1.001 * a.br.pp_comm_s);
     assert_true(c.br.pp_comm_s > 1.5 * b.br.pp_comm_s);
     assert_true(a.fabric_slowdown == 1.0 && c.fabric_slowdown > 1.5);
 
@@ -1033,8 +1033,51 @@ static void test_topology_pp(void **state)
     assert_true(a.br.pp_comm_s > 0.0);
     assert_true(c.br.pp_comm_s == a.br.pp_comm_s);
     assert_true(c.fabric_slowdown == 1.0);
+    /* CP across nodes (tp 8, cp 4: each CP ring spans 4 nodes) is slowed on the 2:1 tree */
+    request(&r, "llama3-8b", g, 1, 64);
+    cfit_layout cpl = layout(8, 1, 2, 4, 1, 1, 0, CFIT_RECOMPUTE_NONE, 1);
+    r.topology = NULL;
+    a = evaluate(&r, g[0], cpl);
+    r.topology = over;
+    c = evaluate(&r, g[0], cpl);
+    assert_true(a.br.cp_comm_s > 0.0 && c.br.cp_comm_s > 1.5 * a.br.cp_comm_s);
+    assert_true(c.slowdown_cp > 1.5 && c.fabric_slowdown >= c.slowdown_cp && a.slowdown_cp == 1.0);
+    assert_true(c.slowdown_dp > 1.5);   /* every GPU's DP ring leaves its 2:1 edge switch */
+
+    /* tp 4: two DP ranks per node in each of the 4 DP groups, whose rings all run at once (8
+     * flows per node through 4 uplinks), not just one group's two */
+    request(&r, "llama3-70b", g, 1, 512);
+    cfit_layout dpl = layout(4, 1, 128, 1, 1, 1, 3, CFIT_RECOMPUTE_NONE, 1);
+    r.topology = over;
+    c = evaluate(&r, g[0], dpl);
+    assert_true(c.slowdown_dp > 1.96 && c.slowdown_dp <= 2.0);
     cfit_topo_free(full);
     cfit_topo_free(over);
+}
+
+/* --fabric alone: the assumed non-blocking rail-optimised fabric leaves cross-node CP, PP and
+ * DP at the alpha-beta time (factor 1 to rounding) and is named by cfit_plan_assumed_topology. */
+static void test_assumed_topology(void **state)
+{
+    (void)state;
+    const cfit_gpu *g[] = {gpu("h100-sxm")};
+    cfit_plan_request r;
+    request(&r, "llama3-8b", g, 1, 64);
+    cfit_diag d;
+    r.fabric = cfit_catalog_fabric(cat, "roce-200g", &d);
+    assert_non_null(r.fabric);
+    cfit_layout l = layout(8, 2, 2, 2, 1, 1, 0, CFIT_RECOMPUTE_NONE, 1);   /* CP and PP across nodes */
+    cfit_plan a = evaluate(&r, g[0], l);
+    r.assume_topology = 1;
+    cfit_plan b = evaluate(&r, g[0], l);
+    assert_true(a.br.cp_comm_s > 0 && a.br.pp_comm_s > 0);
+    assert_true(b.br.cp_comm_s >= a.br.cp_comm_s && b.br.cp_comm_s < 1.001 * a.br.cp_comm_s);
+    assert_true(b.br.pp_comm_s >= a.br.pp_comm_s && b.br.pp_comm_s < 1.001 * a.br.pp_comm_s);
+    assert_true(b.fabric_slowdown >= 1.0 && b.fabric_slowdown < 1.001);
+    char spec[64];
+    assert_int_equal(cfit_plan_assumed_topology(8, 8, spec, sizeof spec), CFIT_EOK);
+    assert_string_equal(spec, "railopt:nodes=8,gpus=8");
+    assert_int_equal(cfit_plan_assumed_topology(8, 8, spec, 8), CFIT_ERANGE);
 }
 
 int main(void)
@@ -1060,6 +1103,7 @@ int main(void)
         cmocka_unit_test(test_sizing),
         cmocka_unit_test(test_sizing_several_gpu_types),
         cmocka_unit_test(test_topology_pp),
+        cmocka_unit_test(test_assumed_topology),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

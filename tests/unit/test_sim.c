@@ -5,6 +5,8 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -326,6 +328,186 @@ static void internode_slowdown(void **state)
     }
 }
 
+/* One step of 1 GB flows on a 1,056-host dragonfly (p=4, a=8, h=4, one GPU per node) with
+ * routing R: uniform (a random permutation) or adversarial (every host to the same host of the
+ * next group, 32 flows for one global cable). */
+static double dfly_step(const char *routing, int adversarial)
+{
+    char spec[96];
+    snprintf(spec, sizeof spec, "dragonfly:p=4,a=8,h=4,gpus=1,routing=%s", routing);
+    cfit_topo_params p;
+    cfit_topo_params_init(&p);
+    cfit_topo *t = NULL;
+    cfit_diag d;
+    assert_int_equal(cfit_topo_new(spec, &p, &t, &d), 0);
+    int n = cfit_topo_hosts(t), m = 0;
+    int *perm = malloc((size_t)n * 3 * sizeof *perm), *src = perm + n, *dst = perm + 2 * n;
+    double *bytes = malloc((size_t)n * sizeof *bytes);
+    assert_non_null(perm);
+    assert_non_null(bytes);
+    for (int i = 0; i < n; i++)
+        perm[i] = i;
+    uint64_t x = 12345;
+    for (int i = n - 1; i > 0; i--) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        int j = (int)(x % (uint64_t)(i + 1)), tmp = perm[i];
+        perm[i] = perm[j], perm[j] = tmp;
+    }
+    for (int i = 0; i < n; i++) {
+        int to = adversarial ? (i + 32) % n : perm[i];
+        if (to != i)
+            src[m] = i, dst[m] = to, bytes[m++] = 1e9;
+    }
+    double time = 0;
+    assert_int_equal(cfit__sim_flows(t, m, src, dst, bytes, &time, &d), 0);
+    free(perm);
+    free(bytes);
+    cfit_topo_free(t);
+    return time;
+}
+
+/* UGAL chooses per flow by load: adversarial traffic spreads (as Valiant, 14x faster than
+ * minimal), uniform traffic keeps its minimal routes where they are not hot; on both it is
+ * within 15% of the better of minimal and Valiant. */
+static void dragonfly_ugal(void **state)
+{
+    (void)state;
+    for (int adv = 0; adv < 2; adv++) {
+        double tmin = dfly_step("min", adv), tval = dfly_step("valiant", adv), tugal = dfly_step("ugal", adv);
+        double best = tmin < tval ? tmin : tval;
+        if (tugal > 1.15 * best)
+            fail_msg("%s: ugal %g s, min %g s, valiant %g s", adv ? "adversarial" : "uniform", tugal, tmin, tval);
+    }
+    near(dfly_step("min", 1), 32 * 1e9 / B, 1e-4);   /* the one global cable carries 32 flows */
+    assert_true(dfly_step("ugal", 1) < dfly_step("min", 1) / 10);
+}
+
+/* A flow split over m paths weighs 1/m on each: on a shared link it gets as much as a
+ * single-path flow, not m times as much (flows, not subflows, share fairly).  Two hosts of one
+ * edge switch send to other pods (16 core paths each) and a third flow shares host 1's NIC. */
+static void weighted_fairness(void **state)
+{
+    (void)state;
+    cfit_topo_params p;
+    cfit_topo_params_init(&p);
+    p.gpus_per_node = 1;
+    cfit_topo *t = NULL;
+    cfit_diag d;
+    assert_int_equal(cfit_topo_new("fattree:k=8", &p, &t, &d), 0);
+    /* host 0 -> host 100 (another pod: 16 paths) and host 1 -> host 100 (the same: both end on
+     * host 100's NIC): each gets half of it */
+    int src[] = {0, 1}, dst[] = {100, 100};
+    double bytes[] = {1e9, 1e9}, time = 0;
+    assert_int_equal(cfit__sim_flows(t, 2, src, dst, bytes, &time, &d), 0);
+    near(time, 2e9 / B + 6 * LAT, 1e-9);
+    /* host 2 -> host 3 (same edge: one path) and host 4 -> host 3 (another pod: 16 paths)
+     * share host 3's NIC equally */
+    int src2[] = {2, 4 + 96}, dst2[] = {3, 3};
+    assert_int_equal(cfit__sim_flows(t, 2, src2, dst2, bytes, &time, &d), 0);
+    near(time, 2e9 / B + 6 * LAT, 1e-9);
+    cfit_topo_free(t);
+}
+
+/* A shift across pods of a full fat-tree (every flow over 16 of its 64 core paths, picked
+ * least-loaded per slice) runs at the NIC rate: no artificial collisions. */
+static void fattree_shift_balanced(void **state)
+{
+    (void)state;
+    cfit_topo_params p;
+    cfit_topo_params_init(&p);
+    cfit_topo *t = NULL;
+    cfit_diag d;
+    assert_int_equal(cfit_topo_new("fattree:k=16", &p, &t, &d), 0);
+    int nodes[] = {16, 32, 128};
+    for (int i = 0; i < 3; i++) {
+        double f = 0;
+        assert_int_equal(cfit_sim_internode_sendrecv_slowdown(t, nodes[i], 8, 64, &f, &d), 0);
+        near(f, 1.0, 1e-9);
+    }
+    cfit_topo_free(t);
+    /* 144 (k=24) and 100 (k=20) paths between pods in groups of 12 and 10 per aggregation
+     * switch: slices of whole groups (12 and 10 subflows) keep every uplink equally loaded */
+    const char *specs[] = {"fattree:k=24", "fattree:k=20"};
+    int nn[] = {432, 250};
+    long strides[] = {1600, 1000};
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(cfit_topo_new(specs[i], &p, &t, &d), 0);
+        double f = 0;
+        assert_int_equal(cfit_sim_internode_sendrecv_slowdown(t, nn[i], 8, strides[i], &f, &d), 0);
+        near(f, 1.0, 1e-9);
+        cfit_topo_free(t);
+    }
+    assert_int_equal(cfit_topo_new("railopt:nodes=128", &p, &t, &d), 0);
+    double f = 0;   /* cross-rail: 3 of 8 GPUs send to the next node's other rails */
+    assert_int_equal(cfit_sim_internode_sendrecv_slowdown(t, 128, 8, 3, &f, &d), 0);
+    near(f, 1.0, 1e-9);
+    cfit_topo_free(t);
+}
+
+/* plan's size-dependent factor: on a 2:1 fat-tree small messages are latency-bound (factor
+ * near 1), large ones rate-bound (2); a CP-style exchange in groups stays inside them. */
+static void internode_curve(void **state)
+{
+    (void)state;
+    cfit_topo_params p;
+    cfit_topo_params_init(&p);
+    cfit_topo *t = NULL;
+    cfit_diag d;
+    assert_int_equal(cfit_topo_new("fattree:k=8,oversub=2", &p, &t, &d), 0);
+    cfit_sim_exchange x = {8, 8, 8, 0, 50e9, 10e-6};
+    double sz[3] = {1e3, 5e5, 1e10}, f[3];
+    assert_int_equal(cfit_sim_internode_curve(t, &x, 3, sz, f, &d), 0);
+    assert_true(f[0] >= 1.0 && f[0] < 1.01);
+    assert_true(f[1] > f[0] && f[1] < f[2]);
+    near(f[2], 2.0, 0.01);
+    near(f[1], (5e5 / 25e9 + 10e-6) / (5e5 / 50e9 + 10e-6), 0.01);   /* T(b) / (b/bw + latency) */
+    x.group = 8;   /* groups of one node: nothing leaves a node */
+    assert_int_equal(cfit_sim_internode_curve(t, &x, 3, sz, f, &d), 0);
+    near(f[2], 1.0, 1e-12);
+    cfit_topo_free(t);
+}
+
+/* All-to-all's mirrored steps (step n - k = step k reversed, solved once on a fat-tree) give
+ * the same result as simulating every step: time, hottest links and bottleneck tier, with
+ * linear and random placement and an oversubscribed tree. */
+static void alltoall_mirror_shortcut(void **state)
+{
+    (void)state;
+    const char *specs[] = {"fattree:k=8", "fattree:k=16,oversub=2", "fattree:k=8,gpus=1"};
+    int ranks[] = {128, 200, 97};
+    for (int i = 0; i < 3; i++) {
+        cfit_topo_params p;
+        cfit_topo_params_init(&p);
+        cfit_topo *t = NULL;
+        cfit_diag d;
+        assert_int_equal(cfit_topo_new(specs[i], &p, &t, &d), 0);
+        int n = ranks[i], hosts = cfit_topo_hosts(t), *place = malloc((size_t)hosts * sizeof *place);
+        assert_non_null(place);
+        for (int h = 0; h < hosts; h++)
+            place[h] = (h * 37 + 11) % hosts;   /* 37 is prime to every host count here: a permutation */
+        for (int random = 0; random < 2; random++) {
+            cfit_sim_result fast, slow;
+            cfit__sim_mirror_off = 0;
+            assert_int_equal(cfit_sim_collective(t, CFIT_COLL_ALLTOALL, CFIT_ALGO_RING, n, random ? place : NULL,
+                                                 64e6, &fast, &d), 0);
+            cfit__sim_mirror_off = 1;
+            assert_int_equal(cfit_sim_collective(t, CFIT_COLL_ALLTOALL, CFIT_ALGO_RING, n, random ? place : NULL,
+                                                 64e6, &slow, &d), 0);
+            cfit__sim_mirror_off = 0;
+            near(fast.time_s, slow.time_s, 1e-12);
+            assert_int_equal(fast.steps, slow.steps);
+            assert_int_equal(fast.flows, slow.flows);
+            assert_true(fast.flows_solved < slow.flows_solved);
+            assert_int_equal(fast.bottleneck_tier, slow.bottleneck_tier);
+            assert_int_equal(fast.nhot, slow.nhot);
+            for (int h = 0; h < fast.nhot; h++)
+                near(fast.hot_link_bytes[h], slow.hot_link_bytes[h], 1e-9);
+        }
+        free(place);
+        cfit_topo_free(t);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -339,6 +521,11 @@ int main(void)
         cmocka_unit_test(hierarchical_matches_closed_form),
         cmocka_unit_test(oversubscribed_fattree),
         cmocka_unit_test(internode_slowdown),
+        cmocka_unit_test(dragonfly_ugal),
+        cmocka_unit_test(alltoall_mirror_shortcut),
+        cmocka_unit_test(internode_curve),
+        cmocka_unit_test(weighted_fairness),
+        cmocka_unit_test(fattree_shift_balanced),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
