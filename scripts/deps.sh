@@ -20,6 +20,8 @@ PACKAGES=(
     libmicrohttpd-dev libcrypt-dev prometheus openssl curl
     # bench/exporter_bench.py: the reference exporter measured side by side
     prometheus-node-exporter
+    # tests/scripts/report_render.sh: --report pages rendered in headless Chromium (issue 7)
+    chromium
 )
 
 die() { echo "deps.sh: error: $*" >&2; exit 1; }

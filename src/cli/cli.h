@@ -74,4 +74,11 @@ int cmd_rules(int argc, char **argv);
 int cmd_bench_storage(int argc, char **argv);   /* cmd_bench_io.c */
 int cmd_bench_memory(int argc, char **argv);    /* cmd_bench_io.c */
 
+/* --report FILE.html (issue 7, docs/report.md): write the page; 0 or an exit code after printing. */
+int cli_report_write(const char *path, const char *data, size_t len);   /* plan_report.c */
+struct cfit_plan_request;
+struct cfit_plan_result;
+int cli_plan_report(const char *path, const struct cfit_plan_request *r, const struct cfit_plan_result *res,
+                    int sizing);                                       /* plan_report.c */
+
 #endif

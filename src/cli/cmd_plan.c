@@ -21,7 +21,8 @@ enum {
 };
 enum { O_EMIT = 100 };   /* --emit: emit_opt.c */
 enum { O_BOM_BASE = 200 };
-enum { O_CALIBRATION = 300 };   /* --calibration FILE: a bench --json file (calibration.h) */   /* --bom, --network and their options: plan_bom.c (O_BOM_BASE + CLI_BOM_*) */
+enum { O_CALIBRATION = 300 };
+enum { O_REPORT = 400 };   /* --report FILE.html: plan_report.c */   /* --calibration FILE: a bench --json file (calibration.h) */   /* --bom, --network and their options: plan_bom.c (O_BOM_BASE + CLI_BOM_*) */
 
 static const cli_opt opts[] = {
     {"model", 0, "NAME|FILE", "model from the catalog or a JSON file (default llama3-70b)", O_MODEL},
@@ -63,6 +64,7 @@ static const cli_opt opts[] = {
     {"oversub", 0, "N", "leaf downlinks per uplink, 1 = non-blocking (default 1); divides inter-node bandwidth", O_BOM_BASE + CLI_BOM_OVERSUB},
     {"comm-threshold", 0, "PCT", "exposed communication share the --network recommendation stays under (default 10)", O_BOM_BASE + CLI_BOM_THRESHOLD},
     {"checkpoint-window", 0, "TIME", "time to write one checkpoint, sizes storage write rate (default 5m)", O_BOM_BASE + CLI_BOM_WINDOW},
+    {"report", 0, "FILE.html", "also write a self-contained HTML report with charts (docs/report.md)", O_REPORT},
     {NULL, 0, NULL, NULL, 0},
 };
 
@@ -86,6 +88,7 @@ typedef struct plan_cli {
     cli_bom bom;
     const char *calibration_file;     /* --calibration */
     cfit_calibration cal;
+    const char *report;               /* --report FILE.html */
 } plan_cli;
 
 static int parse_layout_int(const char *name, const char *value, long max, int *out)
@@ -110,6 +113,7 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
     case O_FABRIC: c->fabric = value; return 0;
     case O_TOPOLOGY: c->topology = value; return 0;
     case O_CALIBRATION: c->calibration_file = value; return 0;
+    case O_REPORT: c->report = value; return 0;
     case O_FRAMEWORK: c->framework = value; return 0;
     case O_CATALOG: return cli_catalog_add(&c->cc, value);
     case O_JSON: c->json = 1; return 0;
@@ -1075,6 +1079,8 @@ int cmd_plan(int argc, char **argv)
             rc = print_json(&c, &res, sizing);
         else if (!rc && any_plan)
             rc = print_tables(&c, &res, sizing);
+        if (!rc && any_plan && c.report)
+            rc = cli_plan_report(c.report, &c.req, &res, sizing);
         if (!rc && !any_plan)
             rc = nothing_fits(&c.req, &res);
         else if (!rc && res.nplans == 0 && c.req.days <= 0) {

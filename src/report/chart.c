@@ -81,7 +81,9 @@ const char *cfit__fmt_tick(char *buf, size_t n, double v, cfit__tick_fmt f)
         }
         short_num(num, sizeof num, v);
         snprintf(buf, n, "%s %s", num, unit[u]);
-    } else if (f == CFIT__FMT_NUM) {
+    } else if (f == CFIT__FMT_INT && fabs(v) < 1e5) {
+        snprintf(buf, n, "%.0f", v);
+    } else if (f == CFIT__FMT_NUM || f == CFIT__FMT_INT) {
         static const char *const unit[] = {"", "k", "M", "G", "T", "P"};
         int u = 0;
         while (fabs(v) >= 1000 && u < 5) {

@@ -21,7 +21,8 @@
 typedef enum cfit__tick_fmt {
     CFIT__FMT_NUM = 0,   /* SI suffixes k M G T (1000s): 1.5k, 2M */
     CFIT__FMT_BYTES,     /* binary byte sizes: 512 B, 1 KiB, 32 MiB */
-    CFIT__FMT_PLAIN      /* %g */
+    CFIT__FMT_PLAIN,     /* %.3g */
+    CFIT__FMT_INT        /* whole numbers below 100000 in full (1024, 16384), SI suffixes above */
 } cfit__tick_fmt;
 
 typedef struct cfit__axis {

@@ -130,6 +130,8 @@ static void test_ticks_and_colours(void **state)
     assert_string_equal(cfit__fmt_tick(buf, sizeof buf, 1536, CFIT__FMT_BYTES), "1.5 KiB");
     assert_string_equal(cfit__fmt_tick(buf, sizeof buf, 2.5e6, CFIT__FMT_NUM), "2.5M");
     assert_string_equal(cfit__fmt_tick(buf, sizeof buf, 0.125, CFIT__FMT_PLAIN), "0.125");
+    assert_string_equal(cfit__fmt_tick(buf, sizeof buf, 16384, CFIT__FMT_INT), "16384");
+    assert_string_equal(cfit__fmt_tick(buf, sizeof buf, 131072, CFIT__FMT_INT), "131k");
     cfit__heat_colour(0, col);
     assert_string_equal(col, "#440154");
     cfit__heat_colour(2, col);

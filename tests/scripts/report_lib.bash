@@ -1,0 +1,24 @@
+# report_lib.bash - shared by report_html.sh and report_render.sh: writes every kind of
+# `--report FILE.html` into a directory.  Sourced; defines make_reports BINARY DIR (prints the
+# names it wrote, one a line; fails the calling test on a non-zero exit).
+
+make_reports() {
+    local bin=$1 dir=$2
+    "$bin" plan -q --report "$dir/plan-sizing.html" >"$dir/plan-sizing.out" 2>&1 ||
+        { echo "plan --report (sizing) failed: $(cat "$dir/plan-sizing.out")" >&2; return 1; }
+    echo plan-sizing
+    "$bin" plan --model llama3-8b --gpu h100-sxm --gpus 64 -q --report "$dir/plan-fixed.html" \
+        >"$dir/plan-fixed.out" 2>&1 ||
+        { echo "plan --report (fixed) failed: $(cat "$dir/plan-fixed.out")" >&2; return 1; }
+    echo plan-fixed
+    if "$bin" sim --help 2>/dev/null | grep -q -- --report; then
+        "$bin" sim --topology fattree:k=8,oversub=2 -b 64K -e 64M -f 4 --report "$dir/sim-fattree.html" \
+            >"$dir/sim-fattree.out" 2>&1 ||
+            { echo "sim --report failed: $(cat "$dir/sim-fattree.out")" >&2; return 1; }
+        echo sim-fattree
+        "$bin" sim --topology dragonfly:p=4,a=8,h=4 -b 1M -e 16M -f 4 --report "$dir/sim-dragonfly.html" \
+            >"$dir/sim-dragonfly.out" 2>&1 ||
+            { echo "sim --report (dragonfly) failed: $(cat "$dir/sim-dragonfly.out")" >&2; return 1; }
+        echo sim-dragonfly
+    fi
+}
