@@ -12,6 +12,11 @@ typedef struct bench_command {
 
 /* One line per subcommand; the file that implements it declares its function in cli.h. */
 static const bench_command bench_commands[] = {
+    {"allreduce", cmd_bench_allreduce, "all-reduce over shm/tcp, nccl-tests columns (docs/bench.md)"},
+    {"allgather", cmd_bench_allgather, "all-gather over shm/tcp, nccl-tests columns"},
+    {"reducescatter", cmd_bench_reducescatter, "reduce-scatter over shm/tcp, nccl-tests columns"},
+    {"alltoall", cmd_bench_alltoall, "all-to-all over shm/tcp, nccl-tests columns"},
+    {"sendrecv", cmd_bench_sendrecv, "ring send-recv over shm/tcp, nccl-tests columns"},
     {NULL, NULL, NULL},
 };
 
