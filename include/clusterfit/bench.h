@@ -81,6 +81,20 @@ typedef struct cfit_bench_opts {
 
 void cfit_bench_opts_init(cfit_bench_opts *o);
 
+#define CFIT_BENCH_MAX_BYTES ((uint64_t)16 << 30)  /* largest -b/-e: 16 GiB */
+#define CFIT_BENCH_MAX_SIZES 4096                  /* most sizes one -b/-e/-i sweep may have */
+
+/* Set one flag by its nccl-tests long name: minbytes, maxbytes, stepbytes (sizes with K M G T
+ * suffixes, powers of 1024, at most 16G; stepbytes >= 1), stepfactor (1..1024; 1 = use
+ * stepbytes), iters (1..1e6), warmup_iters (0..1e6), check (0..1e6, any N > 0 checks), seed
+ * (0..2^31-1), datatype (a dtype name or "all"), op (an op name or "all"), algo (auto, ring,
+ * shm).  Returns 0, or CFIT_EPARSE/CFIT_ERANGE/CFIT_EUNKNOWN with d->msg saying why (o is
+ * then unchanged for that flag). */
+int cfit_bench_opt(cfit_bench_opts *o, const char *name, const char *value, cfit_diag *d);
+/* Checks that need several flags: min <= max, and an additive sweep of at most
+ * CFIT_BENCH_MAX_SIZES sizes.  0 or CFIT_EINVALID/CFIT_ERANGE with d->msg. */
+int cfit_bench_opts_check(const cfit_bench_opts *o, cfit_diag *d);
+
 /* Names of the collectives, NULL-terminated, in the order `clusterfit bench` lists them. */
 extern const char *const cfit_bench_collectives[];
 

@@ -42,6 +42,11 @@ uint64_t cfit__verify_compare(cfit_dtype t, const void *got, const void *want, s
 /* Flip the lowest bit of k elements spread over buf (the checker's own test). */
 void cfit__verify_corrupt(cfit_dtype t, void *buf, size_t n, uint64_t k);
 
+/* ---- opts.c ---- */
+
+/* The size after `size` in the sweep o describes: 1 and *next set, or 0 past -e. */
+int cfit__bench_next_size(const cfit_bench_opts *o, uint64_t size, uint64_t *next);
+
 /* ---- one collective ---- */
 
 /* What one call of a collective sees.  Buffers are the driver's; scratch holds at least the

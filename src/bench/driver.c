@@ -11,6 +11,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -23,21 +24,6 @@ static const cfit__bcoll *const colls[] = {
 
 const char *const cfit_bench_collectives[] = {"allreduce", "allgather", "reducescatter", "alltoall", "sendrecv",
                                               NULL};
-
-void cfit_bench_opts_init(cfit_bench_opts *o)
-{
-    memset(o, 0, sizeof *o);
-    o->collective = "allreduce";
-    o->min_bytes = o->max_bytes = (uint64_t)32 << 20;
-    o->step_bytes = (uint64_t)1 << 20;
-    o->iters = 20;
-    o->warmup = 5;
-    o->check = 1;
-    o->dtype = CFIT_DTYPE_FLOAT;
-    o->op = CFIT_REDOP_SUM;
-    o->algo = CFIT_BENCH_ALGO_AUTO;
-    o->seed = 1;
-}
 
 size_t cfit__bcoll_block(size_t elems, size_t esize, int nranks)
 {
@@ -137,10 +123,8 @@ static int sweep_sizes(sweep *w)
         }
         if (w->sink && w->sink->row)
             w->sink->row(w->sink->ctx, w->x.rank, &row);
-        uint64_t next = o->step_factor ? (size ? size * o->step_factor : 1) : size + o->step_bytes;
-        if (next <= size || (o->step_factor && size > UINT64_MAX / o->step_factor))
+        if (!cfit__bench_next_size(o, size, &size))
             break;
-        size = next;
     }
     return 0;
 }
@@ -210,10 +194,27 @@ static int open_window(sweep *w, void ***bases)
     if (w->coll != &cfit__bench_allreduce || w->x.nranks == 1 || o->algo == CFIT_BENCH_ALGO_RING)
         return 0;
     size_t half = ((size_t)o->max_bytes + 4095) & ~(size_t)4095;
+    /* Every rank must agree to ask (the call is collective): only when /dev/shm has room
+     * for every rank's window twice over. */
+    struct statvfs fs;
+    uint64_t room = statvfs("/dev/shm", &fs) == 0 &&
+                    (double)fs.f_bavail * (double)fs.f_frsize >= 4.0 * (double)half * w->x.nranks;
+    int rc = cfit_comm_allreduce_u64(w->comm, &room, 1);
+    if (rc)
+        return comm_fail(w, rc);
+    if (room != (uint64_t)w->x.nranks) {
+        if (o->algo == CFIT_BENCH_ALGO_SHM)
+            return cfit_diag_set(w->d, CFIT_ERANGE, NULL, 0, 0,
+                                 "--algo shm: /dev/shm has no room for %d windows of 2 x %llu bytes", w->x.nranks,
+                                 (unsigned long long)half);
+        return 0;
+    }
     *bases = calloc((size_t)w->x.nranks, sizeof **bases);
     if (!*bases)
         return CFIT_ENOMEM;
-    int rc = cfit_comm_window(w->comm, 2 * half, *bases);
+    rc = cfit_comm_window(w->comm, 2 * half, *bases);
+    if (rc != 0 && rc != CFIT_EINVALID)
+        return comm_fail(w, rc);
     if (rc == 0) {
         w->x.window = *bases;
         w->x.window_bytes = 2 * half;
@@ -222,8 +223,7 @@ static int open_window(sweep *w, void ***bases)
     }
     if (o->algo == CFIT_BENCH_ALGO_SHM)
         return cfit_diag_set(w->d, CFIT_EINVALID, NULL, 0, 0,
-                             "--algo shm needs every rank on one host with the shm transport (%s)",
-                             cfit_comm_error(w->comm));
+                             "--algo shm needs every rank on one host and --transport shm or auto");
     return 0;
 }
 

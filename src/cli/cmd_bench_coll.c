@@ -39,35 +39,13 @@ static const cli_opt opts[] = {
     {NULL, 0, NULL, NULL, 0},
 };
 
-#define MAX_BYTES ((uint64_t)16 << 30)
-
 typedef struct coll_cli {
     const char *name;
     cfit_bench_opts o;
     cfit_launch launch;
-    const char *dtype_text, *op_text;
     int json, have_min;
     double min_busbw_gbs;
 } coll_cli;
-
-static int opt_size(const char *name, const char *value, uint64_t min, uint64_t *out)
-{
-    cfit_diag d;
-    cfit_diag_clear(&d);
-    if (cfit_parse_size(value, out, &d))
-        return cli_error("--%s: %s", name, d.msg);
-    if (*out < min || *out > MAX_BYTES)
-        return cli_error("--%s: %s is out of range (%llu bytes to 16G)", name, value, (unsigned long long)min);
-    return 0;
-}
-
-static int opt_int(const char *name, const char *value, long min, long max, int *out)
-{
-    long v;
-    int rc = cli_int(name, value, min, max, &v);
-    *out = (int)v;
-    return rc;
-}
 
 /* GB/s as a plain number, or a rate with a unit (DESIGN §4: 100G = 100e9 bits/s). */
 static int opt_busbw(coll_cli *c, const char *name, const char *value)
@@ -94,59 +72,14 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
     cfit_bench_opts *o = &c->o;
     cfit_diag d;
     cfit_diag_clear(&d);
-    long v;
     if (id >= BENCH_LAUNCH_ID0)
         return bench_launch_opt(&c->launch, id, name, value);
     switch (id) {
     case -1: return cli_error("bench %s: unexpected argument '%s' (see --help)", c->name, value);
-    case O_MIN: return opt_size(name, value, 0, &o->min_bytes);
-    case O_MAX: return opt_size(name, value, 0, &o->max_bytes);
-    case O_STEP: return opt_size(name, value, 1, &o->step_bytes);
-    case O_FACTOR:
-        if (cli_int(name, value, 1, 1024, &v))
-            return EXIT_USAGE;
-        o->step_factor = v == 1 ? 0 : (uint64_t)v;
-        return 0;
-    case O_ITERS: return opt_int(name, value, 1, 1000000, &o->iters);
-    case O_WARMUP: return opt_int(name, value, 0, 1000000, &o->warmup);
-    case O_CHECK:
-        if (cli_int(name, value, 0, 1000000, &v))
-            return EXIT_USAGE;
-        o->check = v > 0;
-        return 0;
-    case O_DTYPE:
-        c->dtype_text = value;
-        if (strcmp(value, "all") == 0)
-            return o->all_dtypes = 1, 0;
-        return cfit_dtype_parse(value, &o->dtype, &d) ? cli_error("--%s: %s", name, d.msg) : 0;
-    case O_OP:
-        c->op_text = value;
-        if (strcmp(value, "all") == 0)
-            return o->all_ops = 1, 0;
-        return cfit_redop_parse(value, &o->op, &d) ? cli_error("--%s: %s", name, d.msg) : 0;
-    case O_ALGO:
-        if (strcmp(value, "auto") == 0)
-            o->algo = CFIT_BENCH_ALGO_AUTO;
-        else if (strcmp(value, "ring") == 0)
-            o->algo = CFIT_BENCH_ALGO_RING;
-        else if (strcmp(value, "shm") == 0)
-            o->algo = CFIT_BENCH_ALGO_SHM;
-        else
-            return cli_error("--%s: '%s' is not auto, ring or shm", name, value);
-        return 0;
     case O_MIN_BUSBW: return opt_busbw(c, name, value);
-    case O_SEED: {
-        uint64_t s;
-        if (strcmp(value, "0") == 0)
-            return o->seed = 0, 0;
-        if (cli_count(name, value, &s))
-            return EXIT_USAGE;
-        o->seed = s;
-        return 0;
-    }
     case O_JSON: c->json = 1; return 0;
     }
-    return 0;
+    return cfit_bench_opt(o, name, value, &d) ? cli_error("--%s: %s", name, d.msg) : 0;
 }
 
 /* ---- output ---- */
@@ -324,12 +257,12 @@ static int rank_body(cfit_comm *comm, void *ctx)
     cfit_diag_clear(&d);
     int err = cfit_bench_run(comm, &c->o, &sink, &d);
     int rc;
-    if (err) {
+    if (err) {   /* bad options fail alike on every rank: rank 0 says why; runtime errors per rank */
         fflush(stdout);
-        rc = err == CFIT_EINVALID || err == CFIT_ERANGE ? (p.rank == 0 ? cli_error("%s", d.msg) : EXIT_USAGE)
-                                                        : (cli_error("%s", d.msg), EXIT_RUNTIME);
-        if (err == CFIT_ENOMEM && p.rank == 0)
-            rc = EXIT_RUNTIME;
+        int bad_input = err == CFIT_EINVALID || err == CFIT_ERANGE;
+        if (!bad_input || cfit_comm_rank(comm) == 0)
+            cli_error("%s", d.msg);
+        rc = bad_input ? EXIT_USAGE : EXIT_RUNTIME;
     } else {
         rc = finish(&p);
     }
@@ -358,13 +291,10 @@ static int bench_coll(const char *name, int argc, char **argv)
     int rc = cli_parse(argc, argv, opts, on_opt, &c, usage, desc);
     if (rc)
         return rc < 0 ? EXIT_OK : rc;
-    if (c.o.min_bytes > c.o.max_bytes)
-        return cli_error("bench %s: --maxbytes %llu is smaller than --minbytes %llu", name,
-                         (unsigned long long)c.o.max_bytes, (unsigned long long)c.o.min_bytes);
-    if (!c.o.step_factor && c.o.max_bytes > c.o.min_bytes && (c.o.max_bytes - c.o.min_bytes) / c.o.step_bytes > 4096)
-        return cli_error("bench %s: -b %llu to -e %llu in steps of -i %llu is more than 4096 sizes (use -f)", name,
-                         (unsigned long long)c.o.min_bytes, (unsigned long long)c.o.max_bytes,
-                         (unsigned long long)c.o.step_bytes);
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    if (cfit_bench_opts_check(&c.o, &d))
+        return cli_error("bench %s: %s", name, d.msg);
     const char *corrupt = getenv("CLUSTERFIT_BENCH_CORRUPT");   /* test hook (docs/bench.md) */
     if (corrupt && *corrupt && cli_count("CLUSTERFIT_BENCH_CORRUPT", corrupt, &c.o.corrupt))
         return EXIT_USAGE;
