@@ -69,5 +69,6 @@ int cmd_check(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 /* bench subcommands (one file each; listed in cmd_bench.c's table) */
+int cmd_bench_pairs(int argc, char **argv);
 
 #endif

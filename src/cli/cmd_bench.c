@@ -12,6 +12,7 @@ typedef struct bench_command {
 
 /* One line per subcommand; the file that implements it declares its function in cli.h. */
 static const bench_command bench_commands[] = {
+    {"pairs", cmd_bench_pairs, "bandwidth and latency of every pair of hosts; names slow links and hosts"},
     {NULL, NULL, NULL},
 };
 
