@@ -574,6 +574,89 @@ int cfit__ctl_barrier(cfit_comm *c)
     return 0;
 }
 
+/* ---- control notes after set-up -------------------------------------------------- */
+
+/* One 5-byte note from fd without blocking: 1 read, 0 nothing yet, -1 closed or broken. */
+static int ctl_read(int fd, char *type, int *arg)
+{
+    unsigned char m[5];
+    ssize_t k = recv(fd, m, sizeof m, MSG_DONTWAIT | MSG_PEEK);
+    if (k == 0)
+        return -1;
+    if (k < 0)
+        return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -1;
+    if (k < (ssize_t)sizeof m)
+        return 0;   /* the rest is on its way */
+    if (recv(fd, m, sizeof m, MSG_DONTWAIT) != (ssize_t)sizeof m)
+        return -1;
+    *type = (char)m[0];
+    *arg = (int)r_u32(m + 1);
+    return 1;
+}
+
+static void ctl_send(int fd, char type, int arg)
+{
+    unsigned char m[5] = {(unsigned char)type};
+    m[1] = (unsigned char)(arg >> 24), m[2] = (unsigned char)(arg >> 16), m[3] = (unsigned char)(arg >> 8);
+    m[4] = (unsigned char)arg;
+    cfit__sock_io(fd, m, sizeof m, 1, cfit__now() + 1.0);
+}
+
+static int ctl_note(cfit_comm *c, int from, char type, int arg)
+{
+    if (type == 'L' && arg >= 0 && arg < c->size && arg != from)
+        return cfit__comm_lost(c, arg, "rank %d lost (reported by rank %d)", arg, from);
+    if (type == 'L' && arg >= 0 && arg < c->size)
+        return cfit__comm_lost(c, arg, "rank %d failed (its own error says why)", arg);
+    return cfit__comm_lost(c, from, "rank %d lost: bad control note", from);
+}
+
+int cfit__ctl_check(cfit_comm *c)
+{
+    char type;
+    int arg, rc;
+    if (c->failed)
+        return c->failed;
+    if (c->rank != 0) {
+        if (c->ctl_fd < 0)
+            return 0;
+        while ((rc = ctl_read(c->ctl_fd, &type, &arg)) == 1) {
+            if (type != 'B')
+                return ctl_note(c, 0, type, arg);
+            close(c->ctl_fd);   /* rank 0 finished normally */
+            c->ctl_fd = -1;
+            return 0;
+        }
+        return rc < 0 ? cfit__comm_lost(c, 0, "rank 0 lost: its process died or closed its connection") : 0;
+    }
+    for (int r = 1; c->ctl_fds && r < c->size; r++) {
+        if (c->ctl_fds[r] < 0)
+            continue;
+        while ((rc = ctl_read(c->ctl_fds[r], &type, &arg)) == 1) {
+            if (type != 'B')
+                return ctl_note(c, r, type, arg);
+            close(c->ctl_fds[r]);
+            c->ctl_fds[r] = -1;
+            rc = 0;
+            break;
+        }
+        if (rc < 0)
+            return cfit__comm_lost(c, r, "rank %d lost: its process died or closed its connection", r);
+    }
+    return 0;
+}
+
+void cfit__ctl_close(cfit_comm *c)
+{
+    char type = c->failed ? 'L' : 'B';
+    int arg = c->failed && c->lost >= 0 ? c->lost : c->rank;
+    if (c->rank != 0 && c->ctl_fd >= 0)
+        ctl_send(c->ctl_fd, type, arg);
+    for (int r = 1; c->rank == 0 && c->ctl_fds && r < c->size; r++)
+        if (c->ctl_fds[r] >= 0)
+            ctl_send(c->ctl_fds[r], type, arg);
+}
+
 int cfit__comm_connect(cfit_comm *c, cfit_transport_kind kind, cfit_diag *d)
 {
     int *use_shm = calloc((size_t)c->size, sizeof *use_shm);

@@ -55,6 +55,19 @@ int cfit__comm_fail(cfit_comm *c, int err, const char *fmt, ...)
     return err;
 }
 
+int cfit__comm_lost(cfit_comm *c, int lost, const char *fmt, ...)
+{
+    if (c->failed)
+        return c->failed;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->err, sizeof c->err, fmt, ap);
+    va_end(ap);
+    c->failed = CFIT_EPEER;
+    c->lost = lost;
+    return CFIT_EPEER;
+}
+
 int cfit_comm_rank(const cfit_comm *c) { return c->rank; }
 int cfit_comm_size(const cfit_comm *c) { return c->size; }
 
@@ -63,6 +76,11 @@ const char *cfit_comm_host(const cfit_comm *c, int rank)
     if (rank < 0 || rank >= c->size)
         return "?";
     return c->labels && c->labels[rank] ? c->labels[rank] : c->peers[rank].host;
+}
+
+const char *cfit_comm_host_id(const cfit_comm *c, int rank)
+{
+    return rank < 0 || rank >= c->size ? "?" : c->peers[rank].hostkey;
 }
 
 const char *cfit_comm_transport(const cfit_comm *c, int peer)
@@ -184,8 +202,14 @@ int cfit_comm_waitall(cfit_comm *c, cfit_req *reqs, int n)
             return cfit__comm_fail(c, CFIT_ETIMEOUT, "no progress from rank %d for %g s",
                                    reqs[first].peer, c->timeout_s);
         }
+        if (now >= c->ctl_next) {
+            c->ctl_next = now + 0.05;
+            int crc = cfit__ctl_check(c);
+            if (crc)
+                return crc;
+        }
         /* two transports: poll both, sleeping 1 ms at a time once idle for a while */
-        int rc = progress_all(c, 100);
+        int rc = progress_all(c, 50);
         if (rc)
             return rc;
         if (c->ntr > 1 && ++idle > 2000) {
@@ -336,6 +360,7 @@ void cfit_comm_close(cfit_comm *c)
 {
     if (!c)
         return;
+    cfit__ctl_close(c);
     for (int t = 0; t < c->ntr; t++)
         c->tr_ops[t]->close(c->tr_self[t]);
     if (c->ctl_fd >= 0)

@@ -100,6 +100,10 @@ int cfit_comm_rank(const cfit_comm *c);
 int cfit_comm_size(const cfit_comm *c);
 /* Host name this rank runs on (for pairs, output "# Rank 0 ... on HOST"). */
 const char *cfit_comm_host(const cfit_comm *c, int rank);
+/* Identity of the machine a rank runs on: equal for two ranks exactly when they share
+ * the host, its network namespace, process ids and /dev/shm (auto picks shm then).
+ * Ranks in different network namespaces share a hostname but not this. */
+const char *cfit_comm_host_id(const cfit_comm *c, int rank);
 /* Name of the transport to peer ("shm" or "tcp"). */
 const char *cfit_comm_transport(const cfit_comm *c, int peer);
 const char *cfit_comm_error(const cfit_comm *c);

@@ -44,10 +44,9 @@ struct cfit_comm {
     int ntr;
     cfit_req *self_sends, *self_recvs;    /* messages to oneself, matched in order */
     int failed;                       /* a negative cfit_err once the comm is broken */
+    int lost;                         /* the rank named by a CFIT_EPEER failure, -1 none */
+    double ctl_next;                  /* when to look at the control connections next */
     char err[512];                    /* text of that error */
-    /* shm dead-peer reports: the first rank any rank of the host saw die (-1 none), in
-     * the shm control block when one exists (lets every rank name the same lost rank). */
-    int *lost_rank_shared;
 };
 
 /* Record a failure (first one wins) and return err. */
@@ -63,8 +62,23 @@ int cfit__comm_fail(cfit_comm *c, int err, const char *fmt, ...)
 int cfit__shm_open(cfit_comm *c, const int *use, void **self);
 int cfit__tcp_open(cfit_comm *c, const int *use, void **self);
 
+/* Record that rank `lost` is gone (first failure wins) and return CFIT_EPEER. */
+int cfit__comm_lost(cfit_comm *c, int lost, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
 /* Set-up barrier over the control connections (every rank of the job). */
 int cfit__ctl_barrier(cfit_comm *c);
+
+/* After set-up the control connections carry 5-byte notes (type, big-endian rank):
+ * 'B' bye (closing normally), 'L' r (rank r was lost; rank 0 forwards it to everyone).
+ * ctl_check reads what arrived without blocking: a rank that vanished without 'B' or an
+ * 'L' fails the comm with CFIT_EPEER naming the lost rank, so ranks busy with other
+ * peers learn of a death within about 50 ms.  ctl_close sends 'B' or 'L'. */
+int cfit__ctl_check(cfit_comm *c);
+void cfit__ctl_close(cfit_comm *c);
 
 /* Bootstrap: fill c->rank/size/peers/jobid and the control connections.
  * listen_fd >= 0: rank 0 uses this already-listening rendezvous socket (--np).

@@ -212,10 +212,9 @@ static int check_peers(shm_t *s)
         atomic_compare_exchange_strong(lost, &expected, p);
         int named = atomic_load(lost);
         if (named != p)
-            return cfit__comm_fail(s->c, CFIT_EPEER, "rank %d lost: its process died (rank %d, which "
+            return cfit__comm_lost(s->c, named, "rank %d lost: its process died (rank %d, which "
                                    "this rank waited for, exited after it)", named, p);
-        return cfit__comm_fail(s->c, CFIT_EPEER, "rank %d lost: its process (pid %d) died", p,
-                               s->c->peers[p].pid);
+        return cfit__comm_lost(s->c, p, "rank %d lost: its process (pid %d) died", p, s->c->peers[p].pid);
     }
     return 0;
 }
@@ -225,6 +224,9 @@ static int shm_progress(void *self, int timeout_ms)
     shm_t *s = self;
     if (!s->pending)
         return 0;
+    int named = atomic_load_explicit(&hdr_of(s, 0)->lost_rank, memory_order_relaxed);
+    if (named >= 0)
+        return cfit__comm_lost(s->c, named, "rank %d lost: its process died", named);
     for (int i = 0; i < SHM_SPIN; i++) {
         if (pump(s)) {
             s->last_move = cfit__now();
@@ -274,7 +276,7 @@ static int map_segment(const char *name, size_t bytes, int create, unsigned char
         errno = e;
         return -1;
     }
-    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
     int e = errno;
     close(fd);
     if (p == MAP_FAILED) {

@@ -116,7 +116,7 @@ static void part_done(tcp_t *t, partq *q, size_t k)
 
 static int lost(tcp_t *t, const conn *cn, const char *why)
 {
-    return cfit__comm_fail(t->c, CFIT_EPEER, "rank %d lost: %s (tcp connection %d)", cn->peer, why, cn->idx);
+    return cfit__comm_lost(t->c, cn->peer, "rank %d lost: %s (tcp connection %d)", cn->peer, why, cn->idx);
 }
 
 /* Move bytes on one connection until EAGAIN or nothing is queued. */

@@ -74,5 +74,6 @@ int cmd_bench_allgather(int argc, char **argv);
 int cmd_bench_reducescatter(int argc, char **argv);
 int cmd_bench_alltoall(int argc, char **argv);
 int cmd_bench_sendrecv(int argc, char **argv);
+int cmd_bench_pairs(int argc, char **argv);
 
 #endif

@@ -17,6 +17,7 @@ static const bench_command bench_commands[] = {
     {"reducescatter", cmd_bench_reducescatter, "reduce-scatter over shm/tcp, nccl-tests columns"},
     {"alltoall", cmd_bench_alltoall, "all-to-all over shm/tcp, nccl-tests columns"},
     {"sendrecv", cmd_bench_sendrecv, "ring send-recv over shm/tcp, nccl-tests columns"},
+    {"pairs", cmd_bench_pairs, "bandwidth and latency of every pair of hosts; names slow links and hosts"},
     {NULL, NULL, NULL},
 };
 
