@@ -6,8 +6,9 @@
  * circle method: with m participants (m+1 when m is odd, one idle per round), m-1 rounds
  * pair everyone with everyone exactly once; the pairs of a round run at the same time
  * and every rank meets at a barrier between rounds.  A pair measures bandwidth with
- * both directions busy (iters sendrecvs of size bytes each way; GB/s per direction)
- * and latency as half the round trip of an 8-byte ping-pong.
+ * both directions busy (iters sendrecvs of size bytes each way; GB/s per direction from
+ * the median exchange time) and latency as half the median round trip of an 8-byte
+ * ping-pong; the medians keep one hiccup of a busy host from marking a link slow.
  */
 #ifndef CFIT_BENCH_PAIRS_H
 #define CFIT_BENCH_PAIRS_H

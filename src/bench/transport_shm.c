@@ -32,7 +32,7 @@
 #include <unistd.h>
 
 #define SHM_CHUNK ((size_t)256 << 10)      /* bytes copied between two publications */
-#define SHM_RING_MAX ((size_t)4 << 20)     /* ring capacity per ordered pair, at most */
+#define SHM_RING_MAX ((size_t)1 << 20)     /* ring capacity per ordered pair, at most (fits a cache) */
 #define SHM_RING_MIN ((size_t)256 << 10)
 #define SHM_TOTAL ((size_t)256 << 20)      /* ring bytes of the whole host, about */
 #define SHM_HDR 4096                       /* segment header, then the rings */

@@ -21,6 +21,9 @@
 
 #include "bench/comm.h"
 #include "bench/comm_internal.h"
+#include "bench/pairs.h"
+
+#include <math.h>
 
 typedef int (*body_fn)(cfit_comm *c, void *arg);
 
@@ -370,10 +373,80 @@ static void test_parsers(void **s)
     assert_int_equal(cfit__parse_nodelist_first("", host, sizeof host, &d), CFIT_EPARSE);
 }
 
+/* Circle method: every pair exactly once, pairs of a round disjoint, one idle when m is odd. */
+static void test_pairs_rounds(void **s)
+{
+    (void)s;
+    for (int m = 2; m <= 17; m++) {
+        int seen[17][17];
+        memset(seen, 0, sizeof seen);
+        int rounds = cfit_pairs_rounds(m);
+        assert_int_equal(rounds, m % 2 ? m : m - 1);
+        for (int r = 0; r < rounds; r++) {
+            int idle = 0;
+            for (int i = 0; i < m; i++) {
+                int j = cfit_pairs_partner(m, r, i);
+                if (j < 0) {
+                    idle++;
+                    continue;
+                }
+                assert_true(j != i && j < m);
+                assert_int_equal(cfit_pairs_partner(m, r, j), i);
+                seen[i][j]++;
+            }
+            assert_int_equal(idle, m % 2);
+        }
+        for (int i = 0; i < m; i++)
+            for (int j = 0; j < m; j++)
+                assert_int_equal(seen[i][j], i != j);
+    }
+    assert_int_equal(cfit_pairs_rounds(1), 0);
+    assert_int_equal(cfit_pairs_partner(4, 3, 0), -1);
+}
+
+/* One host (2) at a tenth of the others: its 3 links slow, it the one slow host. */
+static void test_pairs_analyse(void **s)
+{
+    (void)s;
+    cfit_pairs_result r;
+    memset(&r, 0, sizeof r);
+    int n = 5;
+    double bw[25], lat[25];
+    r.nhosts = n;
+    r.bw_gbs = bw;
+    r.lat_s = lat;
+    for (int a = 0; a < n; a++)
+        for (int b = 0; b < n; b++) {
+            bw[a * n + b] = a == b ? NAN : (a == 2 || b == 2) ? 1.0 : 10.0 + a + b;
+            lat[a * n + b] = a == b ? NAN : 1e-5;
+        }
+    assert_int_equal(cfit_pairs_analyse(&r, 0.8), 0);
+    /* links: 4 slow (1.0); fast 11 13 14 14 15 17: median of 10 = (11 + 13) / 2 = 12 */
+    assert_true(fabs(r.median_bw_gbs - 12) < 1e-9);
+    assert_true(fabs(r.median_lat_s - 1e-5) < 1e-15);
+    assert_int_equal(r.nslow, 4);
+    for (int k = 0; k < 4; k++) {
+        assert_true(r.slow[k].a == 2 || r.slow[k].b == 2);
+        assert_true(r.slow[k].a < r.slow[k].b);
+        assert_true(fabs(r.slow[k].fraction_of_median - 1 / 12.0) < 1e-12);
+    }
+    assert_int_equal(r.nslow_hosts, 1);
+    assert_int_equal(r.host_slow[2], 1);
+    /* a stricter threshold: 0-1 at 11 < 0.95 * 12 joins, slowest first, no new slow host */
+    assert_int_equal(cfit_pairs_analyse(&r, 0.95), 0);
+    assert_int_equal(r.nslow, 5);
+    assert_true(r.slow[4].a == 0 && r.slow[4].b == 1 && r.slow[4].bandwidth_gbs == 11);
+    assert_int_equal(r.nslow_hosts, 1);
+    free(r.slow);
+    free(r.host_slow);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parsers),
+        cmocka_unit_test(test_pairs_rounds),
+        cmocka_unit_test(test_pairs_analyse),
         cmocka_unit_test(test_ordered_shm),
         cmocka_unit_test(test_ordered_tcp),
         cmocka_unit_test(test_ring_64m),
