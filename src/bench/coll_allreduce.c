@@ -11,8 +11,8 @@
  *       The window has two halves used by alternate calls, so no third barrier is needed
  *       before a rank overwrites its window: the ranks still reading the half it writes
  *       passed the first barrier of the call in between only after they finished.
- * The driver picks shm whenever a window exists (--algo auto), having measured it faster
- * than the ring over the shm transport at every size (docs/bench.md); --algo forces one.
+ * With --algo auto and a window, the driver times both on each size and runs the faster
+ * (docs/bench.md); --algo ring|shm forces one.
  */
 #include "bench/coll.h"
 

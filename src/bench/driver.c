@@ -6,6 +6,8 @@
  * nccl-tests' default -a 1 does), then with -c one more call on freshly generated inputs
  * into a poisoned output, compared bit for bit with the exact expected result (verify.c);
  * the wrong elements of every rank are summed.  Each finished row goes to the caller's sink.
+ * All-reduce with --algo auto and a shared-memory window first times both algorithms on each
+ * size and runs the faster (choose_algo).
  */
 #include "bench/coll.h"
 
@@ -56,6 +58,28 @@ static int comm_fail(sweep *w, int rc)
         return cfit_diag_set(w->d, rc, NULL, 0, 0, "out of memory");
     const char *msg = cfit_comm_error(w->comm);
     return cfit_diag_set(w->d, rc, NULL, 0, 0, "rank %d: %s", w->x.rank, msg && *msg ? msg : cfit_strerror(rc));
+}
+
+/* --algo auto with a window: time both all-reduce algorithms on this size (max(2, -w) calls each,
+ * out of place, summed over ranks so every rank makes the same choice) and keep the faster. */
+static int choose_algo(sweep *w, const cfit__bcoll_counts *c)
+{
+    int calls = w->o->warmup > 2 ? w->o->warmup : 2, rc = 0;
+    double t[2] = {0, 0};
+    static const cfit_bench_algo algos[2] = {CFIT_BENCH_ALGO_SHM, CFIT_BENCH_ALGO_RING};
+    w->coll->init(&w->x, c, w->o->seed, w->send);
+    for (int a = 0; a < 2 && !rc; a++) {
+        w->x.algo = algos[a];
+        rc = cfit_comm_barrier(w->comm);
+        double t0 = now_s();
+        for (int i = 0; i < calls && !rc; i++)
+            rc = w->coll->run(&w->x, c, w->send, w->recv);
+        t[a] = now_s() - t0;
+    }
+    if (rc || (rc = cfit_comm_allreduce_f64(w->comm, t, 2, 0)))
+        return comm_fail(w, rc);
+    w->x.algo = t[0] <= t[1] ? CFIT_BENCH_ALGO_SHM : CFIT_BENCH_ALGO_RING;
+    return 0;
 }
 
 /* Time one size in one placement; fills t.  0 or a cfit_err. */
@@ -115,6 +139,11 @@ static int sweep_sizes(sweep *w)
         row.reduces = w->coll->reduces;
         row.op = w->x.op;
         row.root = -1;
+        if (w->x.window && o->algo == CFIT_BENCH_ALGO_AUTO) {
+            int rc = choose_algo(w, &c);
+            if (rc)
+                return rc;
+        }
         row.algo = w->coll->algo_name(&w->x);
         for (int ip = 0; ip < 2; ip++) {
             int rc = measure(w, &c, ip, &row.t[ip]);

@@ -93,7 +93,8 @@ typedef struct printer {
     int bw_count;
     int failed_tests;     /* (size, placement) timings with wrong elements: "Out of bounds values" */
     int64_t wrong_total;
-    const char *algo;
+    const char *algos[4];  /* algorithms the rows ran, with how many rows each */
+    int algo_rows[4];
 } printer;
 
 /* nccl-tests' getFloatStr: %.2f, then fewer decimals, then exponent form, to fit width. */
@@ -170,13 +171,19 @@ static void json_row(printer *p, const cfit_bench_row *row, int ip)
     cfit__buf_key_number(b, "algbw_gbs", t->algbw_bytes_per_s / 1e9, 1);
     cfit__buf_key_number(b, "busbw_gbs", t->busbw_bytes_per_s / 1e9, 1);
     cfit__buf_key_opt(b, "wrong", t->wrong >= 0, (double)t->wrong);
+    cfit__buf_key_string(b, "algo", row->algo, 1);
     cfit__buf_puts(b, "}");
 }
 
 static void on_row(void *ctx, int rank, const cfit_bench_row *row)
 {
     printer *p = ctx;
-    p->algo = row->algo;
+    for (int i = 0; i < 4; i++)
+        if (!p->algos[i] || strcmp(p->algos[i], row->algo) == 0) {
+            p->algos[i] = row->algo;
+            p->algo_rows[i]++;
+            break;
+        }
     for (int ip = 0; ip < 2; ip++) {
         const cfit_bench_timing *t = &row->t[ip];
         p->busbw_sum += t->busbw_bytes_per_s / 1e9;
@@ -227,7 +234,13 @@ static int finish(printer *p)
     } else if (p->rank == 0) {
         printf("# Out of bounds values : %d %s\n", p->failed_tests, p->failed_tests ? "FAILED" : "OK");
         printf("# Avg bus bandwidth    : %g %s\n", avg, !c->have_min ? "" : low ? "FAILED" : "OK");
-        printf("#\n# Collective test concluded: %s (algorithm: %s)\n#\n", c->name, p->algo ? p->algo : "none");
+        printf("#\n# Collective test concluded: %s (algorithm:", c->name);
+        for (int i = 0; i < 4 && p->algos[i]; i++)
+            if (p->algos[1])
+                printf("%s %s for %d size%s", i ? "," : "", p->algos[i], p->algo_rows[i], p->algo_rows[i] == 1 ? "" : "s");
+            else
+                printf(" %s", p->algos[i]);
+        printf(")\n#\n");
     }
     fflush(stdout);
     if (p->wrong_total > 0) {
