@@ -274,6 +274,29 @@ static int run_all(sweep *w)
     return rc;
 }
 
+/* The buffers of every rank on this host must fit in 90% of its memory; all ranks agree, so a
+ * sweep too large for any host fails everywhere with CFIT_ERANGE instead of waking the OOM
+ * killer on one host while the others wait. */
+static int memory_check(sweep *w, double per_rank)
+{
+    const char *me = cfit_comm_host(w->comm, w->x.rank);
+    int local = 0;
+    for (int r = 0; r < w->x.nranks; r++)
+        local += strcmp(cfit_comm_host(w->comm, r), me) == 0;
+    double phys = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+    double need = per_rank * local;
+    uint64_t over = phys > 0 && need > 0.9 * phys;
+    int rc = cfit_comm_allreduce_u64(w->comm, &over, 1);
+    if (rc)
+        return comm_fail(w, rc);
+    if (over)
+        return cfit_diag_set(w->d, CFIT_ERANGE, NULL, 0, 0,
+                             "-e %llu needs %.1f GB of buffers for the ranks on %s, more than 90%% of its %.1f GB "
+                             "of memory (or of another host's)",
+                             (unsigned long long)w->o->max_bytes, need / 1e9, me, phys / 1e9);
+    return 0;
+}
+
 int cfit_bench_run(struct cfit_comm *comm, const cfit_bench_opts *o, const cfit_bench_sink *sink, cfit_diag *d)
 {
     sweep w;
@@ -296,12 +319,14 @@ int cfit_bench_run(struct cfit_comm *comm, const cfit_bench_opts *o, const cfit_
     w.x.algo = CFIT_BENCH_ALGO_RING;
     w.buf_bytes = ((size_t)o->max_bytes + 4095) & ~(size_t)4095;
     size_t sb = scratch_bytes(&w);
+    int rc = memory_check(&w, (double)w.buf_bytes * (o->check ? 3 : 2) + (double)sb);
+    if (rc)
+        return rc;
     w.send = alloc_touched(w.buf_bytes);
     w.recv = alloc_touched(w.buf_bytes);
     w.want = o->check ? alloc_touched(w.buf_bytes) : NULL;
     w.x.scratch = alloc_touched(sb);
     void **bases = NULL;
-    int rc = 0;
     if (!w.send || !w.recv || (o->check && !w.want) || !w.x.scratch)
         rc = cfit_diag_set(d, CFIT_ENOMEM, NULL, 0, 0, "cannot allocate the buffers for %llu bytes",
                            (unsigned long long)o->max_bytes);
