@@ -219,6 +219,16 @@ int cfit_comm_waitall(cfit_comm *c, cfit_req *reqs, int n)
     }
 }
 
+int cfit_comm_test(cfit_comm *c, cfit_req *r)
+{
+    if (c->failed)
+        return c->failed;
+    if (r->complete)
+        return 1;
+    int rc = progress_all(c, 0);
+    return rc ? rc : r->complete;
+}
+
 int cfit_comm_wait(cfit_comm *c, cfit_req *r)
 {
     return cfit_comm_waitall(c, r, 1);

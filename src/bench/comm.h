@@ -112,6 +112,9 @@ int cfit_comm_isend(cfit_comm *c, int peer, const void *buf, size_t n, cfit_req 
 int cfit_comm_irecv(cfit_comm *c, int peer, void *buf, size_t n, cfit_req *r);
 int cfit_comm_wait(cfit_comm *c, cfit_req *r);
 int cfit_comm_waitall(cfit_comm *c, cfit_req *reqs, int n);
+/* Drive progress once without blocking (to overlap computation with transfers): 1 when r
+ * is complete, 0 when not yet, or a negative cfit_err.  No timeout applies. */
+int cfit_comm_test(cfit_comm *c, cfit_req *r);
 /* Blocking conveniences built on the above. */
 int cfit_comm_send(cfit_comm *c, int peer, const void *buf, size_t n);
 int cfit_comm_recv(cfit_comm *c, int peer, void *buf, size_t n);

@@ -200,6 +200,26 @@ static int body_collectives(cfit_comm *c, void *arg)
         return 9;
     if (u[0] != (uint64_t)n || u[1] != (uint64_t)(n * (n - 1) / 2) || u[2] != (uint64_t)n << 40)
         return 10;
+    /* test(): poll a 4 MiB ring step to completion without blocking */
+    size_t big = (size_t)4 << 20;
+    unsigned char *sb = malloc(big), *rb = malloc(big);
+    memset(sb, me + 1, big);
+    cfit_req rq[2];
+    if (cfit_comm_irecv(c, (me + n - 1) % n, rb, big, &rq[0]) || cfit_comm_isend(c, (me + 1) % n, sb, big, &rq[1]))
+        return 12;
+    long polls = 0;
+    for (;;) {
+        int a = cfit_comm_test(c, &rq[0]), b = cfit_comm_test(c, &rq[1]);
+        if (a < 0 || b < 0 || ++polls > 100000000L)
+            return 13;
+        if (a == 1 && b == 1)
+            break;
+    }
+    int ok = rb[0] == (me + n - 1) % n + 1 && rb[big - 1] == rb[0];
+    free(sb);
+    free(rb);
+    if (!ok)
+        return 14;
     /* to oneself */
     int out = 42 + me, in = 0;
     if (cfit_comm_sendrecv(c, me, &out, sizeof out, me, &in, sizeof in) || in != out)
