@@ -650,19 +650,31 @@ int cfit__ctl_check(cfit_comm *c)
         }
         return rc < 0 ? cfit__comm_lost(c, 0, "rank 0 lost: its process died or closed its connection") : 0;
     }
-    for (int r = 1; c->ctl_fds && r < c->size; r++) {
-        if (c->ctl_fds[r] < 0)
+    /* rank 0: one poll() per 256 connections, then read only the ones with something */
+    for (int base = 1; c->ctl_fds && base < c->size; base += 256) {
+        struct pollfd pf[256];
+        int idx[256], n = 0;
+        for (int r = base; r < c->size && r < base + 256; r++)
+            if (c->ctl_fds[r] >= 0) {
+                pf[n] = (struct pollfd){c->ctl_fds[r], POLLIN, 0};
+                idx[n++] = r;
+            }
+        if (n == 0 || poll(pf, (nfds_t)n, 0) <= 0)
             continue;
-        while ((rc = ctl_read(c->ctl_fds[r], &type, &arg)) == 1) {
-            if (type != 'B')
+        for (int k = 0; k < n; k++) {
+            int r = idx[k];
+            if (!pf[k].revents)
+                continue;
+            rc = ctl_read(c->ctl_fds[r], &type, &arg);
+            if (rc == 1 && type != 'B')
                 return ctl_note(c, r, type, arg);
-            close(c->ctl_fds[r]);
-            c->ctl_fds[r] = -1;
-            rc = 0;
-            break;
+            if (rc == 1) {   /* finished normally */
+                close(c->ctl_fds[r]);
+                c->ctl_fds[r] = -1;
+            } else if (rc < 0) {
+                return cfit__comm_lost(c, r, "rank %d lost: its process died or closed its connection", r);
+            }
         }
-        if (rc < 0)
-            return cfit__comm_lost(c, r, "rank %d lost: its process died or closed its connection", r);
     }
     return 0;
 }
