@@ -5,7 +5,9 @@
  * a rank sends to itself).  cfit_comm_wait() drives the progress of every transport in
  * use until the waited requests complete; it fails with CFIT_ETIMEOUT when none of them
  * moved a byte for timeout_s.  With one transport the progress call blocks (futex or
- * epoll) for up to 100 ms at a time; with two it polls both.
+ * epoll) for up to 50 ms at a time; with two it blocks up to 1 ms in the one the waited
+ * requests use, or polls both.  Every 50 ms a wait also reads the control connections,
+ * so a rank lost anywhere in the job ends every rank's wait (comm_internal.h).
  */
 #define _GNU_SOURCE
 #include "bench/comm_internal.h"
