@@ -61,6 +61,25 @@ int cfit__sock_io(int fd, void *buf, size_t n, int is_write, double deadline)
     return 0;
 }
 
+/* CLUSTERFIT_TCP_BUF=SIZE: fixed SO_SNDBUF/SO_RCVBUF before connect/listen.  Unset (the
+ * default), the kernel autotunes each connection's buffers up to net.ipv4.tcp_rmem/tcp_wmem's
+ * maximum, which is larger than a fixed size can be (capped at net.core.rmem_max) on links
+ * with a large bandwidth-delay product; measured equal on loopback (docs/bench-launch.md). */
+static void sock_buffers(int fd)
+{
+    static int bytes = -1;
+    if (bytes < 0) {
+        const char *e = getenv("CLUSTERFIT_TCP_BUF");
+        uint64_t v = 0;
+        cfit_diag d;
+        bytes = e && cfit_parse_size(e, &v, &d) == 0 && v >= 4096 && v <= (1u << 30) ? (int)v : 0;
+    }
+    if (bytes > 0) {
+        setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bytes, sizeof bytes);
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof bytes);
+    }
+}
+
 void cfit__sock_tune(int fd)
 {
     int one = 1;
@@ -79,6 +98,7 @@ static int try_connect(const struct addrinfo *ai, int ms)
     int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
     if (fd < 0)
         return -1;
+    sock_buffers(fd);
     set_nonblock(fd, 1);
     if (connect(fd, ai->ai_addr, ai->ai_addrlen) != 0) {
         if (errno != EINPROGRESS) {
@@ -243,6 +263,7 @@ static int listen_any(int family, int port)
         return -1;
     int one = 1;
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    sock_buffers(fd);
     struct sockaddr_storage ss;
     memset(&ss, 0, sizeof ss);
     socklen_t len;
@@ -629,19 +650,31 @@ int cfit__ctl_check(cfit_comm *c)
         }
         return rc < 0 ? cfit__comm_lost(c, 0, "rank 0 lost: its process died or closed its connection") : 0;
     }
-    for (int r = 1; c->ctl_fds && r < c->size; r++) {
-        if (c->ctl_fds[r] < 0)
+    /* rank 0: one poll() per 256 connections, then read only the ones with something */
+    for (int base = 1; c->ctl_fds && base < c->size; base += 256) {
+        struct pollfd pf[256];
+        int idx[256], n = 0;
+        for (int r = base; r < c->size && r < base + 256; r++)
+            if (c->ctl_fds[r] >= 0) {
+                pf[n] = (struct pollfd){c->ctl_fds[r], POLLIN, 0};
+                idx[n++] = r;
+            }
+        if (n == 0 || poll(pf, (nfds_t)n, 0) <= 0)
             continue;
-        while ((rc = ctl_read(c->ctl_fds[r], &type, &arg)) == 1) {
-            if (type != 'B')
+        for (int k = 0; k < n; k++) {
+            int r = idx[k];
+            if (!pf[k].revents)
+                continue;
+            rc = ctl_read(c->ctl_fds[r], &type, &arg);
+            if (rc == 1 && type != 'B')
                 return ctl_note(c, r, type, arg);
-            close(c->ctl_fds[r]);
-            c->ctl_fds[r] = -1;
-            rc = 0;
-            break;
+            if (rc == 1) {   /* finished normally */
+                close(c->ctl_fds[r]);
+                c->ctl_fds[r] = -1;
+            } else if (rc < 0) {
+                return cfit__comm_lost(c, r, "rank %d lost: its process died or closed its connection", r);
+            }
         }
-        if (rc < 0)
-            return cfit__comm_lost(c, r, "rank %d lost: its process died or closed its connection", r);
     }
     return 0;
 }

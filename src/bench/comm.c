@@ -5,7 +5,9 @@
  * a rank sends to itself).  cfit_comm_wait() drives the progress of every transport in
  * use until the waited requests complete; it fails with CFIT_ETIMEOUT when none of them
  * moved a byte for timeout_s.  With one transport the progress call blocks (futex or
- * epoll) for up to 100 ms at a time; with two it polls both.
+ * epoll) for up to 50 ms at a time; with two it blocks up to 1 ms in the one the waited
+ * requests use, or polls both.  Every 50 ms a wait also reads the control connections,
+ * so a rank lost anywhere in the job ends every rank's wait (comm_internal.h).
  */
 #define _GNU_SOURCE
 #include "bench/comm_internal.h"
@@ -163,17 +165,33 @@ int cfit_comm_irecv(cfit_comm *c, int peer, void *buf, size_t n, cfit_req *r)
     return post(c, peer, 0, buf, n, r);
 }
 
-/* One round of progress on every transport; blocks up to timeout_ms with one transport. */
-static int progress_all(cfit_comm *c, int timeout_ms)
+/* One round of progress on every transport; transport `block` (index, or -1) may wait
+ * up to timeout_ms for something to happen, the others are only polled. */
+static int progress_all(cfit_comm *c, int block, int timeout_ms)
 {
     self_progress(c);
     for (int t = 0; t < c->ntr; t++) {
-        int rc = c->tr_ops[t]->progress(c->tr_self[t], c->ntr == 1 ? timeout_ms : 0);
+        int rc = c->tr_ops[t]->progress(c->tr_self[t], t == block ? timeout_ms : 0);
         if (rc)
             return c->failed ? c->failed : cfit__comm_fail(c, rc, "%s transport: %s",
                                                            c->tr_ops[t]->name, cfit_strerror(rc));
     }
     return 0;
+}
+
+/* The transport every incomplete request of reqs uses (its index), -1 when none or several. */
+static int waited_transport(const cfit_comm *c, const cfit_req *reqs, int n)
+{
+    int found = -1;
+    for (int i = 0; i < n; i++) {
+        if (reqs[i].complete || reqs[i].peer == c->rank)
+            continue;
+        int t = c->ntr > 1 && c->ops[reqs[i].peer] == c->tr_ops[1];
+        if (found >= 0 && found != t)
+            return -1;
+        found = t;
+    }
+    return found;
 }
 
 int cfit_comm_waitall(cfit_comm *c, cfit_req *reqs, int n)
@@ -208,15 +226,28 @@ int cfit_comm_waitall(cfit_comm *c, cfit_req *reqs, int n)
             if (crc)
                 return crc;
         }
-        /* two transports: poll both, sleeping 1 ms at a time once idle for a while */
-        int rc = progress_all(c, 50);
+        /* one transport: block in it up to 50 ms.  Two: block up to 1 ms in the one the
+         * waited requests use (polling the other), or poll both when they use both,
+         * sleeping 1 ms at a time once idle for a while */
+        int block = c->ntr == 1 ? 0 : waited_transport(c, reqs, n);
+        int rc = progress_all(c, block, c->ntr == 1 ? 50 : 1);
         if (rc)
             return rc;
-        if (c->ntr > 1 && ++idle > 2000) {
+        if (c->ntr > 1 && block < 0 && ++idle > 2000) {
             struct timespec ts = {0, 1000000};
             nanosleep(&ts, NULL);
         }
     }
+}
+
+int cfit_comm_test(cfit_comm *c, cfit_req *r)
+{
+    if (c->failed)
+        return c->failed;
+    if (r->complete)
+        return 1;
+    int rc = progress_all(c, -1, 0);
+    return rc ? rc : r->complete;
 }
 
 int cfit_comm_wait(cfit_comm *c, cfit_req *r)

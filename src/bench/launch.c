@@ -58,7 +58,7 @@ static int rank_start(const cfit_launch *opt, int rank, int size, const char *ho
 }
 
 /* Rank and size from the first launcher whose variables are set. */
-static int env_rank(int *rank, int *size, int *slurm, cfit_diag *d)
+static int env_rank(int *rank, int *size, int *launcher, cfit_diag *d)
 {
     static const char *const vars[][2] = {
         {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
@@ -66,7 +66,7 @@ static int env_rank(int *rank, int *size, int *slurm, cfit_diag *d)
         {"SLURM_PROCID", "SLURM_NTASKS"},
         {"RANK", "WORLD_SIZE"},
     };
-    *rank = 0, *size = 1, *slurm = 0;
+    *rank = 0, *size = 1, *launcher = 0;
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
         const char *r = getenv(vars[i][0]), *s = getenv(vars[i][1]);
         if (!r && !s)
@@ -81,14 +81,15 @@ static int env_rank(int *rank, int *size, int *slurm, cfit_diag *d)
             return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "%s: %s", vars[i][1], pd.msg);
         if (cfit__parse_envint(r, 0, sv - 1, &rv, &pd))
             return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "%s: %s", vars[i][0], pd.msg);
-        *rank = (int)rv, *size = (int)sv, *slurm = i == 2;
+        *rank = (int)rv, *size = (int)sv, *launcher = i < 3;   /* mpirun, mpiexec, srun */
         return 0;
     }
     return 0;
 }
 
-/* --rendezvous, else MASTER_ADDR/MASTER_PORT, else Slurm's first node, else 127.0.0.1:29500. */
-static int env_rendezvous(const cfit_launch *opt, int slurm, char *host, size_t host_n, int *port, cfit_diag *d)
+/* --rendezvous, else MASTER_ADDR/MASTER_PORT, else (under mpirun, mpiexec or srun) the first
+ * node of the Slurm allocation when the environment names one, else 127.0.0.1:29500. */
+static int env_rendezvous(const cfit_launch *opt, int launcher, char *host, size_t host_n, int *port, cfit_diag *d)
 {
     cfit_diag pd;
     cfit_diag_clear(&pd);
@@ -104,7 +105,7 @@ static int env_rendezvous(const cfit_launch *opt, int slurm, char *host, size_t 
         if (strlen(addr) >= host_n)
             return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "MASTER_ADDR is too long");
         snprintf(host, host_n, "%s", addr);
-    } else if (slurm) {
+    } else if (launcher) {
         const char *list = getenv("SLURM_STEP_NODELIST");
         if (!list)
             list = getenv("SLURM_JOB_NODELIST");
@@ -198,11 +199,11 @@ int cfit_launch_start(const cfit_launch *opt, cfit_comm **comm, int *is_parent, 
     *is_parent = 0;
     if (opt->np > 0)
         return fork_ranks(opt, comm, is_parent, d);
-    int rank, size, slurm, port;
+    int rank, size, launcher, port;
     char host[CFIT__HOST_MAX];
-    int rc = env_rank(&rank, &size, &slurm, d);
+    int rc = env_rank(&rank, &size, &launcher, d);
     if (!rc && size > 1)
-        rc = env_rendezvous(opt, slurm, host, sizeof host, &port, d);
+        rc = env_rendezvous(opt, launcher, host, sizeof host, &port, d);
     if (rc)
         return rc;
     if (size == 1)

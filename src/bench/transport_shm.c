@@ -36,7 +36,7 @@
 #define SHM_RING_MIN ((size_t)256 << 10)
 #define SHM_TOTAL ((size_t)256 << 20)      /* ring bytes of the whole host, about */
 #define SHM_HDR 4096                       /* segment header, then the rings */
-#define SHM_SPIN 400                       /* polls before sleeping */
+#define SHM_SPIN 4000                      /* polls before sleeping */
 #define SHM_CHECK_S 0.2                    /* liveness check after this long without progress */
 #define SHM_MAX_WINDOWS 1024
 

@@ -1,10 +1,12 @@
 /* transport_tcp.c - ranks over TCP: several connections per peer, large messages
  * striped across them, non-blocking sockets driven by one edge-triggered epoll set.
  *
- * Each message is cut the same way on both sides: below TCP_STRIPE_MIN bytes it goes
- * whole on connection 0, above it is split into one contiguous part per connection.
- * Every connection keeps a FIFO of parts to send and one of parts to receive, so the
- * byte order on each connection is the same on both ends without any header.  A
+ * Each message is cut the same way on both sides: into one contiguous part per
+ * connection but no part below TCP_PART_MIN (so a message under 2 MiB goes whole), the
+ * first part on connection (message number % connections), which spreads a stream of
+ * smaller messages over all connections too.  Every connection keeps a FIFO of parts to
+ * send and one of parts to receive, so the byte order on each connection is the same on
+ * both ends without any header.  A
  * progress call first moves bytes on every connection with queued parts until the
  * kernel says EAGAIN, then (when nothing moved) sleeps in epoll_wait.  A connection
  * closed or reset by the peer fails the comm with CFIT_EPEER naming the rank.
@@ -26,9 +28,10 @@
 
 #define TCP_CONNS_DEFAULT 4
 #define TCP_CONNS_MAX 64
-#define TCP_STRIPE_MIN ((size_t)256 << 10)
+#define TCP_PART_MIN ((size_t)1 << 20)   /* a striped message's parts are at least this */
 #define TCP_ALIGN ((size_t)64 << 10)
 #define TCP_HELLO_MAGIC 0x43464954u
+#define TCP_SPIN 50                      /* non-blocking rounds before epoll_wait */
 
 typedef struct part {
     cfit_req *req;
@@ -50,6 +53,7 @@ typedef struct tcp_t {
     int nconn, ep;
     conn *conns;           /* [size * nconn]; fd -1 for peers not over tcp */
     size_t queued;         /* parts queued on every connection */
+    uint64_t *sseq, *rseq; /* [size] messages posted to / from each peer (picks connections) */
 } tcp_t;
 
 static int q_push(partq *q, part p)
@@ -77,15 +81,22 @@ static void q_pop(partq *q)
     q->n--;
 }
 
-static int conns_for(const tcp_t *t, size_t len)
+/* Parts a message is cut into: one per connection, each at least TCP_PART_MIN. */
+static int parts_for(const tcp_t *t, size_t len)
 {
-    return len < TCP_STRIPE_MIN ? 1 : t->nconn;
+    size_t k = len / TCP_PART_MIN;
+    return k < 1 ? 1 : k > (size_t)t->nconn ? t->nconn : (int)k;
 }
 
+/* Both ends cut a message alike and start on connection (message number % nconn): the
+ * sender counts its sends to the peer, the receiver its receives from it. */
 static int tcp_post(void *self, cfit_req *req)
 {
     tcp_t *t = self;
-    int k = conns_for(t, req->len);
+    int k = parts_for(t, req->len);
+    uint64_t *seq = req->is_send ? &t->sseq[req->peer] : &t->rseq[req->peer];
+    int first = (int)(*seq % (uint64_t)t->nconn);
+    (*seq)++;
     size_t per = (req->len + (size_t)k - 1) / (size_t)k;
     per = (per + TCP_ALIGN - 1) / TCP_ALIGN * TCP_ALIGN;
     for (int i = 0; i < k; i++) {
@@ -93,7 +104,7 @@ static int tcp_post(void *self, cfit_req *req)
         if (off >= req->len)
             break;
         part p = {req, off, req->len - off < per ? req->len - off : per, 0};
-        conn *cn = &t->conns[req->peer * t->nconn + i];
+        conn *cn = &t->conns[req->peer * t->nconn + (first + i) % t->nconn];
         if (q_push(req->is_send ? &cn->sq : &cn->rq, p))
             return CFIT_ENOMEM;
         t->queued++;
@@ -151,20 +162,32 @@ static int conn_io(tcp_t *t, conn *cn, size_t *moved)
     return 0;
 }
 
+/* Try every connection with queued parts until EAGAIN; bytes moved in *moved. */
+static int try_all(tcp_t *t, size_t *moved)
+{
+    int total = t->c->size * t->nconn;
+    for (int i = 0; i < total; i++) {
+        conn *cn = &t->conns[i];
+        if (cn->fd >= 0 && (cn->sq.n || cn->rq.n)) {
+            int rc = conn_io(t, cn, moved);
+            if (rc)
+                return rc;
+        }
+    }
+    return 0;
+}
+
 static int tcp_progress(void *self, int timeout_ms)
 {
     tcp_t *t = self;
     if (!t->queued)
         return 0;
     size_t moved = 0;
-    int total = t->c->size * t->nconn;
-    for (int i = 0; i < total; i++) {
-        conn *cn = &t->conns[i];
-        if (cn->fd >= 0 && (cn->sq.n || cn->rq.n)) {
-            int rc = conn_io(t, cn, &moved);
-            if (rc)
-                return rc;
-        }
+    /* a few non-blocking rounds first: a reply that is microseconds away costs no sleep */
+    for (int spin = 0; spin < TCP_SPIN && !moved && t->queued; spin++) {
+        int rc = try_all(t, &moved);
+        if (rc)
+            return rc;
     }
     if (moved || !t->queued || timeout_ms <= 0)
         return 0;
@@ -176,8 +199,6 @@ static int tcp_progress(void *self, int timeout_ms)
             int rc = conn_io(t, cn, &moved);
             if (rc)
                 return rc;
-        } else if (ev[i].events & (EPOLLHUP | EPOLLERR)) {
-            /* nothing queued: the error surfaces when a request is posted */
         }
     }
     return 0;
@@ -197,6 +218,8 @@ static void tcp_close(void *self)
     if (t->ep >= 0)
         close(t->ep);
     free(t->conns);
+    free(t->sseq);
+    free(t->rseq);
     free(t);
 }
 
@@ -219,6 +242,7 @@ static uint32_t get_u32(const unsigned char *p)
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
+/* CLUSTERFIT_TCP_CONNS (1..64, the same on every rank), else 4. */
 static int conns_setting(void)
 {
     const char *e = getenv("CLUSTERFIT_TCP_CONNS");
@@ -306,7 +330,12 @@ int cfit__tcp_open(cfit_comm *c, const int *use, void **out)
     t->ep = -1;
     t->nconn = conns_setting();
     t->conns = calloc((size_t)c->size * (size_t)t->nconn, sizeof *t->conns);
-    if (!t->conns) {
+    t->sseq = calloc((size_t)c->size, sizeof *t->sseq);
+    t->rseq = calloc((size_t)c->size, sizeof *t->rseq);
+    if (!t->conns || !t->sseq || !t->rseq) {
+        free(t->conns);
+        free(t->sseq);
+        free(t->rseq);
         free(t);
         return cfit__comm_fail(c, CFIT_ENOMEM, "out of memory");
     }

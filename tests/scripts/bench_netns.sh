@@ -64,4 +64,23 @@ done
 n=$(grep -o '"a": ' "$out" | wc -l)
 ((n == 3)) || fail "$n slow links, expected the shaped host's 3"
 cat "$out"
+
+# mixed transports: two ranks in each of two namespaces (shm inside one, tcp across), every
+# rank measured (--per-rank), each through a ring-step-heavy pairs run and a barrier mesh
+port=$((port + 1))
+for i in 3 2 1 0; do
+    ip netns exec "${ns[$((i / 2))]}" env RANK=$i WORLD_SIZE=4 MASTER_ADDR=10.99.0.1 MASTER_PORT=$port \
+        "$bin" bench pairs --per-rank -s 1M -n 3 --lat-iters 20 --slow-threshold 1 --timeout 20s --json \
+        >"$tmp/mixed$i.out" 2>"$tmp/mixed$i.err" &
+    pid[$i]=$!
+done
+for i in 0 1 2 3; do
+    wait "${pid[$i]}"
+    status[$i]=$?
+done
+for i in 0 1 2 3; do ((status[i] == 0)) || fail "mixed: rank $i exited ${status[i]}"; done
+for i in 0 1 2 3; do
+    grep -q "\"$h:rank$i\"" "$tmp/mixed0.out" || fail "mixed: rank $i missing"
+done
+cat "$tmp/mixed0.out"
 echo "ok"

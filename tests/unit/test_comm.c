@@ -88,7 +88,7 @@ static int body_ordered(cfit_comm *c, void *arg)
     enum { MSGS = 40 };
     size_t sizes[MSGS];
     for (int m = 0; m < MSGS; m++)
-        sizes[m] = (size_t)1 << (m % 20);   /* 1 B .. 512 KiB, twice */
+        sizes[m] = m % 20 == 19 ? ((size_t)3 << 20) + 7 : (size_t)1 << (m % 20);   /* 1 B .. 256 KiB, 3 MiB + 7 */
     int nreq = 2 * MSGS * n;
     cfit_req *reqs = calloc((size_t)nreq, sizeof *reqs);
     unsigned char **bufs = calloc((size_t)nreq, sizeof *bufs);
@@ -200,6 +200,26 @@ static int body_collectives(cfit_comm *c, void *arg)
         return 9;
     if (u[0] != (uint64_t)n || u[1] != (uint64_t)(n * (n - 1) / 2) || u[2] != (uint64_t)n << 40)
         return 10;
+    /* test(): poll a 4 MiB ring step to completion without blocking */
+    size_t big = (size_t)4 << 20;
+    unsigned char *sb = malloc(big), *rb = malloc(big);
+    memset(sb, me + 1, big);
+    cfit_req rq[2];
+    if (cfit_comm_irecv(c, (me + n - 1) % n, rb, big, &rq[0]) || cfit_comm_isend(c, (me + 1) % n, sb, big, &rq[1]))
+        return 12;
+    long polls = 0;
+    for (;;) {
+        int a = cfit_comm_test(c, &rq[0]), b = cfit_comm_test(c, &rq[1]);
+        if (a < 0 || b < 0 || ++polls > 100000000L)
+            return 13;
+        if (a == 1 && b == 1)
+            break;
+    }
+    int ok = rb[0] == (me + n - 1) % n + 1 && rb[big - 1] == rb[0];
+    free(sb);
+    free(rb);
+    if (!ok)
+        return 14;
     /* to oneself */
     int out = 42 + me, in = 0;
     if (cfit_comm_sendrecv(c, me, &out, sizeof out, me, &in, sizeof in) || in != out)
@@ -280,7 +300,14 @@ static int body_timeout(cfit_comm *c, void *arg)
 }
 
 static void test_ordered_shm(void **s) { (void)s; assert_int_equal(run_ranks(4, CFIT_TRANSPORT_SHM, 20, body_ordered, NULL), 0); }
-static void test_ordered_tcp(void **s) { (void)s; assert_int_equal(run_ranks(4, CFIT_TRANSPORT_TCP, 20, body_ordered, NULL), 0); }
+static void test_ordered_tcp(void **s)
+{
+    (void)s;
+    assert_int_equal(run_ranks(4, CFIT_TRANSPORT_TCP, 20, body_ordered, NULL), 0);
+    setenv("CLUSTERFIT_TCP_CONNS", "1", 1);
+    assert_int_equal(run_ranks(3, CFIT_TRANSPORT_TCP, 20, body_ordered, NULL), 0);
+    unsetenv("CLUSTERFIT_TCP_CONNS");
+}
 
 static void test_ring_64m(void **s)
 {
@@ -288,6 +315,10 @@ static void test_ring_64m(void **s)
     size_t len = (size_t)64 << 20;
     assert_int_equal(run_ranks(3, CFIT_TRANSPORT_SHM, 30, body_ring, &len), 0);
     assert_int_equal(run_ranks(3, CFIT_TRANSPORT_TCP, 30, body_ring, &len), 0);
+    setenv("CLUSTERFIT_TCP_CONNS", "3", 1);   /* 3 stripes of an odd size */
+    len = ((size_t)16 << 20) + 5;
+    assert_int_equal(run_ranks(3, CFIT_TRANSPORT_TCP, 30, body_ring, &len), 0);
+    unsetenv("CLUSTERFIT_TCP_CONNS");
     len = 777777;   /* odd size: not a multiple of a chunk or stripe */
     assert_int_equal(run_ranks(2, CFIT_TRANSPORT_TCP, 30, body_ring, &len), 0);
     assert_int_equal(run_ranks(2, CFIT_TRANSPORT_SHM, 30, body_ring, &len), 0);
