@@ -126,8 +126,8 @@ typedef struct cfit__ring {
     int scratch_out;        /* out regions are reused every other step: wait their sends */
 } cfit__ring;
 
-#define CFIT__RING_SLICE ((size_t)512 << 10)  /* bytes per pipelined message */
-#define CFIT__RING_SLOTS 4                    /* receives in flight */
+#define CFIT__RING_SLICE ((size_t)1 << 20)    /* bytes per pipelined message */
+#define CFIT__RING_SLOTS 8                    /* receives in flight */
 #define CFIT__RING_TMP_BYTES (CFIT__RING_SLICE * CFIT__RING_SLOTS)
 
 int cfit__ring_run(cfit__bcoll_ctx *x, const cfit__ring *r);
