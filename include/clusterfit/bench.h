@@ -122,7 +122,7 @@ typedef struct cfit_bench_row {
 /* Facts about the job for the output header; valid during the begin() callback only. */
 typedef struct cfit_bench_job {
     int rank, nranks;     /* this process and the job size */
-    int hosts;            /* distinct host names among the ranks */
+    int hosts;            /* distinct hosts among the ranks (by cfit_comm_host_id: namespaces count) */
     const char *transport;  /* "shm", "tcp" or "mixed" (every rank pair's transport) */
     const int64_t *pids;  /* pids[r]: process id of rank r */
     const char *const *host;  /* host[r]: host name of rank r */

@@ -175,13 +175,13 @@ static int job_info(sweep *w)
             v[n + (strcmp(cfit_comm_transport(w->comm, p), "shm") == 0 ? 0 : 1)]++;
     if ((rc = cfit_comm_allreduce_u64(w->comm, v, n + 2)))
         goto out;
-    int distinct = 0;
+    int distinct = 0;   /* by host identity: namespaces sharing a hostname are different hosts */
     for (int r = 0; r < n; r++) {
         pids[r] = (int64_t)v[r];
         hosts[r] = cfit_comm_host(w->comm, r);
         int seen = 0;
         for (int q = 0; q < r && !seen; q++)
-            seen = strcmp(hosts[q], hosts[r]) == 0;
+            seen = strcmp(cfit_comm_host_id(w->comm, q), cfit_comm_host_id(w->comm, r)) == 0;
         distinct += !seen;
     }
     cfit_bench_job job = {.rank = w->x.rank, .nranks = n, .hosts = distinct, .pids = pids, .host = hosts,
@@ -279,10 +279,10 @@ static int run_all(sweep *w)
  * killer on one host while the others wait. */
 static int memory_check(sweep *w, double per_rank)
 {
-    const char *me = cfit_comm_host(w->comm, w->x.rank);
+    const char *me = cfit_comm_host_id(w->comm, w->x.rank);
     int local = 0;
     for (int r = 0; r < w->x.nranks; r++)
-        local += strcmp(cfit_comm_host(w->comm, r), me) == 0;
+        local += strcmp(cfit_comm_host_id(w->comm, r), me) == 0;
     double phys = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
     double need = per_rank * local;
     uint64_t over = phys > 0 && need > 0.9 * phys;
@@ -293,7 +293,8 @@ static int memory_check(sweep *w, double per_rank)
         return cfit_diag_set(w->d, CFIT_ERANGE, NULL, 0, 0,
                              "-e %llu needs %.1f GB of buffers for the ranks on %s, more than 90%% of its %.1f GB "
                              "of memory (or of another host's)",
-                             (unsigned long long)w->o->max_bytes, need / 1e9, me, phys / 1e9);
+                             (unsigned long long)w->o->max_bytes, need / 1e9, cfit_comm_host(w->comm, w->x.rank),
+                             phys / 1e9);
     return 0;
 }
 
