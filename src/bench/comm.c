@@ -27,22 +27,43 @@ double cfit__now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* The state letter of /proc/PID/stat ('R', 'S', 'T', 'Z', ...), or '?' when unknown. */
+static char pid_state(int pid)
+{
+    char path[64], buf[256];
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return '?';
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')');   /* "pid (comm) S ..." */
+    return p && p[1] == ' ' && p[2] ? p[2] : '?';
+}
+
 int cfit__pid_alive(int pid)
 {
     if (pid <= 0)
         return 1;   /* unknown: assume alive, the timeout still applies */
     if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
         return 0;
-    char path[64], buf[256];
-    snprintf(path, sizeof path, "/proc/%d/stat", pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return 1;   /* permission or no /proc: trust kill() */
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    const char *p = strrchr(buf, ')');   /* "pid (comm) S ..." */
-    return !(p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X'));
+    char st = pid_state(pid);   /* '?': permission or no /proc: trust kill() */
+    return st != 'Z' && st != 'X';
+}
+
+/* A rank of this host that is stopped (SIGSTOP, a debugger): the likely cause of a stall
+ * that a wait only sees through the rank it waits for.  -1 when none. */
+static int stopped_rank(const cfit_comm *c)
+{
+    for (int p = 0; p < c->size; p++) {
+        if (p == c->rank || strcmp(c->peers[p].hostkey, c->peers[c->rank].hostkey) != 0)
+            continue;
+        char st = c->peers[p].pid > 0 ? pid_state(c->peers[p].pid) : '?';
+        if (st == 'T' || st == 't')
+            return p;
+    }
+    return -1;
 }
 
 int cfit__comm_fail(cfit_comm *c, int err, const char *fmt, ...)
@@ -67,6 +88,8 @@ int cfit__comm_lost(cfit_comm *c, int lost, const char *fmt, ...)
     va_end(ap);
     c->failed = CFIT_EPEER;
     c->lost = lost;
+    c->reporter = c->rank;
+    c->note = 'L';
     return CFIT_EPEER;
 }
 
@@ -217,8 +240,17 @@ int cfit_comm_waitall(cfit_comm *c, cfit_req *reqs, int n)
             last_t = now;
             idle = 0;
         } else if (now - last_t > c->timeout_s) {
-            return cfit__comm_fail(c, CFIT_ETIMEOUT, "no progress from rank %d for %g s",
-                                   reqs[first].peer, c->timeout_s);
+            int stopped = stopped_rank(c), rc;
+            if (stopped >= 0)
+                rc = cfit__comm_fail(c, CFIT_ETIMEOUT, "no progress for %g s: rank %d is stopped (SIGSTOP or "
+                                     "a debugger)", c->timeout_s, stopped);
+            else
+                rc = cfit__comm_fail(c, CFIT_ETIMEOUT, "no progress from rank %d for %g s", reqs[first].peer,
+                                     c->timeout_s);
+            c->lost = stopped >= 0 ? stopped : reqs[first].peer;   /* the others hear whom it waited for */
+            c->reporter = c->rank;
+            c->note = 'T';
+            return rc;
         }
         if (now >= c->ctl_next) {
             c->ctl_next = now + 0.05;
@@ -231,6 +263,8 @@ int cfit_comm_waitall(cfit_comm *c, cfit_req *reqs, int n)
          * sleeping 1 ms at a time once idle for a while */
         int block = c->ntr == 1 ? 0 : waited_transport(c, reqs, n);
         int rc = progress_all(c, block, c->ntr == 1 ? 50 : 1);
+        if (rc == CFIT_EPEER && c->reporter == c->rank)
+            return cfit__ctl_refine(c, 0.2);   /* maybe that peer only reacted to another loss */
         if (rc)
             return rc;
         if (c->ntr > 1 && block < 0 && ++idle > 2000) {

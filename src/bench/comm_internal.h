@@ -44,7 +44,9 @@ struct cfit_comm {
     int ntr;
     cfit_req *self_sends, *self_recvs;    /* messages to oneself, matched in order */
     int failed;                       /* a negative cfit_err once the comm is broken */
-    int lost;                         /* the rank named by a CFIT_EPEER failure, -1 none */
+    int lost;                         /* the rank a failure names (lost, or waited for), -1 none */
+    int reporter;                     /* the rank that saw it first */
+    char note;                        /* how to tell the others: 'L' lost, 'T' timed out, 'F' other */
     double ctl_next;                  /* when to look at the control connections next */
     char err[512];                    /* text of that error */
 };
@@ -72,12 +74,17 @@ int cfit__comm_lost(cfit_comm *c, int lost, const char *fmt, ...)
 /* Set-up barrier over the control connections (every rank of the job). */
 int cfit__ctl_barrier(cfit_comm *c);
 
-/* After set-up the control connections carry 5-byte notes (type, big-endian rank):
- * 'B' bye (closing normally), 'L' r (rank r was lost; rank 0 forwards it to everyone).
- * ctl_check reads what arrived without blocking: a rank that vanished without 'B' or an
- * 'L' fails the comm with CFIT_EPEER naming the lost rank, so ranks busy with other
- * peers learn of a death within about 50 ms.  ctl_close sends 'B' or 'L'. */
+/* After set-up the control connections carry 9-byte notes (ctl.c): type, rank a, rank b
+ * (big-endian):  'B' bye (closing normally);  'L' a b: rank a was lost, as rank b saw;
+ * 'T' a b: rank b made no progress waiting for rank a for the timeout;  'F' a: rank a
+ * failed otherwise.  A failing rank sends its note at close; rank 0 forwards the first
+ * note it gets (or makes one when a rank's connection closes without 'B') to everyone.
+ * ctl_check reads what arrived without blocking and fails the comm with the note's
+ * story, so ranks busy with other peers learn of a loss within about 50 ms.
+ * ctl_refine: after a rank saw a peer vanish, wait up to `s` seconds for a note that
+ * names the rank lost first (the vanished peer may only have been reacting to it). */
 int cfit__ctl_check(cfit_comm *c);
+int cfit__ctl_refine(cfit_comm *c, double s);
 void cfit__ctl_close(cfit_comm *c);
 
 /* Bootstrap: fill c->rank/size/peers/jobid and the control connections.

@@ -45,6 +45,7 @@ static int rank_start(const cfit_launch *opt, int rank, int size, const char *ho
     c->ctl_fd = -1;
     c->data_listen_fd = -1;
     c->lost = -1;
+    c->reporter = -1;
     c->timeout_s = opt->timeout_s > 0 ? opt->timeout_s : 60.0;
     int rc = cfit__bootstrap(c, rank, size, host, port, lfd, opt->args_digest, d);
     if (!rc)

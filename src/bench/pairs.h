@@ -8,7 +8,9 @@
  * and every rank meets at a barrier between rounds.  A pair measures bandwidth with
  * both directions busy (iters sendrecvs of size bytes each way; GB/s per direction from
  * the median exchange time) and latency as half the median round trip of an 8-byte
- * ping-pong; the medians keep one hiccup of a busy host from marking a link slow.
+ * ping-pong; the medians keep one hiccup of a busy host from marking a link slow.  A
+ * pair stops its bandwidth loop after a third of the comm's timeout (at least one timed
+ * exchange), so the ranks idle that round do not time out at the next barrier.
  */
 #ifndef CFIT_BENCH_PAIRS_H
 #define CFIT_BENCH_PAIRS_H

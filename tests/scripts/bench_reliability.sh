@@ -62,6 +62,31 @@ for transport in auto tcp; do
     [[ $(segments_of "${children[@]}") == 0 ]] || fail "$transport: shm segments left in /dev/shm"
 done
 
+# 1b. a rank that stops (SIGSTOP) makes no progress: a rank waiting on it (directly, or through a
+# barrier) times out naming whom it waited for, the others hear of it, and the --np parent
+# kills the stopped rank --timeout + 5 s later
+err=$tmp/stop.err
+"$bin" bench pairs --np 3 -s 256K -n 1000000 --timeout 1s >/dev/null 2>"$err" &
+parent=$!
+pids+=("$parent")
+children=()
+for ((i = 0; i < 50 && ${#children[@]} < 3; i++)); do
+    sleep 0.1
+    mapfile -t children < <(ps -o pid= --ppid "$parent" | awk '{print $1}' | sort -n)
+done
+((${#children[@]} == 3)) || fail "stop: expected 3 ranks under pid $parent, found ${#children[@]}"
+sleep 0.5
+kill -STOP "${children[1]}"
+wait_for "$parent" 15
+((status == 1)) || fail "stop: exit $status, expected 1"
+grep -qE "error: rank [02]: no progress for 1 s: rank 1 is stopped" "$err" || fail "stop: no rank named rank 1"
+for r in 0 2; do
+    grep -qE "error: rank $r: (no progress for 1 s: rank 1 is stopped|rank [02] timed out waiting for rank 1)" "$err" ||
+        fail "stop: rank $r did not report the stall of rank 1"
+done
+grep -q "rank 1 did not exit within 6 s after rank [02] failed; killing it" "$err" ||
+    fail "stop: the parent did not kill the stopped rank"
+
 # 2. ranks launched from the environment with different arguments: both exit 2
 p=$(port)
 RANK=0 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$p "$bin" bench pairs -s 64K -n 2 --timeout 10s \

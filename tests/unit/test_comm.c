@@ -472,12 +472,53 @@ static void test_pairs_analyse(void **s)
     free(r.host_slow);
 }
 
+/* cfit_pairs_run on 3 ranks of one host: every rank a host, symmetric positive matrices;
+ * with a huge -n the pairs stop after a third of the 0.9 s timeout. */
+static int body_pairs(cfit_comm *c, void *arg)
+{
+    (void)arg;
+    cfit_pairs_opts o;
+    cfit_pairs_opts_init(&o);
+    o.size_bytes = 256 << 10;
+    o.iters = 1000000;
+    o.lat_iters = 10;
+    cfit_pairs_result r;
+    double t = cfit__now();
+    int rc = cfit_pairs_run(c, &o, &r);
+    if (rc)
+        return 1;
+    int n = r.nhosts, bad = n != 3;
+    for (int a = 0; a < n && !bad; a++) {
+        bad |= r.host_rank[a] != a || !strstr(r.hosts[a], ":rank");
+        for (int b = 0; b < n; b++) {
+            double v = r.bw_gbs[a * n + b], l = r.lat_s[a * n + b];
+            if (a == b)
+                bad |= !isnan(v) || !isnan(l);
+            else
+                bad |= !(v > 0) || v != r.bw_gbs[b * n + a] || !(l > 0 && l < 0.1) || l != r.lat_s[b * n + a];
+        }
+    }
+    bad |= !(r.median_bw_gbs > 0);
+    cfit_pairs_result_free(&r);
+    if (bad)
+        return 2;
+    return cfit__now() - t < 3.0 ? 0 : 3;   /* 3 rounds of at most 0.3 s and change */
+}
+
+static void test_pairs_run(void **s)
+{
+    (void)s;
+    assert_int_equal(run_ranks(3, CFIT_TRANSPORT_AUTO, 0.9, body_pairs, NULL), 0);
+    assert_int_equal(run_ranks(3, CFIT_TRANSPORT_TCP, 0.9, body_pairs, NULL), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parsers),
         cmocka_unit_test(test_pairs_rounds),
         cmocka_unit_test(test_pairs_analyse),
+        cmocka_unit_test(test_pairs_run),
         cmocka_unit_test(test_ordered_shm),
         cmocka_unit_test(test_ordered_tcp),
         cmocka_unit_test(test_ring_64m),
