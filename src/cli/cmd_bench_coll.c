@@ -30,7 +30,8 @@ static const cli_opt opts[] = {
     {"check", 'c', "0|1", "check the result bit-exactly and count wrong elements (default 1)", O_CHECK},
     {"datatype", 'd', "TYPE", "float (default), double, int32, int64, bf16 or all", O_DTYPE},
     {"op", 'o', "OP", "sum (default), prod, min, max, avg or all (reducing collectives)", O_OP},
-    {"algo", 0, "auto|ring|shm", "all-reduce algorithm (default auto: shm when every rank shares a host)", O_ALGO},
+    {"algo", 0, "auto|ring|shm", "all-reduce algorithm (default auto: on one host the faster of the two\n"
+                                 "                                       per size, timed before each; else ring)", O_ALGO},
     {"min-busbw", 0, "GB/s", "exit 3 when the average bus bandwidth is below this (GB/s, or a rate: 100G)",
      O_MIN_BUSBW},
     {"seed", 0, "N", "seed of the generated inputs (default 1)", O_SEED},
