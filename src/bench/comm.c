@@ -20,13 +20,6 @@
 #include <time.h>
 #include <unistd.h>
 
-double cfit__now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* The state letter of /proc/PID/stat ('R', 'S', 'T', 'Z', ...), or '?' when unknown. */
 static char pid_state(int pid)
 {

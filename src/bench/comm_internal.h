@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <sys/types.h>
 #include "bench/comm.h"
+#include "base/clock.h"
 
 #define CFIT__HOST_MAX 256      /* hostname or printable host label */
 #define CFIT__HOSTKEY_MAX 192   /* host identity: hostname|boot_id|net|pid|mnt */
@@ -117,8 +118,6 @@ int cfit__sock_connect(const char *host, int port, double deadline, char *why, s
 /* Socket options for data connections: TCP_NODELAY and large buffers. */
 void cfit__sock_tune(int fd);
 
-/* Monotonic seconds. */
-double cfit__now(void);
 
 /* Is process pid (on this host) alive?  Zombies count as dead. */
 int cfit__pid_alive(int pid);
