@@ -13,7 +13,8 @@ cleanup() {
 }
 trap cleanup EXIT
 fail() { echo "FAIL: $*"; for f in "$tmp"/*.err; do [[ -f $f ]] && { echo "--- $f"; cat "$f"; }; done; exit 1; }
-port() { echo $((20000 + (RANDOM * 32768 + RANDOM) % 40000)); }
+# below the ephemeral range (32768-60999 on Linux), where data listeners of concurrent jobs live
+port() { echo $((20000 + (RANDOM * 32768 + RANDOM) % 12000)); }
 
 # Segments of a job whose ranks had these pids (the job id starts with rank 0's pid).
 segments_of() {
