@@ -2,6 +2,8 @@
  * argument check, the control connections and the choice of transport per peer.
  *
  * Protocol (all integers big-endian u32, strings fixed-size NUL-padded):
+ *   rank 0 -> r        greeting on accept: magic, version (a joining rank that gets no
+ *                      greeting drops the connection and tries again until the timeout)
  *   rank r -> rank 0   HELLO: magic, version, rank, size, pid, data port, host[256],
  *                      hostkey[192], digest length, digest bytes
  *   rank 0 -> every r  status (0 or -cfit_err), message length, message; when 0: the
@@ -200,6 +202,12 @@ static void w_str(wbuf *b, const char *s, size_t field)
     w_bytes(b, tmp, field);
 }
 
+static void put_be32(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)(v >> 24), p[1] = (unsigned char)(v >> 16), p[2] = (unsigned char)(v >> 8);
+    p[3] = (unsigned char)v;
+}
+
 static uint32_t r_u32(const unsigned char *p)
 {
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
@@ -390,6 +398,12 @@ static int rank0_gather(cfit_comm *c, int lfd, const char *digest, const char *r
         int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
         if (fd < 0)
             continue;
+        unsigned char greet[8];
+        put_be32(greet, HELLO_MAGIC), put_be32(greet + 4, HELLO_VERSION);
+        if (cfit__sock_io(fd, greet, sizeof greet, 1, cfit__now() + 1.0)) {
+            close(fd);
+            continue;
+        }
         cfit__peer_info pi;
         memset(&pi, 0, sizeof pi);
         int r = -1;
@@ -449,11 +463,35 @@ static int rank0_gather(cfit_comm *c, int lfd, const char *digest, const char *r
 
 /* ---- other ranks ------------------------------------------------------------------ */
 
+/* Connect to rank 0 and read its greeting; a listener that does not greet like rank 0
+ * within 2 s (another program, another job's data port) is dropped and tried again. */
+static int connect_rank0(const char *host, int port, double deadline, char *why, size_t why_n)
+{
+    for (;;) {
+        int fd = cfit__sock_connect(host, port, deadline, why, why_n);
+        if (fd < 0)
+            return fd;
+        unsigned char greet[8];
+        double dl = cfit__now() + 2.0 < deadline ? cfit__now() + 2.0 : deadline;
+        int rc = cfit__sock_io(fd, greet, sizeof greet, 0, dl);
+        if (!rc && r_u32(greet) == HELLO_MAGIC && r_u32(greet + 4) == HELLO_VERSION)
+            return fd;
+        close(fd);
+        snprintf(why, why_n, "%s", rc == CFIT_EPEER ? "the connection was closed at once"
+                                   : rc ? "something listens there but is not a clusterfit rank 0"
+                                        : "rank 0 there runs a different clusterfit version");
+        if (cfit__now() + 0.1 >= deadline)
+            return CFIT_ETIMEOUT;
+        struct timespec ts = {0, 100000000};
+        nanosleep(&ts, NULL);
+    }
+}
+
 static int rank_join(cfit_comm *c, const char *host, int port, const char *digest, cfit_diag *d)
 {
     double deadline = cfit__now() + c->timeout_s;
     char why[128];
-    int fd = cfit__sock_connect(host, port, deadline, why, sizeof why);
+    int fd = connect_rank0(host, port, deadline, why, sizeof why);
     if (fd < 0)
         return cfit_diag_set(d, CFIT_ETIMEOUT, NULL, 0, 0,
                              "cannot reach the rendezvous at %s:%d within %g s (%s); is rank 0 running?",

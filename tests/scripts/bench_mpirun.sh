@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench_mpirun.sh BINARY SRCDIR - `bench pairs` launched the ways users launch jobs:
-# by hand with srun-style (SLURM_PROCID/SLURM_NTASKS/SLURM_JOB_NODELIST) and torchrun-style
-# (RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT) environments, then under a real Open MPI
+# by hand with srun-style (SLURM_PROCID/SLURM_NTASKS/SLURM_JOB_NODELIST), torchrun-style
+# (RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT) and MPICH-style (PMI_RANK/PMI_SIZE) environments,
+# then under a real Open MPI
 # `mpirun -np 4` (rank and size from OMPI_COMM_WORLD_*).  Every run must see all its ranks.
 # Exit 77 (skipped) after the environment runs when mpirun is not installed.
 set -uo pipefail
@@ -9,7 +10,8 @@ bin=$1
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cfit-mpi.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; for f in "$tmp"/*; do [[ -f $f ]] && { echo "--- $f"; cat "$f"; }; done; exit 1; }
-port() { echo $((20000 + (RANDOM * 32768 + RANDOM) % 40000)); }
+# below the ephemeral range (32768-60999 on Linux), where data listeners of concurrent jobs live
+port() { echo $((20000 + (RANDOM * 32768 + RANDOM) % 12000)); }
 # the measurement on a busy CI machine is noisy: a threshold of 1% keeps exit 3 away
 args=(bench pairs -s 64K -n 3 --lat-iters 20 --slow-threshold 1 --timeout 20s --json)
 
@@ -46,6 +48,15 @@ wait -n; s1=$?; wait -n; s2=$?; wait -n; s3=$?
 ((s1 == 0 && s2 == 0 && s3 == 0)) || fail "torchrun-style: exit $s1 $s2 $s3"
 mv "$tmp/torch0.out" "$tmp/torch.out"
 check_json torch 3
+
+# MPICH/Hydra-style (PMI_RANK/PMI_SIZE), 2 ranks
+p=$(port)
+PMI_RANK=1 PMI_SIZE=2 MASTER_PORT=$p "$bin" "${args[@]}" >/dev/null 2>"$tmp/pmi1.err" &
+PMI_RANK=0 PMI_SIZE=2 MASTER_PORT=$p "$bin" "${args[@]}" >"$tmp/pmi.out" 2>"$tmp/pmi0.err"
+s0=$?
+wait -n; s1=$?
+((s0 == 0 && s1 == 0)) || fail "PMI-style: exit $s0 $s1"
+check_json pmi 2
 
 if ! command -v mpirun >/dev/null 2>&1; then
     echo "skipped: mpirun not installed (scripts/deps.sh installs openmpi-bin)"

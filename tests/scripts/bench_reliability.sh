@@ -13,7 +13,8 @@ cleanup() {
 }
 trap cleanup EXIT
 fail() { echo "FAIL: $*"; for f in "$tmp"/*.err; do [[ -f $f ]] && { echo "--- $f"; cat "$f"; }; done; exit 1; }
-port() { echo $((20000 + (RANDOM * 32768 + RANDOM) % 40000)); }
+# below the ephemeral range (32768-60999 on Linux), where data listeners of concurrent jobs live
+port() { echo $((20000 + (RANDOM * 32768 + RANDOM) % 12000)); }
 
 # Segments of a job whose ranks had these pids (the job id starts with rank 0's pid).
 segments_of() {
@@ -124,6 +125,23 @@ s=$?
 ((SECONDS - start <= 5)) || fail "unreachable: took $((SECONDS - start)) s with --timeout 1s"
 grep -q "clusterfit: error: cannot reach the rendezvous at 127.0.0.1:$p within 1 s" "$tmp/unreach.err" ||
     fail "unreachable: unclear message"
+
+# 4b. something else listens at the rendezvous: the rank does not hang on it, it says so
+if command -v python3 >/dev/null 2>&1; then
+    p=$(port)
+    python3 -c "import socket, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(('127.0.0.1', $p)); s.listen(8); time.sleep(8)" &
+    py=$!
+    sleep 0.5
+    RANK=1 WORLD_SIZE=2 MASTER_PORT=$p "$bin" bench pairs --timeout 2s >/dev/null 2>"$tmp/foreign.err"
+    s=$?
+    kill "$py" 2>/dev/null
+    wait "$py" 2>/dev/null
+    ((s == 1)) || fail "foreign listener: exit $s, expected 1"
+    grep -q "cannot reach the rendezvous at 127.0.0.1:$p within 2 s (something listens there but is not a clusterfit rank 0)" \
+        "$tmp/foreign.err" || fail "foreign listener: unclear message"
+fi
 
 # 5. rank 0 waits for a rank that never comes: names it after --timeout
 p=$(port)
