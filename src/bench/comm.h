@@ -74,7 +74,7 @@ typedef struct cfit_launch {
     double timeout_s;              /* --timeout: no-progress limit per operation (default 60) */
     const char *rendezvous;        /* --rendezvous HOST:PORT overrides MASTER_ADDR/PORT; NULL = env */
     const char *args_digest;       /* text every rank must agree on (normalised argv); checked
-                                      at bootstrap, mismatch -> CFIT_EINVAL naming the rank */
+                                      at bootstrap, mismatch -> CFIT_EINVALID naming the rank */
 } cfit_launch;
 
 /* Start the job and return this process's comm.  With np > 0 the calling process forks
@@ -100,6 +100,10 @@ int cfit_comm_rank(const cfit_comm *c);
 int cfit_comm_size(const cfit_comm *c);
 /* Host name this rank runs on (for pairs, output "# Rank 0 ... on HOST"). */
 const char *cfit_comm_host(const cfit_comm *c, int rank);
+/* Identity of the machine a rank runs on: equal for two ranks exactly when they share
+ * the host, its network namespace, process ids and /dev/shm (auto picks shm then).
+ * Ranks in different network namespaces share a hostname but not this. */
+const char *cfit_comm_host_id(const cfit_comm *c, int rank);
 /* Name of the transport to peer ("shm" or "tcp"). */
 const char *cfit_comm_transport(const cfit_comm *c, int peer);
 const char *cfit_comm_error(const cfit_comm *c);
@@ -108,6 +112,9 @@ int cfit_comm_isend(cfit_comm *c, int peer, const void *buf, size_t n, cfit_req 
 int cfit_comm_irecv(cfit_comm *c, int peer, void *buf, size_t n, cfit_req *r);
 int cfit_comm_wait(cfit_comm *c, cfit_req *r);
 int cfit_comm_waitall(cfit_comm *c, cfit_req *reqs, int n);
+/* Drive progress once without blocking (to overlap computation with transfers): 1 when r
+ * is complete, 0 when not yet, or a negative cfit_err.  No timeout applies. */
+int cfit_comm_test(cfit_comm *c, cfit_req *r);
 /* Blocking conveniences built on the above. */
 int cfit_comm_send(cfit_comm *c, int peer, const void *buf, size_t n);
 int cfit_comm_recv(cfit_comm *c, int peer, void *buf, size_t n);
@@ -119,7 +126,7 @@ int cfit_comm_bcast(cfit_comm *c, int root, void *buf, size_t n);
 int cfit_comm_allreduce_f64(cfit_comm *c, double *v, int n, int op_max);
 int cfit_comm_allreduce_u64(cfit_comm *c, uint64_t *v, int n);
 /* Shared window of `bytes` across all ranks (shm transport, all ranks on one host);
- * CFIT_EINVAL when the job's transports cannot provide one. */
+ * CFIT_EINVALID when the job's transports cannot provide one. */
 int cfit_comm_window(cfit_comm *c, size_t bytes, void **bases);
 
 /* Close: frees everything, removes shm segments.  NULL is ignored. */

@@ -73,6 +73,12 @@ int cmd_rules(int argc, char **argv);
 /* bench subcommands (one file each; listed in cmd_bench.c's table) */
 int cmd_bench_storage(int argc, char **argv);   /* cmd_bench_io.c */
 int cmd_bench_memory(int argc, char **argv);    /* cmd_bench_io.c */
+int cmd_bench_allreduce(int argc, char **argv);       /* cmd_bench_coll.c */
+int cmd_bench_allgather(int argc, char **argv);
+int cmd_bench_reducescatter(int argc, char **argv);
+int cmd_bench_alltoall(int argc, char **argv);
+int cmd_bench_sendrecv(int argc, char **argv);
+int cmd_bench_pairs(int argc, char **argv);
 
 /* --report FILE.html (issue 7, docs/report.md): write the page; 0 or an exit code after printing. */
 int cli_report_write(const char *path, const char *data, size_t len);   /* plan_report.c */

@@ -14,6 +14,12 @@ typedef struct bench_command {
 static const bench_command bench_commands[] = {
     {"storage", cmd_bench_storage, "sequential write, sequential and random read of a filesystem: GB/s, IOPS"},
     {"memory", cmd_bench_memory, "STREAM copy/scale/add/triad host memory bandwidth"},
+    {"allreduce", cmd_bench_allreduce, "all-reduce over shm/tcp, nccl-tests columns (docs/bench.md)"},
+    {"allgather", cmd_bench_allgather, "all-gather over shm/tcp, nccl-tests columns"},
+    {"reducescatter", cmd_bench_reducescatter, "reduce-scatter over shm/tcp, nccl-tests columns"},
+    {"alltoall", cmd_bench_alltoall, "all-to-all over shm/tcp, nccl-tests columns"},
+    {"sendrecv", cmd_bench_sendrecv, "ring send-recv over shm/tcp, nccl-tests columns"},
+    {"pairs", cmd_bench_pairs, "bandwidth and latency of every pair of hosts; names slow links and hosts"},
     {NULL, NULL, NULL},
 };
 

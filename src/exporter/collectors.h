@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "clusterfit/exporter.h"
+#include "base/clock.h"
 
 extern const cfit_collector_ops cfit__collector_gpu;
 extern const cfit_collector_ops cfit__collector_netdev;
@@ -24,7 +25,5 @@ int cfit__emit(cfit_expo *e, const char *name, cfit_metric_type type, const char
  * strings; *n their count.  0, or -1 when dir cannot be read (then *names is NULL). */
 int cfit__list_dir(const char *dir, char ***names, size_t *n);
 void cfit__free_names(char **names, size_t n);
-/* Monotonic clock in seconds. */
-double cfit__now(void);
 
 #endif

@@ -225,10 +225,3 @@ void cfit__free_names(char **names, size_t n)
         free(names[i]);
     free(names);
 }
-
-double cfit__now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}

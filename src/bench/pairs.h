@@ -1,0 +1,67 @@
+/* pairs.h - `bench pairs`: bandwidth and latency of every pair of hosts, measured in
+ * rounds of disjoint pairs, and the links and hosts slower than the rest.
+ *
+ * One rank per host takes part (the lowest rank of each host identity), or every rank
+ * with per_rank (and always when the whole job runs on one host).  Rounds follow the
+ * circle method: with m participants (m+1 when m is odd, one idle per round), m-1 rounds
+ * pair everyone with everyone exactly once; the pairs of a round run at the same time
+ * and every rank meets at a barrier between rounds.  A pair measures bandwidth with
+ * both directions busy (iters sendrecvs of size bytes each way; GB/s per direction from
+ * the median exchange time) and latency as half the median round trip of an 8-byte
+ * ping-pong; the medians keep one hiccup of a busy host from marking a link slow.  A
+ * pair stops its bandwidth loop after a third of the comm's timeout (at least one timed
+ * exchange), so the ranks idle that round do not time out at the next barrier.
+ */
+#ifndef CFIT_BENCH_PAIRS_H
+#define CFIT_BENCH_PAIRS_H
+
+#include "bench/comm.h"
+
+typedef struct cfit_pairs_opts {
+    size_t size_bytes;      /* bandwidth message size (default 16 MiB) */
+    int iters;              /* timed exchanges per pair (default 10) */
+    int warmup;             /* untimed exchanges first (default 1) */
+    int lat_iters;          /* timed ping-pongs (default 100) */
+    int per_rank;           /* every rank is a "host" */
+    double slow_threshold;  /* fraction of the median bandwidth below which a link is slow (0.8) */
+} cfit_pairs_opts;
+
+typedef struct cfit_pairs_link {
+    int a, b;               /* host indices, a < b */
+    double bandwidth_gbs;
+    double fraction_of_median;
+} cfit_pairs_link;
+
+typedef struct cfit_pairs_result {
+    int nhosts;
+    char **hosts;           /* [nhosts] labels: hostname, or "hostname:rankN" when several
+                               participants share a hostname */
+    int *host_rank;         /* [nhosts] the rank measuring for that host */
+    double *bw_gbs;         /* [nhosts*nhosts], row-major; diagonal NaN */
+    double *lat_s;          /* [nhosts*nhosts]; diagonal NaN */
+    double median_bw_gbs, median_lat_s;
+    cfit_pairs_link *slow;  /* links below the threshold, slowest first */
+    int nslow;
+    int *host_slow;         /* [nhosts] 1 when every link of the host is slow */
+    int nslow_hosts;
+} cfit_pairs_result;
+
+void cfit_pairs_opts_init(cfit_pairs_opts *o);
+
+/* Partner of participant i in round r of the circle method over m participants, or -1
+ * when i sits the round out (m odd).  Rounds: cfit_pairs_rounds(m) = m-1 or m. */
+int cfit_pairs_rounds(int m);
+int cfit_pairs_partner(int m, int round, int i);
+
+/* Collective over every rank of c.  Fills r on every rank (free with
+ * cfit_pairs_result_free).  Returns 0 or the comm's negative error; CFIT_EINVALID with
+ * nhosts < 2 when there is nothing to pair. */
+int cfit_pairs_run(cfit_comm *c, const cfit_pairs_opts *o, cfit_pairs_result *r);
+
+/* Medians, slow links and slow hosts from the matrices (called by cfit_pairs_run;
+ * exposed for tests).  Returns 0 or CFIT_ENOMEM. */
+int cfit_pairs_analyse(cfit_pairs_result *r, double slow_threshold);
+
+void cfit_pairs_result_free(cfit_pairs_result *r);
+
+#endif

@@ -1,0 +1,245 @@
+/* cmd_bench_pairs.c - `clusterfit bench pairs`: the host x host bandwidth and latency
+ * matrices, the median, and the links and hosts below --slow-threshold of it. */
+#include "bench_launch.h"
+#include "cli.h"
+#include "base/json.h"
+#include "bench/pairs.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { O_SIZE = 1, O_ITERS, O_WARMUP, O_LAT_ITERS, O_PER_RANK, O_SLOW, O_JSON };
+
+static const cli_opt opts[] = {
+    {"size", 's', "BYTES", "bandwidth message size (default 16M; K M G suffixes, powers of 1024)", O_SIZE},
+    {"iters", 'n', "N", "timed exchanges per pair (default 10)", O_ITERS},
+    {"warmup", 'w', "N", "untimed exchanges per pair first (default 1)", O_WARMUP},
+    {"lat-iters", 0, "N", "timed 8-byte ping-pongs per pair for the latency (default 100)", O_LAT_ITERS},
+    {"per-rank", 0, NULL, "measure between every pair of ranks, not one rank per host", O_PER_RANK},
+    {"slow-threshold", 0, "PCT", "a link below PCT% of the median bandwidth is slow (default 80)", O_SLOW},
+    {"json", 0, NULL, "print one JSON object (docs/bench-launch.md) instead of the tables", O_JSON},
+    BENCH_LAUNCH_OPTS,
+    {NULL, 0, NULL, NULL, 0},
+};
+
+typedef struct pairs_cli {
+    cfit_launch launch;
+    cfit_pairs_opts o;
+    int json;
+    const char *transport;
+} pairs_cli;
+
+static int on_opt(void *vc, int id, const char *name, const char *value)
+{
+    pairs_cli *p = vc;
+    long v;
+    int rc;
+    if (id >= BENCH_LAUNCH_ID0) {
+        if (id == BENCH_OPT_TRANSPORT)
+            p->transport = value;
+        return bench_launch_opt(&p->launch, id, name, value);
+    }
+    switch (id) {
+    case -1: return cli_error("bench pairs: unexpected argument '%s' (see --help)", value);
+    case O_SIZE: {
+        cfit_diag d;
+        uint64_t s;
+        cfit_diag_clear(&d);
+        if (cfit_parse_size(value, &s, &d))
+            return cli_error("--%s: %s", name, d.msg);
+        if (s < 1 || s > ((uint64_t)1 << 34))
+            return cli_error("--%s: %s is out of range (1 byte to 16G)", name, value);
+        p->o.size_bytes = (size_t)s;
+        return 0;
+    }
+    case O_ITERS: rc = cli_int(name, value, 1, 1000000, &v); p->o.iters = (int)v; return rc;
+    case O_WARMUP: rc = cli_int(name, value, 0, 1000000, &v); p->o.warmup = (int)v; return rc;
+    case O_LAT_ITERS: rc = cli_int(name, value, 1, 10000000, &v); p->o.lat_iters = (int)v; return rc;
+    case O_PER_RANK: p->o.per_rank = 1; return 0;
+    case O_SLOW: {
+        double pct;
+        if (cli_real(name, value, 0, 100, &pct))
+            return EXIT_USAGE;
+        if (pct <= 0)
+            return cli_error("--%s: %s must be above 0", name, value);
+        p->o.slow_threshold = pct / 100.0;
+        return 0;
+    }
+    case O_JSON: p->json = 1; return 0;
+    }
+    return 0;
+}
+
+static void print_matrix(const cfit_pairs_result *r, const double *m, double scale, const char *title)
+{
+    int n = r->nhosts;
+    printf("\n# %s\n%-6s", title, "");
+    for (int b = 0; b < n; b++) {
+        char col[16];
+        snprintf(col, sizeof col, "h%d", b);
+        printf(" %9s", col);
+    }
+    printf("\n");
+    for (int a = 0; a < n; a++) {
+        char row[16];
+        snprintf(row, sizeof row, "h%d", a);
+        printf("%-6s", row);
+        for (int b = 0; b < n; b++) {
+            double v = m[a * n + b];
+            if (isnan(v))
+                printf(" %9s", "-");
+            else
+                printf(" %9.2f", v * scale);
+        }
+        printf("\n");
+    }
+}
+
+/* "16 MiB", "4 KiB", "1000 bytes": the message size as given. */
+static const char *size_text(char *buf, size_t n, size_t bytes)
+{
+    static const char *const units[] = {"bytes", "KiB", "MiB", "GiB"};
+    int u = 0;
+    while (u < 3 && bytes >= 1024 && bytes % 1024 == 0)
+        bytes /= 1024, u++;
+    snprintf(buf, n, "%zu %s", bytes, units[u]);
+    return buf;
+}
+
+static void print_human(const pairs_cli *p, const cfit_pairs_result *r, int size)
+{
+    char sz[32];
+    int n = r->nhosts;
+    printf("# clusterfit bench pairs: %d hosts of %d ranks, %s per message, %d iterations, %d rounds, "
+           "transport %s\n", n, size, size_text(sz, sizeof sz, p->o.size_bytes), p->o.iters,
+           cfit_pairs_rounds(n), p->transport ? p->transport : "auto");
+    for (int h = 0; h < n; h++)
+        printf("#   h%-4d %s (rank %d)\n", h, r->hosts[h], r->host_rank[h]);
+    print_matrix(r, r->bw_gbs, 1.0, "bandwidth, GB/s per direction with both directions busy");
+    print_matrix(r, r->lat_s, 1e6, "latency, us (half the round trip of 8 bytes)");
+    printf("\nmedian bandwidth %.2f GB/s, median latency %.2f us\n", r->median_bw_gbs, r->median_lat_s * 1e6);
+    if (r->nslow == 0) {
+        printf("no slow links (every link at least %g%% of the median bandwidth)\n", p->o.slow_threshold * 100);
+        return;
+    }
+    printf("slow links (below %g%% of the median bandwidth):\n", p->o.slow_threshold * 100);
+    for (int s = 0; s < r->nslow; s++) {
+        const cfit_pairs_link *l = &r->slow[s];
+        printf("  %s - %s  %.2f GB/s  %.0f%% of median\n", r->hosts[l->a], r->hosts[l->b], l->bandwidth_gbs,
+               l->fraction_of_median * 100);
+    }
+    if (r->nslow_hosts) {
+        printf("slow hosts (every link slow):");
+        for (int h = 0; h < n; h++)
+            if (r->host_slow[h])
+                printf(" %s", r->hosts[h]);
+        printf("\n");
+    }
+}
+
+static void json_matrix(cfit__buf *b, const char *key, const double *m, int n)
+{
+    cfit__buf_printf(b, ", \"%s\": [", key);
+    for (int a = 0; a < n; a++) {
+        cfit__buf_puts(b, a ? ", [" : "[");
+        for (int c = 0; c < n; c++) {
+            if (c)
+                cfit__buf_puts(b, ", ");
+            cfit__buf_json_number(b, m[a * n + c]);
+        }
+        cfit__buf_puts(b, "]");
+    }
+    cfit__buf_puts(b, "]");
+}
+
+static int print_json(const pairs_cli *p, const cfit_pairs_result *r)
+{
+    cfit__buf b;
+    int n = r->nhosts;
+    cfit__buf_init(&b);
+    cfit__buf_printf(&b, "{\"clusterfit_version\": \"%s\", \"benchmark\": \"pairs\", \"hosts\": [", CFIT_VERSION);
+    for (int h = 0; h < n; h++) {
+        if (h)
+            cfit__buf_puts(&b, ", ");
+        cfit__buf_json_string(&b, r->hosts[h]);
+    }
+    cfit__buf_puts(&b, "]");
+    cfit__buf_key_number(&b, "size_bytes", (double)p->o.size_bytes, 1);
+    json_matrix(&b, "bandwidth_gbs", r->bw_gbs, n);
+    json_matrix(&b, "latency_s", r->lat_s, n);
+    cfit__buf_key_number(&b, "median_bandwidth_gbs", r->median_bw_gbs, 1);
+    cfit__buf_key_number(&b, "median_latency_s", r->median_lat_s, 1);
+    cfit__buf_key_number(&b, "slow_threshold", p->o.slow_threshold, 1);
+    cfit__buf_puts(&b, ", \"slow_links\": [");
+    for (int s = 0; s < r->nslow; s++) {
+        const cfit_pairs_link *l = &r->slow[s];
+        cfit__buf_puts(&b, s ? ", {" : "{");
+        cfit__buf_key_string(&b, "a", r->hosts[l->a], 0);
+        cfit__buf_key_string(&b, "b", r->hosts[l->b], 1);
+        cfit__buf_key_number(&b, "bandwidth_gbs", l->bandwidth_gbs, 1);
+        cfit__buf_key_number(&b, "fraction_of_median", l->fraction_of_median, 1);
+        cfit__buf_puts(&b, "}");
+    }
+    cfit__buf_puts(&b, "], \"slow_hosts\": [");
+    for (int h = 0, k = 0; h < n; h++)
+        if (r->host_slow[h]) {
+            if (k++)
+                cfit__buf_puts(&b, ", ");
+            cfit__buf_json_string(&b, r->hosts[h]);
+        }
+    cfit__buf_puts(&b, "]}\n");
+    int ok = cfit__buf_ok(&b);
+    if (ok)
+        fputs(b.data, stdout);
+    cfit__buf_fini(&b);
+    return ok ? 0 : cli_error("out of memory");
+}
+
+static int pairs_body(cfit_comm *c, void *ctx)
+{
+    pairs_cli *p = ctx;
+    cfit_pairs_result r;
+    int rc = cfit_pairs_run(c, &p->o, &r);
+    int code = 0;
+    if (rc == CFIT_EINVALID && r.nhosts < 2) {
+        if (cfit_comm_rank(c) == 0)
+            cli_error("bench pairs needs at least 2 ranks (launch with --np N, mpirun, srun or torchrun-style "
+                      "env; docs/bench-launch.md)");
+        code = EXIT_USAGE;
+    } else if (rc == CFIT_ENOMEM) {
+        fprintf(stderr, "clusterfit: error: rank %d: out of memory\n", cfit_comm_rank(c));
+        code = EXIT_RUNTIME;
+    } else if (rc) {
+        code = bench_comm_error(c, rc);
+    } else if (cfit_comm_rank(c) == 0) {
+        if (p->json)
+            code = print_json(p, &r);
+        else
+            print_human(p, &r, cfit_comm_size(c));
+        if (!code && r.nslow)
+            code = EXIT_BENCH;
+    } else if (r.nslow) {
+        code = EXIT_BENCH;
+    }
+    cfit_pairs_result_free(&r);
+    return code;
+}
+
+int cmd_bench_pairs(int argc, char **argv)
+{
+    pairs_cli p;
+    memset(&p, 0, sizeof p);
+    bench_launch_init(&p.launch);
+    cfit_pairs_opts_init(&p.o);
+    int rc = cli_parse(argc, argv, opts, on_opt, &p, "clusterfit bench pairs [options]",
+                       "Measure bandwidth and latency between every pair of hosts, in rounds of disjoint\n"
+                       "pairs, and name the links and hosts slower than the rest. One rank per host takes\n"
+                       "part (every rank with --per-rank, or when all run on one host); exit 3 when a link\n"
+                       "is below --slow-threshold of the median. Launch with --np N, mpirun, srun or\n"
+                       "RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT (docs/bench-launch.md).");
+    if (rc)
+        return rc < 0 ? EXIT_OK : rc;
+    bench_launch_digest(&p.launch, argc, argv);
+    return bench_run(&p.launch, pairs_body, &p);
+}
