@@ -3,6 +3,7 @@
 #include "base/json.h"
 #include "clusterfit/catalog.h"
 #include "clusterfit/sim.h"
+#include "sim_report.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -10,7 +11,8 @@
 
 enum {
     O_TOPOLOGY = 1, O_COLLECTIVE, O_ALGO, O_RANKS, O_SIZE, O_MIN, O_MAX, O_FACTOR, O_LINK_BW, O_LATENCY,
-    O_SCALEUP_BW, O_GPN, O_PLACEMENT, O_FAIL_LINKS, O_FAIL, O_DESCRIBE, O_JSON, O_GPU, O_FABRIC, O_CATALOG
+    O_SCALEUP_BW, O_GPN, O_PLACEMENT, O_FAIL_LINKS, O_FAIL, O_DESCRIBE, O_JSON, O_GPU, O_FABRIC, O_CATALOG,
+    O_REPORT
 };
 
 static const cli_opt opts[] = {
@@ -40,6 +42,7 @@ static const cli_opt opts[] = {
     {"fail", 0, "SPEC", "fail the cables SPEC names (the topology's format, docs/sim.md)", O_FAIL},
     {"describe", 0, NULL, "print hosts, switches, links, diameter and bisection, and exit", O_DESCRIBE},
     {"json", 0, NULL, "print one JSON object (docs/json.md) instead of the table", O_JSON},
+    {"report", 0, "FILE.html", "also write a self-contained HTML report with charts (docs/report.md)", O_REPORT},
     {NULL, 0, NULL, NULL, 0},
 };
 
@@ -61,6 +64,7 @@ typedef struct sim_cli {
     const cfit_gpu *g;
     const cfit_fabric *up, *out;
     double nic_share;                 /* NICs per GPU of the node, at most 1 */
+    const char *report;               /* --report FILE.html */
 } sim_cli;
 
 static int opt_size(const char *name, const char *value, uint64_t *out)
@@ -141,6 +145,7 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
     case O_FAIL: c->fail_spec = value; return 0;
     case O_DESCRIBE: c->describe = 1; return 0;
     case O_JSON: c->json = 1; return 0;
+    case O_REPORT: c->report = value; return 0;
     }
     return 0;
 }
@@ -258,10 +263,7 @@ static int describe(const sim_cli *c, const cfit_topo *t, const cfit_topo_info *
     return 0;
 }
 
-typedef struct row {
-    double size;
-    cfit_sim_result r;
-} row;
+typedef cli_sim_row row;
 
 static long elements(const sim_cli *c, double size, int ranks)
 {
@@ -386,6 +388,11 @@ static int simulate(const sim_cli *c, const cfit_topo *t, const cfit_topo_info *
         rc = print_json(c, t, info, ranks, rows, nrows);
     else if (!rc)
         print_table(c, t, info, ranks, rows, nrows);
+    if (!rc && c->report) {
+        cli_sim_report_in in = {c->spec, algo_label(c), c->coll, c->algo, ranks, place, c->random_place, t, info,
+                                c->params.link_bw_bytes_per_s, rows, nrows};
+        rc = cli_sim_report(c->report, &in);
+    }
     free(rows), free(place);
     return rc;
 }
@@ -464,6 +471,8 @@ int cmd_sim(int argc, char **argv)
         return rc < 0 ? EXIT_OK : rc;
     if (!c.spec)
         return cli_error("sim: --topology SPEC is required (e.g. --topology fattree:k=8)");
+    if (c.describe && c.report)
+        return cli_error("sim: --report needs a simulation; drop --describe");
     if (c.have_size && c.have_range)
         return cli_error("sim: give --size or -b/-e/-f, not both");
     if ((rc = catalog_params(&c))) {

@@ -114,8 +114,8 @@ static double nice_step(double range, int target)
     return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * mag;
 }
 
-/* Choose the range and ticks of an axis from data [dmin, dmax]. */
-static void scale_fit(scale *s, const cfit__axis *a, double dmin, double dmax, int zero)
+/* Choose the range and ticks of an axis from data [dmin, dmax]; a log axis gets at most max_ticks + 1. */
+static void scale_fit(scale *s, const cfit__axis *a, double dmin, double dmax, int zero, int max_ticks)
 {
     s->log = a->log == 2 || a->log == 10 ? a->log : 0;
     if (a->min != 0 || a->max != 0) {
@@ -133,7 +133,7 @@ static void scale_fit(scale *s, const cfit__axis *a, double dmin, double dmax, i
         if (e1 <= e0)
             e1 = e0 + 1;
         int every = 1;
-        while ((e1 - e0) / every > MAX_TICKS)
+        while ((e1 - e0) / every > max_ticks)
             every++;
         e0 = floor(e0 / every) * every;   /* ticks on multiples of `every`, both ends included */
         e1 = ceil(e1 / every) * every;
@@ -307,8 +307,8 @@ static int xy_chart(cfit__buf *b, const cfit__chart *c, int w, int h)
                 continue;
             xmin = fmin(xmin, x), xmax = fmax(xmax, x), ymin = fmin(ymin, y), ymax = fmax(ymax, y);
         }
-    scale_fit(&xs, &c->x, xmin, xmax, 0);
-    scale_fit(&ys, &c->y, ymin, ymax, 1);
+    scale_fit(&xs, &c->x, xmin, xmax, 0, (w - LEFT - RIGHT) / 56);   /* room for "512 KiB" */
+    scale_fit(&ys, &c->y, ymin, ymax, 1, MAX_TICKS);
     xs.p0 = LEFT, xs.p1 = w - RIGHT, ys.p0 = h - BOTTOM, ys.p1 = TOP;
     axes(b, c, &xs, &ys, w, h);
     for (size_t i = 0; i < c->nseries; i++) {
@@ -362,7 +362,7 @@ static int bar_chart(cfit__buf *b, const cfit__chart *c, int w, int h)
     }
     cfit__axis ya = c->y;
     ya.log = 0;
-    scale_fit(&ys, &ya, ymin, ymax, 1);
+    scale_fit(&ys, &ya, ymin, ymax, 1, MAX_TICKS);
     ys.p0 = h - BOTTOM, ys.p1 = TOP;
     axes(b, c, NULL, &ys, w, h);
     double slot = (double)(w - RIGHT - LEFT) / (double)c->ncat;

@@ -73,7 +73,7 @@ static void test_line_log(void **state)
     cfit__buf_init(&b);
     assert_int_equal(cfit__chart_svg(&b, &c), 0);
     assert_non_null(strstr(b.data, "tree &lt;&amp;&gt;"));   /* escaped */
-    assert_non_null(strstr(b.data, ">64 MiB<"));              /* log2 ticks every 2 powers, binary units */
+    assert_non_null(strstr(b.data, ">32 KiB<"));              /* log2 ticks every 3 powers (7 fit), binary units */
     assert_non_null(strstr(b.data, "<desc id=\"busbw-d\">"));
     golden("line_log", &b);
     cfit__buf_fini(&b);

@@ -1,0 +1,346 @@
+/* sim_report.c - `clusterfit sim --report FILE.html`: busbw curves, the fabric's tiers, its figures.
+ *
+ * The topology is drawn as its switch tiers, whatever its size: one row per level (GPUs, grouped
+ * by node, at the bottom; a switch's level is the lowest tier among its links), each row at most
+ * 32 boxes (a box stands for several switches or nodes when there are more, and says how many),
+ * the cables between boxes as thin grey lines, and the hottest links the simulator reports (up to
+ * CFIT_SIM_HOT_LINKS, at the largest size) drawn thick, coloured by utilisation = bytes carried /
+ * (link rate x collective time).  The simulator's API reports those links only, so the others
+ * stay grey (docs/report.md).
+ */
+#include "cli.h"
+#include "sim_report.h"
+#include "report/report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_BOXES = 32, MAX_LEVELS = 5, MAX_SIZES = 64, W = 900 };
+
+static const char *const tier_names[] = {"scale-up", "leaf/edge", "spine/aggregation", "core/global"};
+
+static const char *tier_name(int tier)
+{
+    return tier >= 0 && tier < 4 ? tier_names[tier] : "none";
+}
+
+/* busbw vs size: the simulated algorithm, and for allreduce every other algorithm too. */
+static void busbw_section(cfit__buf *b, const cli_sim_report_in *in)
+{
+    int n = in->nrows < MAX_SIZES ? in->nrows : MAX_SIZES;
+    double x[MAX_SIZES], y[CFIT_ALGO_COUNT][MAX_SIZES], bound[MAX_SIZES];
+    const char *names[CFIT_ALGO_COUNT];
+    int ns = 0;
+    for (int i = 0; i < n; i++)
+        x[i] = in->rows[i].size, y[0][i] = in->rows[i].r.busbw_bytes_per_s / 1e9, bound[i] = in->link_bw_bytes_per_s / 1e9;
+    names[ns++] = in->algo_label;
+    if (in->coll == CFIT_COLL_ALLREDUCE)
+        for (int a = 0; a < CFIT_ALGO_COUNT; a++) {
+            if (a == (int)in->algo)
+                continue;
+            int ok = 1;
+            for (int i = 0; i < n && ok; i++) {
+                cfit_sim_result r;
+                memset(&r, 0, sizeof r);
+                cfit_diag d;
+                cfit_diag_clear(&d);
+                ok = cfit_sim_collective(in->t, in->coll, (cfit_algo)a, in->ranks, in->place, x[i], &r, &d) == CFIT_EOK;
+                y[ns][i] = r.busbw_bytes_per_s / 1e9;
+            }
+            if (ok)
+                names[ns++] = cfit_algo_name((cfit_algo)a);
+        }
+    cfit__series s[CFIT_ALGO_COUNT + 1];
+    for (int k = 0; k < ns; k++)
+        s[k] = (cfit__series){names[k], x, y[k], (size_t)n, 0};
+    s[ns] = (cfit__series){"scale-out link rate", x, bound, (size_t)n, 1};
+    char title[160], desc[320];
+    snprintf(title, sizeof title, "%s bus bandwidth vs message size", cfit_collective_name(in->coll));
+    snprintf(desc, sizeof desc, "Simulated busbw in GB/s of %s on %s, %d ranks, per algorithm, against the "
+                                "scale-out link rate per GPU (the bound for traffic that crosses the fabric).",
+             cfit_collective_name(in->coll), in->spec, in->ranks);
+    cfit__chart c = {CFIT__CHART_LINE, "sim-busbw", title, desc, {"message size (bytes)", 2, CFIT__FMT_BYTES, 0, 0},
+                     {"bus bandwidth (GB/s)", 0, CFIT__FMT_PLAIN, 0, 0}, NULL, 0, s, (size_t)ns + 1, 0, 0};
+    cfit__html_h(b, 2, "Bus bandwidth vs message size");
+    cfit__html_figure_begin(b);
+    cfit__chart_svg(b, &c);
+    const char *head[2 + CFIT_ALGO_COUNT];
+    char hb[CFIT_ALGO_COUNT][48];
+    head[0] = "size (B)";
+    head[1] = "time (us)";
+    for (int k = 0; k < ns; k++) {
+        snprintf(hb[k], sizeof hb[k], "%s busbw GB/s", names[k]);
+        head[2 + k] = hb[k];
+    }
+    char cap[96];
+    snprintf(cap, sizeof cap, "busbw (GB = 1e9 B); time of %s", in->algo_label);
+    cfit__html_table_begin(b, cap, head, (size_t)ns + 2);
+    for (int i = 0; i < n; i++) {
+        char cells[2 + CFIT_ALGO_COUNT][32];
+        const char *cp[2 + CFIT_ALGO_COUNT];
+        snprintf(cells[0], 32, "%.0f", x[i]);
+        snprintf(cells[1], 32, "%.2f", in->rows[i].r.time_s * 1e6);
+        for (int k = 0; k < ns; k++)
+            snprintf(cells[2 + k], 32, "%.2f", y[k][i]);
+        for (int k = 0; k < ns + 2; k++)
+            cp[k] = cells[k];
+        cfit__html_row(b, cp, (size_t)ns + 2);
+    }
+    cfit__html_table_end(b);
+    cfit__html_figure_end(b);
+    cfit__html_p(b, "%s placement. busbw = algbw x the nccl-tests bus factor; the dashed line is the scale-out "
+                    "link rate per GPU (%.2f GB/s): schedules that keep traffic on the scale-up links "
+                    "(hierarchical, Rabenseifner's first halvings) can exceed it.",
+                 in->random_place ? "Random" : "Linear", in->link_bw_bytes_per_s / 1e9);
+}
+
+typedef struct drawing {
+    int nv, gpn;
+    int *level;          /* per vertex: 0 GPU row, 1 + lowest link tier for switches */
+    int *index;          /* per vertex: position within its level (GPUs: node number) */
+    int count[MAX_LEVELS];
+    int per_box[MAX_LEVELS];
+    int boxes[MAX_LEVELS];
+    int rows;            /* levels present, mapped to rows */
+    int row_of[MAX_LEVELS];
+} drawing;
+
+static int draw_init(drawing *g, const cfit_topo *t)
+{
+    memset(g, 0, sizeof *g);
+    g->nv = cfit_topo_vertices(t);
+    g->gpn = cfit_topo_gpus_per_node(t);
+    g->level = calloc((size_t)g->nv, sizeof *g->level);
+    g->index = calloc((size_t)g->nv, sizeof *g->index);
+    if (!g->level || !g->index)
+        return -1;
+    for (int l = 0; l < cfit_topo_links(t); l++) {   /* a switch's row: 1 + the lowest tier of its links */
+        const cfit_link *k = cfit_topo_link(t, l);
+        int tier = k->tier < 0 ? 0 : k->tier > 3 ? 3 : k->tier;
+        if (cfit_topo_vertex_kind(t, k->from) == CFIT_VERTEX_SWITCH &&
+            (g->level[k->from] == 0 || g->level[k->from] > tier + 1))
+            g->level[k->from] = tier + 1;
+    }
+    for (int v = 0; v < g->nv; v++)
+        if (cfit_topo_vertex_kind(t, v) == CFIT_VERTEX_SWITCH && g->level[v] == 0)
+            g->level[v] = 1;
+    for (int h = 0; h < cfit_topo_hosts(t); h++)
+        g->index[cfit_topo_host_vertex(t, h)] = h / (g->gpn > 0 ? g->gpn : 1);
+    g->count[0] = (cfit_topo_hosts(t) + g->gpn - 1) / (g->gpn > 0 ? g->gpn : 1);
+    for (int v = 0; v < g->nv; v++)
+        if (cfit_topo_vertex_kind(t, v) == CFIT_VERTEX_SWITCH)
+            g->index[v] = g->count[g->level[v]]++;
+    for (int lv = 0; lv < MAX_LEVELS; lv++) {
+        g->per_box[lv] = (g->count[lv] + MAX_BOXES - 1) / MAX_BOXES;
+        if (g->per_box[lv] < 1)
+            g->per_box[lv] = 1;
+        g->boxes[lv] = (g->count[lv] + g->per_box[lv] - 1) / g->per_box[lv];
+    }
+    for (int lv = MAX_LEVELS - 1; lv >= 0; lv--)
+        g->row_of[lv] = g->count[lv] ? g->rows++ : -1;
+    return 0;
+}
+
+static void draw_fini(drawing *g)
+{
+    free(g->level);
+    free(g->index);
+}
+
+static void box_xy(const drawing *g, int v, double *x, double *y)
+{
+    int lv = g->level[v];
+    int box = g->index[v] / g->per_box[lv];
+    double slot = (double)(W - 320) / g->boxes[lv];
+    *x = 200 + slot * (box + 0.5);
+    *y = 60 + 90.0 * g->row_of[lv];
+}
+
+static void topology_section(cfit__buf *b, const cli_sim_report_in *in)
+{
+    const cfit_topo *t = in->t;
+    const cli_sim_row *last = &in->rows[in->nrows - 1];
+    drawing g;
+    cfit__html_h(b, 2, "Topology and link utilisation");
+    if (draw_init(&g, t)) {
+        draw_fini(&g);
+        cfit__html_p(b, "Out of memory drawing the topology.");
+        return;
+    }
+    int h = 60 + 90 * g.rows + 10;
+    char title[160], desc[400], col[8], lab[96];
+    snprintf(title, sizeof title, "%s: switch tiers and the hottest links", in->spec);
+    snprintf(desc, sizeof desc, "Rows of boxes are the topology's levels (GPUs grouped by node at the bottom, then "
+                                "switches by the lowest tier of their links); grey lines are cables; the %d hottest "
+                                "links of the %.0f-byte %s are drawn thick, coloured by utilisation.",
+             last->r.nhot, last->size, cfit_collective_name(in->coll));
+    cfit__buf_printf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" id=\"sim-topo\" width=\"%d\" "
+                        "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" aria-labelledby=\"sim-topo-t sim-topo-d\" "
+                        "font-family=\"sans-serif\" font-size=\"12\">\n<title id=\"sim-topo-t\">", W, h, W, h);
+    cfit__xml_text(b, title);
+    cfit__buf_puts(b, "</title>\n<desc id=\"sim-topo-d\">");
+    cfit__xml_text(b, desc);
+    cfit__buf_printf(b, "</desc>\n<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", W, h);
+    /* cables, aggregated per pair of boxes (each drawn once) */
+    int nl = cfit_topo_links(t);
+    unsigned char *seen = calloc((size_t)MAX_LEVELS * MAX_BOXES * MAX_LEVELS * MAX_BOXES, 1);
+    cfit__buf_puts(b, "<g stroke=\"#bdbdbd\" stroke-width=\"1\">\n");
+    for (int l = 0; seen && l < nl; l++) {
+        const cfit_link *k = cfit_topo_link(t, l);
+        int a = g.level[k->from] * MAX_BOXES + g.index[k->from] / g.per_box[g.level[k->from]];
+        int c = g.level[k->to] * MAX_BOXES + g.index[k->to] / g.per_box[g.level[k->to]];
+        if (a == c || seen[a * MAX_LEVELS * MAX_BOXES + c] || g.level[k->from] == g.level[k->to])
+            continue;
+        seen[a * MAX_LEVELS * MAX_BOXES + c] = seen[c * MAX_LEVELS * MAX_BOXES + a] = 1;
+        double x0, y0, x1, y1;
+        box_xy(&g, k->from, &x0, &y0);
+        box_xy(&g, k->to, &x1, &y1);
+        cfit__buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", x0, y0, x1, y1);
+    }
+    cfit__buf_puts(b, "</g>\n");
+    free(seen);
+    /* the hottest links */
+    for (int i = 0; i < last->r.nhot; i++) {
+        const cfit_link *k = cfit_topo_link(t, last->r.hot_links[i]);
+        double u = k->bw_bytes_per_s > 0 && last->r.time_s > 0
+                       ? last->r.hot_link_bytes[i] / (k->bw_bytes_per_s * last->r.time_s) : 0;
+        double x0, y0, x1, y1;
+        box_xy(&g, k->from, &x0, &y0);
+        box_xy(&g, k->to, &x1, &y1);
+        if (g.level[k->from] == g.level[k->to])   /* same row: bow it so it shows */
+            y1 = y0 + 0.01;
+        cfit__heat_colour(u, col);
+        cfit__buf_printf(b, "<path d=\"M%.1f %.1fQ%.1f %.1f %.1f %.1f\" fill=\"none\" stroke=\"%s\" stroke-width=\"4\">"
+                            "<title>link %d, tier %d (%s): %.4g GB, utilisation %.0f%%</title></path>\n",
+                         x0, y0, (x0 + x1) / 2 + 12, (y0 + y1) / 2 - (y0 == y1 ? 30 : 0), x1, y1, col,
+                         last->r.hot_links[i], k->tier, tier_name(k->tier), last->r.hot_link_bytes[i] / 1e9, u * 100);
+    }
+    /* boxes and row labels */
+    for (int lv = 0; lv < MAX_LEVELS; lv++) {
+        if (!g.count[lv])
+            continue;
+        double y = 60 + 90.0 * g.row_of[lv], slot = (double)(W - 320) / g.boxes[lv];
+        double bw = fmin(18, slot * 0.8);
+        if (lv == 0)
+            snprintf(lab, sizeof lab, "%d nodes x %d GPUs", g.count[0], g.gpn);
+        else
+            snprintf(lab, sizeof lab, "%d %s switches", g.count[lv], tier_name(lv - 1));
+        cfit__buf_printf(b, "<text x=\"8\" y=\"%.1f\">", y + 4);
+        cfit__xml_text(b, lab);
+        cfit__buf_puts(b, "</text>\n");
+        if (g.per_box[lv] > 1)
+            cfit__buf_printf(b, "<text x=\"8\" y=\"%.1f\" font-size=\"10\">each box: %d</text>\n", y + 18, g.per_box[lv]);
+        for (int k = 0; k < g.boxes[lv]; k++)
+            cfit__buf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"14\" fill=\"%s\" "
+                                "stroke=\"#000000\" stroke-width=\"0.5\"/>\n",
+                             200 + slot * (k + 0.5) - bw / 2, y - 7, bw, lv == 0 ? "#e6e6e6" : "#ffffff");
+    }
+    /* utilisation scale */
+    for (int i = 0; i < 5; i++) {
+        cfit__heat_colour(i / 4.0, col);
+        cfit__buf_printf(b, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"10\" fill=\"%s\"/>"
+                            "<text x=\"%d\" y=\"%d\" font-size=\"10\">%d%%</text>\n",
+                         W - 30, 20 + 14 * i, col, W - 60, 29 + 14 * i, 25 * i);
+    }
+    cfit__buf_printf(b, "<text x=\"%d\" y=\"14\" font-size=\"10\">utilisation</text>\n", W - 90);
+    cfit__buf_puts(b, "</svg>\n");
+    draw_fini(&g);
+    const char *head[] = {"link", "from", "to", "tier", "GB carried", "utilisation"};
+    char cap[128];
+    snprintf(cap, sizeof cap, "Hottest links at %.0f B (bytes carried / (link rate x %.4g us))", last->size,
+             last->r.time_s * 1e6);
+    cfit__html_table_begin(b, cap, head, 6);
+    for (int i = 0; i < last->r.nhot; i++) {
+        const cfit_link *k = cfit_topo_link(t, last->r.hot_links[i]);
+        char c[6][48];
+        snprintf(c[0], 48, "%d", last->r.hot_links[i]);
+        snprintf(c[1], 48, "%s %d", cfit_topo_vertex_kind(t, k->from) == CFIT_VERTEX_GPU ? "gpu" : "switch", k->from);
+        snprintf(c[2], 48, "%s %d", cfit_topo_vertex_kind(t, k->to) == CFIT_VERTEX_GPU ? "gpu" : "switch", k->to);
+        snprintf(c[3], 48, "%d (%s)", k->tier, tier_name(k->tier));
+        snprintf(c[4], 48, "%.4g", last->r.hot_link_bytes[i] / 1e9);
+        snprintf(c[5], 48, "%.0f%%", k->bw_bytes_per_s > 0 && last->r.time_s > 0
+                                         ? 100 * last->r.hot_link_bytes[i] / (k->bw_bytes_per_s * last->r.time_s) : 0);
+        const char *cp[] = {c[0], c[1], c[2], c[3], c[4], c[5]};
+        cfit__html_row(b, cp, 6);
+    }
+    cfit__html_table_end(b);
+    cfit__html_p(b, "Bottleneck tier of the slowest step at the largest size: %d (%s).", last->r.bottleneck_tier,
+                 tier_name(last->r.bottleneck_tier));
+}
+
+static void properties_section(cfit__buf *b, const cli_sim_report_in *in)
+{
+    const cfit_topo_info *info = in->info;
+    const cfit_topo *t = in->t;
+    cfit__html_h(b, 2, "Topology properties");
+    const char *head[] = {"property", "value"};
+    cfit__html_table_begin(b, "Bisection and diameter (cfit_topo_describe, docs/sim.md)", head, 2);
+    char v[8][64];
+    snprintf(v[0], 64, "%s", cfit_topo_kind_name(t));
+    snprintf(v[1], 64, "%d GPUs (%d per node)", info->hosts, cfit_topo_gpus_per_node(t));
+    snprintf(v[2], 64, "%d", info->switches);
+    snprintf(v[3], 64, "%d cables", info->links);
+    snprintf(v[4], 64, "%d links", info->diameter);
+    snprintf(v[5], 64, "%.2f GB/s per direction", info->bisection_bytes_per_s / 1e9);
+    snprintf(v[6], 64, "%.3f GB/s", info->hosts ? info->bisection_bytes_per_s / 1e9 / (info->hosts / 2.0) : 0);
+    snprintf(v[7], 64, "%.2f GB/s", in->link_bw_bytes_per_s / 1e9);
+    const char *names[] = {"kind", "hosts", "switches", "cables", "diameter (scale-out, NIC cables included)",
+                           "bisection bandwidth", "bisection per host of one half", "scale-out link rate"};
+    for (int i = 0; i < 8; i++) {
+        const char *row[] = {names[i], v[i]};
+        cfit__html_row(b, row, 2);
+    }
+    cfit__html_table_end(b);
+    /* cables and rates per tier */
+    long cables[4] = {0}, failed[4] = {0};
+    double rate[4] = {0};
+    for (int l = 0; l < cfit_topo_links(t); l += 2) {
+        const cfit_link *k = cfit_topo_link(t, l);
+        int tier = k->tier < 0 ? 0 : k->tier > 3 ? 3 : k->tier;
+        cables[tier]++;
+        failed[tier] += k->failed != 0;
+        rate[tier] = fmax(rate[tier], k->bw_bytes_per_s);
+    }
+    const char *th[] = {"tier", "cables", "failed", "rate per direction"};
+    cfit__html_table_begin(b, "Cables per tier", th, 4);
+    for (int i = 0; i < 4; i++) {
+        if (!cables[i])
+            continue;
+        char c[4][48];
+        snprintf(c[0], 48, "%d (%s)", i, tier_name(i));
+        snprintf(c[1], 48, "%ld", cables[i]);
+        snprintf(c[2], 48, "%ld", failed[i]);
+        snprintf(c[3], 48, "%.2f GB/s", rate[i] / 1e9);
+        const char *cp[] = {c[0], c[1], c[2], c[3]};
+        cfit__html_row(b, cp, 4);
+    }
+    cfit__html_table_end(b);
+}
+
+int cli_sim_report(const char *path, const cli_sim_report_in *in)
+{
+    if (in->nrows < 1)
+        return 0;
+    cfit__buf b;
+    cfit__buf_init(&b);
+    char title[200];
+    snprintf(title, sizeof title, "clusterfit sim: %s (%s) on %s, %d ranks", cfit_collective_name(in->coll),
+             in->algo_label, in->spec, in->ranks);
+    cfit__html_begin(&b, title);
+    cfit__html_p(&b, "Flow-level simulation: each step's flows share links by max-min fairness over the topology's "
+                     "equal-cost paths (docs/sim.md). GB = 1e9 bytes.");
+    busbw_section(&b, in);
+    topology_section(&b, in);
+    properties_section(&b, in);
+    cfit__html_end(&b);
+    int rc;
+    if (!cfit__buf_ok(&b)) {
+        cli_error("--report: out of memory");
+        rc = EXIT_RUNTIME;
+    } else {
+        rc = cli_report_write(path, b.data, b.len);
+    }
+    cfit__buf_fini(&b);
+    return rc;
+}
