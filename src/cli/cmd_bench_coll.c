@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "bench_launch.h"
 #include "base/json.h"
+#include "bench_report.h"
 #include "bench/comm.h"
 #include "clusterfit/bench.h"
 
@@ -17,7 +18,7 @@
 
 enum {
     O_MIN = 1, O_MAX, O_STEP, O_FACTOR, O_ITERS, O_WARMUP, O_CHECK, O_DTYPE, O_OP, O_ALGO, O_JSON, O_MIN_BUSBW,
-    O_SEED
+    O_SEED, O_REPORT
 };
 
 static const cli_opt opts[] = {
@@ -36,6 +37,7 @@ static const cli_opt opts[] = {
      O_MIN_BUSBW},
     {"seed", 0, "N", "seed of the generated inputs (default 1)", O_SEED},
     {"json", 0, NULL, "print one JSON object (docs/json.md) instead of the table", O_JSON},
+    {"report", 0, "FILE.html", "also write an HTML report with charts on rank 0 (docs/report.md)", O_REPORT},
     BENCH_LAUNCH_OPTS,
     {NULL, 0, NULL, NULL, 0},
 };
@@ -46,6 +48,7 @@ typedef struct coll_cli {
     cfit_launch launch;
     int json, have_min;
     double min_busbw_gbs;
+    const char *report;   /* --report FILE.html */
 } coll_cli;
 
 /* GB/s as a plain number, or a rate with a unit (DESIGN §4: 100G = 100e9 bits/s). */
@@ -79,6 +82,7 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
     case -1: return cli_error("bench %s: unexpected argument '%s' (see --help)", c->name, value);
     case O_MIN_BUSBW: return opt_busbw(c, name, value);
     case O_JSON: c->json = 1; return 0;
+    case O_REPORT: c->report = value; return 0;
     }
     return cfit_bench_opt(o, name, value, &d) ? cli_error("--%s: %s", name, d.msg) : 0;
 }
@@ -96,6 +100,7 @@ typedef struct printer {
     int64_t wrong_total;
     const char *algos[4];  /* algorithms the rows ran, with how many rows each */
     int algo_rows[4];
+    cli_bench_report rep;  /* --report: rows kept on rank 0 */
 } printer;
 
 /* nccl-tests' getFloatStr: %.2f, then fewer decimals, then exponent form, to fit width. */
@@ -126,6 +131,8 @@ static void on_begin(void *ctx, const cfit_bench_job *job)
     p->rank = job->rank;
     if (job->rank != 0)
         return;
+    if (c->report)
+        cli_bench_report_begin(&p->rep, c->name, job);
     if (c->json) {
         cfit__buf *b = &p->json;
         cfit__buf_printf(b, "{\"clusterfit_version\": \"%s\", \"benchmark\": \"%s\", \"ranks\": %d, \"hosts\": %d, ",
@@ -196,6 +203,8 @@ static void on_row(void *ctx, int rank, const cfit_bench_row *row)
     }
     if (rank != 0)
         return;
+    if (p->c->report)
+        cli_bench_report_row(&p->rep, row);
     if (p->c->json) {
         json_row(p, row, 0);
         json_row(p, row, 1);
@@ -244,6 +253,12 @@ static int finish(printer *p)
         printf(")\n#\n");
     }
     fflush(stdout);
+    if (p->rank == 0 && c->report) {
+        p->rep.path = c->report;
+        int rc = cli_bench_report_write(&p->rep);
+        if (rc)
+            return rc;
+    }
     if (p->wrong_total > 0) {
         if (p->rank == 0)
             cli_error("%lld wrong element%s: the result check failed", (long long)p->wrong_total,

@@ -4,12 +4,13 @@
 #include "cli.h"
 #include "base/json.h"
 #include "bench/pairs.h"
+#include "bench_report.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { O_SIZE = 1, O_ITERS, O_WARMUP, O_LAT_ITERS, O_PER_RANK, O_SLOW, O_JSON };
+enum { O_SIZE = 1, O_ITERS, O_WARMUP, O_LAT_ITERS, O_PER_RANK, O_SLOW, O_JSON, O_REPORT };
 
 static const cli_opt opts[] = {
     {"size", 's', "BYTES", "bandwidth message size (default 16M; K M G suffixes, powers of 1024)", O_SIZE},
@@ -19,6 +20,7 @@ static const cli_opt opts[] = {
     {"per-rank", 0, NULL, "measure between every pair of ranks, not one rank per host", O_PER_RANK},
     {"slow-threshold", 0, "PCT", "a link below PCT% of the median bandwidth is slow (default 80)", O_SLOW},
     {"json", 0, NULL, "print one JSON object (docs/bench-launch.md) instead of the tables", O_JSON},
+    {"report", 0, "FILE.html", "also write an HTML report with heat maps (docs/report.md)", O_REPORT},
     BENCH_LAUNCH_OPTS,
     {NULL, 0, NULL, NULL, 0},
 };
@@ -28,6 +30,7 @@ typedef struct pairs_cli {
     cfit_pairs_opts o;
     int json;
     const char *transport;
+    const char *report;   /* --report FILE.html */
 } pairs_cli;
 
 static int on_opt(void *vc, int id, const char *name, const char *value)
@@ -67,6 +70,7 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
         return 0;
     }
     case O_JSON: p->json = 1; return 0;
+    case O_REPORT: p->report = value; return 0;
     }
     return 0;
 }
@@ -217,6 +221,8 @@ static int pairs_body(cfit_comm *c, void *ctx)
             code = print_json(p, &r);
         else
             print_human(p, &r, cfit_comm_size(c));
+        if (!code && p->report)
+            code = cli_pairs_report(p->report, &r, p->o.slow_threshold);
         if (!code && r.nslow)
             code = EXIT_BENCH;
     } else if (r.nslow) {

@@ -423,15 +423,26 @@ int cfit__heatmap_svg(cfit__buf *b, const cfit__heatmap *hm)
     if (!(lo <= hi))
         lo = 0, hi = 1;
     int cell = hm->cell > 0 ? hm->cell : (int)fmax(8, fmin(40, 480.0 / (double)(hm->nrows > hm->ncols ? hm->nrows : hm->ncols)));
-    int left = 90, top = 60;
+    size_t maxlen = 1;   /* margins from the longest labels (about 7 px a character at 12 px) */
+    for (size_t i = 0; i < hm->nrows; i++)
+        maxlen = hm->rows[i] && strlen(hm->rows[i]) > maxlen ? strlen(hm->rows[i]) : maxlen;
+    int left = 16 + 7 * (int)(maxlen < 28 ? maxlen : 28);
+    maxlen = 1;
+    for (size_t i = 0; i < hm->ncols; i++)
+        maxlen = hm->cols[i] && strlen(hm->cols[i]) > maxlen ? strlen(hm->cols[i]) : maxlen;
+    int top = 44 + 7 * (int)(maxlen < 20 ? maxlen : 20);
     int w = left + cell * (int)hm->ncols + 190, h = top + cell * (int)hm->nrows + 30;
     if (h < 230)
         h = 230;
     svg_open(b, hm->id, hm->title, hm->desc, w, h);
     char col[8], lab[48];
     int label_every = cell >= 14 ? 1 : (int)ceil(14.0 / cell);
-    for (size_t c = 0; c < hm->ncols; c += (size_t)label_every)
-        text_at(b, left + cell * ((double)c + 0.5), top - 6, "middle", hm->cols[c]);
+    for (size_t c = 0; c < hm->ncols; c += (size_t)label_every) {   /* column labels read upwards */
+        double x = left + cell * ((double)c + 0.5) + 4, y = top - 6;
+        cfit__buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" transform=\"rotate(-90 %.1f %.1f)\">", x, y, x, y);
+        cfit__xml_text(b, hm->cols[c]);
+        cfit__buf_puts(b, "</text>\n");
+    }
     for (size_t r = 0; r < hm->nrows; r++) {
         if (r % (size_t)label_every == 0)
             text_at(b, left - 6, top + cell * ((double)r + 0.5) + 4, "end", hm->rows[r]);
@@ -469,7 +480,7 @@ int cfit__heatmap_svg(cfit__buf *b, const cfit__heatmap *hm)
     }
     text_at(b, lx + 22, top + 10, "start", cfit__fmt_tick(lab, sizeof lab, hi, CFIT__FMT_PLAIN));
     text_at(b, lx + 22, top + 14 * 10, "start", cfit__fmt_tick(lab, sizeof lab, lo, CFIT__FMT_PLAIN));
-    text_at(b, lx, top - 6, "start", hm->unit ? hm->unit : "");
+    text_at(b, lx, top - 20, "start", hm->unit ? hm->unit : "");
     if (hm->mark && hm->mark_label) {
         cfit__buf_printf(b, "<rect x=\"%.1f\" y=\"%d\" width=\"14\" height=\"14\" fill=\"#3b528b\" stroke=\"#000000\" "
                             "stroke-width=\"2\"/>\n", lx, top + 160);

@@ -17,6 +17,7 @@ HEADINGS = {
                    "Assumptions and sources"],
     "sim": ["Bus bandwidth vs message size", "Topology and link utilisation", "Topology properties"],
     "bench": ["Bus bandwidth vs message size"],
+    "bench-pairs": ["Bandwidth between hosts", "Latency between hosts"],
 }
 
 

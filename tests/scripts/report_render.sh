@@ -40,7 +40,7 @@ for name in $names; do
     if grep -E 'CONSOLE|Uncaught' "$tmp/$name.png.log"; then
         fail "$name: console messages (above)"
     fi
-    python3 "$src/tests/scripts/png_check.py" "$tmp/$name.png" 64 0.03 || fail "$name: the screenshot looks blank"
+    python3 "$src/tests/scripts/png_check.py" "$tmp/$name.png" 64 0.01 || fail "$name: the screenshot looks blank"
     n=$((n + 1))
 done
 echo "report_render.sh: $n reports rendered"

@@ -1,0 +1,207 @@
+/* bench_report.c - `clusterfit bench COLLECTIVE|pairs --report FILE.html`: measured results as charts.
+ *
+ * Collectives: busbw (out of place and in place) against the size, with a measured reference
+ * line: this host's single-thread STREAM copy rate (bench/memory.h), taken on rank 0 right after
+ * the run.  It is the rate one process copies memory at, which is what a shared-memory or
+ * loopback transport moves a rank's bytes at best; it is a reference, not a strict bound across
+ * hosts (docs/report.md).  Pairs: the bandwidth and latency matrices as heat maps, slow links
+ * framed and crossed, with the tables beside them.
+ */
+#include "cli.h"
+#include "bench_report.h"
+#include "bench/memory.h"
+#include "report/report.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cli_bench_report_begin(cli_bench_report *r, const char *collective, const cfit_bench_job *job)
+{
+    snprintf(r->collective, sizeof r->collective, "%s", collective);
+    snprintf(r->transport, sizeof r->transport, "%s", job->transport ? job->transport : "?");
+    r->nranks = job->nranks;
+    r->hosts = job->hosts;
+    r->n = 0;
+}
+
+void cli_bench_report_row(cli_bench_report *r, const cfit_bench_row *row)
+{
+    if (r->n == 0)
+        r->dtype = (int)row->dtype, r->op = (int)row->op;
+    if (r->n >= CLI_BENCH_REPORT_ROWS || (int)row->dtype != r->dtype || (int)row->op != r->op)
+        return;
+    r->size[r->n] = (double)row->size_bytes;
+    r->busbw[0][r->n] = row->t[0].busbw_bytes_per_s / 1e9;
+    r->busbw[1][r->n] = row->t[1].busbw_bytes_per_s / 1e9;
+    r->time_s[r->n] = row->t[0].time_s;
+    snprintf(r->algo[r->n], sizeof r->algo[r->n], "%s", row->algo ? row->algo : "?");
+    r->n++;
+}
+
+static int write_page(const char *path, cfit__buf *b)
+{
+    int rc;
+    if (!cfit__buf_ok(b)) {
+        cli_error("--report: out of memory");
+        rc = EXIT_RUNTIME;
+    } else {
+        rc = cli_report_write(path, b->data, b->len);
+    }
+    cfit__buf_fini(b);
+    return rc;
+}
+
+int cli_bench_report_write(const cli_bench_report *r)
+{
+    /* the reference: single-thread STREAM copy, 32 MiB arrays, best of 4 */
+    cfit_memory_opts mo = {32u << 20, 1, 5};
+    cfit_memory_result mr;
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    double copy_gbs = 0;
+    if (cfit_memory_run(&mo, &mr, &d) == CFIT_EOK && mr.wrong == 0)
+        copy_gbs = mr.k[CFIT_STREAM_COPY].best_bytes_per_s / 1e9;
+    double ref[CLI_BENCH_REPORT_ROWS];
+    for (int i = 0; i < r->n; i++)
+        ref[i] = copy_gbs;
+    cfit__buf b;
+    cfit__buf_init(&b);
+    char title[160], desc[320];
+    snprintf(title, sizeof title, "clusterfit bench %s: %d ranks on %d host%s, transport %s", r->collective, r->nranks,
+             r->hosts, r->hosts == 1 ? "" : "s", r->transport);
+    cfit__html_begin(&b, title);
+    cfit__html_p(&b, "Measured like nccl-tests: busbw = algbw x the collective's bus factor, GB = 1e9 bytes. %s",
+                 copy_gbs > 0 ? "The dashed line is this host's single-thread STREAM copy rate, measured after the "
+                                "run: the rate one process copies memory at (a reference for shared-memory and "
+                                "loopback transports, not a bound across hosts)."
+                              : "The STREAM reference could not be measured.");
+    cfit__series s[3] = {{"out of place", r->size, r->busbw[0], (size_t)r->n, 0},
+                         {"in place", r->size, r->busbw[1], (size_t)r->n, 0},
+                         {"STREAM copy", r->size, ref, (size_t)r->n, 1}};
+    snprintf(desc, sizeof desc, "Measured busbw in GB/s of %s out of place and in place against the message size, "
+                                "with this host's single-thread STREAM copy rate as a dashed reference.", r->collective);
+    cfit__chart c = {CFIT__CHART_LINE, "bench-busbw", "Bus bandwidth vs message size", desc,
+                     {"message size (bytes)", 2, CFIT__FMT_BYTES, 0, 0}, {"bus bandwidth (GB/s)", 0, CFIT__FMT_PLAIN, 0, 0},
+                     NULL, 0, s, copy_gbs > 0 ? 3 : 2, 0, 0};
+    cfit__html_h(&b, 2, "Bus bandwidth vs message size");
+    cfit__html_figure_begin(&b);
+    if (r->n > 0)
+        cfit__chart_svg(&b, &c);
+    const char *head[] = {"size (B)", "algorithm", "time (us)", "busbw out of place (GB/s)", "busbw in place (GB/s)",
+                          "of STREAM copy"};
+    cfit__html_table_begin(&b, "Measured rows (first dtype and op)", head, 6);
+    for (int i = 0; i < r->n; i++) {
+        char v[6][48];
+        snprintf(v[0], 48, "%.0f", r->size[i]);
+        snprintf(v[1], 48, "%s", r->algo[i]);
+        snprintf(v[2], 48, "%.2f", r->time_s[i] * 1e6);
+        snprintf(v[3], 48, "%.3f", r->busbw[0][i]);
+        snprintf(v[4], 48, "%.3f", r->busbw[1][i]);
+        if (copy_gbs > 0)
+            snprintf(v[5], 48, "%.0f%%", 100 * r->busbw[0][i] / copy_gbs);
+        else
+            snprintf(v[5], 48, "-");
+        const char *cp[] = {v[0], v[1], v[2], v[3], v[4], v[5]};
+        cfit__html_row(&b, cp, 6);
+    }
+    cfit__html_table_end(&b);
+    cfit__html_figure_end(&b);
+    if (copy_gbs > 0)
+        cfit__html_p(&b, "STREAM copy (1 thread, 3 arrays of 32 MiB, best of 4 timed runs): %.2f GB/s.", copy_gbs);
+    cfit__html_end(&b);
+    return write_page(r->path, &b);
+}
+
+static void heat_table(cfit__buf *b, const char *caption, const cfit_pairs_result *r, const double *m, double scale,
+                       const char *fmt)
+{
+    int n = r->nhosts;
+    const char **head = calloc((size_t)n + 1, sizeof *head);
+    char (*cells)[32] = calloc((size_t)n + 1, sizeof *cells);
+    const char **cp = calloc((size_t)n + 1, sizeof *cp);
+    if (!head || !cells || !cp) {
+        free(head), free(cells), free(cp);
+        return;
+    }
+    head[0] = "";
+    for (int h = 0; h < n; h++)
+        head[h + 1] = r->hosts[h];
+    cfit__html_table_begin(b, caption, head, (size_t)n + 1);
+    for (int a = 0; a < n; a++) {
+        cp[0] = r->hosts[a];
+        for (int c = 0; c < n; c++) {
+            double v = m[a * n + c];
+            if (isfinite(v))
+                snprintf(cells[c + 1], 32, fmt, v * scale);
+            else
+                snprintf(cells[c + 1], 32, "-");
+            cp[c + 1] = cells[c + 1];
+        }
+        cfit__html_row(b, cp, (size_t)n + 1);
+    }
+    cfit__html_table_end(b);
+    free(head), free(cells), free(cp);
+}
+
+int cli_pairs_report(const char *path, const cfit_pairs_result *r, double slow_threshold)
+{
+    int n = r->nhosts;
+    cfit__buf b;
+    cfit__buf_init(&b);
+    char title[128], desc[256];
+    snprintf(title, sizeof title, "clusterfit bench pairs: %d hosts", n);
+    cfit__html_begin(&b, title);
+    cfit__html_p(&b, "Median bandwidth %.2f GB/s per direction (both directions busy), median latency %.2f us. A link "
+                     "below %g%% of the median bandwidth is slow: framed and crossed in the heat map.",
+                 r->median_bw_gbs, r->median_lat_s * 1e6, slow_threshold * 100);
+    unsigned char *mark = calloc((size_t)n * (size_t)n, 1);
+    double *lat_us = malloc((size_t)n * (size_t)n * sizeof *lat_us);
+    if (mark)
+        for (int s = 0; s < r->nslow; s++) {
+            mark[r->slow[s].a * n + r->slow[s].b] = 1;
+            mark[r->slow[s].b * n + r->slow[s].a] = 1;
+        }
+    for (int i = 0; lat_us && i < n * n; i++)
+        lat_us[i] = r->lat_s[i] * 1e6;
+    snprintf(desc, sizeof desc, "Bandwidth in GB/s between every pair of %d hosts; %d slow link%s marked.", n, r->nslow,
+             r->nslow == 1 ? "" : "s");
+    cfit__heatmap h = {"pairs-bw", "Pairwise bandwidth", desc, "GB/s", (const char *const *)r->hosts,
+                       (const char *const *)r->hosts, (size_t)n, (size_t)n, r->bw_gbs, mark, "slow link", 0};
+    cfit__html_h(&b, 2, "Bandwidth between hosts");
+    cfit__html_figure_begin(&b);
+    cfit__heatmap_svg(&b, &h);
+    heat_table(&b, "Bandwidth, GB/s per direction", r, r->bw_gbs, 1, "%.2f");
+    cfit__html_figure_end(&b);
+    if (r->nslow) {
+        const char *head[] = {"link", "GB/s", "of median"};
+        cfit__html_table_begin(&b, "Slow links, slowest first", head, 3);
+        for (int s = 0; s < r->nslow; s++) {
+            char v[3][160];
+            snprintf(v[0], sizeof v[0], "%s - %s", r->hosts[r->slow[s].a], r->hosts[r->slow[s].b]);
+            snprintf(v[1], sizeof v[1], "%.2f", r->slow[s].bandwidth_gbs);
+            snprintf(v[2], sizeof v[2], "%.0f%%", r->slow[s].fraction_of_median * 100);
+            const char *cp[] = {v[0], v[1], v[2]};
+            cfit__html_row(&b, cp, 3);
+        }
+        cfit__html_table_end(&b);
+    } else {
+        cfit__html_p(&b, "No slow links.");
+    }
+    if (lat_us) {
+        snprintf(desc, sizeof desc, "Latency in microseconds (half the round trip of 8 bytes) between every pair of "
+                                    "%d hosts.", n);
+        cfit__heatmap hl = {"pairs-lat", "Pairwise latency", desc, "us", (const char *const *)r->hosts,
+                            (const char *const *)r->hosts, (size_t)n, (size_t)n, lat_us, NULL, NULL, 0};
+        cfit__html_h(&b, 2, "Latency between hosts");
+        cfit__html_figure_begin(&b);
+        cfit__heatmap_svg(&b, &hl);
+        heat_table(&b, "Latency, us", r, r->lat_s, 1e6, "%.2f");
+        cfit__html_figure_end(&b);
+    }
+    cfit__html_end(&b);
+    free(mark);
+    free(lat_us);
+    return write_page(path, &b);
+}
