@@ -5,7 +5,8 @@
  * the run.  It is the rate one process copies memory at, which is what a shared-memory or
  * loopback transport moves a rank's bytes at best; it is a reference, not a strict bound across
  * hosts (docs/report.md).  Pairs: the bandwidth and latency matrices as heat maps, slow links
- * framed and crossed, with the tables beside them.
+ * framed and crossed, with the tables beside them.  Storage: the three rates as bars beside the
+ * job's need; memory: the STREAM kernels as bars.
  */
 #include "cli.h"
 #include "bench_report.h"
@@ -203,5 +204,96 @@ int cli_pairs_report(const char *path, const cfit_pairs_result *r, double slow_t
     cfit__html_end(&b);
     free(mark);
     free(lat_us);
+    return write_page(path, &b);
+}
+
+static void bars_table(cfit__buf *b, const char *caption, const char *const *head, size_t ncol,
+                       const char *const *labels, const double *const *cols, size_t nrow, const char *fmt)
+{
+    cfit__html_table_begin(b, caption, head, ncol);
+    for (size_t i = 0; i < nrow; i++) {
+        char v[4][48];
+        const char *cp[4];
+        cp[0] = labels[i];
+        for (size_t k = 1; k < ncol && k < 4; k++) {
+            double x = cols[k - 1][i];
+            if (isfinite(x))
+                snprintf(v[k], sizeof v[k], fmt, x);
+            else
+                snprintf(v[k], sizeof v[k], "-");
+            cp[k] = v[k];
+        }
+        cfit__html_row(b, cp, ncol);
+    }
+    cfit__html_table_end(b);
+}
+
+int cli_storage_report(const char *path, const cfit_storage_result *r, double need_read, double need_write,
+                       const char *need_source)
+{
+    static const char *const cats[] = {"sequential write", "sequential read", "random read"};
+    const cfit_storage_test *t[3] = {&r->seq_write, &r->seq_read, &r->rand_read};
+    double got[3], need[3] = {need_write > 0 ? need_write / 1e9 : NAN, need_read > 0 ? need_read / 1e9 : NAN,
+                              need_read > 0 ? need_read / 1e9 : NAN};
+    for (int i = 0; i < 3; i++)
+        got[i] = t[i]->measured ? t[i]->bytes_per_s / 1e9 : NAN;
+    int have_need = need_read > 0 || need_write > 0;
+    cfit__buf b;
+    cfit__buf_init(&b);
+    char title[4200], desc[320];
+    snprintf(title, sizeof title, "clusterfit bench storage: %s", r->path);
+    cfit__html_begin(&b, title);
+    cfit__html_p(&b, "Engine %s, %s I/O%s. GB = 1e9 bytes.%s%s", r->engine, r->direct ? "direct (O_DIRECT)" : "buffered",
+                 r->reused ? ", test file reused (write not measured)" : "",
+                 have_need ? " Need from " : " No need given (--need GB/s or --plan FILE).",
+                 have_need ? need_source : "");
+    cfit__series s[2] = {{"measured", NULL, got, 3, 0}, {"need", NULL, need, 3, 0}};
+    snprintf(desc, sizeof desc, "Measured sequential write, sequential read and random read rates in GB/s%s.",
+             have_need ? ", beside the training job's need (read need for both reads, checkpoint write need for the "
+                         "write)" : "");
+    cfit__chart c = {CFIT__CHART_BAR, "storage", "Storage rates against the need", desc, {"test", 0, CFIT__FMT_PLAIN, 0, 0},
+                     {"rate (GB/s)", 0, CFIT__FMT_PLAIN, 0, 0}, cats, 3, s, have_need ? 2 : 1, 0, 0};
+    cfit__html_h(&b, 2, "Storage against the need");
+    cfit__html_figure_begin(&b);
+    cfit__chart_svg(&b, &c);
+    const char *head[] = {"test", "measured GB/s", "need GB/s", "IOPS"};
+    double iops[3];
+    for (int i = 0; i < 3; i++)
+        iops[i] = t[i]->measured ? t[i]->iops : NAN;
+    const double *cols[3] = {got, need, iops};
+    bars_table(&b, "Rates (GB = 1e9 bytes)", head, 4, cats, cols, 3, "%.3f");
+    cfit__html_figure_end(&b);
+    for (int i = 0; i < r->nnotes; i++)
+        cfit__html_p(&b, "Note: %s", r->notes[i]);
+    cfit__html_end(&b);
+    return write_page(path, &b);
+}
+
+int cli_memory_report(const char *path, const cfit_memory_result *r)
+{
+    const char *cats[CFIT_STREAM_KERNELS];
+    double gbs[CFIT_STREAM_KERNELS], mins[CFIT_STREAM_KERNELS];
+    for (int i = 0; i < CFIT_STREAM_KERNELS; i++)
+        cats[i] = r->k[i].name, gbs[i] = r->k[i].best_bytes_per_s / 1e9, mins[i] = r->k[i].min_s;
+    cfit__buf b;
+    cfit__buf_init(&b);
+    char title[160];
+    snprintf(title, sizeof title, "clusterfit bench memory: STREAM, %d thread%s", r->threads, r->threads == 1 ? "" : "s");
+    cfit__html_begin(&b, title);
+    cfit__html_p(&b, "3 arrays of %.1f MiB, %d iterations (the first not counted), best rate per kernel; %s. "
+                     "GB = 1e9 bytes.", r->array_bytes / 1048576.0, r->ntimes,
+                 r->wrong ? "the arrays FAILED validation" : "the arrays validate");
+    cfit__series s[1] = {{"best rate", NULL, gbs, CFIT_STREAM_KERNELS, 0}};
+    cfit__chart c = {CFIT__CHART_BAR, "memory", "STREAM kernels", "Best rate in GB/s of STREAM copy, scale, add and "
+                     "triad on host memory.", {"kernel", 0, CFIT__FMT_PLAIN, 0, 0},
+                     {"rate (GB/s)", 0, CFIT__FMT_PLAIN, 0, 0}, cats, CFIT_STREAM_KERNELS, s, 1, 0, 0};
+    cfit__html_h(&b, 2, "Host memory bandwidth");
+    cfit__html_figure_begin(&b);
+    cfit__chart_svg(&b, &c);
+    const char *head[] = {"kernel", "best GB/s", "min time s"};
+    const double *cols[2] = {gbs, mins};
+    bars_table(&b, "STREAM (bytes counted the STREAM way)", head, 3, cats, cols, CFIT_STREAM_KERNELS, "%.4g");
+    cfit__html_figure_end(&b);
+    cfit__html_end(&b);
     return write_page(path, &b);
 }

@@ -4,6 +4,8 @@
 
 #include "clusterfit/bench.h"
 #include "bench/pairs.h"
+#include "bench/memory.h"
+#include "bench/storage.h"
 
 enum { CLI_BENCH_REPORT_ROWS = 64 };
 
@@ -25,5 +27,12 @@ int cli_bench_report_write(const cli_bench_report *r);
 
 /* `bench pairs --report`: bandwidth and latency heat maps, slow links marked.  0 or an exit code. */
 int cli_pairs_report(const char *path, const cfit_pairs_result *r, double slow_threshold);
+
+/* `bench storage --report`: the three rates as bars beside the need (--need / --plan; bytes/s, 0 =
+ * none; need_source names where it came from).  0 or an exit code. */
+int cli_storage_report(const char *path, const cfit_storage_result *r, double need_read, double need_write,
+                       const char *need_source);
+/* `bench memory --report`: the STREAM kernels' best rates as bars.  0 or an exit code. */
+int cli_memory_report(const char *path, const cfit_memory_result *r);
 
 #endif

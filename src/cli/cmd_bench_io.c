@@ -4,6 +4,7 @@
 #include "base/json.h"
 #include "bench/memory.h"
 #include "bench/storage.h"
+#include "bench_report.h"
 
 #include <errno.h>
 #include <math.h>
@@ -38,7 +39,7 @@ static int print_buf(cfit__buf *b)
 
 enum {
     S_PATH = 1, S_SIZE, S_BLOCK, S_THREADS, S_QD, S_DIRECT, S_ENGINE, S_NEED, S_PLAN, S_KEEP, S_RANDOM_OPS,
-    S_SEED, S_JSON
+    S_SEED, S_JSON, S_REPORT
 };
 
 static const cli_opt storage_opts[] = {
@@ -57,6 +58,7 @@ static const cli_opt storage_opts[] = {
     {"random-ops", 0, "N", "random reads in all (default: size / block; a pass stops after 30 s)", S_RANDOM_OPS},
     {"seed", 0, "N", "seed of the random offsets (default 1)", S_SEED},
     {"json", 0, NULL, "print one JSON object (docs/json.md) instead of the table", S_JSON},
+    {"report", 0, "FILE.html", "also write an HTML report: the rates beside the need (docs/report.md)", S_REPORT},
     {NULL, 0, NULL, NULL, 0},
 };
 
@@ -66,6 +68,7 @@ typedef struct storage_cli {
     const char *need_source;        /* "--need" or the --plan FILE */
     const char *plan_file;
     int need_given, json;
+    const char *report;             /* --report FILE.html */
 } storage_cli;
 
 static int storage_opt(void *vc, int id, const char *name, const char *value)
@@ -86,6 +89,7 @@ static int storage_opt(void *vc, int id, const char *name, const char *value)
     case S_DIRECT: c->o.direct = 1; return 0;
     case S_KEEP: c->o.keep = 1; return 0;
     case S_JSON: c->json = 1; return 0;
+    case S_REPORT: c->report = value; return 0;
     case S_PLAN: c->plan_file = value; return 0;
     case S_RANDOM_OPS: rc = cli_count(name, value, &u); c->o.random_ops = u; return rc;
     case S_SEED: rc = cli_int(name, value, 0, 4294967295L, &v); c->o.seed = (uint64_t)v; return rc;
@@ -341,12 +345,14 @@ int cmd_bench_storage(int argc, char **argv)
         storage_json(&c, &r);
     else
         storage_table(&c, &r);
+    if (c.report && (rc = cli_storage_report(c.report, &r, c.need_read, c.need_write, c.need_source)))
+        return rc;
     return read_met(&c, &r) == 0 || write_met(&c, &r) == 0 ? EXIT_BENCH : EXIT_OK;
 }
 
 /* ---- bench memory ---- */
 
-enum { M_SIZE = 1, M_THREADS, M_NTIMES, M_JSON };
+enum { M_SIZE = 1, M_THREADS, M_NTIMES, M_JSON, M_REPORT };
 
 static const cli_opt memory_opts[] = {
     {"size", 0, "BYTES", "bytes per array, K M G = powers of 1024 (default 4 x the last-level cache\n"
@@ -354,12 +360,14 @@ static const cli_opt memory_opts[] = {
     {"threads", 0, "N", "threads, each owning a slice of every array (default: online CPUs)", M_THREADS},
     {"ntimes", 0, "K", "iterations; the best of the last K-1 counts, like STREAM (default 10)", M_NTIMES},
     {"json", 0, NULL, "print one JSON object (docs/json.md) instead of the table", M_JSON},
+    {"report", 0, "FILE.html", "also write an HTML report with the kernels as bars (docs/report.md)", M_REPORT},
     {NULL, 0, NULL, NULL, 0},
 };
 
 typedef struct memory_cli {
     cfit_memory_opts o;
     int json;
+    const char *report;             /* --report FILE.html */
 } memory_cli;
 
 static int memory_opt(void *vc, int id, const char *name, const char *value)
@@ -377,6 +385,7 @@ static int memory_opt(void *vc, int id, const char *name, const char *value)
     case M_THREADS: rc = cli_int(name, value, 1, 1024, &v); c->o.threads = (int)v; return rc;
     case M_NTIMES: rc = cli_int(name, value, 2, 100, &v); c->o.ntimes = (int)v; return rc;
     case M_JSON: c->json = 1; return 0;
+    case M_REPORT: c->report = value; return 0;
     }
     return 0;
 }
@@ -463,5 +472,7 @@ int cmd_bench_memory(int argc, char **argv)
         memory_json(&r);
     else
         memory_table(&r);
+    if (c.report && (rc = cli_memory_report(c.report, &r)))
+        return rc;
     return r.wrong ? EXIT_BENCH : EXIT_OK;
 }

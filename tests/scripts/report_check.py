@@ -18,6 +18,8 @@ HEADINGS = {
     "sim": ["Bus bandwidth vs message size", "Topology and link utilisation", "Topology properties"],
     "bench": ["Bus bandwidth vs message size"],
     "bench-pairs": ["Bandwidth between hosts", "Latency between hosts"],
+    "bench-storage": ["Storage against the need"],
+    "bench-memory": ["Host memory bandwidth"],
 }
 
 

@@ -32,4 +32,15 @@ make_reports() {
         ((rc == 0 || rc == 3)) || { echo "bench pairs --report failed: $(cat "$dir/bench-pairs.out")" >&2; return 1; }
         echo bench-pairs
     fi
+    if "$bin" bench storage --help 2>/dev/null | grep -q -- --report; then
+        mkdir -p "$dir/storage"
+        "$bin" bench storage --path "$dir/storage" --size 16M --need 0.001 --report "$dir/bench-storage.html" \
+            >"$dir/bench-storage.out" 2>&1 ||
+            { echo "bench storage --report failed: $(cat "$dir/bench-storage.out")" >&2; return 1; }
+        echo bench-storage
+        "$bin" bench memory --size 8M --ntimes 3 --threads 1 --report "$dir/bench-memory.html" \
+            >"$dir/bench-memory.out" 2>&1 ||
+            { echo "bench memory --report failed: $(cat "$dir/bench-memory.out")" >&2; return 1; }
+        echo bench-memory
+    fi
 }
