@@ -95,7 +95,7 @@ static inline int run_clusterfit(int np, cfit_transport_kind transport, cfit_ben
     while (n < MAX_SIZES && read(fds[0], &r, sizeof r) == (ssize_t)sizeof r)
         out[n++] = r;
     close(fds[0]);
-    int status = cfit_launch_wait();
+    int status = cfit_launch_wait(NULL, NULL);
     return status ? -1 : n;
 }
 

@@ -60,7 +60,7 @@ typedef struct cfit__bcoll_ctx {
     unsigned char *scratch;   /* scratch() bytes, 64-byte aligned */
     void **window;            /* all-reduce shm: bases[nranks] of the window, or NULL */
     size_t window_bytes;      /* bytes per rank in the window */
-    uint64_t calls;           /* calls so far (the shm path alternates halves of the window) */
+    uint64_t calls;           /* calls so far */
 } cfit__bcoll_ctx;
 
 /* Element counts of one size, as nccl-tests' getCollByteCount computes them. */

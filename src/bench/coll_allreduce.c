@@ -4,13 +4,15 @@
  *       run slice by slice (ring.c): each rank sends and receives 2(n-1)/n of the vector,
  *       which is why nccl-tests' bus factor is 2(n-1)/n.
  * shm   when cfit_comm_window() maps every rank's window (all ranks on one host, shm
- *       transport): (1) each rank copies the parts of its input that other ranks reduce into
- *       its window, (2) after a barrier each rank reduces its 1/n slice from its own input and
- *       the n-1 windows, in cache-sized blocks, into its output and its window, (3) after a
- *       second barrier each rank copies the other ranks' result slices from their windows.
- *       The window has two halves used by alternate calls, so no third barrier is needed
- *       before a rank overwrites its window: the ranks still reading the half it writes
- *       passed the first barrier of the call in between only after they finished.
+ *       transport), the driver places each rank's send and receive buffers in its window
+ *       (nccl-tests' registered buffers), at the same offsets on every rank, so a rank reads
+ *       its peers' buffers in place, with no copy in: (1) a barrier (every input is ready),
+ *       (2) each rank reduces its 1/n slice from the n send buffers, in cache-sized blocks,
+ *       into its own receive buffer, (3) after a second barrier each rank copies the other
+ *       ranks' result slices from their receive buffers, (4) a third barrier, so no rank
+ *       touches its buffers again (the next call, the driver's check) while a peer reads
+ *       them.  Memory traffic per rank for S bytes: reads S + S(n-1)/n, writes S, against
+ *       2S + S/n more for a copy into a separate window.
  * With --algo auto and a window, the driver times both on each size and runs the faster
  * (docs/bench.md); --algo ring|shm forces one.
  */
@@ -87,21 +89,16 @@ static int run_ring(cfit__bcoll_ctx *x, const cfit__bcoll_counts *c, const void 
 static int run_shm(cfit__bcoll_ctx *x, const cfit__bcoll_counts *c, const void *send, void *recv)
 {
     int n = x->nranks, me = x->rank;
-    size_t es = cfit_dtype_size(x->dtype), half = x->window_bytes / 2;
-    size_t par = (size_t)(x->calls & 1) * half;
-    unsigned char *mine = (unsigned char *)x->window[me] + par;
+    size_t es = cfit_dtype_size(x->dtype);
+    const unsigned char *base = x->window[me];
     const unsigned char *in = send;
     unsigned char *out = recv;
-    /* (1) the parts of my input that the other ranks reduce */
-    for (int j = 0; j < n; j++) {
-        size_t a = slice_off(c->recv, n, j) * es, b = slice_off(c->recv, n, j + 1) * es;
-        if (j != me)
-            memcpy(mine + a, in + a, b - a);
-    }
+    /* The driver put both buffers in the window: the same offsets address every rank's. */
+    size_t so = (size_t)(in - base), ro = (size_t)((const unsigned char *)out - base);
     int rc = cfit_comm_barrier(x->comm);
     if (rc)
         return rc;
-    /* (2) my slice, block by block */
+    /* (2) my slice, block by block, from every rank's send buffer */
     size_t a = slice_off(c->recv, n, me) * es, b = slice_off(c->recv, n, me + 1) * es;
     for (size_t at = a; at < b; at += SHM_BLOCK) {
         size_t len = b - at < SHM_BLOCK ? b - at : SHM_BLOCK, m = len / es;
@@ -109,7 +106,7 @@ static int run_shm(cfit__bcoll_ctx *x, const cfit__bcoll_counts *c, const void *
         for (int q = 0; q < n; q++) {
             if (q == me)
                 continue;
-            const unsigned char *w = (const unsigned char *)x->window[q] + par + at;
+            const unsigned char *w = (const unsigned char *)x->window[q] + so + at;
             if (first && in != out)
                 cfit__reduce3(x->dtype, x->op, out + at, in + at, w, m);
             else
@@ -117,17 +114,16 @@ static int run_shm(cfit__bcoll_ctx *x, const cfit__bcoll_counts *c, const void *
             first = 0;
         }
         cfit__reduce_finish(x->dtype, x->op, out + at, m, n);
-        memcpy(mine + at, out + at, len);
     }
     if ((rc = cfit_comm_barrier(x->comm)))
         return rc;
-    /* (3) everyone else's slice */
+    /* (3) everyone else's slice from their receive buffers */
     for (int j = 0; j < n; j++) {
         size_t ja = slice_off(c->recv, n, j) * es, jb = slice_off(c->recv, n, j + 1) * es;
         if (j != me)
-            memcpy(out + ja, (const unsigned char *)x->window[j] + par + ja, jb - ja);
+            memcpy(out + ja, (const unsigned char *)x->window[j] + ro + ja, jb - ja);
     }
-    return 0;
+    return cfit_comm_barrier(x->comm);
 }
 
 static int run(cfit__bcoll_ctx *x, const cfit__bcoll_counts *c, const void *send, void *recv)

@@ -92,9 +92,10 @@ int cfit_launch_start(const cfit_launch *opt, cfit_comm **comm, int *is_parent, 
 
 /* Parent of a --np job: wait for every child; returns the exit status the parent should
  * exit with (0 when all exited 0, else the first non-zero status; a child killed by a
- * signal is reported on stderr naming its rank, and the parent kills the rest once
- * timeout_s passes so nothing hangs). */
-int cfit_launch_wait(void);
+ * signal is reported naming its rank, and the parent kills the rest once timeout_s
+ * passes so nothing hangs).  Each such event is passed to report(ctx, message) as one
+ * lowercase line without a prefix (the library never prints); report may be NULL. */
+int cfit_launch_wait(void (*report)(void *ctx, const char *msg), void *ctx);
 
 int cfit_comm_rank(const cfit_comm *c);
 int cfit_comm_size(const cfit_comm *c);

@@ -167,7 +167,7 @@ static int fork_ranks(const cfit_launch *opt, cfit_comm **comm, int *is_parent, 
             int e = errno;
             for (int k = 0; k < g_job.n; k++)
                 kill(g_job.pids[k], SIGKILL);
-            cfit_launch_wait();
+            cfit_launch_wait(NULL, NULL);
             close(lfd);
             return cfit_diag_set(d, CFIT_ESYS, NULL, 0, 0, "cannot fork rank %d: %s", i, strerror(e));
         }
@@ -231,8 +231,9 @@ static void remove_segments(pid_t rank0)
     closedir(dir);
 }
 
-int cfit_launch_wait(void)
+int cfit_launch_wait(void (*report)(void *ctx, const char *msg), void *ctx)
 {
+    char msg[256];
     int status = 0, left = g_job.n, first_failed = -1;
     double deadline = 0;
     int *done = calloc((size_t)(g_job.n > 0 ? g_job.n : 1), sizeof *done);
@@ -249,9 +250,11 @@ int cfit_launch_wait(void)
             int code = 0;
             if (WIFSIGNALED(st)) {
                 code = 1;
-                if (!killed_by_us)
-                    fprintf(stderr, "clusterfit: error: rank %d (pid %d) was killed by signal %d (%s)\n", i,
-                            (int)g_job.pids[i], WTERMSIG(st), strsignal(WTERMSIG(st)));
+                if (!killed_by_us && report) {
+                    snprintf(msg, sizeof msg, "rank %d (pid %d) was killed by signal %d (%s)", i,
+                             (int)g_job.pids[i], WTERMSIG(st), strsignal(WTERMSIG(st)));
+                    report(ctx, msg);
+                }
             } else if (WIFEXITED(st)) {
                 code = WEXITSTATUS(st);
             }
@@ -264,8 +267,11 @@ int cfit_launch_wait(void)
         if (left > 0 && deadline > 0 && cfit__now() > deadline) {
             for (int i = 0; i < g_job.n; i++)
                 if (!done[i]) {
-                    fprintf(stderr, "clusterfit: error: rank %d did not exit within %g s after rank %d failed; "
-                            "killing it\n", i, g_job.timeout_s + 5.0, first_failed);
+                    if (report) {
+                        snprintf(msg, sizeof msg, "rank %d did not exit within %g s after rank %d failed; killing it",
+                                 i, g_job.timeout_s + 5.0, first_failed);
+                        report(ctx, msg);
+                    }
                     kill(g_job.pids[i], SIGKILL);
                     done[i] = 2;
                 }

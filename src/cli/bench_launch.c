@@ -83,6 +83,14 @@ int bench_comm_error(const cfit_comm *c, int err)
     return EXIT_RUNTIME;
 }
 
+/* cfit_launch_wait's report: one error line per lost or killed rank. */
+static void report_rank(void *ctx, const char *msg)
+{
+    (void)ctx;
+    fprintf(stderr, "clusterfit: error: %s\n", msg);
+    fflush(stderr);
+}
+
 int bench_run(const cfit_launch *l, int (*body)(cfit_comm *c, void *ctx), void *ctx)
 {
     cfit_comm *c = NULL;
@@ -96,7 +104,7 @@ int bench_run(const cfit_launch *l, int (*body)(cfit_comm *c, void *ctx), void *
         return rc == CFIT_EINVALID || rc == CFIT_EPARSE || rc == CFIT_ERANGE ? EXIT_USAGE : EXIT_RUNTIME;
     }
     if (is_parent)
-        return cfit_launch_wait();
+        return cfit_launch_wait(report_rank, NULL);
     int code = body(c, ctx);
     cfit_comm_close(c);
     fflush(NULL);

@@ -2,7 +2,7 @@
  *
  * Each case forks ranks with cfit_launch_start(np > 0); every rank runs a body that
  * returns 0 on success or a small code naming the failed check, and exits with it; the
- * parent asserts that cfit_launch_wait() returns 0 (or the expected failure).
+ * parent asserts that cfit_launch_wait(NULL, NULL) returns 0 (or the expected failure).
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -50,7 +50,7 @@ static int run_ranks(int np, cfit_transport_kind kind, double timeout_s, body_fn
         g_codes[i] = -1;
     int rc = cfit_launch_start(&l, &c, &is_parent, &d);
     if (is_parent)
-        return rc ? 100 : cfit_launch_wait();
+        return rc ? 100 : cfit_launch_wait(NULL, NULL);
     if (rc) {
         fprintf(stderr, "rank start failed: %s\n", d.msg);
         _exit(99);
