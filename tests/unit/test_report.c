@@ -79,6 +79,28 @@ static void test_line_log(void **state)
     cfit__buf_fini(&b);
 }
 
+static void test_scatter_log10(void **state)
+{
+    (void)state;
+    double days_a[] = {7.7, 15.0, 30.2}, usd_a[] = {2.03e6, 1.1e6, 1.0e6};
+    double days_b[] = {12.0, 55.0}, usd_b[] = {1.5e6, 0.9e6};
+    double fx[] = {7.7, 15.0, 55.0}, fy[] = {2.03e6, 1.1e6, 0.9e6};
+    cfit__series s[] = {{"b200", days_a, usd_a, 3, 0}, {"h100-sxm", days_b, usd_b, 2, 0}, {"Pareto front", fx, fy, 3, 1}};
+    cfit__chart c = {CFIT__CHART_SCATTER, "pareto", "Cost vs time", "two GPU types and their front",
+                     {"time to train (days)", 10, CFIT__FMT_INT, 0, 0}, {"cost (USD)", 10, CFIT__FMT_NUM, 0, 0},
+                     NULL, 0, s, 3, 720, 380};
+    cfit__buf b;
+    cfit__buf_init(&b);
+    assert_int_equal(cfit__chart_svg(&b, &c), 0);
+    assert_non_null(strstr(b.data, ">100<"));    /* log10 ticks 1, 10, 100 */
+    assert_non_null(strstr(b.data, ">10M<"));    /* 100k, 1M, 10M */
+    assert_null(strstr(b.data, "fill=\"none\" stroke=\"#0072B2\""));         /* scatter: no line through b200 */
+    assert_non_null(strstr(b.data, "fill=\"none\" stroke=\"#000000\" stroke-width=\"2\" stroke-dasharray=\"5 4\""));
+                                                                            /* but the front is a dashed line */
+    golden("scatter_log10", &b);
+    cfit__buf_fini(&b);
+}
+
 static void test_stacked(void **state)
 {
     (void)state;
@@ -164,7 +186,7 @@ static void test_html(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_line_log),  cmocka_unit_test(test_stacked), cmocka_unit_test(test_heatmap),
+        cmocka_unit_test(test_line_log),  cmocka_unit_test(test_scatter_log10), cmocka_unit_test(test_stacked), cmocka_unit_test(test_heatmap),
         cmocka_unit_test(test_ticks_and_colours), cmocka_unit_test(test_html),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
