@@ -269,7 +269,12 @@ static int map_segment(const char *name, size_t bytes, int create, unsigned char
     int fd = shm_open(name, create ? O_RDWR | O_CREAT | O_EXCL : O_RDWR, 0600);
     if (fd < 0)
         return -1;
-    if (create && ftruncate(fd, (off_t)bytes) != 0) {
+    /* posix_fallocate reserves the tmpfs pages now, so a full /dev/shm is ENOSPC here rather
+     * than SIGBUS on the first touch of an unbacked page (ftruncate alone is sparse). */
+    int fe = create ? posix_fallocate(fd, 0, (off_t)bytes) : 0;
+    if (fe)
+        errno = fe;
+    if (fe || (create && ftruncate(fd, (off_t)bytes) != 0)) {
         int e = errno;
         close(fd);
         shm_unlink(name);
