@@ -67,7 +67,9 @@ typedef struct cfit__bcoll_ctx {
 typedef struct cfit__bcoll_counts {
     size_t send, recv;        /* elements in this rank's send and receive buffers */
     size_t param;             /* the count printed (and passed to the call) */
-    size_t send_inplace_off;  /* in place: send = recv + this many elements */
+    size_t send_inplace_off;  /* in place: send = buffer + this many elements */
+    size_t recv_inplace_off;  /* in place: recv = buffer + this many elements (nccl-tests'
+                                 recvInplaceOffset: reduce-scatter writes the rank's own block) */
 } cfit__bcoll_counts;
 
 typedef struct cfit__bcoll {
@@ -83,7 +85,7 @@ typedef struct cfit__bcoll {
     void (*init)(const cfit__bcoll_ctx *x, const cfit__bcoll_counts *c, uint64_t seed, void *send);
     /* the exact expected receive buffer (c->recv elements) */
     void (*expect)(const cfit__bcoll_ctx *x, const cfit__bcoll_counts *c, uint64_t seed, void *want);
-    /* run once; send may equal recv + send_inplace_off (in place).  0 or a cfit_err. */
+    /* run once; in place, send and recv are one buffer + send_/recv_inplace_off.  0 or a cfit_err. */
     int (*run)(cfit__bcoll_ctx *x, const cfit__bcoll_counts *c, const void *send, void *recv);
     /* name of the algorithm run() uses for this ctx */
     const char *(*algo_name)(const cfit__bcoll_ctx *x);

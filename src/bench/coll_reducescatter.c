@@ -19,7 +19,7 @@ static void counts(size_t elems, size_t esize, int nranks, int rank, cfit__bcoll
     c->send = base * (size_t)nranks;
     c->recv = c->param = base;
     c->send_inplace_off = 0;
-    (void)rank;
+    c->recv_inplace_off = base * (size_t)rank;
 }
 
 static double bus_factor(int n) { return (double)(n - 1) / n; }

@@ -88,16 +88,20 @@ static int measure(sweep *w, const cfit__bcoll_counts *c, int in_place, cfit_ben
 {
     size_t es = cfit_dtype_size(w->x.dtype);
     const cfit_bench_opts *o = w->o;
+    /* In place both live in the receive buffer at nccl-tests' offsets (reduce-scatter's
+     * output is the rank's own block of its input, all-gather's input its own block of the
+     * output). */
     void *send = in_place ? (void *)(w->recv + c->send_inplace_off * es) : (void *)w->send;
+    unsigned char *recv = in_place ? w->recv + c->recv_inplace_off * es : w->recv;
     int rc = 0;
     w->coll->init(&w->x, c, o->seed, send);
     for (int i = 0; i < o->warmup && !rc; i++)
-        rc = w->coll->run(&w->x, c, send, w->recv);
+        rc = w->coll->run(&w->x, c, send, recv);
     if (!rc)
         rc = cfit_comm_barrier(w->comm);
     double t0 = now_s();
     for (int i = 0; i < o->iters && !rc; i++)
-        rc = w->coll->run(&w->x, c, send, w->recv);
+        rc = w->coll->run(&w->x, c, send, recv);
     double el = o->iters > 0 ? (now_s() - t0) / o->iters : 0.0;
     if (rc)
         return comm_fail(w, rc);
@@ -111,14 +115,14 @@ static int measure(sweep *w, const cfit__bcoll_counts *c, int in_place, cfit_ben
     if (!o->check)
         return 0;
     /* Check: fresh inputs, a poisoned output, one call, a bit-exact comparison. */
-    memset(w->recv, 0xa5, c->recv * es);
+    memset(recv, 0xa5, c->recv * es);
     w->coll->init(&w->x, c, o->seed, send);
-    if ((rc = w->coll->run(&w->x, c, send, w->recv)))
+    if ((rc = w->coll->run(&w->x, c, send, recv)))
         return comm_fail(w, rc);
     w->coll->expect(&w->x, c, o->seed, w->want);
     if (o->corrupt && w->x.rank == 0)
-        cfit__verify_corrupt(w->x.dtype, w->recv, c->recv, o->corrupt);
-    uint64_t wrong = cfit__verify_compare(w->x.dtype, w->recv, w->want, c->recv);
+        cfit__verify_corrupt(w->x.dtype, recv, c->recv, o->corrupt);
+    uint64_t wrong = cfit__verify_compare(w->x.dtype, recv, w->want, c->recv);
     if ((rc = cfit_comm_allreduce_u64(w->comm, &wrong, 1)))
         return comm_fail(w, rc);
     t->wrong = (int64_t)wrong;
@@ -130,7 +134,7 @@ static int sweep_sizes(sweep *w)
     const cfit_bench_opts *o = w->o;
     size_t es = cfit_dtype_size(w->x.dtype);
     for (uint64_t size = o->min_bytes; size <= o->max_bytes;) {
-        cfit__bcoll_counts c;
+        cfit__bcoll_counts c = {0};
         w->coll->counts((size_t)(size / es), es, w->x.nranks, w->x.rank, &c);
         cfit_bench_row row;
         memset(&row, 0, sizeof row);
@@ -200,7 +204,7 @@ static size_t scratch_bytes(const sweep *w)
     size_t most = 0;
     for (int t = 0; t < CFIT_DTYPE_COUNT; t++) {
         size_t es = cfit_dtype_size((cfit_dtype)t);
-        cfit__bcoll_counts c;
+        cfit__bcoll_counts c = {0};
         w->coll->counts((size_t)(w->o->max_bytes / es), es, w->x.nranks, w->x.rank, &c);
         size_t s = w->coll->scratch(&c, es, w->x.nranks);
         most = s > most ? s : most;
