@@ -55,6 +55,12 @@ typedef struct cfit_sim_result {
  * two ranks. */
 int cfit_sim_collective(const cfit_topo *t, cfit_collective c, cfit_algo a, int ranks,
                         const int *placement, double bytes, cfit_sim_result *out, cfit_diag *d);
+/* The same, also filling link_bytes[0..cfit_topo_links(t)-1] (caller-owned) with the bytes
+ * each directed link carried over the whole collective (what the hot links rank); link_bytes
+ * may be NULL.  Utilisation of link l = link_bytes[l] / (its rate x out->time_s). */
+int cfit_sim_collective_links(const cfit_topo *t, cfit_collective c, cfit_algo a, int ranks,
+                              const int *placement, double bytes, cfit_sim_result *out,
+                              double *link_bytes, cfit_diag *d);
 
 /* How much slower the inter-node phase of a hierarchical all-reduce runs on t than on a
  * non-blocking fabric of t's scale-out link rate (what `plan --topology` multiplies its

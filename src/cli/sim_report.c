@@ -3,10 +3,10 @@
  * The topology is drawn as its switch tiers, whatever its size: one row per level (GPUs, grouped
  * by node, at the bottom; a switch's level is the lowest tier among its links), each row at most
  * 32 boxes (a box stands for several switches or nodes when there are more, and says how many),
- * the cables between boxes as thin grey lines, and the hottest links the simulator reports (up to
- * CFIT_SIM_HOT_LINKS, at the largest size) drawn thick, coloured by utilisation = bytes carried /
- * (link rate x collective time).  The simulator's API reports those links only, so the others
- * stay grey (docs/report.md).
+ * the cables between boxes as lines coloured by the utilisation of the busiest link they stand
+ * for (bytes carried at the largest size / (link rate x collective time), from
+ * cfit_sim_collective_links; grey when idle), and the hottest links the simulator reports (up to
+ * CFIT_SIM_HOT_LINKS) drawn thick on top (docs/report.md).
  */
 #include "cli.h"
 #include "sim_report.h"
@@ -172,8 +172,9 @@ static void topology_section(cfit__buf *b, const cli_sim_report_in *in)
     char title[160], desc[400], col[8], lab[96];
     snprintf(title, sizeof title, "%s: switch tiers and the hottest links", in->spec);
     snprintf(desc, sizeof desc, "Rows of boxes are the topology's levels (GPUs grouped by node at the bottom, then "
-                                "switches by the lowest tier of their links); grey lines are cables; the %d hottest "
-                                "links of the %.0f-byte %s are drawn thick, coloured by utilisation.",
+                                "switches by the lowest tier of their links); lines are cables coloured by the "
+                                "utilisation of the busiest link they stand for (grey: idle); the %d hottest "
+                                "links of the %.0f-byte %s are drawn thick.",
              last->r.nhot, last->size, cfit_collective_name(in->coll));
     cfit__buf_printf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" id=\"sim-topo\" width=\"%d\" "
                         "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" aria-labelledby=\"sim-topo-t sim-topo-d\" "
@@ -182,24 +183,58 @@ static void topology_section(cfit__buf *b, const cli_sim_report_in *in)
     cfit__buf_puts(b, "</title>\n<desc id=\"sim-topo-d\">");
     cfit__xml_text(b, desc);
     cfit__buf_printf(b, "</desc>\n<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", W, h);
-    /* cables, aggregated per pair of boxes (each drawn once) */
+    /* cables, aggregated per pair of boxes and drawn once, coloured by the busiest link between
+     * the two boxes: utilisation = bytes it carried at the largest size / (rate x time); grey
+     * when none of them carried anything (or the per-link bytes could not be had) */
     int nl = cfit_topo_links(t);
-    unsigned char *seen = calloc((size_t)MAX_LEVELS * MAX_BOXES * MAX_LEVELS * MAX_BOXES, 1);
-    cfit__buf_puts(b, "<g stroke=\"#bdbdbd\" stroke-width=\"1\">\n");
-    for (int l = 0; seen && l < nl; l++) {
+    double *lb = calloc((size_t)(nl > 0 ? nl : 1), sizeof *lb);
+    size_t npair = (size_t)MAX_LEVELS * MAX_BOXES * MAX_LEVELS * MAX_BOXES;
+    double *util = malloc(npair * sizeof *util);
+    int *rep = malloc(npair * sizeof *rep);
+    if (lb) {
+        cfit_sim_result r;
+        cfit_diag d;
+        cfit_diag_clear(&d);
+        if (cfit_sim_collective_links(t, in->coll, in->algo, in->ranks, in->place, last->size, &r, lb, &d) !=
+                CFIT_EOK ||
+            !(r.time_s > 0)) {
+            free(lb);
+            lb = NULL;
+        }
+    }
+    for (size_t i = 0; util && rep && i < npair; i++)
+        util[i] = -1, rep[i] = -1;
+    for (int l = 0; util && rep && l < nl; l++) {
         const cfit_link *k = cfit_topo_link(t, l);
         int a = g.level[k->from] * MAX_BOXES + g.index[k->from] / g.per_box[g.level[k->from]];
         int c = g.level[k->to] * MAX_BOXES + g.index[k->to] / g.per_box[g.level[k->to]];
-        if (a == c || seen[a * MAX_LEVELS * MAX_BOXES + c] || g.level[k->from] == g.level[k->to])
+        if (a == c || g.level[k->from] == g.level[k->to])
             continue;
-        seen[a * MAX_LEVELS * MAX_BOXES + c] = seen[c * MAX_LEVELS * MAX_BOXES + a] = 1;
+        size_t key = (size_t)(a < c ? a : c) * MAX_LEVELS * MAX_BOXES + (size_t)(a < c ? c : a);
+        double u = lb && k->bw_bytes_per_s > 0 ? lb[l] / (k->bw_bytes_per_s * last->r.time_s) : 0;
+        if (rep[key] < 0)
+            rep[key] = l;
+        if (u > util[key])
+            util[key] = u;
+    }
+    cfit__buf_puts(b, "<g stroke-width=\"1.5\">\n");
+    for (size_t key = 0; util && rep && key < npair; key++) {
+        if (rep[key] < 0)
+            continue;
+        const cfit_link *k = cfit_topo_link(t, rep[key]);
         double x0, y0, x1, y1;
         box_xy(&g, k->from, &x0, &y0);
         box_xy(&g, k->to, &x1, &y1);
-        cfit__buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", x0, y0, x1, y1);
+        if (util[key] > 0)
+            cfit__heat_colour(util[key], col);
+        else
+            snprintf(col, sizeof col, "#bdbdbd");
+        cfit__buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\">"
+                            "<title>tier %d (%s): busiest link %.0f%% utilised</title></line>\n",
+                         x0, y0, x1, y1, col, k->tier, tier_name(k->tier), util[key] * 100);
     }
     cfit__buf_puts(b, "</g>\n");
-    free(seen);
+    free(lb), free(util), free(rep);
     /* the hottest links */
     for (int i = 0; i < last->r.nhot; i++) {
         const cfit_link *k = cfit_topo_link(t, last->r.hot_links[i]);

@@ -748,6 +748,13 @@ static void hot_links(const cfit__sim *s, cfit_sim_result *out)
 int cfit_sim_collective(const cfit_topo *t, cfit_collective c, cfit_algo a, int ranks, const int *placement,
                         double bytes, cfit_sim_result *out, cfit_diag *d)
 {
+    return cfit_sim_collective_links(t, c, a, ranks, placement, bytes, out, NULL, d);
+}
+
+int cfit_sim_collective_links(const cfit_topo *t, cfit_collective c, cfit_algo a, int ranks,
+                              const int *placement, double bytes, cfit_sim_result *out,
+                              double *link_bytes, cfit_diag *d)
+{
     memset(out, 0, sizeof *out);
     out->hottest_link = -1;
     out->bottleneck_tier = -1;
@@ -783,6 +790,8 @@ int cfit_sim_collective(const cfit_topo *t, cfit_collective c, cfit_algo a, int 
         out->flows_solved = s.solved;
         out->bottleneck_tier = s.bottleneck_tier;
         hot_links(&s, out);
+        if (link_bytes)
+            memcpy(link_bytes, s.link_bytes, (size_t)cfit_topo_links(t) * sizeof *link_bytes);
     }
     free(linear);
     sim_fini(&s);

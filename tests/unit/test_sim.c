@@ -154,6 +154,32 @@ static void bus_factors(void **state)
     cfit_topo_free(t);
 }
 
+/* cfit_sim_collective_links: the per-link bytes agree with the result and the ring's traffic. */
+static void link_bytes_reported(void **state)
+{
+    (void)state;
+    cfit_topo *t = star(8);
+    cfit_sim_result r, r0;
+    cfit_diag d;
+    int nl = cfit_topo_links(t);
+    double *lb = calloc((size_t)nl, sizeof *lb);
+    assert_non_null(lb);
+    assert_int_equal(cfit_sim_collective_links(t, CFIT_COLL_ALLREDUCE, CFIT_ALGO_RING, 8, NULL, 1e9, &r, lb, &d), 0);
+    assert_int_equal(cfit_sim_collective(t, CFIT_COLL_ALLREDUCE, CFIT_ALGO_RING, 8, NULL, 1e9, &r0, &d), 0);
+    near(r.time_s, r0.time_s, 1e-12);
+    double most = 0, total = 0;
+    for (int l = 0; l < nl; l++) {
+        most = lb[l] > most ? lb[l] : most;
+        total += lb[l];
+    }
+    near(most, r.hottest_link_bytes, 1e-12);
+    near(lb[r.hottest_link], r.hottest_link_bytes, 1e-12);
+    /* 8 ranks each send 2(n-1)/n S up to the switch and receive as much down: 16 x 14/8 GB */
+    near(total, 16 * 14 * 1e9 / 8, 1e-9);
+    free(lb);
+    cfit_topo_free(t);
+}
+
 static void two_flows_share_a_link(void **state)
 {
     (void)state;
@@ -512,6 +538,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(ring_matches_alpha_beta),
+        cmocka_unit_test(link_bytes_reported),
         cmocka_unit_test(rabenseifner_matches_alpha_beta),
         cmocka_unit_test(tree_matches_alpha_beta),
         cmocka_unit_test(bus_factors),
