@@ -41,19 +41,6 @@ void cli_bench_report_row(cli_bench_report *r, const cfit_bench_row *row)
     r->n++;
 }
 
-static int write_page(const char *path, cfit__buf *b)
-{
-    int rc;
-    if (!cfit__buf_ok(b)) {
-        cli_error("--report: out of memory");
-        rc = EXIT_RUNTIME;
-    } else {
-        rc = cli_report_write(path, b->data, b->len);
-    }
-    cfit__buf_fini(b);
-    return rc;
-}
-
 int cli_bench_report_write(const cli_bench_report *r)
 {
     /* the reference: single-thread STREAM copy, 32 MiB arrays, best of 4 */
@@ -112,7 +99,7 @@ int cli_bench_report_write(const cli_bench_report *r)
     if (copy_gbs > 0)
         cfit__html_p(&b, "STREAM copy (1 thread, 3 arrays of 32 MiB, best of 4 timed runs): %.2f GB/s.", copy_gbs);
     cfit__html_end(&b);
-    return write_page(r->path, &b);
+    return cli_report_write(r->path, &b);
 }
 
 static void heat_table(cfit__buf *b, const char *caption, const cfit_pairs_result *r, const double *m, double scale,
@@ -204,7 +191,7 @@ int cli_pairs_report(const char *path, const cfit_pairs_result *r, double slow_t
     cfit__html_end(&b);
     free(mark);
     free(lat_us);
-    return write_page(path, &b);
+    return cli_report_write(path, &b);
 }
 
 static void bars_table(cfit__buf *b, const char *caption, const char *const *head, size_t ncol,
@@ -266,7 +253,7 @@ int cli_storage_report(const char *path, const cfit_storage_result *r, double ne
     for (int i = 0; i < r->nnotes; i++)
         cfit__html_p(&b, "Note: %s", r->notes[i]);
     cfit__html_end(&b);
-    return write_page(path, &b);
+    return cli_report_write(path, &b);
 }
 
 int cli_memory_report(const char *path, const cfit_memory_result *r)
@@ -295,5 +282,5 @@ int cli_memory_report(const char *path, const cfit_memory_result *r)
     bars_table(&b, "STREAM (bytes counted the STREAM way)", head, 3, cats, cols, CFIT_STREAM_KERNELS, "%.4g");
     cfit__html_figure_end(&b);
     cfit__html_end(&b);
-    return write_page(path, &b);
+    return cli_report_write(path, &b);
 }

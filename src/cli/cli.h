@@ -80,8 +80,10 @@ int cmd_bench_alltoall(int argc, char **argv);
 int cmd_bench_sendrecv(int argc, char **argv);
 int cmd_bench_pairs(int argc, char **argv);
 
-/* --report FILE.html (issue 7, docs/report.md): write the page; 0 or an exit code after printing. */
-int cli_report_write(const char *path, const char *data, size_t len);   /* plan_report.c */
+/* --report FILE.html (issue 7, docs/report.md): write the page built in b, then free b (in every
+ * case); 0, or an exit code after printing (b ran out of memory, the file cannot be written). */
+struct cfit__buf;
+int cli_report_write(const char *path, struct cfit__buf *b);   /* plan_report.c */
 struct cfit_plan_request;
 struct cfit_plan_result;
 int cli_plan_report(const char *path, const struct cfit_plan_request *r, const struct cfit_plan_result *res,

@@ -368,20 +368,26 @@ static void sources_section(cfit__buf *b, const cfit_plan_request *r, const cfit
                     "only (PaLM definition). GB = 1e9 bytes.");
 }
 
-int cli_report_write(const char *path, const char *data, size_t len)
+int cli_report_write(const char *path, cfit__buf *b)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        cli_error("--report: cannot write '%s': %s", path, strerror(errno));
-        return EXIT_RUNTIME;
+    int rc = 0;
+    if (!cfit__buf_ok(b)) {
+        cli_error("--report: out of memory");
+        rc = EXIT_RUNTIME;
+    } else {
+        FILE *f = fopen(path, "w");
+        int bad = !f;
+        if (f) {
+            bad |= fwrite(b->data, 1, b->len, f) != b->len;
+            bad |= fclose(f) != 0;
+        }
+        if (bad) {
+            cli_error("--report: cannot write '%s': %s", path, strerror(errno));
+            rc = EXIT_RUNTIME;
+        }
     }
-    int bad = fwrite(data, 1, len, f) != len;
-    bad |= fclose(f) != 0;
-    if (bad) {
-        cli_error("--report: cannot write '%s': %s", path, strerror(errno));
-        return EXIT_RUNTIME;
-    }
-    return 0;
+    cfit__buf_fini(b);
+    return rc;
 }
 
 int cli_plan_report(const char *path, const cfit_plan_request *r, const cfit_plan_result *res, int sizing)
@@ -410,13 +416,5 @@ int cli_plan_report(const char *path, const cfit_plan_request *r, const cfit_pla
         pareto_section(&b, r, res);
     sources_section(&b, r, res, n);
     cfit__html_end(&b);
-    int rc = 0;
-    if (!cfit__buf_ok(&b)) {
-        cli_error("--report: out of memory");
-        rc = EXIT_RUNTIME;
-    } else {
-        rc = cli_report_write(path, b.data, b.len);
-    }
-    cfit__buf_fini(&b);
-    return rc;
+    return cli_report_write(path, &b);
 }

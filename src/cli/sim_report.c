@@ -369,13 +369,5 @@ int cli_sim_report(const char *path, const cli_sim_report_in *in)
     topology_section(&b, in);
     properties_section(&b, in);
     cfit__html_end(&b);
-    int rc;
-    if (!cfit__buf_ok(&b)) {
-        cli_error("--report: out of memory");
-        rc = EXIT_RUNTIME;
-    } else {
-        rc = cli_report_write(path, b.data, b.len);
-    }
-    cfit__buf_fini(&b);
-    return rc;
+    return cli_report_write(path, &b);
 }
