@@ -71,30 +71,40 @@ static void top_table(cfit__buf *b, const cfit_plan_request *r, const cfit_plan_
     cfit__html_table_end(b);
 }
 
+/* A stacked bar per top plan ("#1".."#n"), one segment per name: v[k][i] is segment k of plan i. */
+static void plan_stacked_chart(cfit__buf *b, const char *id, const char *title, const char *desc,
+                               const char *ylabel, const char *const *names, int nk, double (*v)[MAX_TOP],
+                               size_t n)
+{
+    char labels[MAX_TOP][48];
+    const char *cats[MAX_TOP];
+    cfit__series s[8];
+    for (size_t i = 0; i < n; i++) {
+        snprintf(labels[i], sizeof labels[i], "#%zu", i + 1);
+        cats[i] = labels[i];
+    }
+    for (int k = 0; k < nk; k++)
+        s[k] = (cfit__series){names[k], NULL, v[k], n, 0};
+    cfit__chart c = {CFIT__CHART_STACKED, id, title, desc, {"plan (rank)", 0, CFIT__FMT_PLAIN, 0, 0},
+                     {ylabel, 0, CFIT__FMT_PLAIN, 0, 0}, cats, n, s, nk, 0, 0};
+    cfit__chart_svg(b, &c);
+}
+
 static void memory_section(cfit__buf *b, const cfit_plan_result *res, size_t n)
 {
     static const char *const names[] = {"weights", "gradients", "optimizer states", "activations", "other"};
     double v[5][MAX_TOP];
-    char labels[MAX_TOP][48];
-    const char *cats[MAX_TOP];
     for (size_t i = 0; i < n; i++) {
         const cfit_memory *m = &res->plans[i].mem;
         v[0][i] = m->weights_bytes / 1e9, v[1][i] = m->grads_bytes / 1e9, v[2][i] = m->optimizer_bytes / 1e9;
         v[3][i] = m->activations_bytes / 1e9, v[4][i] = m->other_bytes / 1e9;
-        snprintf(labels[i], sizeof labels[i], "#%zu", i + 1);
-        cats[i] = labels[i];
     }
-    cfit__series s[5];
-    for (int k = 0; k < 5; k++)
-        s[k] = (cfit__series){names[k], NULL, v[k], n, 0};
-    cfit__chart c = {CFIT__CHART_STACKED, "plan-memory", "Memory per GPU (busiest pipeline stage)",
-                     "Stacked bars: weights, gradients, optimizer states, activations and other memory per GPU "
-                     "for each of the top plans, in GB.",
-                     {"plan (rank)", 0, CFIT__FMT_PLAIN, 0, 0}, {"memory per GPU (GB)", 0, CFIT__FMT_PLAIN, 0, 0},
-                     cats, n, s, 5, 0, 0};
     cfit__html_h(b, 2, "Memory per GPU");
     cfit__html_figure_begin(b);
-    cfit__chart_svg(b, &c);
+    plan_stacked_chart(b, "plan-memory", "Memory per GPU (busiest pipeline stage)",
+                       "Stacked bars: weights, gradients, optimizer states, activations and other memory per GPU "
+                       "for each of the top plans, in GB.",
+                       "memory per GPU (GB)", names, 5, v, n);
     const char *head[] = {"plan", "weights GB", "grads GB", "optimizer GB", "activations GB", "other GB", "total GB",
                           "capacity GB"};
     cfit__html_table_begin(b, "Memory per GPU (GB = 1e9 bytes)", head, 8);
@@ -122,28 +132,20 @@ static void step_section(cfit__buf *b, const cfit_plan_result *res, size_t n)
     static const char *const names[] = {"compute", "TP comm", "CP comm", "PP send/recv", "PP bubble",
                                         "DP comm (exposed)", "optimizer", "overhead"};
     double v[8][MAX_TOP];
-    char labels[MAX_TOP][48];
-    const char *cats[MAX_TOP];
     for (size_t i = 0; i < n; i++) {
         const cfit_breakdown *br = &res->plans[i].br;
         double x[8] = {br->compute_s, br->tp_comm_s, br->cp_comm_s, br->pp_comm_s, br->pp_bubble_s, br->dp_comm_s,
                        br->optimizer_s, br->other_s};
         for (int k = 0; k < 8; k++)
             v[k][i] = x[k];
-        snprintf(labels[i], sizeof labels[i], "#%zu", i + 1);
-        cats[i] = labels[i];
     }
-    cfit__series s[8];
-    for (int k = 0; k < 8; k++)
-        s[k] = (cfit__series){names[k], NULL, v[k], n, 0};
-    cfit__chart c = {CFIT__CHART_STACKED, "plan-step", "Step time breakdown",
-                     "Stacked bars: compute, tensor-, context- and pipeline-parallel communication, pipeline bubble, "
-                     "exposed data-parallel communication, optimizer and overhead per training step, in seconds.",
-                     {"plan (rank)", 0, CFIT__FMT_PLAIN, 0, 0}, {"time per step (s)", 0, CFIT__FMT_PLAIN, 0, 0},
-                     cats, n, s, 8, 0, 0};
     cfit__html_h(b, 2, "Step time");
     cfit__html_figure_begin(b);
-    cfit__chart_svg(b, &c);
+    plan_stacked_chart(b, "plan-step", "Step time breakdown",
+                       "Stacked bars: compute, tensor-, context- and pipeline-parallel communication, pipeline "
+                       "bubble, exposed data-parallel communication, optimizer and overhead per training step, in "
+                       "seconds.",
+                       "time per step (s)", names, 8, v, n);
     const char *head[] = {"plan", "compute s", "TP s", "CP s", "PP s", "bubble s", "DP s", "optimizer s",
                           "overhead s", "step s"};
     cfit__html_table_begin(b, "Step time breakdown (seconds)", head, 10);
