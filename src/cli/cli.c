@@ -245,3 +245,14 @@ const char *fmt_cents(char *buf, size_t n, double usd)
     buf[o] = '\0';
     return buf;
 }
+
+const char *fmt_fit(char *buf, size_t n, int width, double v)
+{
+    for (int prec = 2; prec >= 0; prec--) {
+        snprintf(buf, n, "%.*f", prec, v);
+        if ((int)strlen(buf) <= width)
+            return buf;
+    }
+    snprintf(buf, n, "%.*e", width > 7 ? width - 7 : 0, v);
+    return buf;
+}

@@ -62,6 +62,9 @@ const char *fmt_time(char *buf, size_t n, double s);
 const char *fmt_count(char *buf, size_t n, double v);   /* 1.5 K, 70.6 B, 1.00 T */
 const char *fmt_usd(char *buf, size_t n, double usd);    /* "$1.23M" */
 const char *fmt_cents(char *buf, size_t n, double usd);  /* "$1,234,567.89" */
+/* A number in at most width characters, as nccl-tests' getFloatStr: %.2f, then fewer decimals,
+ * then exponent form (the time/algbw/busbw columns of sim and bench). */
+const char *fmt_fit(char *buf, size_t n, int width, double v);
 
 int cmd_plan(int argc, char **argv);
 int cmd_catalog(int argc, char **argv);

@@ -103,18 +103,6 @@ typedef struct printer {
     cli_bench_report rep;  /* --report: rows kept on rank 0 */
 } printer;
 
-/* nccl-tests' getFloatStr: %.2f, then fewer decimals, then exponent form, to fit width. */
-static const char *fit(char *buf, size_t n, int width, double v)
-{
-    for (int prec = 2; prec >= 0; prec--) {
-        snprintf(buf, n, "%.*f", prec, v);
-        if ((int)strlen(buf) <= width)
-            return buf;
-    }
-    snprintf(buf, n, "%.*e", width > 7 ? width - 7 : 0, v);
-    return buf;
-}
-
 static const char *op_label(const coll_cli *c)
 {
     for (const char *const *n = cfit_bench_collectives; *n; n++)
@@ -215,8 +203,8 @@ static void on_row(void *ctx, int rank, const cfit_bench_row *row)
     for (int ip = 0; ip < 2; ip++) {
         const cfit_bench_timing *t = &row->t[ip];
         char tb[32], ab[32], bb[32];
-        printf("  %7s  %6s  %6s", fit(tb, sizeof tb, 7, t->time_s * 1e6), fit(ab, sizeof ab, 6, t->algbw_bytes_per_s / 1e9),
-               fit(bb, sizeof bb, 6, t->busbw_bytes_per_s / 1e9));
+        printf("  %7s  %6s  %6s", fmt_fit(tb, sizeof tb, 7, t->time_s * 1e6), fmt_fit(ab, sizeof ab, 6, t->algbw_bytes_per_s / 1e9),
+               fmt_fit(bb, sizeof bb, 6, t->busbw_bytes_per_s / 1e9));
         if (t->wrong >= 0)
             printf("  %6g", (double)t->wrong);
         else

@@ -150,18 +150,6 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
     return 0;
 }
 
-/* nccl-tests' getFloatStr: %.2f, then fewer decimals, then exponent form, to fit width. */
-static const char *fit(char *buf, size_t n, int width, double v)
-{
-    for (int prec = 2; prec >= 0; prec--) {
-        snprintf(buf, n, "%.*f", prec, v);
-        if ((int)strlen(buf) <= width)
-            return buf;
-    }
-    snprintf(buf, n, "%.*e", width > 7 ? width - 7 : 0, v);
-    return buf;
-}
-
 /* The algorithm as the schedule runs it: alltoall's "ring" is the pairwise exchange. */
 static const char *algo_label(const sim_cli *c)
 {
@@ -294,8 +282,8 @@ static void print_table(const sim_cli *c, const cfit_topo *t, const cfit_topo_in
         char tb[32], ab[32], bb[32];
         const cfit_sim_result *r = &rows[i].r;
         printf("%12.0f  %12ld  %8s  %6s  %6s  %7s  %6s  %6s  %6d\n", rows[i].size, elements(c, rows[i].size, ranks),
-               "float", "sum", "-1", fit(tb, sizeof tb, 7, r->time_s * 1e6),
-               fit(ab, sizeof ab, 6, r->algbw_bytes_per_s / 1e9), fit(bb, sizeof bb, 6, r->busbw_bytes_per_s / 1e9), 0);
+               "float", "sum", "-1", fmt_fit(tb, sizeof tb, 7, r->time_s * 1e6),
+               fmt_fit(ab, sizeof ab, 6, r->algbw_bytes_per_s / 1e9), fmt_fit(bb, sizeof bb, 6, r->busbw_bytes_per_s / 1e9), 0);
         sum += r->busbw_bytes_per_s / 1e9;
     }
     printf("# Out of bounds values : 0 OK\n");
