@@ -26,14 +26,26 @@
 #define ITERS 10
 #define WARMUP 3
 
+/* A listening socket on a kernel-chosen loopback port (its address in *a); -1 on failure. */
+static int loopback_listener(struct sockaddr_in *a)
+{
+    int ls = socket(AF_INET, SOCK_STREAM, 0);
+    *a = (struct sockaddr_in){.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t al = sizeof *a;
+    if (ls >= 0 && (bind(ls, (struct sockaddr *)a, sizeof *a) || listen(ls, 1) ||
+                    getsockname(ls, (struct sockaddr *)a, &al))) {
+        close(ls);
+        ls = -1;
+    }
+    return ls;
+}
+
 /* One raw stream of `total` bytes over loopback; bytes/s, or 0 on failure. */
 static double raw_stream(size_t total)
 {
-    int ls = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t al = sizeof a;
-    if (ls < 0 || bind(ls, (struct sockaddr *)&a, sizeof a) || listen(ls, 1) ||
-        getsockname(ls, (struct sockaddr *)&a, &al))
+    struct sockaddr_in a;
+    int ls = loopback_listener(&a);
+    if (ls < 0)
         return 0;
     const size_t chunk = (size_t)4 << 20;
     char *buf = malloc(chunk);
@@ -97,11 +109,9 @@ static int duplex(int s, char *out, char *in, size_t chunk, size_t total)
  * direction (bytes/s), what two ranks that each send and receive can reach; 0 on failure. */
 static double raw_duplex(size_t total)
 {
-    int ls = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t al = sizeof a;
-    if (ls < 0 || bind(ls, (struct sockaddr *)&a, sizeof a) || listen(ls, 1) ||
-        getsockname(ls, (struct sockaddr *)&a, &al))
+    struct sockaddr_in a;
+    int ls = loopback_listener(&a);
+    if (ls < 0)
         return 0;
     const size_t chunk = (size_t)1 << 20;
     char *out = malloc(chunk), *in = malloc(chunk);
