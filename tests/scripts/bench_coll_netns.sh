@@ -6,33 +6,10 @@
 # for every dtype.  Exit 77 (skipped) only where namespaces cannot be created.
 set -uo pipefail
 bin=$1
-id=$$
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cfit-collns.XXXXXX")
-hub=cfch$id
-ns=(cfc${id}a cfc${id}b)
-cleanup() {
-    local n
-    for n in "${ns[@]}" "$hub"; do ip netns del "$n" 2>/dev/null; done
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
 fail() { echo "FAIL: $*"; for f in "$tmp"/*; do [[ -f $f ]] && { echo "--- $f"; cat "$f"; }; done; exit 1; }
-
-if ! err=$(ip netns add "$hub" 2>&1); then
-    echo "skipped: cannot create network namespaces: $err"
-    exit 77
-fi
-run() { "$@" || fail "command failed: $*"; }
-run ip -n "$hub" link add br0 type bridge
-run ip -n "$hub" link set br0 up
-for i in 0 1; do
-    run ip netns add "${ns[$i]}"
-    run ip -n "$hub" link add "v$i" type veth peer name eth0 netns "${ns[$i]}"
-    run ip -n "$hub" link set "v$i" master br0 up
-    run ip -n "${ns[$i]}" addr add "10.98.0.$((i + 1))/24" dev eth0
-    run ip -n "${ns[$i]}" link set eth0 up
-    run ip -n "${ns[$i]}" link set lo up
-done
+source "$(dirname "${BASH_SOURCE[0]}")/netns_lib.bash"
+netns_hosts cfc 10.98.0 2
 
 port=$((20000 + RANDOM % 20000))
 for coll in allreduce reducescatter alltoall; do

@@ -6,37 +6,13 @@
 # with its three links.  Exit 77 (skipped) only where namespaces cannot be created.
 set -uo pipefail
 bin=$1
-id=$$
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cfit-ns.XXXXXX")
-hub=cfhub$id
-ns=(cf${id}h0 cf${id}h1 cf${id}h2 cf${id}h3)
-cleanup() {
-    local n
-    for n in "${ns[@]}" "$hub"; do ip netns del "$n" 2>/dev/null; done
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
 fail() { echo "FAIL: $*"; for f in "$tmp"/*; do [[ -f $f ]] && { echo "--- $f"; cat "$f"; }; done; exit 1; }
-
-if ! err=$(ip netns add "$hub" 2>&1); then
-    echo "skipped: cannot create network namespaces: $err"
-    exit 77
-fi
-run() { "$@" || fail "command failed: $*"; }
-run ip -n "$hub" link add br0 type bridge
-run ip -n "$hub" link set br0 up
-for i in 0 1 2 3; do
-    run ip netns add "${ns[$i]}"
-    # veth pair created inside the hub, one end moved to the host namespace as eth0
-    run ip -n "$hub" link add "v$i" type veth peer name eth0 netns "${ns[$i]}"
-    run ip -n "$hub" link set "v$i" master br0 up
-    run ip -n "${ns[$i]}" addr add "10.99.0.$((i + 1))/24" dev eth0
-    run ip -n "${ns[$i]}" link set eth0 up
-    run ip -n "${ns[$i]}" link set lo up
-done
+source "$(dirname "${BASH_SOURCE[0]}")/netns_lib.bash"
+netns_hosts cf 10.99.0 4
 # host 2: 200 Mbit/s out of it (its eth0) and into it (the hub's end of its cable)
-run ip netns exec "${ns[2]}" tc qdisc add dev eth0 root tbf rate 200mbit burst 64kb latency 50ms
-run ip netns exec "$hub" tc qdisc add dev v2 root tbf rate 200mbit burst 64kb latency 50ms
+netns_run ip netns exec "${ns[2]}" tc qdisc add dev eth0 root tbf rate 200mbit burst 64kb latency 50ms
+netns_run ip netns exec "$hub" tc qdisc add dev v2 root tbf rate 200mbit burst 64kb latency 50ms
 
 port=$((20000 + RANDOM % 20000))
 for i in 3 2 1 0; do
