@@ -45,39 +45,13 @@ left=$(ls -A "$tmp/st")
 "$bin" plan --model llama3-8b --gpu h100-sxm --gpus 64 --json \
     --calibration "$src/tests/cli/0179-plan-calibration-json/allreduce.json" >"$tmp/plan.json"
 
-python3 - "$doc" "$tmp/storage.json" "$tmp/memory.json" "$tmp/plan.json" <<'PY'
+python3 - "$(dirname "${BASH_SOURCE[0]}")" "$doc" "$tmp/storage.json" "$tmp/memory.json" "$tmp/plan.json" <<'PY'
 import json
-import re
 import sys
+sys.path.insert(0, sys.argv.pop(1))
+from json_doc_lib import paths, section_table
 
 doc, storage, memory, plan = sys.argv[1:]
-lines = open(doc).read().splitlines()
-
-
-def paths(value, prefix, out):
-    if isinstance(value, dict):
-        for key, sub in value.items():
-            p = f"{prefix}.{key}" if prefix else key
-            out.add(p)
-            paths(sub, p, out)
-    elif isinstance(value, list):
-        for item in value:
-            paths(item, prefix + "[]", out)
-
-
-def section(heading):
-    """First-column paths of the table under the first '## ' heading containing `heading`."""
-    start = next((i for i, l in enumerate(lines) if l.startswith("## ") and heading in l), None)
-    if start is None:
-        sys.exit(f"bench_io.sh: docs/json.md has no section '{heading}'")
-    rows = []
-    for l in lines[start + 1:]:
-        if l.startswith("## "):
-            break
-        m = re.match(r"\|\s*`([^`]+)`\s*\|", l)
-        if m:
-            rows.append(m.group(1))
-    return set(rows)
 
 
 errors = []
@@ -87,11 +61,10 @@ for name, heading, root in [(storage, "`clusterfit bench storage --json`", None)
     obj = json.load(open(name))
     if root:
         obj = {root: obj[root]}
-    found = set()
-    paths(obj, "", found)
+    found = paths(obj)
     if root:
         found.discard(root)   # documented in the plan table itself
-    documented = section(heading)
+    documented = set(section_table(doc, heading, "bench_io.sh"))
     for p in sorted(found - documented):
         errors.append(f"{heading}: output path `{p}` is not in its table in docs/json.md")
     for p in sorted(documented - found):

@@ -35,24 +35,14 @@ rc=0
 "$bin" plan --model llama3-405b --gpu h100-sxm --gpus 8 --json >"$tmp/nofit.json" 2>"$tmp/nofit.err" || rc=$?
 ((rc == 2)) || fail "plan --json with nothing fitting: exit $rc, want 2"
 
-python3 - "$doc" "$tmp/plan.json" "$tmp/nofit.json" "$tmp/bom.json" "$tmp/topo.json" <<'EOF'
+python3 - "$(dirname "${BASH_SOURCE[0]}")" "$doc" "$tmp/plan.json" "$tmp/nofit.json" "$tmp/bom.json" "$tmp/topo.json" <<'EOF'
 import json
 import re
 import sys
+sys.path.insert(0, sys.argv.pop(1))
+from json_doc_lib import paths
 
 doc_path, outputs = sys.argv[1], sys.argv[2:]
-
-
-def paths(value, prefix, out):
-    """Every key path under value: objects recursively, arrays through all their elements."""
-    if isinstance(value, dict):
-        for key, sub in value.items():
-            p = f"{prefix}.{key}" if prefix else key
-            out.add(p)
-            paths(sub, p, out)
-    elif isinstance(value, list):
-        for item in value:
-            paths(item, prefix + "[]", out)
 
 
 found = {}
@@ -65,9 +55,7 @@ for name in outputs:
         sys.exit(f"json_doc.sh: {name}: not valid JSON: {e}")
     if not isinstance(obj, dict):
         sys.exit(f"json_doc.sh: {name}: the output is not one object")
-    ps = set()
-    paths(obj, "", ps)
-    for p in ps:
+    for p in paths(obj):
         found.setdefault(p, name)
 
 with open(doc_path) as f:
