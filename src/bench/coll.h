@@ -58,9 +58,8 @@ typedef struct cfit__bcoll_ctx {
     cfit_redop op;
     cfit_bench_algo algo;     /* all-reduce: which algorithm (never AUTO here) */
     unsigned char *scratch;   /* scratch() bytes, 64-byte aligned */
-    void **window;            /* all-reduce shm: bases[nranks] of the window, or NULL */
-    size_t window_bytes;      /* bytes per rank in the window */
-    uint64_t calls;           /* calls so far */
+    void **window;            /* all-reduce shm: bases[nranks] of the windows holding every rank's
+                                 send and receive buffers (driver.c), or NULL */
 } cfit__bcoll_ctx;
 
 /* Element counts of one size, as nccl-tests' getCollByteCount computes them. */

@@ -252,7 +252,6 @@ static int open_window(sweep *w, void ***bases)
         return comm_fail(w, rc);
     if (rc == 0) {
         w->x.window = *bases;
-        w->x.window_bytes = 2 * half;
         w->x.algo = CFIT_BENCH_ALGO_SHM;
         free(w->send), free(w->recv);
         w->send = (*bases)[w->x.rank];
