@@ -358,8 +358,10 @@ static int simulate(const sim_cli *c, const cfit_topo *t, const cfit_topo_info *
         nrows++;
     row *rows = calloc((size_t)nrows, sizeof *rows);
     int *place = make_placement(c, hosts);
-    if (!rows || !place) {
-        free(rows), free(place);
+    /* --report colours every link by what it carried at the largest size */
+    double *link_bytes = c->report ? calloc((size_t)cfit_topo_links(t) + 1, sizeof *link_bytes) : NULL;
+    if (!rows || !place || (c->report && !link_bytes)) {
+        free(rows), free(place), free(link_bytes);
         return cli_error("out of memory");
     }
     int rc = 0;
@@ -368,7 +370,8 @@ static int simulate(const sim_cli *c, const cfit_topo *t, const cfit_topo_info *
         cfit_diag d;
         cfit_diag_clear(&d);
         rows[i].size = s;
-        int err = cfit_sim_collective(t, c->coll, c->algo, ranks, place, s, &rows[i].r, &d);
+        int err = cfit_sim_collective_links(t, c->coll, c->algo, ranks, place, s, &rows[i].r,
+                                            i == nrows - 1 ? link_bytes : NULL, &d);
         if (err)
             rc = cli_error_diag(&d, err);
     }
@@ -378,10 +381,10 @@ static int simulate(const sim_cli *c, const cfit_topo *t, const cfit_topo_info *
         print_table(c, t, info, ranks, rows, nrows);
     if (!rc && c->report) {
         cli_sim_report_in in = {c->spec, algo_label(c), c->coll, c->algo, ranks, place, c->random_place, t, info,
-                                c->params.link_bw_bytes_per_s, rows, nrows};
+                                c->params.link_bw_bytes_per_s, rows, nrows, link_bytes};
         rc = cli_sim_report(c->report, &in);
     }
-    free(rows), free(place);
+    free(rows), free(place), free(link_bytes);
     return rc;
 }
 

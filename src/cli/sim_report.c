@@ -187,21 +187,10 @@ static void topology_section(cfit__buf *b, const cli_sim_report_in *in)
      * the two boxes: utilisation = bytes it carried at the largest size / (rate x time); grey
      * when none of them carried anything (or the per-link bytes could not be had) */
     int nl = cfit_topo_links(t);
-    double *lb = calloc((size_t)(nl > 0 ? nl : 1), sizeof *lb);
+    const double *lb = last->r.time_s > 0 ? in->link_bytes : NULL;
     size_t npair = (size_t)MAX_LEVELS * MAX_BOXES * MAX_LEVELS * MAX_BOXES;
     double *util = malloc(npair * sizeof *util);
     int *rep = malloc(npair * sizeof *rep);
-    if (lb) {
-        cfit_sim_result r;
-        cfit_diag d;
-        cfit_diag_clear(&d);
-        if (cfit_sim_collective_links(t, in->coll, in->algo, in->ranks, in->place, last->size, &r, lb, &d) !=
-                CFIT_EOK ||
-            !(r.time_s > 0)) {
-            free(lb);
-            lb = NULL;
-        }
-    }
     for (size_t i = 0; util && rep && i < npair; i++)
         util[i] = -1, rep[i] = -1;
     for (int l = 0; util && rep && l < nl; l++) {
@@ -234,7 +223,7 @@ static void topology_section(cfit__buf *b, const cli_sim_report_in *in)
                          x0, y0, x1, y1, col, k->tier, tier_name(k->tier), util[key] * 100);
     }
     cfit__buf_puts(b, "</g>\n");
-    free(lb), free(util), free(rep);
+    free(util), free(rep);
     /* the hottest links */
     for (int i = 0; i < last->r.nhot; i++) {
         const cfit_link *k = cfit_topo_link(t, last->r.hot_links[i]);

@@ -22,6 +22,8 @@ typedef struct cli_sim_report_in {
     double link_bw_bytes_per_s;       /* scale-out link rate per direction (the NIC bound) */
     const cli_sim_row *rows;          /* the simulated sizes */
     int nrows;
+    const double *link_bytes;         /* bytes each link carried at the largest size
+                                         (cfit_sim_collective_links), or NULL */
 } cli_sim_report_in;
 
 /* Write the report to path: busbw vs size (every all-reduce algorithm when the collective is
