@@ -369,6 +369,32 @@ static void test_timeout(void **s)
     assert_int_equal(run_ranks(2, CFIT_TRANSPORT_TCP, 0.5, body_timeout, NULL), 0);
 }
 
+/* The tcp transport with I/O threads (the default on hosts with cores to spare, forced
+ * here): ordering, striping over connections owned by different threads, odd sizes,
+ * collectives, a killed peer and a silent one. */
+static void test_tcp_threads(void **s)
+{
+    (void)s;
+    size_t len = ((size_t)16 << 20) + 5;
+    setenv("CLUSTERFIT_TCP_THREADS", "2", 1);
+    assert_int_equal(run_ranks(4, CFIT_TRANSPORT_TCP, 20, body_ordered, NULL), 0);
+    assert_int_equal(run_ranks(3, CFIT_TRANSPORT_TCP, 30, body_ring, &len), 0);
+    assert_int_equal(run_ranks(3, CFIT_TRANSPORT_TCP, 30, body_exchange, NULL), 0);
+    assert_int_equal(run_ranks(5, CFIT_TRANSPORT_TCP, 20, body_collectives, NULL), 0);
+    assert_int_equal(run_ranks(4, CFIT_TRANSPORT_TCP, 10, body_dead_peer, NULL), 1);
+    assert_int_equal(g_codes[0], 0);
+    assert_int_equal(g_codes[1], 0);
+    assert_int_equal(g_codes[3], 0);
+    assert_int_equal(run_ranks(2, CFIT_TRANSPORT_TCP, 0.5, body_timeout, NULL), 0);
+    setenv("CLUSTERFIT_TCP_THREADS", "1", 1);   /* one thread owns all 3 connections */
+    setenv("CLUSTERFIT_TCP_CONNS", "3", 1);
+    assert_int_equal(run_ranks(3, CFIT_TRANSPORT_TCP, 30, body_ring, &len), 0);
+    setenv("CLUSTERFIT_TCP_THREADS", "8", 1);   /* capped at one per connection */
+    assert_int_equal(run_ranks(2, CFIT_TRANSPORT_TCP, 20, body_ordered, NULL), 0);
+    unsetenv("CLUSTERFIT_TCP_CONNS");
+    unsetenv("CLUSTERFIT_TCP_THREADS");
+}
+
 static void test_parsers(void **s)
 {
     (void)s;
@@ -527,6 +553,7 @@ int main(void)
         cmocka_unit_test(test_window),
         cmocka_unit_test(test_dead_peer),
         cmocka_unit_test(test_timeout),
+        cmocka_unit_test(test_tcp_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
