@@ -181,7 +181,6 @@ def main():
         fits += bool(r["fits"])
         p = r["plan"]
         rec = p["recompute"] + (":%d" % p["recompute_layers"] if p["recompute"] == "block" else "")
-        rec = p["recompute"] + (":%d" % p["recompute_layers"] if p["recompute"] == "block" else "")
         lay = "tp%d pp%d dp%d cp%d vp%d mbs%d z%d %s sp%d" % (p["tp"], p["pp"], p["dp"], p["cp"], p["vp"],
                                                          p["micro_batch"], p["zero"], rec,
                                                          p["sequence_parallel"])

@@ -50,7 +50,7 @@
 #define TCP_HELLO_MAGIC 0x43464954u
 #define TCP_SPIN 50                      /* non-blocking rounds before epoll_wait */
 #define TCP_THREADS_MAX 64
-#define TCP_THREAD_SPIN 2000             /* idle rounds (a sched_yield each) before sleeping */
+#define TCP_THREAD_SPIN_S 100e-6         /* idle time spun (a sched_yield a round) before sleeping */
 #define TCP_THREAD_NAP_MS 200            /* an idle thread's epoll_wait bound (lost-wake guard) */
 
 typedef struct part {
@@ -306,8 +306,10 @@ static int threaded_progress(tcp_t *t, int timeout_ms)
 {
     pthread_mutex_lock(&t->mu);
     size_t moved = apply_credits(t);
-    /* spin a little first: the reply to a small message is microseconds away */
-    for (int spin = 0; spin < TCP_THREAD_SPIN && !moved && !t->tfail && t->queued && timeout_ms > 0; spin++) {
+    /* spin a little first: the reply to a small message is microseconds away.  Bounded in
+     * time, not rounds: on a loaded CPU each sched_yield may give a whole time slice away */
+    double until = cfit__now() + TCP_THREAD_SPIN_S;
+    while (!moved && !t->tfail && t->queued && timeout_ms > 0 && cfit__now() < until) {
         pthread_mutex_unlock(&t->mu);
         sched_yield();
         pthread_mutex_lock(&t->mu);
@@ -337,7 +339,8 @@ static void *io_main(void *arg)
 {
     iothr *w = arg;
     tcp_t *t = w->t;
-    int total = t->c->size * t->nconn, idle = 0;
+    int total = t->c->size * t->nconn;
+    double idle_since = -1;
     pthread_mutex_lock(&t->mu);
     while (!t->stop && !t->tfail) {
         uint64_t gen = w->gen;
@@ -351,16 +354,19 @@ static void *io_main(void *arg)
         if (rc)
             break;
         if (moved || gen != w->gen) {
-            idle = 0;
+            idle_since = -1;
             continue;
         }
-        if (++idle < TCP_THREAD_SPIN) {
+        double now = cfit__now();
+        if (idle_since < 0)
+            idle_since = now;
+        if (now - idle_since < TCP_THREAD_SPIN_S) {
             pthread_mutex_unlock(&t->mu);
             sched_yield();
             pthread_mutex_lock(&t->mu);
             continue;
         }
-        idle = 0;
+        idle_since = -1;
         w->sleeping = 1;
         pthread_mutex_unlock(&t->mu);
         struct epoll_event ev[16];

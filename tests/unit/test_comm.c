@@ -28,6 +28,8 @@
 typedef int (*body_fn)(cfit_comm *c, void *arg);
 
 static int *g_codes;   /* shared with the ranks: each writes its body's result at [rank] */
+#define PIDS_AT 512    /* g_codes[PIDS_AT] counts the rank-0 pids (job ids) kept after it */
+#define PIDS_MAX 500
 
 /* Fork np ranks over `kind`, run body on each, return the parent's wait status. */
 static int run_ranks(int np, cfit_transport_kind kind, double timeout_s, body_fn body, void *arg)
@@ -55,6 +57,8 @@ static int run_ranks(int np, cfit_transport_kind kind, double timeout_s, body_fn
         fprintf(stderr, "rank start failed: %s\n", d.msg);
         _exit(99);
     }
+    if (cfit_comm_rank(c) == 0 && g_codes[PIDS_AT] < PIDS_MAX)   /* its pid starts the job's shm names */
+        g_codes[PIDS_AT + 1 + g_codes[PIDS_AT]++] = (int)getpid();
     int code = body(c, arg);
     g_codes[cfit_comm_rank(c)] = code;
     if (code)
@@ -63,13 +67,19 @@ static int run_ranks(int np, cfit_transport_kind kind, double timeout_s, body_fn
     _exit(code);
 }
 
+/* Segments left in /dev/shm by the jobs these tests ran (not by other tests running at
+ * the same time): their names start with clusterfit-<rank 0's pid>-. */
 static int shm_leftovers(void)
 {
     int n = 0;
     DIR *dir = opendir("/dev/shm");
     struct dirent *e;
     while (dir && (e = readdir(dir)) != NULL)
-        n += strncmp(e->d_name, "clusterfit-", 11) == 0;
+        for (int i = 0; g_codes && i < g_codes[PIDS_AT]; i++) {
+            char pre[40];
+            int len = snprintf(pre, sizeof pre, "clusterfit-%d-", g_codes[PIDS_AT + 1 + i]);
+            n += strncmp(e->d_name, pre, (size_t)len) == 0;
+        }
     if (dir)
         closedir(dir);
     return n;
