@@ -100,6 +100,8 @@ typedef struct cfit_framework {
     int dp_overlap;                    /* gradient reduction overlaps the backward pass */
     int flat_param_gather;             /* ZeRO-3 gathers move the full volume per GPU NIC */
     double zero3_max_live_params;      /* ZeRO-3 parameters gathered at once; 0 = one layer */
+    double host_layer_s;               /* host (CPU) time to issue one layer's forward kernels for a
+                                          micro-batch; 0 = not modelled (never host-bound) */
     char source[CFIT_TEXT_MAX];
 } cfit_framework;
 

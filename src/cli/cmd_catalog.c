@@ -187,6 +187,10 @@ static int show(const cfit_catalog *cat, const char *name)
             printf("  %-28s %.3g parameters\n", "ZeRO-3 live parameters", fw->zero3_max_live_params);
         else
             printf("  %-28s one layer\n", "ZeRO-3 live parameters");
+        if (fw->host_layer_s > 0)
+            printf("  %-28s %.3g ms per layer forward pass\n", "host time to issue kernels", fw->host_layer_s * 1e3);
+        else
+            printf("  %-28s not modelled\n", "host time to issue kernels");
         printf("  %-28s %s\n", "source", fw->source);
         return 0;
     }

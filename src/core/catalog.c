@@ -152,6 +152,7 @@ static const field framework_fields[] = {
     {"dp_overlap", F_BOOL, FW(dp_overlap), 1, 0, 0, NULL, NULL},
     {"flat_param_gather", F_BOOL, FW(flat_param_gather), 1, 0, 0, NULL, NULL},
     {"zero3_max_live_params", F_DBL, FW(zero3_max_live_params), 1, 0, 1e15, NULL, NULL},
+    {"host_layer_s", F_DBL, FW(host_layer_s), 0, 0, 1, NULL, NULL},
     {"source", F_TEXT, FW(source), 1, 0, 0, NULL, NULL},
     END};
 #undef FW
@@ -281,6 +282,9 @@ static int load_value(const cfit__json *v, const field *f, char *base, const cha
         if (v->string[0] == '\0')
             return cfit_diag_set(d, CFIT_ERANGE, file, v->line, v->col, "%s key '%s' must not be empty",
                                  what, f->key);
+        if (f->type == F_TEXT && strlen(v->string) >= CFIT_TEXT_MAX)
+            return cfit_diag_set(d, CFIT_ERANGE, file, v->line, v->col, "%s key '%s' is %zu bytes long; at most %d",
+                                 what, f->key, strlen(v->string), CFIT_TEXT_MAX - 1);
         if (f->type == F_TEXT)
             snprintf(base + f->off, CFIT_TEXT_MAX, "%s", v->string);
         return CFIT_EOK;

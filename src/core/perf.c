@@ -370,6 +370,14 @@ void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int
             lc->cp_s += fwd_exp;
     }
 
+    /* Host-bound: the framework's CPU issues a layer's kernels in host_layer_s per forward
+     * pass (backward counts two, a recomputed forward one more); when the GPU's work for the
+     * layer is shorter, the GPU waits for the host and the layer takes the host's time. */
+    double passes = 3.0 + (recompute == CFIT_RECOMPUTE_FULL ? 1.0 : 0.0);
+    double host = passes * ctx->fw->host_layer_s;
+    double gpu = lc->fwd_s + lc->bwd_s + lc->tp_s + lc->cp_s + lc->overhead_s;
+    lc->host_s = host > gpu ? host - gpu : 0.0;
+
     /* Logits and loss on the last stage: GEMM (vocab split over TP) + softmax traffic. */
     acc lg = {0, 0, 0};
     double V = m->vocab_size;
@@ -409,7 +417,7 @@ static void stage_layers(int L, int p, int *n_first, int *n_last, int *n_min, in
 
 static double layer_time(const cfit__layer_cost *lc)
 {
-    return lc->fwd_s + lc->bwd_s + lc->tp_s + lc->cp_s + lc->overhead_s;
+    return lc->fwd_s + lc->bwd_s + lc->tp_s + lc->cp_s + lc->overhead_s + lc->host_s;
 }
 
 typedef struct stage_mem { double w, gr, opt, act, other, total; } stage_mem;
@@ -536,7 +544,7 @@ static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const c
     out->br.pp_bubble_s = bubble;
     out->br.dp_comm_s = dp_exposed;
     out->br.optimizer_s = t_opt;
-    out->br.other_s = m_mb * nl * lc->overhead_s;
+    out->br.other_s = m_mb * nl * (lc->overhead_s + lc->host_s);
     out->compute_bound_s = m_mb * (nl * lc->cb_s + logits_slow * lc->logits_cb_s);
     out->memory_bound_s = m_mb * (nl * lc->mb_s + logits_slow * lc->logits_mb_s) + t_opt;
     out->comm_exposed_s = out->br.tp_comm_s + out->br.cp_comm_s + out->br.pp_comm_s + dp_exposed;
@@ -604,6 +612,7 @@ static void blend(const cfit__layer_cost *none, const cfit__layer_cost *full, in
     out->mb_s += f * (full->mb_s - none->mb_s);
     out->tp_s += f * (full->tp_s - none->tp_s);
     out->cp_s += f * (full->cp_s - none->cp_s);
+    out->host_s += f * (full->host_s - none->host_s);
     out->act_bytes += f * (full->act_bytes - none->act_bytes);
     out->work_bytes = k > 0 ? full->work_bytes : none->work_bytes;
 }

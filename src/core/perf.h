@@ -57,6 +57,7 @@ typedef struct cfit__layer_cost {
     double tp_s, cp_s;               /* exposed TP and CP communication, fwd + bwd */
     double tp_slow, cp_slow;         /* simulated factors applied to TP's and CP's cross-node terms (1 = none) */
     double overhead_s;               /* per-layer launch/sync overhead, fwd + bwd */
+    double host_s;                   /* host-bound time beyond the GPU's (framework host_layer_s) */
     double logits_s;                 /* logits + loss fwd + bwd (last stage) */
     double logits_cb_s, logits_mb_s;
     double act_bytes;                /* stored activations per layer per in-flight micro-batch */

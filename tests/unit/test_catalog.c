@@ -507,6 +507,8 @@ static void test_load_errors(void **state)
              "\"attention\": \"fused\", \"attention_efficiency_scale\": 0, \"dp_overlap\": true, "
              "\"flat_param_gather\": false, \"zero3_max_live_params\": 0, \"source\": \"s\"}]}",
          CFIT_ERANGE, 1, 104, "'attention_efficiency_scale' must be between", NULL},
+        {"framework host time negative", "{\"frameworks\": [{\"host_layer_s\": -1e-3}]}", CFIT_ERANGE, 1, 34,
+         "'host_layer_s' must be between", NULL},
     };
     cfit_catalog *c = new_catalog();
     /* fail after a successful override, so "unchanged" covers merged user entries too */
@@ -531,6 +533,13 @@ static void test_load_errors(void **state)
         snap_check_and_free(&s, c);
     }
     assert_true(cfit_catalog_fabric(c, "ib-ndr", NULL)->latency_s == 7e-6);
+    /* a source longer than the catalog keeps is refused, not cut short */
+    char big[CFIT_TEXT_MAX + 128];
+    int n = snprintf(big, sizeof big, "{\"frameworks\": [{\"source\": \"");
+    memset(big + n, 'x', CFIT_TEXT_MAX);
+    snprintf(big + n + CFIT_TEXT_MAX, sizeof big - (size_t)n - CFIT_TEXT_MAX, "\"}]}");
+    assert_int_equal(load(c, big, &d), CFIT_ERANGE);
+    assert_non_null(strstr(d.msg, "'source' is 512 bytes long; at most 511"));
     cfit_catalog_free(c);
 }
 

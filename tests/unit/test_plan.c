@@ -423,6 +423,31 @@ static void test_frameworks(void **state)
     r.unfused_attention = 1;
     assert_int_equal(cfit_plan_evaluate(&r, g[0], &n, &b, &d), CFIT_EOK);
     assert_true(b.mem.activations_bytes > a.mem.activations_bytes);
+
+    /* host-bound layers: a host time below the GPU's layer time changes nothing; above it,
+     * each layer takes the host's time, (3 + [full recompute]) x host_layer_s, and the wait
+     * is reported as overhead ("other"), leaving compute and communication as they were */
+    assert_true(old->host_layer_s > 0 && core->host_layer_s == 0);
+    for (int rec = 0; rec < 2; rec++) {
+        cfit_layout h = layout(8, 1, 48, 1, 1, 1, 0, rec ? CFIT_RECOMPUTE_FULL : CFIT_RECOMPUTE_NONE, 0);
+        cfit_framework fw = *core;
+        cfit_plan c;
+        r.framework = &fw;
+        r.unfused_attention = 0;
+        assert_int_equal(cfit_plan_evaluate(&r, g[0], &h, &a, &d), CFIT_EOK);
+        fw.host_layer_s = 1e-6;
+        assert_int_equal(cfit_plan_evaluate(&r, g[0], &h, &b, &d), CFIT_EOK);
+        assert_true(b.step_time_s == a.step_time_s && b.br.other_s == a.br.other_s);
+        fw.host_layer_s = 1.0;
+        assert_int_equal(cfit_plan_evaluate(&r, g[0], &h, &b, &d), CFIT_EOK);
+        fw.host_layer_s = 1.5;
+        assert_int_equal(cfit_plan_evaluate(&r, g[0], &h, &c, &d), CFIT_EOK);
+        double per = (double)c.grad_accum * r.model->layers * (rec ? 4.0 : 3.0) * 0.5;
+        assert_rel(c.br.other_s - b.br.other_s, per, 1e-9, "host-bound wait");
+        assert_rel(c.step_time_s - b.step_time_s, per, 1e-9, "host-bound step");
+        assert_true(b.br.compute_s == a.br.compute_s && b.br.tp_comm_s == a.br.tp_comm_s);
+        assert_true(b.step_time_s > a.step_time_s);
+    }
 }
 
 /* Block recomputation reruns the fewest layers per stage that fit: between none and
