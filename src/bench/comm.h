@@ -69,7 +69,8 @@ extern const cfit_transport_ops cfit_transport_tcp;
 
 /* I/O threads the tcp transport starts per rank unless CLUSTERFIT_TCP_THREADS says: the
  * CPUs this process may run on divided among the local_ranks ranks of its host, less one
- * for each rank's own thread, at most nconn (one per connection); 0 = no threads. */
+ * for each rank's own thread (0 = no threads), but at least 2 when that leaves any, and
+ * at most nconn (one per connection). */
 int cfit_tcp_default_threads(int local_ranks, int nconn);
 
 /* How the job is launched (the CLI fills this from flags and the environment). */

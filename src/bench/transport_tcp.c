@@ -482,8 +482,11 @@ int cfit_tcp_default_threads(int local_ranks, int nconn)
 {
     cpu_set_t set;
     int cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
-    int n = cores / (local_ranks > 0 ? local_ranks : 1) - 1;
-    return n < 0 ? 0 : n > nconn ? nconn : n;
+    int spare = cores / (local_ranks > 0 ? local_ranks : 1) - 1;
+    /* two threads as soon as there is a CPU to spare: one thread would still make a rank's
+     * sends and receives one after the other */
+    int n = spare < 1 ? 0 : spare < 2 ? 2 : spare;
+    return n > nconn ? nconn : n;
 }
 
 /* I/O threads: CLUSTERFIT_TCP_THREADS (0..64, at most one per connection), else the
