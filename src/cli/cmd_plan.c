@@ -1,12 +1,7 @@
-/* cmd_plan.c - `clusterfit plan`: parse the job, run the search, print tables or JSON. */
-#include "cli.h"
+/* cmd_plan.c - `clusterfit plan`: parse the job, run the search, then print tables (plan_text.c)
+ * or JSON (plan_json.c), the report, launch configs and the bill of materials. */
+#include "plan_cli.h"
 #include "clusterfit/topo.h"
-#include "emit_opt.h"
-#include "plan_bom.h"
-#include "base/json.h"
-#include "clusterfit/plan.h"
-#include "clusterfit/cost.h"
-#include "clusterfit/calibration.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -19,10 +14,10 @@ enum {
     O_CP, O_VP, O_MBS, O_ZERO, O_RECOMPUTE, O_SP, O_DAYS, O_TOP, O_GRAD, O_ATTN, O_FRAMEWORK, O_JSON, O_CATALOG, O_QUIET,
     O_BUDGET, O_BASIS, O_PRICE, O_TOPOLOGY
 };
-enum { O_EMIT = 100 };   /* --emit: emit_opt.c */
-enum { O_BOM_BASE = 200 };
-enum { O_CALIBRATION = 300 };
-enum { O_REPORT = 400 };   /* --report FILE.html: plan_report.c */   /* --calibration FILE: a bench --json file (calibration.h) */   /* --bom, --network and their options: plan_bom.c (O_BOM_BASE + CLI_BOM_*) */
+enum { O_EMIT = 100 };          /* --emit: emit_opt.c */
+enum { O_BOM_BASE = 200 };      /* --bom, --network and their options: plan_bom.c (O_BOM_BASE + CLI_BOM_*) */
+enum { O_CALIBRATION = 300 };   /* --calibration FILE: a bench --json file (calibration.h) */
+enum { O_REPORT = 400 };        /* --report FILE.html: plan_report.c */
 
 static const cli_opt opts[] = {
     {"model", 0, "NAME|FILE", "model from the catalog or a JSON file (default llama3-70b)", O_MODEL},
@@ -68,28 +63,7 @@ static const cli_opt opts[] = {
     {NULL, 0, NULL, NULL, 0},
 };
 
-typedef struct plan_cli {
-    cli_catalog cc;
-    const char *model;
-    const char *gpu_list;
-    const char *fabric;
-    const char *framework;
-    const char *topology;
-    cfit_plan_request req;
-    cfit_model model_file;
-    int json, quiet;
-    int days_given;
-    int budget_given;
-    const char *prices[64];
-    int nprices;
-    struct timespec t0;
-    int progress_shown;
-    cli_emit emit;
-    cli_bom bom;
-    const char *calibration_file;     /* --calibration */
-    cfit_calibration cal;
-    const char *report;               /* --report FILE.html */
-} plan_cli;
+
 
 static int parse_layout_int(const char *name, const char *value, long max, int *out)
 {
@@ -299,611 +273,6 @@ static int resolve(plan_cli *c, const cfit_gpu ***gpus_out)
     return 0;
 }
 
-/* ---- JSON ---- */
-
-
-
-
-
-static void j_cost(cfit__buf *b, const plan_cli *c, const cfit_plan *p)
-{
-    cfit_cost k;
-    cfit_cost_compute(c->cc.cat, p, &k);
-    double tokens = c->req.tokens, usd = 0;
-    int have = cfit_cost_of(&k, (cfit_cost_basis)c->req.cost_basis, &usd) && tokens > 0;
-    cfit__buf_puts(b, ", \"cost\": {");
-    cfit__buf_key_string(b, "basis", cfit_cost_basis_name((cfit_cost_basis)c->req.cost_basis), 0);
-    cfit__buf_key_opt(b, "basis_usd", have, usd);
-    cfit__buf_key_opt(b, "usd_per_million_tokens", have, tokens > 0 ? usd / (tokens / 1e6) : 0);
-    cfit__buf_key_opt(b, "capex_usd", k.has_own, k.capex_usd);
-    cfit__buf_key_opt(b, "node_capex_usd", k.has_own, k.node_capex_usd);
-    cfit__buf_key_opt(b, "network_capex_usd", k.has_own, k.network_capex_usd);
-    cfit__buf_key_opt(b, "scaleout_ports", k.has_own, k.ports);
-    cfit__buf_key_opt(b, "own_run_usd", k.has_own, k.own_run_usd);
-    cfit__buf_key_opt(b, "amortised_usd", k.has_own, k.amortised_usd);
-    cfit__buf_key_opt(b, "energy_usd", k.has_own, k.energy_usd);
-    cfit__buf_key_opt(b, "maintenance_usd", k.has_own, k.maintenance_usd);
-    cfit__buf_key_opt(b, "colocation_usd", k.has_own, k.colo_usd);
-    cfit__buf_key_number(b, "gpu_hours", k.gpu_hours, 1);
-    cfit__buf_key_opt(b, "rent_on_demand_usd", k.has_rent[CFIT_BASIS_RENT], k.rent_usd[CFIT_BASIS_RENT]);
-    cfit__buf_key_opt(b, "rent_reserved_usd", k.has_rent[CFIT_BASIS_RESERVED], k.rent_usd[CFIT_BASIS_RESERVED]);
-    cfit__buf_key_opt(b, "rent_spot_usd", k.has_rent[CFIT_BASIS_SPOT], k.rent_usd[CFIT_BASIS_SPOT]);
-    cfit__buf_key_opt(b, "break_even_utilisation", k.has_break_even && k.break_even_utilisation >= 0, k.break_even_utilisation);
-    cfit__buf_key_opt(b, "power_kw_node", k.has_power, k.node_power_kw);
-    cfit__buf_key_opt(b, "power_kw_it", k.has_power, k.power_kw_it);
-    cfit__buf_key_opt(b, "power_kw_facility", k.has_power, k.power_kw_facility);
-    cfit__buf_key_opt(b, "racks", k.has_power, (double)k.racks);
-    cfit__buf_key_opt(b, "nodes_per_rack", k.has_power, k.nodes_per_rack);
-    cfit__buf_key_opt(b, "rack_kw", k.has_power, k.rack_kw);
-    if (k.has_power)
-        cfit__buf_key_string(b, "cooling", k.cooling, 1);
-    else
-        cfit__buf_puts(b, ", \"cooling\": null");
-    cfit__buf_puts(b, ", \"missing_prices\": [");
-    const char *miss[] = {k.has_own ? "" : k.missing_own, k.has_rent[0] ? "" : k.missing_rent[0],
-                          k.has_rent[1] ? "" : k.missing_rent[1], k.has_rent[2] ? "" : k.missing_rent[2]};
-    int n = 0;
-    for (size_t i = 0; i < sizeof miss / sizeof miss[0]; i++)
-        if (miss[i][0]) {
-            cfit__buf_puts(b, n++ ? ", " : "");
-            cfit__buf_json_string(b, miss[i]);
-        }
-    cfit__buf_puts(b, "], \"prices_used\": [");
-    for (int i = 0; i < k.nused; i++) {
-        const cfit_price *pr = k.used[i];
-        cfit__buf_puts(b, i ? ", {" : "{");
-        cfit__buf_key_string(b, "name", pr->name, 0);
-        cfit__buf_key_number(b, "value", pr->value, 1);
-        cfit__buf_key_string(b, "unit", cfit_price_unit_name(pr->unit), 1);
-        cfit__buf_key_string(b, "date", pr->date, 1);
-        cfit__buf_key_string(b, "source", pr->source, 1);
-        cfit__buf_puts(b, "}");
-    }
-    cfit__buf_puts(b, "]}");
-}
-
-static void j_plan(cfit__buf *b, const plan_cli *c, const cfit_plan *p)
-{
-    const cfit_layout *l = &p->layout;
-    cfit__buf_puts(b, "{");
-    cfit__buf_key_string(b, "gpu", p->gpu->name, 0);
-    cfit__buf_key_number(b, "gpus", (double)p->gpus, 1);
-    cfit__buf_key_number(b, "nodes", (double)p->nodes, 1);
-    cfit__buf_key_string(b, "node", p->node->name, 1);
-    cfit__buf_key_string(b, "fabric", p->fabric->name, 1);
-    cfit__buf_key_number(b, "tp", l->tp, 1);
-    cfit__buf_key_number(b, "pp", l->pp, 1);
-    cfit__buf_key_number(b, "dp", l->dp, 1);
-    cfit__buf_key_number(b, "cp", l->cp, 1);
-    cfit__buf_key_number(b, "vp", l->vp, 1);
-    cfit__buf_key_number(b, "micro_batch", l->mbs, 1);
-    cfit__buf_key_number(b, "global_batch", (double)p->global_batch, 1);
-    cfit__buf_key_number(b, "grad_accum", (double)p->grad_accum, 1);
-    cfit__buf_key_number(b, "zero", l->zero, 1);
-    cfit__buf_key_string(b, "recompute", cfit_recompute_name((cfit_recompute)l->recompute), 1);
-    cfit__buf_key_number(b, "recompute_layers", p->recompute_layers, 1);
-    cfit__buf_printf(b, ", \"sequence_parallel\": %s", l->sp ? "true" : "false");
-    cfit__buf_printf(b, ", \"fits\": %s", p->fits ? "true" : "false");
-    cfit__buf_puts(b, ", \"memory\": {");
-    cfit__buf_key_number(b, "weights_bytes", p->mem.weights_bytes, 0);
-    cfit__buf_key_number(b, "grads_bytes", p->mem.grads_bytes, 1);
-    cfit__buf_key_number(b, "optimizer_bytes", p->mem.optimizer_bytes, 1);
-    cfit__buf_key_number(b, "activations_bytes", p->mem.activations_bytes, 1);
-    cfit__buf_key_number(b, "other_bytes", p->mem.other_bytes, 1);
-    cfit__buf_key_number(b, "total_bytes", p->mem.total_bytes, 1);
-    cfit__buf_key_number(b, "capacity_bytes", p->mem.capacity_bytes, 1);
-    cfit__buf_key_number(b, "shortfall_bytes", p->fits ? 0.0 : p->mem.total_bytes - p->mem.capacity_bytes, 1);
-    cfit__buf_puts(b, "}");
-    cfit__buf_key_number(b, "step_time_s", p->step_time_s, 1);
-    cfit__buf_puts(b, ", \"breakdown_s\": {");
-    cfit__buf_key_number(b, "compute", p->br.compute_s, 0);
-    cfit__buf_key_number(b, "tp_comm", p->br.tp_comm_s, 1);
-    cfit__buf_key_number(b, "cp_comm", p->br.cp_comm_s, 1);
-    cfit__buf_key_number(b, "pp_comm", p->br.pp_comm_s, 1);
-    cfit__buf_key_number(b, "pp_bubble", p->br.pp_bubble_s, 1);
-    cfit__buf_key_number(b, "dp_comm", p->br.dp_comm_s, 1);
-    cfit__buf_key_number(b, "optimizer", p->br.optimizer_s, 1);
-    cfit__buf_key_number(b, "other", p->br.other_s, 1);
-    cfit__buf_puts(b, "}, \"bound_s\": {");
-    cfit__buf_key_number(b, "compute", p->compute_bound_s, 0);
-    cfit__buf_key_number(b, "memory", p->memory_bound_s, 1);
-    cfit__buf_key_number(b, "communication", p->comm_exposed_s, 1);
-    cfit__buf_puts(b, "}");
-    cfit__buf_key_number(b, "stage_layers_min", p->stage_layers_min, 1);
-    cfit__buf_key_number(b, "stage_layers_max", p->stage_layers_max, 1);
-    cfit__buf_key_number(b, "stage_imbalance", p->stage_imbalance, 1);
-    cfit__buf_key_number(b, "tokens_per_s", p->tokens_per_s, 1);
-    cfit__buf_key_number(b, "tokens_per_s_per_gpu", p->tokens_per_s_per_gpu, 1);
-    cfit__buf_key_number(b, "model_tflops_per_gpu", p->model_tflops_per_gpu, 1);
-    cfit__buf_key_number(b, "hardware_tflops_per_gpu", p->hardware_tflops_per_gpu, 1);
-    cfit__buf_key_number(b, "mfu", p->mfu, 1);
-    cfit__buf_key_number(b, "hfu", p->hfu, 1);
-    cfit__buf_key_number(b, "time_to_train_s", p->time_to_train_s, 1);
-    j_cost(b, c, p);
-    cfit__buf_puts(b, "}");
-}
-
-/* `"calibration": {...}` from --calibration, or null. */
-static void j_calibration(cfit__buf *b, const plan_cli *c)
-{
-    if (!c->calibration_file) {
-        cfit__buf_puts(b, ", \"calibration\": null");
-        return;
-    }
-    cfit__buf_puts(b, ", \"calibration\": {");
-    cfit__buf_key_string(b, "file", c->calibration_file, 0);
-    cfit__buf_key_string(b, "benchmark", c->cal.benchmark, 1);
-    cfit__buf_key_number(b, "bandwidth_bytes_per_s", c->cal.bw_bytes_per_s, 1);
-    cfit__buf_key_number(b, "latency_s", c->cal.latency_s, 1);
-    cfit__buf_puts(b, "}");
-}
-
-static int print_json(const plan_cli *c, const cfit_plan_result *res, int sizing)
-{
-    const cfit_plan_request *r = &c->req;
-    const cfit_model *m = r->model;
-    cfit__buf b;
-    cfit__buf_init(&b);
-    cfit__buf_puts(&b, "{");
-    cfit__buf_key_string(&b, "clusterfit_version", CFIT_VERSION, 0);
-    cfit__buf_puts(&b, ", \"workload\": {");
-    cfit__buf_key_string(&b, "model", m->name, 0);
-    cfit__buf_key_number(&b, "params", cfit_model_params(m), 1);
-    cfit__buf_key_number(&b, "seq_len", res->seq_len, 1);
-    cfit__buf_key_number(&b, "global_batch", (double)res->global_batch, 1);
-    cfit__buf_key_number(&b, "tokens_per_step", (double)res->global_batch * res->seq_len, 1);
-    cfit__buf_key_number(&b, "tokens", r->tokens, 1);
-    cfit__buf_key_string(&b, "precision", cfit_precision_name(r->precision), 1);
-    const cfit_framework *fw = r->framework ? r->framework : cfit_catalog_framework(r->catalog, "megatron-core", NULL);
-    int unfused = r->unfused_attention >= 0 ? r->unfused_attention : (fw && fw->unfused_attention);
-    cfit__buf_key_string(&b, "framework", fw ? fw->name : "megatron-core", 1);
-    cfit__buf_key_string(&b, "attention", unfused ? "unfused" : "fused", 1);
-    cfit__buf_key_number(&b, "model_flops_per_token", cfit_model_flops_per_token(m, res->seq_len), 1);
-    if (c->topology || c->fabric) {   /* --fabric alone: the topology assumed (docs/plan.md) */
-        const cfit_plan *best = res->nplans > 0 ? &res->plans[0] : NULL;
-        char spec[64];
-        if (!c->topology)
-            cfit_plan_assumed_topology(best ? best->nodes : 1, best ? best->node->gpus_per_node : 1, spec,
-                                       sizeof spec);
-        cfit__buf_puts(&b, ", \"topology\": {");
-        cfit__buf_key_string(&b, "spec", c->topology ? c->topology : spec, 0);
-        cfit__buf_puts(&b, c->topology ? ", \"assumed\": false" : ", \"assumed\": true");
-        cfit__buf_key_number(&b, "slowdown", best ? best->fabric_slowdown : 1.0, 1);
-        cfit__buf_key_number(&b, "slowdown_dp", best ? best->slowdown_dp : 1.0, 1);
-        cfit__buf_key_number(&b, "slowdown_tp", best ? best->slowdown_tp : 1.0, 1);
-        cfit__buf_key_number(&b, "slowdown_pp", best ? best->slowdown_pp : 1.0, 1);
-        cfit__buf_key_number(&b, "slowdown_cp", best ? best->slowdown_cp : 1.0, 1);
-        cfit__buf_puts(&b, "}");
-    }
-    cfit__buf_puts(&b, "}, \"goal\": {");
-    cfit__buf_key_string(&b, "mode", !sizing ? "fixed_gpus" : r->days > 0 ? "deadline" : "budget", 0);
-    cfit__buf_key_number(&b, "days", sizing ? r->days : 0.0, 1);
-    cfit__buf_key_number(&b, "gpus", (double)cfit_plan_fixed_gpus(r), 1);
-    cfit__buf_key_number(&b, "budget_usd", r->budget_usd, 1);
-    cfit__buf_key_string(&b, "cost_basis", cfit_cost_basis_name((cfit_cost_basis)r->cost_basis), 1);
-    cfit__buf_key_string(&b, "ranked_by", !sizing ? "tokens_per_s" : res->ranked_by_cost ? "cost" :
-                           r->days > 0 ? "gpu_hours" : "time_to_train", 1);
-    cfit__buf_puts(&b, "}, \"search\": {");
-    cfit__buf_key_number(&b, "evaluated", (double)res->evaluated, 0);
-    cfit__buf_key_number(&b, "feasible", (double)res->feasible, 1);
-    cfit__buf_key_number(&b, "seconds", res->seconds, 1);
-    cfit__buf_puts(&b, "}");
-    j_calibration(&b, c);
-    cfit__buf_puts(&b, ", \"plans\": [");
-    for (size_t i = 0; i < res->nplans; i++) {
-        if (i)
-            cfit__buf_puts(&b, ", ");
-        j_plan(&b, c, &res->plans[i]);
-    }
-    cfit__buf_puts(&b, "], \"per_gpu\": [");
-    for (size_t i = 0; i < res->ngpu; i++) {
-        const cfit_gpu_result *g = &res->per_gpu[i];
-        cfit__buf_puts(&b, i ? ", {" : "{");
-        cfit__buf_key_string(&b, "gpu", g->gpu->name, 0);
-        cfit__buf_printf(&b, ", \"found\": %s, \"meets_deadline\": %s, \"within_budget\": %s",
-                         g->found ? "true" : "false", g->meets_deadline ? "true" : "false",
-                         g->within_budget ? "true" : "false");
-        cfit__buf_key_opt(&b, "cost_usd", g->has_cost, g->cost_usd);
-        if (g->found) {
-            cfit__buf_puts(&b, ", \"best\": ");
-            j_plan(&b, c, &g->best);
-        } else if (g->has_closest) {
-            cfit__buf_puts(&b, ", \"closest\": ");
-            j_plan(&b, c, &g->closest);
-        }
-        cfit__buf_puts(&b, "}");
-    }
-    cfit__buf_puts(&b, "]");
-    if (res->nplans > 0)
-        cli_bom_json(&c->bom, r, &res->plans[0], &b);
-    cfit__buf_puts(&b, "}\n");
-    int ok = cfit__buf_ok(&b);
-    if (ok)
-        fputs(b.data, stdout);
-    cfit__buf_fini(&b);
-    return ok ? 0 : cli_error("out of memory");
-}
-
-/* ---- tables ---- */
-
-/* "full", or "block:K" with the layers per stage that block recomputation reruns. */
-static const char *recompute_str(char *buf, size_t n, const cfit_plan *p)
-{
-    if (p->layout.recompute == CFIT_RECOMPUTE_BLOCK)
-        snprintf(buf, n, "block:%d", p->recompute_layers);
-    else
-        snprintf(buf, n, "%s", cfit_recompute_name((cfit_recompute)p->layout.recompute));
-    return buf;
-}
-
-static void layout_str(char *buf, size_t n, const cfit_plan *p)
-{
-    const cfit_layout *l = &p->layout;
-    char rec[32];
-    snprintf(buf, n, "%2d %3d %5d %2d %2d %3d %4d %-9s %-3s", l->tp, l->pp, l->dp, l->cp, l->vp, l->mbs,
-             l->zero, recompute_str(rec, sizeof rec, p), l->sp ? "on" : "off");
-}
-
-static void plan_header(int cost)
-{
-    printf("%-13s %6s %5s  %2s %3s %5s %2s %2s %3s %4s %-9s %-3s %8s %9s %10s %5s %9s", "gpu", "GPUs",
-           "nodes", "TP", "PP", "DP", "CP", "VP", "MBS", "ZeRO", "recompute", "SP", "mem/GPU", "step",
-           "tok/s/GPU", "MFU", "train");
-    printf(cost ? " %9s %9s\n" : "\n", "rent", "own");
-    printf("%-13s %6s %5s  %2s %3s %5s %2s %2s %3s %4s %-9s %-3s %8s %9s %10s %5s %9s", "", "", "",
-           "", "", "", "", "", "seq", "", "", "", "GB", "s", "tokens/s", "%", "days");
-    printf(cost ? " %9s %9s\n" : "\n", "on-demand", "run");
-}
-
-/* The rent and own cells: "-" where a price is missing. */
-static void cost_cells(const plan_cli *c, const cfit_plan *p)
-{
-    cfit_cost k;
-    char b[2][32];
-    cfit_cost_compute(c->cc.cat, p, &k);
-    double rent, own;
-    printf(" %9s %9s", cfit_cost_of(&k, CFIT_BASIS_RENT, &rent) ? fmt_usd(b[0], 32, rent) : "-",
-           cfit_cost_of(&k, CFIT_BASIS_OWN, &own) ? fmt_usd(b[1], 32, own) : "-");
-}
-
-static void plan_row(const plan_cli *c, const cfit_plan *p, double tokens, int cost)
-{
-    char lay[96];
-    layout_str(lay, sizeof lay, p);
-    printf("%-13s %6ld %5ld  %s %8.1f %9.*f %10.0f %5.1f ", p->gpu->name, p->gpus, p->nodes, lay,
-           p->mem.total_bytes / 1e9, p->step_time_s >= 1000.0 ? 0 : 3, p->step_time_s,
-           p->tokens_per_s_per_gpu, p->mfu * 100.0);
-    if (tokens > 0)
-        printf("%9.1f", p->time_to_train_s / 86400.0);
-    else
-        printf("%9s", "-");
-    if (cost)
-        cost_cells(c, p);
-    printf("%s\n", p->fits ? "" : "  (does not fit)");
-}
-
-static const char *fix_hint(const cfit_plan *p)
-{
-    const cfit_memory *m = &p->mem;
-    double states = m->weights_bytes + m->grads_bytes + m->optimizer_bytes;
-    int every_layer = p->layout.recompute == CFIT_RECOMPUTE_FULL ||
-                      (p->layout.recompute == CFIT_RECOMPUTE_BLOCK && p->recompute_layers >= p->stage_layers_max);
-    if (m->activations_bytes > states) {
-        if (!every_layer)
-            return "activations dominate: --recompute full, a smaller --mbs, or more --tp/--cp would shrink them";
-        return "activations dominate even with full recomputation: more --tp, --cp or --pp, or a GPU with more memory";
-    }
-    if (p->layout.zero < 3 && p->layout.pp == 1 && p->layout.dp > 1)
-        return "weights, gradients and optimizer states dominate: --zero 3 shards them over the data-parallel GPUs";
-    if (p->layout.zero < 1 && p->layout.dp > 1)
-        return "optimizer states dominate: --zero 1 shards them over the data-parallel GPUs";
-    return "weights, gradients and optimizer states dominate: more GPUs (--gpus), more --tp/--pp, or a GPU with more memory";
-}
-
-static void print_details(const plan_cli *c, const cfit_plan *p, double tokens)
-{
-    const cfit_memory *m = &p->mem;
-    const cfit_breakdown *br = &p->br;
-    double st = p->step_time_s;
-    char rec[32];
-    printf("\nbest plan: %ld x %s on %ld x %s nodes, scale-out %s\n", p->gpus, p->gpu->name, p->nodes,
-           p->node->name, p->fabric->name);
-    printf("  layout: tp %d, pp %d (layers per stage %d..%d, imbalance %.1f%%), dp %d, cp %d, vp %d, "
-           "micro-batch %d x %ld accumulation steps, ZeRO-%d, recompute %s, sp %s\n",
-           p->layout.tp, p->layout.pp, p->stage_layers_min, p->stage_layers_max, p->stage_imbalance * 100,
-           p->layout.dp, p->layout.cp, p->layout.vp, p->layout.mbs, p->grad_accum, p->layout.zero,
-           recompute_str(rec, sizeof rec, p), p->layout.sp ? "on" : "off");
-    if (c->topology || c->fabric) {
-        char spec[64];
-        if (!c->topology)
-            cfit_plan_assumed_topology(p->nodes, p->node->gpus_per_node, spec, sizeof spec);
-        printf("  fabric: simulated on topology %s%s%s%s, cross-node collectives x %.3g (DP %.3g, TP %.3g, "
-               "PP %.3g, CP %.3g)\n", c->topology ? c->topology : spec,
-               c->topology ? "" : " (assumed for --fabric ", c->topology ? "" : c->fabric,
-               c->topology ? "" : ": non-blocking rail-optimised)", p->fabric_slowdown, p->slowdown_dp,
-               p->slowdown_tp, p->slowdown_pp, p->slowdown_cp);
-    }
-    if (c->calibration_file)
-        printf("  fabric: calibrated from %s (%s across %d hosts): %.3g GB/s per NIC per direction, %.3g us per "
-               "step, instead of the catalog's %.3g GB/s x %.2f and %.3g us\n", c->calibration_file,
-               c->cal.benchmark, c->cal.hosts, c->cal.bw_bytes_per_s / 1e9, c->cal.latency_s * 1e6,
-               p->fabric->bw_bytes_per_s / 1e9, p->fabric->efficiency, p->fabric->latency_s * 1e6);
-    printf("\n%-34s %10s  %s\n", "memory per GPU (busiest stage)", "GB", "source");
-    printf("  %-32s %10.2f  %s\n", "weights", m->weights_bytes / 1e9, "2 B/param (+1 fp8 copy), / dp at ZeRO-3");
-    printf("  %-32s %10.2f  %s\n", "gradients", m->grads_bytes / 1e9, "--grad-precision B/param, / dp at ZeRO-2+");
-    printf("  %-32s %10.2f  %s\n", "optimizer states", m->optimizer_bytes / 1e9, "12 B/param Adam, / dp at ZeRO-1+");
-    printf("  %-32s %10.2f  %s\n", "activations", m->activations_bytes / 1e9, "Korthikanti et al. 2022, docs/model.md");
-    printf("  %-32s %10.2f  %s\n", "other (runtime, fragmentation)", m->other_bytes / 1e9, "catalog calibration");
-    printf("  %-32s %10.2f  of %.1f GB (%s)%s\n", "total", m->total_bytes / 1e9, m->capacity_bytes / 1e9,
-           p->gpu->name, p->fits ? "" : "  DOES NOT FIT");
-    printf("\n%-34s %10s %7s\n", "step time", "s", "share");
-    struct { const char *k; double v; } rows[] = {
-        {"compute (GEMM, attention, element-wise)", br->compute_s}, {"tensor-parallel comm", br->tp_comm_s},
-        {"context-parallel comm", br->cp_comm_s}, {"pipeline send/recv", br->pp_comm_s},
-        {"pipeline bubble", br->pp_bubble_s}, {"data-parallel comm (exposed)", br->dp_comm_s},
-        {"optimizer step", br->optimizer_s}, {"kernel overhead", br->other_s}};
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
-        printf("  %-40.40s %10.4f %6.1f%%\n", rows[i].k, rows[i].v, st > 0 ? 100 * rows[i].v / st : 0);
-    printf("  %-40s %10.4f\n", "total", st);
-    printf("  bound: compute %.0f%%, memory bandwidth %.0f%%, communication %.0f%%, pipeline bubble %.0f%%\n",
-           100 * p->compute_bound_s / st, 100 * p->memory_bound_s / st, 100 * p->comm_exposed_s / st,
-           100 * br->pp_bubble_s / st);
-    printf("\n  throughput: %.0f tokens/s (%.0f per GPU), %.0f model TFLOP/s per GPU (MFU %.1f%%), "
-           "%.0f hardware TFLOP/s (HFU %.1f%%)\n",
-           p->tokens_per_s, p->tokens_per_s_per_gpu, p->model_tflops_per_gpu, p->mfu * 100,
-           p->hardware_tflops_per_gpu, p->hfu * 100);
-    if (tokens > 0)
-        printf("  time to train: %.1f days (%.3g GPU-hours)\n", p->time_to_train_s / 86400.0,
-               p->time_to_train_s * p->gpus / 3600.0);
-    if (!p->fits)
-        printf("  to fit: %s\n", fix_hint(p));
-}
-
-static void print_prices_used(const cfit_cost *k)
-{
-    printf("  prices used ('clusterfit catalog show KEY' for the source):\n");
-    for (int i = 0; i < k->nused; i++) {
-        const cfit_price *pr = k->used[i];
-        printf("    %-34s %12.10g %-18s %s\n", pr->name, pr->value, cfit_price_unit_name(pr->unit),
-               pr->date[0] ? pr->date : "-       (--price)");
-    }
-}
-
-/* The cost and power block of the details (docs/sizing.md). */
-static void print_cost(const plan_cli *c, const cfit_plan *p, double tokens)
-{
-    cfit_cost k;
-    char b[6][48];
-    cfit_cost_compute(c->cc.cat, p, &k);
-    printf("\ncost and power (docs/sizing.md)\n");
-    if (k.has_power)
-        printf("  power: %.2f kW per node at load, %.1f kW IT, %.1f kW facility; %ld rack%s of %d node%s "
-               "(%.1f kW per rack): %s cooling\n", k.node_power_kw, k.power_kw_it, k.power_kw_facility, k.racks,
-               k.racks == 1 ? "" : "s", k.nodes_per_rack, k.nodes_per_rack == 1 ? "" : "s", k.rack_kw, k.cooling);
-    if (k.has_own) {
-        printf("  capex: %s nodes %s + %.0f scale-out ports %s = %s\n", fmt_count(b[0], 48, (double)p->nodes),
-               fmt_cents(b[1], 48, k.node_capex_usd), k.ports, fmt_cents(b[2], 48, k.network_capex_usd),
-               fmt_cents(b[3], 48, k.capex_usd));
-        printf("  own, this run: amortisation %s + energy %s + maintenance %s + colocation %s = %s\n",
-               fmt_cents(b[0], 48, k.amortised_usd), fmt_cents(b[1], 48, k.energy_usd),
-               fmt_cents(b[2], 48, k.maintenance_usd), fmt_cents(b[3], 48, k.colo_usd),
-               fmt_cents(b[4], 48, k.own_run_usd));
-    }
-    static const char *const names[CFIT_BASIS_OWN] = {"on-demand", "reserved", "spot"};
-    for (int i = 0; i < CFIT_BASIS_OWN; i++)
-        if (k.has_rent[i])
-            printf("  rent %s, this run: %.2f GPU-hours = %s\n", names[i], k.gpu_hours,
-                   fmt_cents(b[0], 48, k.rent_usd[i]));
-    double usd;
-    if (tokens > 0 && cfit_cost_of(&k, (cfit_cost_basis)c->req.cost_basis, &usd))
-        printf("  cost per million trained tokens (%s): %s\n", cfit_cost_basis_name((cfit_cost_basis)c->req.cost_basis),
-               fmt_cents(b[0], 48, usd / (tokens / 1e6)));
-    if (k.has_break_even && k.break_even_utilisation >= 0)
-        printf("  buy-vs-rent break-even: owning is cheaper than on-demand rent when the cluster is busy more than "
-               "%.0f%% of the year\n", 100 * k.break_even_utilisation);
-    else if (k.has_break_even)
-        printf("  buy-vs-rent break-even: none (on-demand rent costs less than the energy to own)\n");
-    if (!k.has_own)
-        printf("  own cost: no price; supply --price %s=VALUE\n", k.missing_own);
-    if (!k.has_rent[CFIT_BASIS_RENT])
-        printf("  rent cost: no price; supply --price %s=VALUE\n", k.missing_rent[CFIT_BASIS_RENT]);
-    print_prices_used(&k);
-}
-
-/* Whether any plan in the output has a price (the cost columns are shown then). */
-static int any_cost(const plan_cli *c, const cfit_plan_result *res)
-{
-    for (size_t i = 0; i < res->ngpu; i++) {
-        const cfit_gpu_result *g = &res->per_gpu[i];
-        cfit_cost k;
-        if (!g->found)
-            continue;
-        cfit_cost_compute(c->cc.cat, &g->best, &k);
-        if (k.has_own || k.has_rent[CFIT_BASIS_RENT])
-            return 1;
-    }
-    for (size_t i = 0; i < res->nplans; i++) {
-        cfit_cost k;
-        cfit_cost_compute(c->cc.cat, &res->plans[i], &k);
-        if (k.has_own || k.has_rent[CFIT_BASIS_RENT])
-            return 1;
-    }
-    return 0;
-}
-
-/* "rent (cloud on-demand)" etc.: the basis as the goal line names it. */
-static const char *basis_words(int basis)
-{
-    static const char *const words[CFIT_BASIS_COUNT] = {"rent (cloud on-demand)", "rent (cloud reserved)",
-                                                        "rent (cloud spot)", "own (amortised capex + opex)"};
-    return basis >= 0 && basis < CFIT_BASIS_COUNT ? words[basis] : "?";
-}
-
-static void print_goal(const plan_cli *c, const cfit_plan_result *res, int sizing)
-{
-    const cfit_plan_request *r = &c->req;
-    char b[32];
-    if (!sizing) {
-        printf("goal: the fastest layout on %ld GPUs; ranked by tokens/s", cfit_plan_fixed_gpus(r));
-        if (r->budget_usd > 0)
-            printf("; budget %s on %s", fmt_usd(b, 32, r->budget_usd), basis_words(r->cost_basis));
-        printf("\n");
-    } else if (r->days <= 0) {
-        printf("goal: the fastest plan of each GPU type costing at most %s on %s; ranked by time to train\n",
-               fmt_usd(b, 32, r->budget_usd), basis_words(r->cost_basis));
-    } else {
-        printf("goal: the fewest GPUs of each type that train within %g day(s)", r->days);
-        if (r->budget_usd > 0)
-            printf(" and cost at most %s on %s", fmt_usd(b, 32, r->budget_usd), basis_words(r->cost_basis));
-        if (res->ranked_by_cost)
-            printf("; ranked by cost on %s\n", basis_words(r->cost_basis));
-        else
-            printf("; ranked by GPU-hours%s\n", any_cost(c, res) ? " (not every plan has a price)" : "");
-    }
-}
-
-static int meets_goal(const cfit_gpu_result *g, int sizing)
-{
-    return g->found && (!sizing || (g->meets_deadline && g->within_budget));
-}
-
-/* Why a GPU type has no row in the comparison. */
-static void print_missed(const plan_cli *c, const cfit_gpu_result *g, int sizing)
-{
-    const cfit_plan_request *r = &c->req;
-    char b[2][32];
-    if (g->found && sizing && !g->meets_deadline) {
-        printf("%-13s no GPU count up to %ld nodes trains within %g day(s) (best %.1f days)\n",
-               g->gpu->name, 65536L, r->days, g->best.time_to_train_s / 86400.0);
-    } else if (g->found && sizing && !g->has_cost) {
-        cfit_cost k;
-        cfit_cost_compute(c->cc.cat, &g->best, &k);
-        printf("%-13s no %s price: supply --price %s=VALUE\n", g->gpu->name,
-               cfit_cost_basis_name((cfit_cost_basis)r->cost_basis),
-               cfit_cost_missing(&k, (cfit_cost_basis)r->cost_basis, b[0], sizeof b[0]));
-    } else if (g->found && sizing && !g->within_budget) {
-        printf("%-13s the %s plan (%ld GPUs, %.1f days) costs %s, over the budget of %s\n", g->gpu->name,
-               r->days > 0 ? "cheapest meeting the deadline" : "smallest fitting", g->best.gpus,
-               g->best.time_to_train_s / 86400.0, fmt_usd(b[0], 32, g->cost_usd), fmt_usd(b[1], 32, r->budget_usd));
-    } else if (!g->found && g->has_closest) {
-        printf("%-13s nothing fits: the closest layout needs %.1f GB per GPU, %.1f GB more than %.0f GB\n",
-               g->gpu->name, g->closest.mem.total_bytes / 1e9,
-               (g->closest.mem.total_bytes - g->closest.mem.capacity_bytes) / 1e9,
-               g->closest.mem.capacity_bytes / 1e9);
-    } else if (!g->found) {
-        printf("%-13s no valid layout (check the batch and parallel sizes)\n", g->gpu->name);
-    }
-}
-
-static void print_comparison(const plan_cli *c, const cfit_plan_result *res, int sizing, int cost)
-{
-    int rows = 0;
-    printf("comparison: the best plan of each GPU type\n");
-    for (size_t i = 0; i < res->ngpu; i++)
-        rows += meets_goal(&res->per_gpu[i], sizing);
-    if (rows)
-        plan_header(cost);
-    for (size_t i = 0; i < res->ngpu; i++)
-        if (meets_goal(&res->per_gpu[i], sizing))
-            plan_row(c, &res->per_gpu[i].best, c->req.tokens, cost);
-    for (size_t i = 0; i < res->ngpu; i++)
-        if (!meets_goal(&res->per_gpu[i], sizing))
-            print_missed(c, &res->per_gpu[i], sizing);
-}
-
-/* The key a recommendation ranks by: cost on the basis when every candidate has one, else
- * GPU-hours. */
-static double rank_key(const cfit_gpu_result *g, int by_cost)
-{
-    return by_cost ? g->cost_usd : g->best.time_to_train_s * (double)g->best.gpus;
-}
-
-static void print_tier(const plan_cli *c, const char *tier, const cfit_gpu_result *g, const char *why)
-{
-    const cfit_plan *p = &g->best;
-    char b[2][32];
-    printf("  %-9s %s, %ld GPUs on %ld nodes: %s; %.1f days; %.1f of %.0f GB per GPU", tier, p->gpu->name, p->gpus,
-           p->nodes, why, p->time_to_train_s / 86400.0, p->mem.total_bytes / 1e9, p->mem.capacity_bytes / 1e9);
-    if (g->has_cost && c->req.tokens > 0)
-        printf("; %s %s, %s per million tokens", fmt_usd(b[0], 32, g->cost_usd),
-               cfit_cost_basis_name((cfit_cost_basis)c->req.cost_basis),
-               fmt_usd(b[1], 32, g->cost_usd / (c->req.tokens / 1e6)));
-    printf("\n");
-}
-
-/* minimal: the cheapest plan meeting the goal; balanced: the fastest within 15% of the
- * cheapest's cost; fastest: the shortest time to train (docs/sizing.md). */
-static void print_recommendation(const plan_cli *c, const cfit_plan_result *res)
-{
-    const cfit_gpu_result *cand[256];
-    size_t n = 0;
-    int by_cost = 1;
-    for (size_t i = 0; i < res->ngpu && n < 256; i++)
-        if (meets_goal(&res->per_gpu[i], 1)) {
-            cand[n++] = &res->per_gpu[i];
-            by_cost &= res->per_gpu[i].has_cost;
-        }
-    if (n == 0)
-        return;
-    const cfit_gpu_result *min = cand[0], *fast = cand[0], *bal = NULL;
-    for (size_t i = 1; i < n; i++) {
-        if (rank_key(cand[i], by_cost) < rank_key(min, by_cost))
-            min = cand[i];
-        if (cand[i]->best.time_to_train_s < fast->best.time_to_train_s)
-            fast = cand[i];
-    }
-    for (size_t i = 0; i < n; i++)
-        if (rank_key(cand[i], by_cost) <= 1.15 * rank_key(min, by_cost) &&
-            (!bal || cand[i]->best.time_to_train_s < bal->best.time_to_train_s))
-            bal = cand[i];
-    printf("\nrecommendation (by %s):\n", by_cost ? "cost" : "GPU-hours: not every type has a price");
-    print_tier(c, "minimal", min, by_cost ? "the cheapest that meets the goal" : "the fewest GPU-hours that meet the goal");
-    print_tier(c, "balanced", bal, by_cost ? "the fastest within 15% of the cheapest's cost"
-                                           : "the fastest within 15% of the fewest GPU-hours");
-    print_tier(c, "fastest", fast, "the shortest time to train that meets the goal");
-}
-
-static int print_tables(const plan_cli *c, const cfit_plan_result *res, int sizing)
-{
-    const cfit_plan_request *r = &c->req;
-    const cfit_model *m = r->model;
-    char buf[3][32];
-    int cost = any_cost(c, res);
-    if (!c->quiet) {
-        printf("workload: %s (%s params), %s tokens, seq %d, global batch %ld sequences (%s tokens), %s\n",
-               m->name, fmt_count(buf[0], 32, cfit_model_params(m)),
-               r->tokens > 0 ? fmt_count(buf[1], 32, r->tokens) : "-", res->seq_len, res->global_batch,
-               fmt_count(buf[2], 32, (double)res->global_batch * res->seq_len), cfit_precision_name(r->precision));
-        print_goal(c, res, sizing);
-        printf("\n");
-    }
-    if (res->ngpu > 1 && !c->quiet) {
-        print_comparison(c, res, sizing, cost);
-        if (sizing)
-            print_recommendation(c, res);
-        printf("\n");
-    }
-    if (res->nplans > 0) {
-        printf("top %zu plan%s\n", res->nplans, res->nplans == 1 ? "" : "s");
-        plan_header(cost);
-        for (size_t i = 0; i < res->nplans; i++)
-            plan_row(c, &res->plans[i], r->tokens, cost);
-        if (!c->quiet) {
-            print_details(c, &res->plans[0], r->tokens);
-            print_cost(c, &res->plans[0], r->tokens);
-        }
-        cli_bom_print(&c->bom, r, &res->plans[0]);
-    }
-    if (!c->quiet) {
-        printf("\nsearch: %llu layout%s evaluated, %llu fit in memory, %.2f s\n",
-               (unsigned long long)res->evaluated, res->evaluated == 1 ? "" : "s",
-               (unsigned long long)res->feasible, res->seconds);
-        printf("sources: GPU, node and fabric figures from the catalog ('clusterfit catalog show NAME'); "
-               "formulas in docs/model.md%s\n", cost ? ", costs in docs/sizing.md" : "");
-    }
-    return 0;
-}
-
 /* No GPU type's plan meeting the goal is within the budget: say what the cheapest costs. */
 static int budget_missed(const plan_cli *c, const cfit_plan_result *res)
 {
@@ -915,15 +284,15 @@ static int budget_missed(const plan_cli *c, const cfit_plan_result *res)
             best = g;
     }
     if (!best)
-        return cli_error("no GPU type has a plan within the budget on %s", basis_words(c->req.cost_basis));
+        return cli_error("no GPU type has a plan within the budget on %s", plan_basis_words(c->req.cost_basis));
     if (c->req.days > 0)
         return cli_error("no GPU type trains within %g day(s) and the budget of %s on %s: the cheapest "
                          "meeting the deadline, %ld x %s, costs %s; raise --budget or lower --tokens",
-                         c->req.days, fmt_usd(b[0], 32, c->req.budget_usd), basis_words(c->req.cost_basis),
+                         c->req.days, fmt_usd(b[0], 32, c->req.budget_usd), plan_basis_words(c->req.cost_basis),
                          best->best.gpus, best->gpu->name, fmt_usd(b[1], 32, best->cost_usd));
     return cli_error("no GPU type has a plan within the budget of %s on %s: the cheapest, %ld x %s, costs %s; "
                      "raise --budget or lower --tokens", fmt_usd(b[0], 32, c->req.budget_usd),
-                     basis_words(c->req.cost_basis), best->best.gpus, best->gpu->name,
+                     plan_basis_words(c->req.cost_basis), best->best.gpus, best->gpu->name,
                      fmt_usd(b[1], 32, best->cost_usd));
 }
 
@@ -979,9 +348,9 @@ static int nothing_fits(const cfit_plan_request *r, const cfit_plan_result *res)
                      "recompute %s) needs %.1f GB per GPU, %.1f GB more than the %.0f GB available; %s",
                      best->gpus, best->gpu->name, best->layout.tp, best->layout.pp, best->layout.dp,
                      best->layout.cp, best->layout.mbs, best->layout.zero,
-                     recompute_str(rec, sizeof rec, best), best->mem.total_bytes / 1e9,
+                     plan_recompute_str(rec, sizeof rec, best), best->mem.total_bytes / 1e9,
                      (best->mem.total_bytes - best->mem.capacity_bytes) / 1e9, best->mem.capacity_bytes / 1e9,
-                     fix_hint(best));
+                     plan_fix_hint(best));
 }
 
 /* --topology: the fabric cross-node all-reduces and PP sends are simulated on (default link parameters: the
@@ -1076,9 +445,9 @@ int cmd_plan(int argc, char **argv)
         if (res.nplans > 0 && (c.bom.bom || c.bom.network))
             rc = cli_bom_run(&c.bom, &c.req, &res.plans[0]);
         if (!rc && c.json)
-            rc = print_json(&c, &res, sizing);
+            rc = plan_print_json(&c, &res, sizing);
         else if (!rc && any_plan)
-            rc = print_tables(&c, &res, sizing);
+            rc = plan_print_tables(&c, &res, sizing);
         if (!rc && any_plan && c.report)
             rc = cli_plan_report(c.report, &c.req, &res, sizing);
         if (!rc && !any_plan)
@@ -1093,7 +462,7 @@ int cmd_plan(int argc, char **argv)
                 }
             if (key[0])
                 rc = cli_error("no GPU type has a plan within the budget on %s: a price is missing; supply "
-                               "--price %s=VALUE", basis_words(c.req.cost_basis), key);
+                               "--price %s=VALUE", plan_basis_words(c.req.cost_basis), key);
             else
                 rc = budget_missed(&c, &res);
         } else if (!rc && res.nplans == 0 && c.req.budget_usd > 0 && any_meets_deadline(&res)) {

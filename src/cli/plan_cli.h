@@ -1,0 +1,50 @@
+/* plan_cli.h - what cmd_plan.c shares with its two output halves: the parsed command line
+ * (plan_cli) and the writers of the JSON document (plan_json.c) and of the tables
+ * (plan_text.c). */
+#ifndef CFIT_CLI_PLAN_CLI_H
+#define CFIT_CLI_PLAN_CLI_H
+
+#include <time.h>
+#include "cli.h"
+#include "emit_opt.h"
+#include "plan_bom.h"
+#include "clusterfit/calibration.h"
+#include "clusterfit/cost.h"
+#include "clusterfit/plan.h"
+
+typedef struct plan_cli {
+    cli_catalog cc;
+    const char *model;
+    const char *gpu_list;
+    const char *fabric;
+    const char *framework;
+    const char *topology;
+    cfit_plan_request req;
+    cfit_model model_file;
+    int json, quiet;
+    int days_given;
+    int budget_given;
+    const char *prices[64];
+    int nprices;
+    struct timespec t0;
+    int progress_shown;
+    cli_emit emit;
+    cli_bom bom;
+    const char *calibration_file;     /* --calibration */
+    cfit_calibration cal;
+    const char *report;               /* --report FILE.html */
+} plan_cli;
+
+/* The whole result as one JSON document on stdout (docs/json.md); 0, or 2 when a price
+ * could not be applied. */
+int plan_print_json(const plan_cli *c, const cfit_plan_result *res, int sizing);
+/* The human tables: best plans, the best plan's details, cost, goal and recommendation. */
+int plan_print_tables(const plan_cli *c, const cfit_plan_result *res, int sizing);
+/* "full", or "block:K" with the layers per stage block recomputation reruns. */
+const char *plan_recompute_str(char *buf, size_t n, const cfit_plan *p);
+/* The knob that would make a plan that does not fit fit (a phrase). */
+const char *plan_fix_hint(const cfit_plan *p);
+/* How a cost basis reads in a sentence. */
+const char *plan_basis_words(int basis);
+
+#endif

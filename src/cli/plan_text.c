@@ -1,0 +1,385 @@
+/* plan_text.c - `clusterfit plan` for people: the plan tables, the best plan's memory and time
+ * breakdown, cost and power, the goal line and the recommendation. */
+#include "plan_cli.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* "full", or "block:K" with the layers per stage that block recomputation reruns. */
+const char *plan_recompute_str(char *buf, size_t n, const cfit_plan *p)
+{
+    if (p->layout.recompute == CFIT_RECOMPUTE_BLOCK)
+        snprintf(buf, n, "block:%d", p->recompute_layers);
+    else
+        snprintf(buf, n, "%s", cfit_recompute_name((cfit_recompute)p->layout.recompute));
+    return buf;
+}
+
+static void layout_str(char *buf, size_t n, const cfit_plan *p)
+{
+    const cfit_layout *l = &p->layout;
+    char rec[32];
+    snprintf(buf, n, "%2d %3d %5d %2d %2d %3d %4d %-9s %-3s", l->tp, l->pp, l->dp, l->cp, l->vp, l->mbs,
+             l->zero, plan_recompute_str(rec, sizeof rec, p), l->sp ? "on" : "off");
+}
+
+static void plan_header(int cost)
+{
+    printf("%-13s %6s %5s  %2s %3s %5s %2s %2s %3s %4s %-9s %-3s %8s %9s %10s %5s %9s", "gpu", "GPUs",
+           "nodes", "TP", "PP", "DP", "CP", "VP", "MBS", "ZeRO", "recompute", "SP", "mem/GPU", "step",
+           "tok/s/GPU", "MFU", "train");
+    printf(cost ? " %9s %9s\n" : "\n", "rent", "own");
+    printf("%-13s %6s %5s  %2s %3s %5s %2s %2s %3s %4s %-9s %-3s %8s %9s %10s %5s %9s", "", "", "",
+           "", "", "", "", "", "seq", "", "", "", "GB", "s", "tokens/s", "%", "days");
+    printf(cost ? " %9s %9s\n" : "\n", "on-demand", "run");
+}
+
+/* The rent and own cells: "-" where a price is missing. */
+static void cost_cells(const plan_cli *c, const cfit_plan *p)
+{
+    cfit_cost k;
+    char b[2][32];
+    cfit_cost_compute(c->cc.cat, p, &k);
+    double rent, own;
+    printf(" %9s %9s", cfit_cost_of(&k, CFIT_BASIS_RENT, &rent) ? fmt_usd(b[0], 32, rent) : "-",
+           cfit_cost_of(&k, CFIT_BASIS_OWN, &own) ? fmt_usd(b[1], 32, own) : "-");
+}
+
+static void plan_row(const plan_cli *c, const cfit_plan *p, double tokens, int cost)
+{
+    char lay[96];
+    layout_str(lay, sizeof lay, p);
+    printf("%-13s %6ld %5ld  %s %8.1f %9.*f %10.0f %5.1f ", p->gpu->name, p->gpus, p->nodes, lay,
+           p->mem.total_bytes / 1e9, p->step_time_s >= 1000.0 ? 0 : 3, p->step_time_s,
+           p->tokens_per_s_per_gpu, p->mfu * 100.0);
+    if (tokens > 0)
+        printf("%9.1f", p->time_to_train_s / 86400.0);
+    else
+        printf("%9s", "-");
+    if (cost)
+        cost_cells(c, p);
+    printf("%s\n", p->fits ? "" : "  (does not fit)");
+}
+
+const char *plan_fix_hint(const cfit_plan *p)
+{
+    const cfit_memory *m = &p->mem;
+    double states = m->weights_bytes + m->grads_bytes + m->optimizer_bytes;
+    int every_layer = p->layout.recompute == CFIT_RECOMPUTE_FULL ||
+                      (p->layout.recompute == CFIT_RECOMPUTE_BLOCK && p->recompute_layers >= p->stage_layers_max);
+    if (m->activations_bytes > states) {
+        if (!every_layer)
+            return "activations dominate: --recompute full, a smaller --mbs, or more --tp/--cp would shrink them";
+        return "activations dominate even with full recomputation: more --tp, --cp or --pp, or a GPU with more memory";
+    }
+    if (p->layout.zero < 3 && p->layout.pp == 1 && p->layout.dp > 1)
+        return "weights, gradients and optimizer states dominate: --zero 3 shards them over the data-parallel GPUs";
+    if (p->layout.zero < 1 && p->layout.dp > 1)
+        return "optimizer states dominate: --zero 1 shards them over the data-parallel GPUs";
+    return "weights, gradients and optimizer states dominate: more GPUs (--gpus), more --tp/--pp, or a GPU with more memory";
+}
+
+static void print_details(const plan_cli *c, const cfit_plan *p, double tokens)
+{
+    const cfit_memory *m = &p->mem;
+    const cfit_breakdown *br = &p->br;
+    double st = p->step_time_s;
+    char rec[32];
+    printf("\nbest plan: %ld x %s on %ld x %s nodes, scale-out %s\n", p->gpus, p->gpu->name, p->nodes,
+           p->node->name, p->fabric->name);
+    printf("  layout: tp %d, pp %d (layers per stage %d..%d, imbalance %.1f%%), dp %d, cp %d, vp %d, "
+           "micro-batch %d x %ld accumulation steps, ZeRO-%d, recompute %s, sp %s\n",
+           p->layout.tp, p->layout.pp, p->stage_layers_min, p->stage_layers_max, p->stage_imbalance * 100,
+           p->layout.dp, p->layout.cp, p->layout.vp, p->layout.mbs, p->grad_accum, p->layout.zero,
+           plan_recompute_str(rec, sizeof rec, p), p->layout.sp ? "on" : "off");
+    if (c->topology || c->fabric) {
+        char spec[64];
+        if (!c->topology)
+            cfit_plan_assumed_topology(p->nodes, p->node->gpus_per_node, spec, sizeof spec);
+        printf("  fabric: simulated on topology %s%s%s%s, cross-node collectives x %.3g (DP %.3g, TP %.3g, "
+               "PP %.3g, CP %.3g)\n", c->topology ? c->topology : spec,
+               c->topology ? "" : " (assumed for --fabric ", c->topology ? "" : c->fabric,
+               c->topology ? "" : ": non-blocking rail-optimised)", p->fabric_slowdown, p->slowdown_dp,
+               p->slowdown_tp, p->slowdown_pp, p->slowdown_cp);
+    }
+    if (c->calibration_file)
+        printf("  fabric: calibrated from %s (%s across %d hosts): %.3g GB/s per NIC per direction, %.3g us per "
+               "step, instead of the catalog's %.3g GB/s x %.2f and %.3g us\n", c->calibration_file,
+               c->cal.benchmark, c->cal.hosts, c->cal.bw_bytes_per_s / 1e9, c->cal.latency_s * 1e6,
+               p->fabric->bw_bytes_per_s / 1e9, p->fabric->efficiency, p->fabric->latency_s * 1e6);
+    printf("\n%-34s %10s  %s\n", "memory per GPU (busiest stage)", "GB", "source");
+    printf("  %-32s %10.2f  %s\n", "weights", m->weights_bytes / 1e9, "2 B/param (+1 fp8 copy), / dp at ZeRO-3");
+    printf("  %-32s %10.2f  %s\n", "gradients", m->grads_bytes / 1e9, "--grad-precision B/param, / dp at ZeRO-2+");
+    printf("  %-32s %10.2f  %s\n", "optimizer states", m->optimizer_bytes / 1e9, "12 B/param Adam, / dp at ZeRO-1+");
+    printf("  %-32s %10.2f  %s\n", "activations", m->activations_bytes / 1e9, "Korthikanti et al. 2022, docs/model.md");
+    printf("  %-32s %10.2f  %s\n", "other (runtime, fragmentation)", m->other_bytes / 1e9, "catalog calibration");
+    printf("  %-32s %10.2f  of %.1f GB (%s)%s\n", "total", m->total_bytes / 1e9, m->capacity_bytes / 1e9,
+           p->gpu->name, p->fits ? "" : "  DOES NOT FIT");
+    printf("\n%-34s %10s %7s\n", "step time", "s", "share");
+    struct { const char *k; double v; } rows[] = {
+        {"compute (GEMM, attention, element-wise)", br->compute_s}, {"tensor-parallel comm", br->tp_comm_s},
+        {"context-parallel comm", br->cp_comm_s}, {"pipeline send/recv", br->pp_comm_s},
+        {"pipeline bubble", br->pp_bubble_s}, {"data-parallel comm (exposed)", br->dp_comm_s},
+        {"optimizer step", br->optimizer_s}, {"kernel overhead", br->other_s}};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        printf("  %-40.40s %10.4f %6.1f%%\n", rows[i].k, rows[i].v, st > 0 ? 100 * rows[i].v / st : 0);
+    printf("  %-40s %10.4f\n", "total", st);
+    printf("  bound: compute %.0f%%, memory bandwidth %.0f%%, communication %.0f%%, pipeline bubble %.0f%%\n",
+           100 * p->compute_bound_s / st, 100 * p->memory_bound_s / st, 100 * p->comm_exposed_s / st,
+           100 * br->pp_bubble_s / st);
+    printf("\n  throughput: %.0f tokens/s (%.0f per GPU), %.0f model TFLOP/s per GPU (MFU %.1f%%), "
+           "%.0f hardware TFLOP/s (HFU %.1f%%)\n",
+           p->tokens_per_s, p->tokens_per_s_per_gpu, p->model_tflops_per_gpu, p->mfu * 100,
+           p->hardware_tflops_per_gpu, p->hfu * 100);
+    if (tokens > 0)
+        printf("  time to train: %.1f days (%.3g GPU-hours)\n", p->time_to_train_s / 86400.0,
+               p->time_to_train_s * p->gpus / 3600.0);
+    if (!p->fits)
+        printf("  to fit: %s\n", plan_fix_hint(p));
+}
+
+static void print_prices_used(const cfit_cost *k)
+{
+    printf("  prices used ('clusterfit catalog show KEY' for the source):\n");
+    for (int i = 0; i < k->nused; i++) {
+        const cfit_price *pr = k->used[i];
+        printf("    %-34s %12.10g %-18s %s\n", pr->name, pr->value, cfit_price_unit_name(pr->unit),
+               pr->date[0] ? pr->date : "-       (--price)");
+    }
+}
+
+/* The cost and power block of the details (docs/sizing.md). */
+static void print_cost(const plan_cli *c, const cfit_plan *p, double tokens)
+{
+    cfit_cost k;
+    char b[6][48];
+    cfit_cost_compute(c->cc.cat, p, &k);
+    printf("\ncost and power (docs/sizing.md)\n");
+    if (k.has_power)
+        printf("  power: %.2f kW per node at load, %.1f kW IT, %.1f kW facility; %ld rack%s of %d node%s "
+               "(%.1f kW per rack): %s cooling\n", k.node_power_kw, k.power_kw_it, k.power_kw_facility, k.racks,
+               k.racks == 1 ? "" : "s", k.nodes_per_rack, k.nodes_per_rack == 1 ? "" : "s", k.rack_kw, k.cooling);
+    if (k.has_own) {
+        printf("  capex: %s nodes %s + %.0f scale-out ports %s = %s\n", fmt_count(b[0], 48, (double)p->nodes),
+               fmt_cents(b[1], 48, k.node_capex_usd), k.ports, fmt_cents(b[2], 48, k.network_capex_usd),
+               fmt_cents(b[3], 48, k.capex_usd));
+        printf("  own, this run: amortisation %s + energy %s + maintenance %s + colocation %s = %s\n",
+               fmt_cents(b[0], 48, k.amortised_usd), fmt_cents(b[1], 48, k.energy_usd),
+               fmt_cents(b[2], 48, k.maintenance_usd), fmt_cents(b[3], 48, k.colo_usd),
+               fmt_cents(b[4], 48, k.own_run_usd));
+    }
+    static const char *const names[CFIT_BASIS_OWN] = {"on-demand", "reserved", "spot"};
+    for (int i = 0; i < CFIT_BASIS_OWN; i++)
+        if (k.has_rent[i])
+            printf("  rent %s, this run: %.2f GPU-hours = %s\n", names[i], k.gpu_hours,
+                   fmt_cents(b[0], 48, k.rent_usd[i]));
+    double usd;
+    if (tokens > 0 && cfit_cost_of(&k, (cfit_cost_basis)c->req.cost_basis, &usd))
+        printf("  cost per million trained tokens (%s): %s\n", cfit_cost_basis_name((cfit_cost_basis)c->req.cost_basis),
+               fmt_cents(b[0], 48, usd / (tokens / 1e6)));
+    if (k.has_break_even && k.break_even_utilisation >= 0)
+        printf("  buy-vs-rent break-even: owning is cheaper than on-demand rent when the cluster is busy more than "
+               "%.0f%% of the year\n", 100 * k.break_even_utilisation);
+    else if (k.has_break_even)
+        printf("  buy-vs-rent break-even: none (on-demand rent costs less than the energy to own)\n");
+    if (!k.has_own)
+        printf("  own cost: no price; supply --price %s=VALUE\n", k.missing_own);
+    if (!k.has_rent[CFIT_BASIS_RENT])
+        printf("  rent cost: no price; supply --price %s=VALUE\n", k.missing_rent[CFIT_BASIS_RENT]);
+    print_prices_used(&k);
+}
+
+/* Whether any plan in the output has a price (the cost columns are shown then). */
+static int any_cost(const plan_cli *c, const cfit_plan_result *res)
+{
+    for (size_t i = 0; i < res->ngpu; i++) {
+        const cfit_gpu_result *g = &res->per_gpu[i];
+        cfit_cost k;
+        if (!g->found)
+            continue;
+        cfit_cost_compute(c->cc.cat, &g->best, &k);
+        if (k.has_own || k.has_rent[CFIT_BASIS_RENT])
+            return 1;
+    }
+    for (size_t i = 0; i < res->nplans; i++) {
+        cfit_cost k;
+        cfit_cost_compute(c->cc.cat, &res->plans[i], &k);
+        if (k.has_own || k.has_rent[CFIT_BASIS_RENT])
+            return 1;
+    }
+    return 0;
+}
+
+/* "rent (cloud on-demand)" etc.: the basis as the goal line names it. */
+const char *plan_basis_words(int basis)
+{
+    static const char *const words[CFIT_BASIS_COUNT] = {"rent (cloud on-demand)", "rent (cloud reserved)",
+                                                        "rent (cloud spot)", "own (amortised capex + opex)"};
+    return basis >= 0 && basis < CFIT_BASIS_COUNT ? words[basis] : "?";
+}
+
+static void print_goal(const plan_cli *c, const cfit_plan_result *res, int sizing)
+{
+    const cfit_plan_request *r = &c->req;
+    char b[32];
+    if (!sizing) {
+        printf("goal: the fastest layout on %ld GPUs; ranked by tokens/s", cfit_plan_fixed_gpus(r));
+        if (r->budget_usd > 0)
+            printf("; budget %s on %s", fmt_usd(b, 32, r->budget_usd), plan_basis_words(r->cost_basis));
+        printf("\n");
+    } else if (r->days <= 0) {
+        printf("goal: the fastest plan of each GPU type costing at most %s on %s; ranked by time to train\n",
+               fmt_usd(b, 32, r->budget_usd), plan_basis_words(r->cost_basis));
+    } else {
+        printf("goal: the fewest GPUs of each type that train within %g day(s)", r->days);
+        if (r->budget_usd > 0)
+            printf(" and cost at most %s on %s", fmt_usd(b, 32, r->budget_usd), plan_basis_words(r->cost_basis));
+        if (res->ranked_by_cost)
+            printf("; ranked by cost on %s\n", plan_basis_words(r->cost_basis));
+        else
+            printf("; ranked by GPU-hours%s\n", any_cost(c, res) ? " (not every plan has a price)" : "");
+    }
+}
+
+static int meets_goal(const cfit_gpu_result *g, int sizing)
+{
+    return g->found && (!sizing || (g->meets_deadline && g->within_budget));
+}
+
+/* Why a GPU type has no row in the comparison. */
+static void print_missed(const plan_cli *c, const cfit_gpu_result *g, int sizing)
+{
+    const cfit_plan_request *r = &c->req;
+    char b[2][32];
+    if (g->found && sizing && !g->meets_deadline) {
+        printf("%-13s no GPU count up to %ld nodes trains within %g day(s) (best %.1f days)\n",
+               g->gpu->name, 65536L, r->days, g->best.time_to_train_s / 86400.0);
+    } else if (g->found && sizing && !g->has_cost) {
+        cfit_cost k;
+        cfit_cost_compute(c->cc.cat, &g->best, &k);
+        printf("%-13s no %s price: supply --price %s=VALUE\n", g->gpu->name,
+               cfit_cost_basis_name((cfit_cost_basis)r->cost_basis),
+               cfit_cost_missing(&k, (cfit_cost_basis)r->cost_basis, b[0], sizeof b[0]));
+    } else if (g->found && sizing && !g->within_budget) {
+        printf("%-13s the %s plan (%ld GPUs, %.1f days) costs %s, over the budget of %s\n", g->gpu->name,
+               r->days > 0 ? "cheapest meeting the deadline" : "smallest fitting", g->best.gpus,
+               g->best.time_to_train_s / 86400.0, fmt_usd(b[0], 32, g->cost_usd), fmt_usd(b[1], 32, r->budget_usd));
+    } else if (!g->found && g->has_closest) {
+        printf("%-13s nothing fits: the closest layout needs %.1f GB per GPU, %.1f GB more than %.0f GB\n",
+               g->gpu->name, g->closest.mem.total_bytes / 1e9,
+               (g->closest.mem.total_bytes - g->closest.mem.capacity_bytes) / 1e9,
+               g->closest.mem.capacity_bytes / 1e9);
+    } else if (!g->found) {
+        printf("%-13s no valid layout (check the batch and parallel sizes)\n", g->gpu->name);
+    }
+}
+
+static void print_comparison(const plan_cli *c, const cfit_plan_result *res, int sizing, int cost)
+{
+    int rows = 0;
+    printf("comparison: the best plan of each GPU type\n");
+    for (size_t i = 0; i < res->ngpu; i++)
+        rows += meets_goal(&res->per_gpu[i], sizing);
+    if (rows)
+        plan_header(cost);
+    for (size_t i = 0; i < res->ngpu; i++)
+        if (meets_goal(&res->per_gpu[i], sizing))
+            plan_row(c, &res->per_gpu[i].best, c->req.tokens, cost);
+    for (size_t i = 0; i < res->ngpu; i++)
+        if (!meets_goal(&res->per_gpu[i], sizing))
+            print_missed(c, &res->per_gpu[i], sizing);
+}
+
+/* The key a recommendation ranks by: cost on the basis when every candidate has one, else
+ * GPU-hours. */
+static double rank_key(const cfit_gpu_result *g, int by_cost)
+{
+    return by_cost ? g->cost_usd : g->best.time_to_train_s * (double)g->best.gpus;
+}
+
+static void print_tier(const plan_cli *c, const char *tier, const cfit_gpu_result *g, const char *why)
+{
+    const cfit_plan *p = &g->best;
+    char b[2][32];
+    printf("  %-9s %s, %ld GPUs on %ld nodes: %s; %.1f days; %.1f of %.0f GB per GPU", tier, p->gpu->name, p->gpus,
+           p->nodes, why, p->time_to_train_s / 86400.0, p->mem.total_bytes / 1e9, p->mem.capacity_bytes / 1e9);
+    if (g->has_cost && c->req.tokens > 0)
+        printf("; %s %s, %s per million tokens", fmt_usd(b[0], 32, g->cost_usd),
+               cfit_cost_basis_name((cfit_cost_basis)c->req.cost_basis),
+               fmt_usd(b[1], 32, g->cost_usd / (c->req.tokens / 1e6)));
+    printf("\n");
+}
+
+/* minimal: the cheapest plan meeting the goal; balanced: the fastest within 15% of the
+ * cheapest's cost; fastest: the shortest time to train (docs/sizing.md). */
+static void print_recommendation(const plan_cli *c, const cfit_plan_result *res)
+{
+    const cfit_gpu_result *cand[256];
+    size_t n = 0;
+    int by_cost = 1;
+    for (size_t i = 0; i < res->ngpu && n < 256; i++)
+        if (meets_goal(&res->per_gpu[i], 1)) {
+            cand[n++] = &res->per_gpu[i];
+            by_cost &= res->per_gpu[i].has_cost;
+        }
+    if (n == 0)
+        return;
+    const cfit_gpu_result *min = cand[0], *fast = cand[0], *bal = NULL;
+    for (size_t i = 1; i < n; i++) {
+        if (rank_key(cand[i], by_cost) < rank_key(min, by_cost))
+            min = cand[i];
+        if (cand[i]->best.time_to_train_s < fast->best.time_to_train_s)
+            fast = cand[i];
+    }
+    for (size_t i = 0; i < n; i++)
+        if (rank_key(cand[i], by_cost) <= 1.15 * rank_key(min, by_cost) &&
+            (!bal || cand[i]->best.time_to_train_s < bal->best.time_to_train_s))
+            bal = cand[i];
+    printf("\nrecommendation (by %s):\n", by_cost ? "cost" : "GPU-hours: not every type has a price");
+    print_tier(c, "minimal", min, by_cost ? "the cheapest that meets the goal" : "the fewest GPU-hours that meet the goal");
+    print_tier(c, "balanced", bal, by_cost ? "the fastest within 15% of the cheapest's cost"
+                                           : "the fastest within 15% of the fewest GPU-hours");
+    print_tier(c, "fastest", fast, "the shortest time to train that meets the goal");
+}
+
+int plan_print_tables(const plan_cli *c, const cfit_plan_result *res, int sizing)
+{
+    const cfit_plan_request *r = &c->req;
+    const cfit_model *m = r->model;
+    char buf[3][32];
+    int cost = any_cost(c, res);
+    if (!c->quiet) {
+        printf("workload: %s (%s params), %s tokens, seq %d, global batch %ld sequences (%s tokens), %s\n",
+               m->name, fmt_count(buf[0], 32, cfit_model_params(m)),
+               r->tokens > 0 ? fmt_count(buf[1], 32, r->tokens) : "-", res->seq_len, res->global_batch,
+               fmt_count(buf[2], 32, (double)res->global_batch * res->seq_len), cfit_precision_name(r->precision));
+        print_goal(c, res, sizing);
+        printf("\n");
+    }
+    if (res->ngpu > 1 && !c->quiet) {
+        print_comparison(c, res, sizing, cost);
+        if (sizing)
+            print_recommendation(c, res);
+        printf("\n");
+    }
+    if (res->nplans > 0) {
+        printf("top %zu plan%s\n", res->nplans, res->nplans == 1 ? "" : "s");
+        plan_header(cost);
+        for (size_t i = 0; i < res->nplans; i++)
+            plan_row(c, &res->plans[i], r->tokens, cost);
+        if (!c->quiet) {
+            print_details(c, &res->plans[0], r->tokens);
+            print_cost(c, &res->plans[0], r->tokens);
+        }
+        cli_bom_print(&c->bom, r, &res->plans[0]);
+    }
+    if (!c->quiet) {
+        printf("\nsearch: %llu layout%s evaluated, %llu fit in memory, %.2f s\n",
+               (unsigned long long)res->evaluated, res->evaluated == 1 ? "" : "s",
+               (unsigned long long)res->feasible, res->seconds);
+        printf("sources: GPU, node and fabric figures from the catalog ('clusterfit catalog show NAME'); "
+               "formulas in docs/model.md%s\n", cost ? ", costs in docs/sizing.md" : "");
+    }
+    return 0;
+}
