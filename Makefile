@@ -1,7 +1,8 @@
 # Convenience wrapper over CMake. Build directories live under build/.
 #
 #   make run        install missing packages, build release, run `clusterfit plan` (README step 1)
-#   make check      the whole test suite: gcc -Werror, clang -Werror, ASan+UBSan (README step 2)
+#   make check      the whole test suite: gcc -Werror, clang -Werror, ASan+UBSan, and TSan on the
+#                   threaded transport's unit test (README step 2)
 #   make build      release build only (build/release)
 #   make test       gcc build + ctest only (quick)
 #   make bench      release build, then every bench/bench_* binary and bench/*.py script
@@ -28,7 +29,7 @@ ARGS         ?=
 BUILD   := build
 RELEASE := $(BUILD)/release
 SAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-CHECK_STAGES := gcc clang asan
+CHECK_STAGES := gcc clang asan tsan
 # cmake's own make gets -j$(JOBS), not our flags/jobserver (and no "Entering directory" noise).
 SUBBUILD := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL
 
@@ -39,11 +40,11 @@ CC=$(2) $(CMAKE) -S . -B $(1) -DCMAKE_BUILD_TYPE=$(3) -DCMAKE_EXPORT_COMPILE_COM
 $(SUBBUILD) $(CMAKE) --build $(1) -j $(JOBS)
 endef
 
-# $(call run_ctest,DIR,ENV): run the suite in DIR; record "PASSED FAILED" in DIR/ctest.count
+# $(call run_ctest,DIR,ENV[,CTEST_ARGS]): run the suite (or the tests CTEST_ARGS select) in DIR; record "PASSED FAILED" in DIR/ctest.count
 # from ctest's "NN% tests passed, F tests failed out of T" line; exit non-zero on any failure.
 define run_ctest
 @rm -f $(1)/ctest.count; rc=0; \
-$(2) $(CTEST) --test-dir $(1) --output-on-failure -j $(CTEST_JOBS) --no-tests=error \
+$(2) $(CTEST) --test-dir $(1) --output-on-failure -j $(CTEST_JOBS) --no-tests=error $(3) \
     2>&1 | tee $(1)/ctest.log || rc=$$?; \
 summary=$$(grep -E 'tests passed, [0-9]+ tests? failed out of [0-9]+' $(1)/ctest.log | tail -n 1 || true); \
 if [[ -z $$summary ]]; then echo "ctest in $(1) gave no summary line (exit $$rc)" >&2; exit 1; fi; \
@@ -82,19 +83,27 @@ check: deps
 	echo "check: $$passed passed, $$failed failed"
 
 check-gcc:
-	@echo "==== check [1/3] gcc, -Werror, RelWithDebInfo ($(BUILD)/gcc) ===="
+	@echo "==== check [1/4] gcc, -Werror, RelWithDebInfo ($(BUILD)/gcc) ===="
 	$(call cmake_build,$(BUILD)/gcc,$(GCC),RelWithDebInfo,-DCFIT_WERROR=ON -DCFIT_SANITIZE=OFF)
 	$(call run_ctest,$(BUILD)/gcc,)
 
 check-clang:
-	@echo "==== check [2/3] clang, -Werror, RelWithDebInfo ($(BUILD)/clang) ===="
+	@echo "==== check [2/4] clang, -Werror, RelWithDebInfo ($(BUILD)/clang) ===="
 	$(call cmake_build,$(BUILD)/clang,$(CLANG),RelWithDebInfo,-DCFIT_WERROR=ON -DCFIT_SANITIZE=OFF)
 	$(call run_ctest,$(BUILD)/clang,)
 
 check-asan:
-	@echo "==== check [3/3] gcc, ASan+UBSan, Debug ($(BUILD)/asan) ===="
+	@echo "==== check [3/4] gcc, ASan+UBSan, Debug ($(BUILD)/asan) ===="
 	$(call cmake_build,$(BUILD)/asan,$(GCC),Debug,-DCFIT_WERROR=OFF -DCFIT_SANITIZE=ON)
 	$(call run_ctest,$(BUILD)/asan,$(SAN_ENV))
+
+# The tcp transport's I/O threads (src/bench/transport_tcp.c) under ThreadSanitizer: only the
+# comm unit test is built and run (it forces threads on, whatever the machine's CPU count).
+check-tsan:
+	@echo "==== check [4/4] gcc, TSan, Debug, the threaded transport's unit test ($(BUILD)/tsan) ===="
+	CC=$(GCC) $(CMAKE) -S . -B $(BUILD)/tsan -DCMAKE_BUILD_TYPE=Debug -DCFIT_WERROR=OFF -DCFIT_SANITIZE=OFF -DCFIT_TSAN=ON
+	$(SUBBUILD) $(CMAKE) --build $(BUILD)/tsan -j $(JOBS) --target test_comm
+	$(call run_ctest,$(BUILD)/tsan,TSAN_OPTIONS=halt_on_error=1,-R '^unit/test_comm$$')
 
 test: check-gcc
 
