@@ -100,7 +100,7 @@ struct tcp_t {
     credit *cr;
     size_t ncr, capcr;
     int stop;
-    int tfail;             /* an I/O thread failed: CFIT_EPEER or CFIT_ENOMEM, peer/idx/why below */
+    int tfail;             /* CFIT_EPEER once an I/O thread failed (lost peer, or out of memory: see why) */
     int tfail_peer, tfail_idx;
     char tfail_why[128];
 };
