@@ -16,6 +16,7 @@
 #include "sim/sim_internal.h"
 #include "sim/topo_internal.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 #define CFIT__SIM_MAX_PATHS 16      /* subflows per flow at most */
 #define CFIT__SIM_ENUM_PATHS 1024    /* candidate paths asked of the router, to choose from */
 #define CFIT__SIM_MAX_LEN 64
+#define CFIT__SIM_RANGE 64          /* paths asked of path_range at once */
 #define CFIT__SIM_UGAL_THRESHOLD 0.0   /* flows a minimal path may carry beyond the Valiant one's load */
 
 struct cfit__sim {
@@ -58,8 +60,11 @@ struct cfit__sim {
     struct heap_ent *heap;
     int nheap, heapcap;
     int *pbuf, *plens;          /* the router's candidate paths for one flow */
+    int *rbuf;                  /* pick_indexed: CFIT__SIM_RANGE paths from path_range, or NULL */
     int *pool;                  /* link ids of every subflow's path */
     int npool, poolcap;
+    double *crate;              /* curve(): per flow its rate, then (from ccap on) its latency */
+    int ccap;
     int stepno;
     int indexed;                /* the topology indexes its paths and no link has failed */
     int take_n[4], take[4], group[4], ntake;   /* pick_indexed: slices and group size per path count */
@@ -212,22 +217,37 @@ static int pick_indexed(cfit__sim *s, int hs, int hd, int n, int *paths, int *le
         int at = s->ntake++ % 4;
         s->take_n[at] = n, s->take[at] = take, s->group[at] = g;
     }
+    /* Indexed means no adaptive router, so a link's load is load[] alone, and add_flows keeps
+     * load[] 0 on every link this step has not used (link_load without the marks). */
+    const double *load = s->load;
+    int *rb = s->rbuf, rlo = 0, rhi = 0, rlen = 0;   /* paths rlo .. rhi - 1 from path_range */
     for (int j = 0; j < take; j++) {
         int lo = (int)((long)j * n / take), hi = (int)((long)(j + 1) * n / take);
         int *best_p = paths + j * CFIT__SIM_MAX_LEN;
         double best = INFINITY;
         for (int i = lo; i < hi && best > 0; i++) {
-            int len = s->t->path_at(s->t, hs, hd, i, tmp), k = 0;
+            const int *tp = tmp;
+            int len;
+            if (rb) {
+                if (i < rlo || i >= rhi) {
+                    rlo = i, rhi = hi - i < CFIT__SIM_RANGE ? hi : i + CFIT__SIM_RANGE;
+                    rlen = s->t->path_range(s->t, hs, hd, rlo, rhi, rb, CFIT__SIM_MAX_LEN);
+                }
+                tp = rb + (size_t)(i - rlo) * CFIT__SIM_MAX_LEN, len = rlen;
+            } else {
+                len = s->t->path_at(s->t, hs, hd, i, tmp);
+            }
+            int k = 0;
             double q = 0, q01 = 0;   /* q01: its first two links', shared by its group */
             for (; k < len && q < best; k++) {   /* stop once it cannot beat the best */
-                double x = link_load(s, tmp[k]);
+                double x = load[tp[k]];
                 q = x > q ? x : q;
                 if (k == 1)
                     q01 = q;
             }
             if (q < best) {
                 best = q, lens[j] = len;
-                memcpy(best_p, tmp, sizeof *tmp * (size_t)len);
+                memcpy(best_p, tp, sizeof *tp * (size_t)len);
             }
             /* no path of its group can beat it: its shared links are too busy or it has only them */
             if (g > 1 && (k <= 2 || (len > 1 && q <= q01)))
@@ -501,6 +521,8 @@ static int add_flows(cfit__sim *s, int nflows, const int *src, const int *dst, c
                      double bytes)
 {
     s->stepno++;
+    for (int i = 0; i < s->nused; i++)   /* load[] is 0 off the step's used links (pick_indexed) */
+        s->load[s->used[i]] = 0;
     s->nf = s->npool = s->nused = 0;
     for (int i = 0; i < nflows && s->t->route_split; i++) {
         int nmin = 0, hs = s->host[src[i]], hd = s->host[dst[i]];
@@ -646,7 +668,7 @@ static void sim_fini(cfit__sim *s)
 {
     free(s->rem), free(s->wsum), free(s->pend), free(s->pmark), free(s->dmark), free(s->dlist), free(s->cnt), free(s->load), free(s->w), free(s->mark), free(s->used), free(s->link_bytes);
     free(s->off), free(s->len), free(s->bneck), free(s->nsub), free(s->left), free(s->rate);
-    free(s->lat), free(s->frozen), free(s->pool), free(s->pbuf), free(s->plens);
+    free(s->lat), free(s->frozen), free(s->pool), free(s->pbuf), free(s->plens), free(s->rbuf), free(s->crate);
     free(s->lvl), free(s->hpos), free(s->slot), free(s->inc_off), free(s->inc), free(s->heap);
 }
 
@@ -677,7 +699,70 @@ static int sim_init(cfit__sim *s, const cfit_topo *t, int n, const int *host, cf
         s->indexed = !t->links[l].failed;
     s->pbuf = malloc((size_t)CFIT__SIM_ENUM_PATHS * CFIT__SIM_MAX_LEN * sizeof *s->pbuf);
     s->plens = malloc((size_t)CFIT__SIM_ENUM_PATHS * sizeof *s->plens);
+    if (s->indexed && t->path_range && !(s->rbuf = malloc((size_t)CFIT__SIM_RANGE * CFIT__SIM_MAX_LEN * sizeof *s->rbuf)))
+        return CFIT_ENOMEM;
     return s->rem && s->wsum && s->pend && s->pmark && s->dmark && s->dlist && s->load && s->cnt && s->used && s->mark && s->link_bytes && s->pbuf && s->plens ? CFIT_EOK : CFIT_ENOMEM;
+}
+
+static void sim_ws_free(void *ws)
+{
+    if (ws)
+        sim_fini(ws);
+    free(ws);
+}
+
+/* Ready a simulator on t for n ranks: t's cached one when no other solve holds it (its arrays
+ * kept, its per-solve state reset; the step and pop numbers run on, so the marks need no
+ * clearing), else a new one.  *owned = 1 for one the caller must give to sim_ws_free.
+ * Returns NULL on out of memory. */
+static cfit__sim *sim_take(const cfit_topo *ct, int n, const int *host, cfit_diag *d, int *owned)
+{
+    cfit_topo *t = (cfit_topo *)ct;   /* the work arrays are a cache, not part of the value */
+    cfit__sim *s = NULL;
+    if (!atomic_flag_test_and_set(&t->sim_ws_busy)) {
+        s = t->sim_ws;
+        if (s && s->nlinks == cfit_topo_links(ct) && s->stepno < INT_MAX / 2 && s->popno < INT_MAX / 2) {
+            s->n = n, s->host = host, s->d = d, s->bottleneck_tier = -1;
+            s->time_s = s->slowest_step_s = 0, s->steps = s->flows = s->solved = 0;
+            s->ntake = 0;
+            memset(s->take_n, 0, sizeof s->take_n);
+            s->indexed = ct->path_count && ct->path_at && !ct->route_split;
+            for (int l = 0; l < s->nlinks && s->indexed; l++)
+                s->indexed = !ct->links[l].failed;
+            if (!s->indexed || !ct->path_range || s->rbuf) {
+                *owned = 0;
+                return s;
+            }
+        }
+        sim_ws_free(s);
+        t->sim_ws = NULL;
+        s = malloc(sizeof *s);
+        if (s && !sim_init(s, ct, n, host, d)) {
+            t->sim_ws = s, t->sim_ws_free = sim_ws_free;
+            *owned = 0;
+            return s;
+        }
+        if (s)
+            sim_fini(s);
+        free(s);
+        atomic_flag_clear(&t->sim_ws_busy);
+        return NULL;
+    }
+    s = malloc(sizeof *s);
+    if (s && sim_init(s, ct, n, host, d))
+        sim_fini(s), free(s), s = NULL;
+    else if (!s)
+        return NULL;
+    *owned = 1;
+    return s;
+}
+
+static void sim_give(const cfit_topo *ct, cfit__sim *s, int owned)
+{
+    if (owned)
+        sim_ws_free(s);
+    else
+        atomic_flag_clear(&((cfit_topo *)ct)->sim_ws_busy);
 }
 
 int cfit__sim_flows(const cfit_topo *t, int nflows, const int *src_host, const int *dst_host, const double *bytes,
@@ -800,27 +885,34 @@ int cfit_sim_collective_links(const cfit_topo *t, cfit_collective c, cfit_algo a
 
 /* Per flow of the solved step: its rate (the sum of its subflows') and path latency (the
  * longest subflow's); the factors of cfit_sim_internode_curve from them. */
-static void curve(const cfit__sim *s, const cfit_sim_exchange *x, int nsizes, const double *bytes, double *factor)
+static int curve(cfit__sim *s, const cfit_sim_exchange *x, int nsizes, const double *bytes, double *factor)
 {
     double bt = s->t->params.link_bw_bytes_per_s, bw = x->bw_bytes_per_s > 0 ? x->bw_bytes_per_s : bt;
     double lmax = 0;
-    for (int f = 0; f < s->nf; f += s->nsub[f])
-        for (int j = f; j < f + s->nsub[f]; j++)
-            lmax = s->lat[j] > lmax ? s->lat[j] : lmax;
+    int nflow = 0;
+    if (grow((void **)&s->crate, &s->ccap, s->nf + 1, 2 * sizeof *s->crate))
+        return CFIT_ENOMEM;
+    double *clat = s->crate + s->ccap;
+    for (int f = 0; f < s->nf; f += s->nsub[f], nflow++) {   /* per flow once, not per size */
+        double rate = 0, lat = 0;
+        for (int j = f; j < f + s->nsub[f]; j++) {
+            rate += s->rate[j];
+            lat = s->lat[j] > lat ? s->lat[j] : lat;
+        }
+        s->crate[nflow] = rate, clat[nflow] = lat;
+        lmax = lat > lmax ? lat : lmax;
+    }
     for (int i = 0; i < nsizes; i++) {
         double b = bytes[i] > 0 ? bytes[i] : 0, worst = 0;
-        for (int f = 0; f < s->nf; f += s->nsub[f]) {
-            double rate = 0, lat = 0;
-            for (int j = f; j < f + s->nsub[f]; j++) {
-                rate += s->rate[j];
-                lat = s->lat[j] > lat ? s->lat[j] : lat;
-            }
+        for (int f = 0; f < nflow; f++) {
+            double rate = s->crate[f], lat = clat[f];
             double tf = (rate > 0 ? b / (bw * rate / bt) : 0) + (lmax > 0 ? x->latency_s * lat / lmax : 0);
             worst = tf > worst ? tf : worst;
         }
         double ref = b / bw + x->latency_s;
         factor[i] = ref > 0 && worst > ref ? worst / ref : 1.0;
     }
+    return CFIT_EOK;
 }
 
 int cfit_sim_internode_curve(const cfit_topo *t, const cfit_sim_exchange *x, int nsizes, const double *bytes,
@@ -852,15 +944,16 @@ int cfit_sim_internode_curve(const cfit_topo *t, const cfit_sim_exchange *x, int
         if (to != r)
             src[m] = r, dst[m++] = (int)to;
     }
-    cfit__sim s;
-    int rc = sim_init(&s, t, n, place, d);
-    if (!rc)
-        rc = add_flows(&s, m, src, dst, NULL, 1.0);
-    if (!rc)
-        rc = fill(&s);
-    if (!rc)
-        curve(&s, x, nsizes, bytes, factor);
-    sim_fini(&s);
+    int owned = 0, rc = CFIT_ENOMEM;
+    cfit__sim *s = sim_take(t, n, place, d, &owned);
+    if (s) {
+        rc = add_flows(s, m, src, dst, NULL, 1.0);
+        if (!rc)
+            rc = fill(s);
+        if (!rc)
+            rc = curve(s, x, nsizes, bytes, factor);
+        sim_give(t, s, owned);
+    }
     free(place);
     return rc;
 }

@@ -101,6 +101,36 @@ static int path_at(const cfit_topo *t, int src, int dst, int i, int *path)
     return ft_path(t->state, src, dst, i, path);
 }
 
+/* Paths lo .. hi - 1 as ft_path writes them, one every stride ints: the pair's layers are
+ * worked out once and the aggregation and core indices stepped, no division per path. */
+static int path_range(const cfit_topo *t, int a, int b, int lo, int hi, int *paths, int stride)
+{
+    const ft *f = t->state;
+    int es = a / f->half, ed = b / f->half, ps = es / f->half, pd = ed / f->half, len = 2;
+    int na = f->nic0 + 2 * a, nb = f->nic0 + 2 * b + 1;
+    if (es == ed) {
+        for (int i = lo; i < hi; i++, paths += stride)
+            paths[0] = na, paths[1] = nb;
+        return len;
+    }
+    int ua = f->ea0 + 2 * es * f->up, ub = f->ea0 + 2 * ed * f->up + 1;
+    if (ps == pd) {
+        for (int agg = lo; agg < hi; agg++, paths += stride)
+            paths[0] = na, paths[1] = ua + 2 * agg, paths[2] = ub + 2 * agg, paths[3] = nb;
+        return 4;
+    }
+    int agg = lo / f->half, j = lo % f->half;
+    int ca = f->ac0 + 2 * ps * f->up * f->half, cb = f->ac0 + 2 * pd * f->up * f->half + 1;
+    for (int i = lo; i < hi; i++, paths += stride) {
+        int c = 2 * (agg * f->half + j);
+        paths[0] = na, paths[1] = ua + 2 * agg, paths[2] = ca + c, paths[3] = cb + c;
+        paths[4] = ub + 2 * agg, paths[5] = nb;
+        if (++j == f->half)
+            j = 0, agg++;
+    }
+    return 6;
+}
+
 static int wire(cfit_topo *t, ft *f, int hosts)
 {
     const cfit_topo_params *p = &t->params;
@@ -192,6 +222,7 @@ int cfit__topo_build_fattree(const char *body, const cfit_topo_params *p, cfit_t
     t->route = route;
     t->path_count = path_count;
     t->path_at = path_at;
+    t->path_range = path_range;
     t->mirror_paths = 1;   /* ft_path(b, a, i) climbs and descends through the same agg and core */
     if ((rc = build(t, f, hosts))) {
         cfit_topo_free(t);
