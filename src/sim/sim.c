@@ -24,8 +24,16 @@
 #define CFIT__SIM_MAX_PATHS 16      /* subflows per flow at most */
 #define CFIT__SIM_ENUM_PATHS 1024    /* candidate paths asked of the router, to choose from */
 #define CFIT__SIM_MAX_LEN 64
-#define CFIT__SIM_RANGE 64          /* paths asked of path_range at once */
 #define CFIT__SIM_UGAL_THRESHOLD 0.0   /* flows a minimal path may carry beyond the Valiant one's load */
+
+/* fill()'s state of one used link, together so a frozen subflow's update touches one line. */
+struct fill_link {
+    double rem;                 /* capacity not yet given out in this filling */
+    double wsum;                /* weight of the unfrozen subflows crossing */
+    double lvl;                 /* fill level at which rem was last brought up to date */
+    int cnt;                    /* unfrozen subflows crossing */
+    int dmark;                  /* number of the pop that last touched it */
+};
 
 struct cfit__sim {
     const cfit_topo *t;
@@ -34,9 +42,7 @@ struct cfit__sim {
     cfit_diag *d;
     /* per link */
     int nlinks;
-    double *rem;                /* capacity not yet given out in this filling */
-    double *wsum;               /* weight of the unfrozen subflows crossing */
-    int *cnt;                   /* unfrozen subflows crossing */
+    struct fill_link *lk;       /* fill(): per used link, by its slot */
     int *mark;                  /* step number that last used the link */
     int *used;                  /* links used by this step */
     int nused;
@@ -44,7 +50,7 @@ struct cfit__sim {
     double *load;               /* flows of this step routed over the link (valid when marked) */
     double *pend;               /* flows still to be routed whose minimal path crosses it (UGAL) */
     int *pmark;                 /* step number that last set pend */
-    int *dmark, *dlist;         /* fill(): links touched by the current pop (dmark = its number) */
+    int *dlist;                 /* fill(): slots touched by the current pop (lk.dmark = its number) */
     int popno;
     /* per subflow of the current step */
     int nf, fcap;
@@ -53,16 +59,15 @@ struct cfit__sim {
     double *left, *rate, *lat;
     double *w;                  /* weight: 1 / the flow's subflow count (a flow's share of a link) */
     unsigned char *frozen;
-    double *lvl;                /* fill level at which rem was last brought up to date */
-    int *hpos, *slot;           /* position in the heap (-1: out); index in used */
+    int *hpos, *slot;           /* by slot: position in the heap (-1: out); by link: index in used */
     int *inc_off, *inc;         /* link slot -> subflows crossing it */
     int inc_cap, incl_cap;
     struct heap_ent *heap;
     int nheap, heapcap;
     int *pbuf, *plens;          /* the router's candidate paths for one flow */
-    int *rbuf;                  /* pick_indexed: CFIT__SIM_RANGE paths from path_range, or NULL */
     int *pool;                  /* link ids of every subflow's path */
-    int npool, poolcap;
+    int *spool;                 /* the same as slots (indices in used) */
+    int npool, poolcap, spoolcap;
     double *crate;              /* curve(): per flow its rate, then (from ccap on) its latency */
     int ccap;
     int stepno;
@@ -201,8 +206,10 @@ static int slices_for(int n, int g)
 }
 
 /* The same choice for an indexed ECMP set of n > CFIT__SIM_MAX_PATHS paths (no link failed):
- * slices aligned with the router's groups (slices_for), only the paths looked at are written,
- * and a slice's look stops at the first idle path or once a path cannot beat the best. */
+ * slices aligned with the router's groups (slices_for), in each the first path whose busiest
+ * link carries the fewest subflows of this step: the topology's path_best where it has one,
+ * else a look at each path that stops at the first idle one and passes over a group whose
+ * shared links cannot beat the best. */
 static int pick_indexed(cfit__sim *s, int hs, int hd, int n, int *paths, int *lens)
 {
     int tmp[CFIT__SIM_MAX_LEN], take = 0, g = 1;
@@ -220,37 +227,32 @@ static int pick_indexed(cfit__sim *s, int hs, int hd, int n, int *paths, int *le
     /* Indexed means no adaptive router, so a link's load is load[] alone, and add_flows keeps
      * load[] 0 on every link this step has not used (link_load without the marks). */
     const double *load = s->load;
-    int *rb = s->rbuf, rlo = 0, rhi = 0, rlen = 0;   /* paths rlo .. rhi - 1 from path_range */
     for (int j = 0; j < take; j++) {
         int lo = (int)((long)j * n / take), hi = (int)((long)(j + 1) * n / take);
         int *best_p = paths + j * CFIT__SIM_MAX_LEN;
         double best = INFINITY;
+        if (s->t->path_best) {   /* the topology knows which links its paths share */
+            lens[j] = s->t->path_best(s->t, hs, hd, lo, hi, load, best_p);
+            continue;
+        }
         for (int i = lo; i < hi && best > 0; i++) {
-            const int *tp = tmp;
-            int len;
-            if (rb) {
-                if (i < rlo || i >= rhi) {
-                    rlo = i, rhi = hi - i < CFIT__SIM_RANGE ? hi : i + CFIT__SIM_RANGE;
-                    rlen = s->t->path_range(s->t, hs, hd, rlo, rhi, rb, CFIT__SIM_MAX_LEN);
-                }
-                tp = rb + (size_t)(i - rlo) * CFIT__SIM_MAX_LEN, len = rlen;
-            } else {
-                len = s->t->path_at(s->t, hs, hd, i, tmp);
-            }
-            int k = 0;
-            double q = 0, q01 = 0;   /* q01: its first two links', shared by its group */
-            for (; k < len && q < best; k++) {   /* stop once it cannot beat the best */
-                double x = load[tp[k]];
+            int len = s->t->path_at(s->t, hs, hd, i, tmp);
+            /* its busiest link's load q, and q01 of its first two links, shared by its group */
+            double q = 0, q01 = 0;
+            for (int k = 0; k < len; k++) {
+                double x = load[tmp[k]];
                 q = x > q ? x : q;
                 if (k == 1)
                     q01 = q;
             }
+            /* no path of its group can beat it: its shared links are too busy, it has only
+             * them, or they are its busiest */
+            int skip = g > 1 && (len <= 2 || q01 >= best || q <= q01);
             if (q < best) {
                 best = q, lens[j] = len;
-                memcpy(best_p, tp, sizeof *tp * (size_t)len);
+                memcpy(best_p, tmp, sizeof *tmp * (size_t)len);
             }
-            /* no path of its group can beat it: its shared links are too busy or it has only them */
-            if (g > 1 && (k <= 2 || (len > 1 && q <= q01)))
+            if (skip)
                 i = (i / g + 1) * g - 1;
         }
     }
@@ -295,7 +297,8 @@ static int add_flow(cfit__sim *s, int src, int dst, double bytes)
         return CFIT_ENOMEM;
     for (int p = 0; p < np; p++) {
         const int *path = paths + p * CFIT__SIM_MAX_LEN;
-        if (grow((void **)&s->pool, &s->poolcap, s->npool + lens[p], sizeof(int)))
+        if (grow((void **)&s->pool, &s->poolcap, s->npool + lens[p], sizeof(int)) ||
+            grow((void **)&s->spool, &s->spoolcap, s->npool + lens[p], sizeof(int)))
             return CFIT_ENOMEM;
         int f = s->nf++;
         s->off[f] = s->npool;
@@ -306,13 +309,15 @@ static int add_flow(cfit__sim *s, int src, int dst, double bytes)
         double lat = 0;
         for (int i = 0; i < lens[p]; i++) {
             int l = path[i];
-            s->pool[s->npool++] = l;
             lat += s->t->links[l].latency_s;
             if (s->mark[l] != s->stepno) {
                 s->mark[l] = s->stepno;
+                s->slot[l] = s->nused;
                 s->used[s->nused++] = l;
                 s->load[l] = 0;
             }
+            s->spool[s->npool] = s->slot[l];
+            s->pool[s->npool++] = l;
             s->load[l] += 1.0 / np;
         }
         s->lat[f] = lat;
@@ -404,73 +409,69 @@ static int fill(cfit__sim *s)
     if (grow((void **)&s->inc_off, &s->inc_cap, nu + 1, sizeof *s->inc_off) ||
         grow((void **)&s->inc, &s->incl_cap, s->npool, sizeof *s->inc))
         return CFIT_ENOMEM;
+    /* Links go by slot (index in used: dense, in order of first use), so the heap and the
+     * per-link state touch few cache lines; the order of every operation is by link as before. */
+    struct fill_link *lk = s->lk;
+    const int *sp = s->spool;
+    int *cur = s->hpos;   /* a cursor per slot while the index is built; heap positions after */
+    s->popno = 0;
     for (int i = 0; i < nu; i++) {
-        int l = s->used[i];
-        s->rem[l] = s->t->links[l].bw_bytes_per_s;
-        s->cnt[l] = 0, s->wsum[l] = 0, s->lvl[l] = 0, s->slot[l] = i;
+        lk[i] = (struct fill_link){s->t->links[s->used[i]].bw_bytes_per_s, 0, 0, 0, 0};
         s->inc_off[i + 1] = 0;
     }
     s->inc_off[0] = 0;
     for (int f = 0; f < s->nf; f++) {
         s->frozen[f] = 0;
-        for (int i = 0; i < s->len[f]; i++) {
-            int l = s->pool[s->off[f] + i];
-            s->cnt[l]++;
-            s->inc_off[s->slot[l] + 1]++;
+        for (int i = s->off[f]; i < s->off[f] + s->len[f]; i++) {
+            int l = sp[i];
+            lk[l].cnt++;
+            lk[l].wsum += s->w[f];
+            s->inc_off[l + 1]++;
         }
     }
-    for (int i = 0; i < nu; i++)
+    for (int i = 0; i < nu; i++) {
         s->inc_off[i + 1] += s->inc_off[i];
-    for (int f = 0; f < s->nf; f++)
-        for (int i = 0; i < s->len[f]; i++) {
-            int l = s->pool[s->off[f] + i];
-            s->inc[s->inc_off[s->slot[l]] + --s->cnt[l]] = f;   /* cnt reused as a cursor, refilled below */
-        }
-    for (int f = 0; f < s->nf; f++)
-        for (int i = 0; i < s->len[f]; i++) {
-            int l = s->pool[s->off[f] + i];
-            s->cnt[l]++;
-            s->wsum[l] += s->w[f];
-        }
+        cur[i] = s->inc_off[i + 1];
+    }
+    for (int f = 0; f < s->nf; f++)   /* each link's subflows last to first */
+        for (int i = s->off[f]; i < s->off[f] + s->len[f]; i++)
+            s->inc[--cur[sp[i]]] = f;
     if (grow((void **)&s->heap, &s->heapcap, nu, sizeof *s->heap))
         return CFIT_ENOMEM;
     s->nheap = 0;
     for (int i = 0; i < nu; i++)
-        s->hpos[s->used[i]] = -1;
-    for (int i = 0; i < nu; i++) {
-        int l = s->used[i];
-        if (s->cnt[l] > 0)
-            heap_set(s, l, s->rem[l] / s->wsum[l]);
-    }
+        s->hpos[i] = -1;
+    for (int i = 0; i < nu; i++)
+        if (lk[i].cnt > 0)
+            heap_set(s, i, lk[i].rem / lk[i].wsum);
     while (s->nheap > 0) {
         heap_ent e = s->heap[0];
         heap_remove_at(s, 0);
-        int l = e.link;
+        int l = e.link, nd = 0;
         double level = e.key;
-        int slot = s->slot[l], nd = 0;
         s->popno++;
-        for (int k = s->inc_off[slot]; k < s->inc_off[slot + 1]; k++) {
+        for (int k = s->inc_off[l]; k < s->inc_off[l + 1]; k++) {
             int f = s->inc[k];
             if (s->frozen[f])
                 continue;
-            s->frozen[f] = 1, s->rate[f] = level * s->w[f], s->bneck[f] = l;
-            const int *p = s->pool + s->off[f];
+            s->frozen[f] = 1, s->rate[f] = level * s->w[f], s->bneck[f] = s->used[l];
+            const int *p = sp + s->off[f];
             for (int i = 0; i < s->len[f]; i++) {
-                int m = p[i];
-                s->rem[m] -= (level - s->lvl[m]) * s->wsum[m];
-                s->lvl[m] = level;
-                s->wsum[m] -= s->w[f];
-                s->cnt[m]--;
-                if (s->dmark[m] != s->popno)   /* re-keyed once, after this link's freezes */
-                    s->dmark[m] = s->popno, s->dlist[nd++] = m;
+                struct fill_link *m = &lk[p[i]];
+                m->rem -= (level - m->lvl) * m->wsum;
+                m->lvl = level;
+                m->wsum -= s->w[f];
+                m->cnt--;
+                if (m->dmark != s->popno)   /* re-keyed once, after this link's freezes */
+                    m->dmark = s->popno, s->dlist[nd++] = p[i];
             }
         }
         for (int i = 0; i < nd; i++) {
             int m = s->dlist[i];
             if (m == l)
                 continue;
-            if (s->cnt[m] > 0 && s->wsum[m] > 0)
-                heap_set(s, m, level + (s->rem[m] > 0 ? s->rem[m] : 0) / s->wsum[m]);
+            if (lk[m].cnt > 0 && lk[m].wsum > 0)
+                heap_set(s, m, level + (lk[m].rem > 0 ? lk[m].rem : 0) / lk[m].wsum);
             else if (s->hpos[m] >= 0)
                 heap_remove_at(s, s->hpos[m]);
         }
@@ -666,10 +667,10 @@ int cfit__sim_no_algo(cfit__sim *s, cfit_collective c, cfit_algo a, const char *
 
 static void sim_fini(cfit__sim *s)
 {
-    free(s->rem), free(s->wsum), free(s->pend), free(s->pmark), free(s->dmark), free(s->dlist), free(s->cnt), free(s->load), free(s->w), free(s->mark), free(s->used), free(s->link_bytes);
+    free(s->lk), free(s->pend), free(s->pmark), free(s->dlist), free(s->load), free(s->w), free(s->mark), free(s->used), free(s->link_bytes);
     free(s->off), free(s->len), free(s->bneck), free(s->nsub), free(s->left), free(s->rate);
-    free(s->lat), free(s->frozen), free(s->pool), free(s->pbuf), free(s->plens), free(s->rbuf), free(s->crate);
-    free(s->lvl), free(s->hpos), free(s->slot), free(s->inc_off), free(s->inc), free(s->heap);
+    free(s->lat), free(s->frozen), free(s->pool), free(s->spool), free(s->pbuf), free(s->plens), free(s->crate);
+    free(s->hpos), free(s->slot), free(s->inc_off), free(s->inc), free(s->heap);
 }
 
 static int sim_init(cfit__sim *s, const cfit_topo *t, int n, const int *host, cfit_diag *d)
@@ -678,30 +679,24 @@ static int sim_init(cfit__sim *s, const cfit_topo *t, int n, const int *host, cf
     s->t = t, s->n = n, s->host = host, s->d = d, s->bottleneck_tier = -1;
     s->nlinks = cfit_topo_links(t);
     size_t nl = (size_t)(s->nlinks > 0 ? s->nlinks : 1);
-    s->rem = malloc(nl * sizeof *s->rem);
-    s->cnt = malloc(nl * sizeof *s->cnt);
-    s->wsum = malloc(nl * sizeof *s->wsum);
+    s->lk = malloc(nl * sizeof *s->lk);
     s->used = malloc(nl * sizeof *s->used);
     s->mark = calloc(nl, sizeof *s->mark);
     s->link_bytes = calloc(nl, sizeof *s->link_bytes);
     s->load = calloc(nl, sizeof *s->load);
     s->pend = calloc(nl, sizeof *s->pend);
     s->pmark = calloc(nl, sizeof *s->pmark);
-    s->dmark = calloc(nl, sizeof *s->dmark);
     s->dlist = malloc(nl * sizeof *s->dlist);
-    s->lvl = malloc(nl * sizeof *s->lvl);
     s->hpos = malloc(nl * sizeof *s->hpos);
     s->slot = malloc(nl * sizeof *s->slot);
-    if (!s->lvl || !s->hpos || !s->slot)
+    if (!s->hpos || !s->slot)
         return CFIT_ENOMEM;
     s->indexed = t->path_count && t->path_at && !t->route_split;
     for (int l = 0; l < s->nlinks && s->indexed; l++)
         s->indexed = !t->links[l].failed;
     s->pbuf = malloc((size_t)CFIT__SIM_ENUM_PATHS * CFIT__SIM_MAX_LEN * sizeof *s->pbuf);
     s->plens = malloc((size_t)CFIT__SIM_ENUM_PATHS * sizeof *s->plens);
-    if (s->indexed && t->path_range && !(s->rbuf = malloc((size_t)CFIT__SIM_RANGE * CFIT__SIM_MAX_LEN * sizeof *s->rbuf)))
-        return CFIT_ENOMEM;
-    return s->rem && s->wsum && s->pend && s->pmark && s->dmark && s->dlist && s->load && s->cnt && s->used && s->mark && s->link_bytes && s->pbuf && s->plens ? CFIT_EOK : CFIT_ENOMEM;
+    return s->lk && s->pend && s->pmark && s->dlist && s->load && s->used && s->mark && s->link_bytes && s->pbuf && s->plens ? CFIT_EOK : CFIT_ENOMEM;
 }
 
 static void sim_ws_free(void *ws)
@@ -712,8 +707,8 @@ static void sim_ws_free(void *ws)
 }
 
 /* Ready a simulator on t for n ranks: t's cached one when no other solve holds it (its arrays
- * kept, its per-solve state reset; the step and pop numbers run on, so the marks need no
- * clearing), else a new one.  *owned = 1 for one the caller must give to sim_ws_free.
+ * kept, its per-solve state reset; the step number runs on, so the marks need no clearing),
+ * else a new one.  *owned = 1 for one the caller must give to sim_ws_free.
  * Returns NULL on out of memory. */
 static cfit__sim *sim_take(const cfit_topo *ct, int n, const int *host, cfit_diag *d, int *owned)
 {
@@ -721,7 +716,7 @@ static cfit__sim *sim_take(const cfit_topo *ct, int n, const int *host, cfit_dia
     cfit__sim *s = NULL;
     if (!atomic_flag_test_and_set(&t->sim_ws_busy)) {
         s = t->sim_ws;
-        if (s && s->nlinks == cfit_topo_links(ct) && s->stepno < INT_MAX / 2 && s->popno < INT_MAX / 2) {
+        if (s && s->nlinks == cfit_topo_links(ct) && s->stepno < INT_MAX / 2) {
             s->n = n, s->host = host, s->d = d, s->bottleneck_tier = -1;
             s->time_s = s->slowest_step_s = 0, s->steps = s->flows = s->solved = 0;
             s->ntake = 0;
@@ -729,10 +724,8 @@ static cfit__sim *sim_take(const cfit_topo *ct, int n, const int *host, cfit_dia
             s->indexed = ct->path_count && ct->path_at && !ct->route_split;
             for (int l = 0; l < s->nlinks && s->indexed; l++)
                 s->indexed = !ct->links[l].failed;
-            if (!s->indexed || !ct->path_range || s->rbuf) {
-                *owned = 0;
-                return s;
-            }
+            *owned = 0;
+            return s;
         }
         sim_ws_free(s);
         t->sim_ws = NULL;

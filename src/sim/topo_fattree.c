@@ -13,6 +13,7 @@
  * common ancestor and down); paths through failed links are dropped, and when none is left the
  * route falls back to the generic shortest-path search over the working links.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,34 +102,39 @@ static int path_at(const cfit_topo *t, int src, int dst, int i, int *path)
     return ft_path(t->state, src, dst, i, path);
 }
 
-/* Paths lo .. hi - 1 as ft_path writes them, one every stride ints: the pair's layers are
- * worked out once and the aggregation and core indices stepped, no division per path. */
-static int path_range(const cfit_topo *t, int a, int b, int lo, int hi, int *paths, int stride)
+static double max2(double a, double b) { return a > b ? a : b; }
+
+/* The first of paths lo .. hi - 1 whose busiest link carries the least load[]: written to path,
+ * its length returned.  A pair's paths share the NICs, and all paths through one
+ * aggregation switch its edge-aggregation links, so a switch whose shared links already load
+ * as much as the best so far is passed over whole and a path costs its two core links. */
+static int path_best(const cfit_topo *t, int a, int b, int lo, int hi, const double *load, int *path)
 {
     const ft *f = t->state;
-    int es = a / f->half, ed = b / f->half, ps = es / f->half, pd = ed / f->half, len = 2;
-    int na = f->nic0 + 2 * a, nb = f->nic0 + 2 * b + 1;
-    if (es == ed) {
-        for (int i = lo; i < hi; i++, paths += stride)
-            paths[0] = na, paths[1] = nb;
-        return len;
+    int es = a / f->half, ed = b / f->half, ps = es / f->half, pd = ed / f->half, half = f->half;
+    double q0 = max2(max2(0, load[f->nic0 + 2 * a]), load[f->nic0 + 2 * b + 1]), best = q0;
+    int at = lo;
+    if (es != ed) {
+        const double *ua = load + f->ea0 + 2 * es * f->up, *ub = load + f->ea0 + 2 * ed * f->up + 1;
+        const double *ca = load + f->ac0 + 2 * ps * f->up * half, *cb = load + f->ac0 + 2 * pd * f->up * half + 1;
+        best = INFINITY;
+        for (int i = lo; i < hi && best > 0;) {
+            int agg = ps == pd ? i : i / half, j = ps == pd ? 0 : i % half;
+            int end = ps == pd ? i + 1 : i + half - j;   /* the paths through this agg */
+            double base = max2(max2(q0, ua[2 * agg]), ub[2 * agg]);
+            end = end < hi ? end : hi;
+            if (base < best && ps == pd)
+                best = base, at = i;
+            for (const double *c = ca + 2 * (agg * half + j), *d = cb + 2 * (agg * half + j);
+                 ps != pd && i < end && base < best; i++, c += 2, d += 2) {
+                double x = max2(max2(base, *c), *d);
+                if (x < best)
+                    best = x, at = i;
+            }
+            i = end;
+        }
     }
-    int ua = f->ea0 + 2 * es * f->up, ub = f->ea0 + 2 * ed * f->up + 1;
-    if (ps == pd) {
-        for (int agg = lo; agg < hi; agg++, paths += stride)
-            paths[0] = na, paths[1] = ua + 2 * agg, paths[2] = ub + 2 * agg, paths[3] = nb;
-        return 4;
-    }
-    int agg = lo / f->half, j = lo % f->half;
-    int ca = f->ac0 + 2 * ps * f->up * f->half, cb = f->ac0 + 2 * pd * f->up * f->half + 1;
-    for (int i = lo; i < hi; i++, paths += stride) {
-        int c = 2 * (agg * f->half + j);
-        paths[0] = na, paths[1] = ua + 2 * agg, paths[2] = ca + c, paths[3] = cb + c;
-        paths[4] = ub + 2 * agg, paths[5] = nb;
-        if (++j == f->half)
-            j = 0, agg++;
-    }
-    return 6;
+    return ft_path(f, a, b, at, path);
 }
 
 static int wire(cfit_topo *t, ft *f, int hosts)
@@ -222,7 +228,7 @@ int cfit__topo_build_fattree(const char *body, const cfit_topo_params *p, cfit_t
     t->route = route;
     t->path_count = path_count;
     t->path_at = path_at;
-    t->path_range = path_range;
+    t->path_best = path_best;
     t->mirror_paths = 1;   /* ft_path(b, a, i) climbs and descends through the same agg and core */
     if ((rc = build(t, f, hosts))) {
         cfit_topo_free(t);
