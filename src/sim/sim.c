@@ -24,6 +24,7 @@
 #define CFIT__SIM_MAX_PATHS 16      /* subflows per flow at most */
 #define CFIT__SIM_ENUM_PATHS 1024    /* candidate paths asked of the router, to choose from */
 #define CFIT__SIM_MAX_LEN 64
+#define CFIT__SIM_CURVE_C 16       /* curve(): latency terms given one shared entry at most */
 #define CFIT__SIM_UGAL_THRESHOLD 0.0   /* flows a minimal path may carry beyond the Valiant one's load */
 
 /* fill()'s state of one used link, together so a frozen subflow's update touches one line. */
@@ -882,11 +883,11 @@ static int curve(cfit__sim *s, const cfit_sim_exchange *x, int nsizes, const dou
 {
     double bt = s->t->params.link_bw_bytes_per_s, bw = x->bw_bytes_per_s > 0 ? x->bw_bytes_per_s : bt;
     double lmax = 0;
-    int nflow = 0;
+    int nflow = 0, nkeep = 0, ndist = 0;
     if (grow((void **)&s->crate, &s->ccap, s->nf + 1, 2 * sizeof *s->crate))
         return CFIT_ENOMEM;
     double *clat = s->crate + s->ccap;
-    for (int f = 0; f < s->nf; f += s->nsub[f], nflow++) {   /* per flow once, not per size */
+    for (int f = 0; f < s->nf; f += s->nsub[f], nflow++) {
         double rate = 0, lat = 0;
         for (int j = f; j < f + s->nsub[f]; j++) {
             rate += s->rate[j];
@@ -895,11 +896,30 @@ static int curve(cfit__sim *s, const cfit_sim_exchange *x, int nsizes, const dou
         s->crate[nflow] = rate, clat[nflow] = lat;
         lmax = lat > lmax ? lat : lmax;
     }
+    /* A flow's time at b bytes is b / y + c, y = bw x rate / bt and c its latency term.  Of
+     * flows with one c and y > 0 the one with the least y is the slowest (division and
+     * addition round monotonically), so they share an entry (y at crate[e], c at clat[e], e <
+     * ndist); the rest (y not > 0, or past CFIT__SIM_CURVE_C distinct c) keep their own (rate
+     * at crate[e], c at clat[e], ndist <= e < nkeep).  Written in place: e <= f. */
+    for (int f = 0; f < nflow; f++) {
+        double rate = s->crate[f], y = bw * rate / bt, c = lmax > 0 ? x->latency_s * clat[f] / lmax : 0;
+        int e = ndist, merge = rate > 0 && y > 0;
+        if (merge)
+            for (e = 0; e < ndist && clat[e] != c; e++)
+                ;
+        if (e < ndist) {
+            s->crate[e] = y < s->crate[e] ? y : s->crate[e];
+        } else if (merge && ndist == nkeep && ndist < CFIT__SIM_CURVE_C) {
+            s->crate[ndist] = y, clat[ndist++] = c, nkeep++;
+        } else {
+            s->crate[nkeep] = rate, clat[nkeep++] = c;
+        }
+    }
     for (int i = 0; i < nsizes; i++) {
         double b = bytes[i] > 0 ? bytes[i] : 0, worst = 0;
-        for (int f = 0; f < nflow; f++) {
-            double rate = s->crate[f], lat = clat[f];
-            double tf = (rate > 0 ? b / (bw * rate / bt) : 0) + (lmax > 0 ? x->latency_s * lat / lmax : 0);
+        for (int e = 0; e < nkeep; e++) {
+            double rate = s->crate[e];
+            double tf = (e < ndist ? b / rate : rate > 0 ? b / (bw * rate / bt) : 0) + clat[e];
             worst = tf > worst ? tf : worst;
         }
         double ref = b / bw + x->latency_s;
