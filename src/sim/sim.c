@@ -36,6 +36,11 @@ struct fill_link {
     int dmark;                  /* number of the pop that last touched it */
 };
 
+/* When a link was last used and where it sits in used then (its slot), side by side. */
+struct link_mark {
+    int step, slot;
+};
+
 struct cfit__sim {
     const cfit_topo *t;
     int n;                      /* ranks */
@@ -44,7 +49,7 @@ struct cfit__sim {
     /* per link */
     int nlinks;
     struct fill_link *lk;       /* fill(): per used link, by its slot */
-    int *mark;                  /* step number that last used the link */
+    struct link_mark *mark;     /* per link: step number that last used it, its slot then */
     int *used;                  /* links used by this step */
     int nused;
     double *link_bytes;         /* bytes carried over the whole collective */
@@ -60,7 +65,7 @@ struct cfit__sim {
     double *left, *rate, *lat;
     double *w;                  /* weight: 1 / the flow's subflow count (a flow's share of a link) */
     unsigned char *frozen;
-    int *hpos, *slot;           /* by slot: position in the heap (-1: out); by link: index in used */
+    int *hpos;                  /* by slot: position in the heap (-1: out) */
     int *inc_off, *inc;         /* link slot -> subflows crossing it */
     int inc_cap, incl_cap;
     struct heap_ent *heap;
@@ -132,7 +137,7 @@ static int grow_flows(cfit__sim *s, int need)
  * (a flow split over m paths counts 1/m on each). */
 static double link_load(const cfit__sim *s, int l)
 {
-    return (s->mark[l] == s->stepno ? s->load[l] : 0) + (s->pmark[l] == s->stepno ? s->pend[l] : 0);
+    return (s->mark[l].step == s->stepno ? s->load[l] : 0) + (s->pmark[l] == s->stepno ? s->pend[l] : 0);
 }
 
 static double path_load(const cfit__sim *s, const int *path, int len)
@@ -311,13 +316,13 @@ static int add_flow(cfit__sim *s, int src, int dst, double bytes)
         for (int i = 0; i < lens[p]; i++) {
             int l = path[i];
             lat += s->t->links[l].latency_s;
-            if (s->mark[l] != s->stepno) {
-                s->mark[l] = s->stepno;
-                s->slot[l] = s->nused;
+            struct link_mark *mk = &s->mark[l];
+            if (mk->step != s->stepno) {
+                mk->step = s->stepno, mk->slot = s->nused;
                 s->used[s->nused++] = l;
                 s->load[l] = 0;
             }
-            s->spool[s->npool] = s->slot[l];
+            s->spool[s->npool] = mk->slot;
             s->pool[s->npool++] = l;
             s->load[l] += 1.0 / np;
         }
@@ -671,7 +676,7 @@ static void sim_fini(cfit__sim *s)
     free(s->lk), free(s->pend), free(s->pmark), free(s->dlist), free(s->load), free(s->w), free(s->mark), free(s->used), free(s->link_bytes);
     free(s->off), free(s->len), free(s->bneck), free(s->nsub), free(s->left), free(s->rate);
     free(s->lat), free(s->frozen), free(s->pool), free(s->spool), free(s->pbuf), free(s->plens), free(s->crate);
-    free(s->hpos), free(s->slot), free(s->inc_off), free(s->inc), free(s->heap);
+    free(s->hpos), free(s->inc_off), free(s->inc), free(s->heap);
 }
 
 static int sim_init(cfit__sim *s, const cfit_topo *t, int n, const int *host, cfit_diag *d)
@@ -689,8 +694,7 @@ static int sim_init(cfit__sim *s, const cfit_topo *t, int n, const int *host, cf
     s->pmark = calloc(nl, sizeof *s->pmark);
     s->dlist = malloc(nl * sizeof *s->dlist);
     s->hpos = malloc(nl * sizeof *s->hpos);
-    s->slot = malloc(nl * sizeof *s->slot);
-    if (!s->hpos || !s->slot)
+    if (!s->hpos)
         return CFIT_ENOMEM;
     s->indexed = t->path_count && t->path_at && !t->route_split;
     for (int l = 0; l < s->nlinks && s->indexed; l++)
