@@ -107,7 +107,8 @@ static double max2(double a, double b) { return a > b ? a : b; }
 /* The first of paths lo .. hi - 1 whose busiest link carries the least load[]: written to path,
  * its length returned.  A pair's paths share the NICs, and all paths through one
  * aggregation switch its edge-aggregation links, so a switch whose shared links already load
- * as much as the best so far is passed over whole and a path costs its two core links. */
+ * as much as the best so far is passed over whole, and within one the least load is found
+ * first (a min over its paths' two core links, no branch) and the first path with it then. */
 static int path_best(const cfit_topo *t, int a, int b, int lo, int hi, const double *load, int *path)
 {
     const ft *f = t->state;
@@ -123,13 +124,22 @@ static int path_best(const cfit_topo *t, int a, int b, int lo, int hi, const dou
             int end = ps == pd ? i + 1 : i + half - j;   /* the paths through this agg */
             double base = max2(max2(q0, ua[2 * agg]), ub[2 * agg]);
             end = end < hi ? end : hi;
-            if (base < best && ps == pd)
+            if (ps == pd && base < best) {
                 best = base, at = i;
-            for (const double *c = ca + 2 * (agg * half + j), *d = cb + 2 * (agg * half + j);
-                 ps != pd && i < end && base < best; i++, c += 2, d += 2) {
-                double x = max2(max2(base, *c), *d);
-                if (x < best)
-                    best = x, at = i;
+            } else if (ps != pd && base < best) {   /* the least of its paths, then the first such */
+                const double *c = ca + 2 * (agg * half + j), *d = cb + 2 * (agg * half + j);
+                double m = INFINITY;
+                for (int r = 0; r < end - i; r++) {
+                    double x = max2(c[2 * r], d[2 * r]);
+                    m = x < m ? x : m;
+                }
+                double v = max2(base, m);
+                if (v < best) {
+                    int r = 0;
+                    while (max2(max2(base, c[2 * r]), d[2 * r]) != v)
+                        r++;
+                    best = v, at = i + r;
+                }
             }
             i = end;
         }
