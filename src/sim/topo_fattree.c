@@ -103,6 +103,7 @@ static int path_at(const cfit_topo *t, int src, int dst, int i, int *path)
 }
 
 static double max2(double a, double b) { return a > b ? a : b; }
+static double min2(double a, double b) { return a < b ? a : b; }
 
 /* The first of paths lo .. hi - 1 whose busiest link carries the least load[]: written to path,
  * its length returned.  A pair's paths share the NICs, and all paths through one
@@ -128,14 +129,16 @@ static int path_best(const cfit_topo *t, int a, int b, int lo, int hi, const dou
                 best = base, at = i;
             } else if (ps != pd && base < best) {   /* the least of its paths, then the first such */
                 const double *c = ca + 2 * (agg * half + j), *d = cb + 2 * (agg * half + j);
-                double m = INFINITY;
-                for (int r = 0; r < end - i; r++) {
-                    double x = max2(c[2 * r], d[2 * r]);
-                    m = x < m ? x : m;
-                }
-                double v = max2(base, m);
+                double m[4] = {INFINITY, INFINITY, INFINITY, INFINITY};   /* four chains, one min */
+                int r = 0, n = end - i;
+                for (; r + 4 <= n; r += 4)
+                    for (int u = 0; u < 4; u++)
+                        m[u] = min2(m[u], max2(c[2 * (r + u)], d[2 * (r + u)]));
+                for (; r < n; r++)
+                    m[0] = min2(m[0], max2(c[2 * r], d[2 * r]));
+                double v = max2(base, min2(min2(m[0], m[1]), min2(m[2], m[3])));
                 if (v < best) {
-                    int r = 0;
+                    r = 0;
                     while (max2(max2(base, c[2 * r]), d[2 * r]) != v)
                         r++;
                     best = v, at = i + r;
