@@ -421,22 +421,19 @@ static int fill(cfit__sim *s)
     const int *sp = s->spool;
     int *cur = s->hpos;   /* a cursor per slot while the index is built; heap positions after */
     s->popno = 0;
-    for (int i = 0; i < nu; i++) {
+    for (int i = 0; i < nu; i++)
         lk[i] = (struct fill_link){s->t->links[s->used[i]].bw_bytes_per_s, 0, 0, 0, 0};
-        s->inc_off[i + 1] = 0;
-    }
-    s->inc_off[0] = 0;
     for (int f = 0; f < s->nf; f++) {
         s->frozen[f] = 0;
         for (int i = s->off[f]; i < s->off[f] + s->len[f]; i++) {
             int l = sp[i];
             lk[l].cnt++;
             lk[l].wsum += s->w[f];
-            s->inc_off[l + 1]++;
         }
     }
+    s->inc_off[0] = 0;
     for (int i = 0; i < nu; i++) {
-        s->inc_off[i + 1] += s->inc_off[i];
+        s->inc_off[i + 1] = s->inc_off[i] + lk[i].cnt;
         cur[i] = s->inc_off[i + 1];
     }
     for (int f = 0; f < s->nf; f++)   /* each link's subflows last to first */
