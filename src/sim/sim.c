@@ -36,9 +36,12 @@ struct fill_link {
     int dmark;                  /* number of the pop that last touched it */
 };
 
-/* When a link was last used and where it sits in used then (its slot), side by side. */
+/* When a link was last used and where it sits in used then (its slot), side by side with the
+ * link's rate and latency (copied from the topology at init), so add_flow and fill() find
+ * what they need of a link in one place. */
 struct link_mark {
     int step, slot;
+    double bw_bytes_per_s, latency_s;
 };
 
 struct cfit__sim {
@@ -49,7 +52,7 @@ struct cfit__sim {
     /* per link */
     int nlinks;
     struct fill_link *lk;       /* fill(): per used link, by its slot */
-    struct link_mark *mark;     /* per link: step number that last used it, its slot then */
+    struct link_mark *mark;     /* per link: step number that last used it, its slot then; rate, latency */
     int *used;                  /* links used by this step */
     int nused;
     double *link_bytes;         /* bytes carried over the whole collective */
@@ -315,8 +318,8 @@ static int add_flow(cfit__sim *s, int src, int dst, double bytes)
         double lat = 0;
         for (int i = 0; i < lens[p]; i++) {
             int l = path[i];
-            lat += s->t->links[l].latency_s;
             struct link_mark *mk = &s->mark[l];
+            lat += mk->latency_s;
             if (mk->step != s->stepno) {
                 mk->step = s->stepno, mk->slot = s->nused;
                 s->used[s->nused++] = l;
@@ -422,7 +425,7 @@ static int fill(cfit__sim *s)
     int *cur = s->hpos;   /* a cursor per slot while the index is built; heap positions after */
     s->popno = 0;
     for (int i = 0; i < nu; i++)
-        lk[i] = (struct fill_link){s->t->links[s->used[i]].bw_bytes_per_s, 0, 0, 0, 0};
+        lk[i] = (struct fill_link){s->mark[s->used[i]].bw_bytes_per_s, 0, 0, 0, 0};
     for (int f = 0; f < s->nf; f++) {
         s->frozen[f] = 0;
         for (int i = s->off[f]; i < s->off[f] + s->len[f]; i++) {
@@ -685,6 +688,8 @@ static int sim_init(cfit__sim *s, const cfit_topo *t, int n, const int *host, cf
     s->lk = malloc(nl * sizeof *s->lk);
     s->used = malloc(nl * sizeof *s->used);
     s->mark = calloc(nl, sizeof *s->mark);
+    for (int l = 0; l < s->nlinks && s->mark; l++)   /* fixed once built (only failed changes) */
+        s->mark[l].bw_bytes_per_s = t->links[l].bw_bytes_per_s, s->mark[l].latency_s = t->links[l].latency_s;
     s->link_bytes = calloc(nl, sizeof *s->link_bytes);
     s->load = calloc(nl, sizeof *s->load);
     s->pend = calloc(nl, sizeof *s->pend);
