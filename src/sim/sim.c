@@ -37,8 +37,8 @@ struct fill_link {
 };
 
 /* When a link was last used and where it sits in used then (its slot), side by side with the
- * link's rate and latency (copied from the topology at init), so add_flow and fill() find
- * what they need of a link in one place. */
+ * link's rate and latency (copied from the topology at its first use in a step), so add_flow
+ * and fill() find what they need of a link in one place. */
 struct link_mark {
     int step, slot;
     double bw_bytes_per_s, latency_s;
@@ -74,9 +74,8 @@ struct cfit__sim {
     struct heap_ent *heap;
     int nheap, heapcap;
     int *pbuf, *plens;          /* the router's candidate paths for one flow */
-    int *pool;                  /* link ids of every subflow's path */
-    int *spool;                 /* the same as slots (indices in used) */
-    int npool, poolcap, spoolcap;
+    int *pool;                  /* every subflow's path, as slots: link used[pool[i]] */
+    int npool, poolcap;
     double *crate;              /* curve(): per flow its rate, then (from ccap on) its latency */
     int ccap;
     int stepno;
@@ -306,8 +305,7 @@ static int add_flow(cfit__sim *s, int src, int dst, double bytes)
         return CFIT_ENOMEM;
     for (int p = 0; p < np; p++) {
         const int *path = paths + p * CFIT__SIM_MAX_LEN;
-        if (grow((void **)&s->pool, &s->poolcap, s->npool + lens[p], sizeof(int)) ||
-            grow((void **)&s->spool, &s->spoolcap, s->npool + lens[p], sizeof(int)))
+        if (grow((void **)&s->pool, &s->poolcap, s->npool + lens[p], sizeof(int)))
             return CFIT_ENOMEM;
         int f = s->nf++;
         s->off[f] = s->npool;
@@ -319,14 +317,15 @@ static int add_flow(cfit__sim *s, int src, int dst, double bytes)
         for (int i = 0; i < lens[p]; i++) {
             int l = path[i];
             struct link_mark *mk = &s->mark[l];
-            lat += mk->latency_s;
-            if (mk->step != s->stepno) {
+            if (mk->step != s->stepno) {   /* its first use in this step */
+                const cfit_link *k = &s->t->links[l];
                 mk->step = s->stepno, mk->slot = s->nused;
+                mk->bw_bytes_per_s = k->bw_bytes_per_s, mk->latency_s = k->latency_s;
                 s->used[s->nused++] = l;
                 s->load[l] = 0;
             }
-            s->spool[s->npool] = mk->slot;
-            s->pool[s->npool++] = l;
+            lat += mk->latency_s;
+            s->pool[s->npool++] = mk->slot;
             s->load[l] += 1.0 / np;
         }
         s->lat[f] = lat;
@@ -421,7 +420,7 @@ static int fill(cfit__sim *s)
     /* Links go by slot (index in used: dense, in order of first use), so the heap and the
      * per-link state touch few cache lines; the order of every operation is by link as before. */
     struct fill_link *lk = s->lk;
-    const int *sp = s->spool;
+    const int *sp = s->pool;
     int *cur = s->hpos;   /* a cursor per slot while the index is built; heap positions after */
     s->popno = 0;
     for (int i = 0; i < nu; i++)
@@ -506,12 +505,12 @@ static int solve_step(cfit__sim *s, long repeat, int mirror, double *step_out)
                 worst = j;
         }
         for (int j = f; j < f + s->nsub[f]; j++) {
-            const int *p = s->pool + s->off[j];
+            const int *p = s->pool + s->off[j];   /* slots */
             double share = bytes * (rate > 0 ? s->rate[j] / rate : 1.0 / s->nsub[f]);
             for (int i = 0; i < s->len[j]; i++)
-                s->link_bytes[p[i]] += share * (double)repeat;
+                s->link_bytes[s->used[p[i]]] += share * (double)repeat;
             for (int i = 0; i < s->len[j] && mirror; i++)   /* the mirror step's, on the reversed links */
-                s->link_bytes[p[i] ^ 1] += share * (double)repeat;
+                s->link_bytes[s->used[p[i]] ^ 1] += share * (double)repeat;
         }
         double end = (bytes > 0 ? bytes / rate : 0) + s->lat_mult * lat;
         if (end >= step)
@@ -675,7 +674,7 @@ static void sim_fini(cfit__sim *s)
 {
     free(s->lk), free(s->pend), free(s->pmark), free(s->dlist), free(s->load), free(s->w), free(s->mark), free(s->used), free(s->link_bytes);
     free(s->off), free(s->len), free(s->bneck), free(s->nsub), free(s->left), free(s->rate);
-    free(s->lat), free(s->frozen), free(s->pool), free(s->spool), free(s->pbuf), free(s->plens), free(s->crate);
+    free(s->lat), free(s->frozen), free(s->pool), free(s->pbuf), free(s->plens), free(s->crate);
     free(s->hpos), free(s->inc_off), free(s->inc), free(s->heap);
 }
 
@@ -688,8 +687,6 @@ static int sim_init(cfit__sim *s, const cfit_topo *t, int n, const int *host, cf
     s->lk = malloc(nl * sizeof *s->lk);
     s->used = malloc(nl * sizeof *s->used);
     s->mark = calloc(nl, sizeof *s->mark);
-    for (int l = 0; l < s->nlinks && s->mark; l++)   /* fixed once built (only failed changes) */
-        s->mark[l].bw_bytes_per_s = t->links[l].bw_bytes_per_s, s->mark[l].latency_s = t->links[l].latency_s;
     s->link_bytes = calloc(nl, sizeof *s->link_bytes);
     s->load = calloc(nl, sizeof *s->load);
     s->pend = calloc(nl, sizeof *s->pend);
