@@ -36,12 +36,9 @@ struct fill_link {
     int dmark;                  /* number of the pop that last touched it */
 };
 
-/* When a link was last used and where it sits in used then (its slot), side by side with the
- * link's rate and latency (copied from the topology at its first use in a step), so add_flow
- * and fill() find what they need of a link in one place. */
+/* When a link was last used and where it sits in used then (its slot), side by side. */
 struct link_mark {
     int step, slot;
-    double bw_bytes_per_s, latency_s;
 };
 
 struct cfit__sim {
@@ -52,7 +49,7 @@ struct cfit__sim {
     /* per link */
     int nlinks;
     struct fill_link *lk;       /* fill(): per used link, by its slot */
-    struct link_mark *mark;     /* per link: step number that last used it, its slot then; rate, latency */
+    struct link_mark *mark;     /* per link: step number that last used it, its slot then */
     int *used;                  /* links used by this step */
     int nused;
     double *link_bytes;         /* bytes carried over the whole collective */
@@ -318,13 +315,11 @@ static int add_flow(cfit__sim *s, int src, int dst, double bytes)
             int l = path[i];
             struct link_mark *mk = &s->mark[l];
             if (mk->step != s->stepno) {   /* its first use in this step */
-                const cfit_link *k = &s->t->links[l];
                 mk->step = s->stepno, mk->slot = s->nused;
-                mk->bw_bytes_per_s = k->bw_bytes_per_s, mk->latency_s = k->latency_s;
                 s->used[s->nused++] = l;
                 s->load[l] = 0;
             }
-            lat += mk->latency_s;
+            lat += s->t->links[l].latency_s;
             s->pool[s->npool++] = mk->slot;
             s->load[l] += 1.0 / np;
         }
@@ -424,7 +419,7 @@ static int fill(cfit__sim *s)
     int *cur = s->hpos;   /* a cursor per slot while the index is built; heap positions after */
     s->popno = 0;
     for (int i = 0; i < nu; i++)
-        lk[i] = (struct fill_link){s->mark[s->used[i]].bw_bytes_per_s, 0, 0, 0, 0};
+        lk[i] = (struct fill_link){s->t->links[s->used[i]].bw_bytes_per_s, 0, 0, 0, 0};
     for (int f = 0; f < s->nf; f++) {
         s->frozen[f] = 0;
         for (int i = s->off[f]; i < s->off[f] + s->len[f]; i++) {
