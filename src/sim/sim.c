@@ -16,6 +16,7 @@
 #include "sim/sim_internal.h"
 #include "sim/topo_internal.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +24,22 @@
 #define CFIT__SIM_MAX_PATHS 16      /* subflows per flow at most */
 #define CFIT__SIM_ENUM_PATHS 1024    /* candidate paths asked of the router, to choose from */
 #define CFIT__SIM_MAX_LEN 64
+#define CFIT__SIM_CURVE_C 16       /* curve(): latency terms given one shared entry at most */
 #define CFIT__SIM_UGAL_THRESHOLD 0.0   /* flows a minimal path may carry beyond the Valiant one's load */
+
+/* fill()'s state of one used link, together so a frozen subflow's update touches one line. */
+struct fill_link {
+    double rem;                 /* capacity not yet given out in this filling */
+    double wsum;                /* weight of the unfrozen subflows crossing */
+    double lvl;                 /* fill level at which rem was last brought up to date */
+    int cnt;                    /* unfrozen subflows crossing */
+    int dmark;                  /* number of the pop that last touched it */
+};
+
+/* When a link was last used and where it sits in used then (its slot), side by side. */
+struct link_mark {
+    int step, slot;
+};
 
 struct cfit__sim {
     const cfit_topo *t;
@@ -32,17 +48,15 @@ struct cfit__sim {
     cfit_diag *d;
     /* per link */
     int nlinks;
-    double *rem;                /* capacity not yet given out in this filling */
-    double *wsum;               /* weight of the unfrozen subflows crossing */
-    int *cnt;                   /* unfrozen subflows crossing */
-    int *mark;                  /* step number that last used the link */
+    struct fill_link *lk;       /* fill(): per used link, by its slot */
+    struct link_mark *mark;     /* per link: step number that last used it, its slot then */
     int *used;                  /* links used by this step */
     int nused;
     double *link_bytes;         /* bytes carried over the whole collective */
     double *load;               /* flows of this step routed over the link (valid when marked) */
     double *pend;               /* flows still to be routed whose minimal path crosses it (UGAL) */
     int *pmark;                 /* step number that last set pend */
-    int *dmark, *dlist;         /* fill(): links touched by the current pop (dmark = its number) */
+    int *dlist;                 /* fill(): slots touched by the current pop (lk.dmark = its number) */
     int popno;
     /* per subflow of the current step */
     int nf, fcap;
@@ -51,15 +65,16 @@ struct cfit__sim {
     double *left, *rate, *lat;
     double *w;                  /* weight: 1 / the flow's subflow count (a flow's share of a link) */
     unsigned char *frozen;
-    double *lvl;                /* fill level at which rem was last brought up to date */
-    int *hpos, *slot;           /* position in the heap (-1: out); index in used */
+    int *hpos;                  /* by slot: position in the heap (-1: out) */
     int *inc_off, *inc;         /* link slot -> subflows crossing it */
     int inc_cap, incl_cap;
     struct heap_ent *heap;
     int nheap, heapcap;
     int *pbuf, *plens;          /* the router's candidate paths for one flow */
-    int *pool;                  /* link ids of every subflow's path */
+    int *pool;                  /* every subflow's path, as slots: link used[pool[i]] */
     int npool, poolcap;
+    double *crate;              /* curve(): per flow its rate, then (from ccap on) its latency */
+    int ccap;
     int stepno;
     int indexed;                /* the topology indexes its paths and no link has failed */
     int take_n[4], take[4], group[4], ntake;   /* pick_indexed: slices and group size per path count */
@@ -121,7 +136,7 @@ static int grow_flows(cfit__sim *s, int need)
  * (a flow split over m paths counts 1/m on each). */
 static double link_load(const cfit__sim *s, int l)
 {
-    return (s->mark[l] == s->stepno ? s->load[l] : 0) + (s->pmark[l] == s->stepno ? s->pend[l] : 0);
+    return (s->mark[l].step == s->stepno ? s->load[l] : 0) + (s->pmark[l] == s->stepno ? s->pend[l] : 0);
 }
 
 static double path_load(const cfit__sim *s, const int *path, int len)
@@ -196,8 +211,10 @@ static int slices_for(int n, int g)
 }
 
 /* The same choice for an indexed ECMP set of n > CFIT__SIM_MAX_PATHS paths (no link failed):
- * slices aligned with the router's groups (slices_for), only the paths looked at are written,
- * and a slice's look stops at the first idle path or once a path cannot beat the best. */
+ * slices aligned with the router's groups (slices_for), in each the first path whose busiest
+ * link carries the fewest subflows of this step: the topology's path_best where it has one,
+ * else a look at each path that stops at the first idle one and passes over a group whose
+ * shared links cannot beat the best. */
 static int pick_indexed(cfit__sim *s, int hs, int hd, int n, int *paths, int *lens)
 {
     int tmp[CFIT__SIM_MAX_LEN], take = 0, g = 1;
@@ -212,25 +229,35 @@ static int pick_indexed(cfit__sim *s, int hs, int hd, int n, int *paths, int *le
         int at = s->ntake++ % 4;
         s->take_n[at] = n, s->take[at] = take, s->group[at] = g;
     }
+    /* Indexed means no adaptive router, so a link's load is load[] alone, and add_flows keeps
+     * load[] 0 on every link this step has not used (link_load without the marks). */
+    const double *load = s->load;
     for (int j = 0; j < take; j++) {
         int lo = (int)((long)j * n / take), hi = (int)((long)(j + 1) * n / take);
         int *best_p = paths + j * CFIT__SIM_MAX_LEN;
         double best = INFINITY;
+        if (s->t->path_best) {   /* the topology knows which links its paths share */
+            lens[j] = s->t->path_best(s->t, hs, hd, lo, hi, load, best_p);
+            continue;
+        }
         for (int i = lo; i < hi && best > 0; i++) {
-            int len = s->t->path_at(s->t, hs, hd, i, tmp), k = 0;
-            double q = 0, q01 = 0;   /* q01: its first two links', shared by its group */
-            for (; k < len && q < best; k++) {   /* stop once it cannot beat the best */
-                double x = link_load(s, tmp[k]);
+            int len = s->t->path_at(s->t, hs, hd, i, tmp);
+            /* its busiest link's load q, and q01 of its first two links, shared by its group */
+            double q = 0, q01 = 0;
+            for (int k = 0; k < len; k++) {
+                double x = load[tmp[k]];
                 q = x > q ? x : q;
                 if (k == 1)
                     q01 = q;
             }
+            /* no path of its group can beat it: its shared links are too busy, it has only
+             * them, or they are its busiest */
+            int skip = g > 1 && (len <= 2 || q01 >= best || q <= q01);
             if (q < best) {
                 best = q, lens[j] = len;
                 memcpy(best_p, tmp, sizeof *tmp * (size_t)len);
             }
-            /* no path of its group can beat it: its shared links are too busy or it has only them */
-            if (g > 1 && (k <= 2 || (len > 1 && q <= q01)))
+            if (skip)
                 i = (i / g + 1) * g - 1;
         }
     }
@@ -286,13 +313,14 @@ static int add_flow(cfit__sim *s, int src, int dst, double bytes)
         double lat = 0;
         for (int i = 0; i < lens[p]; i++) {
             int l = path[i];
-            s->pool[s->npool++] = l;
-            lat += s->t->links[l].latency_s;
-            if (s->mark[l] != s->stepno) {
-                s->mark[l] = s->stepno;
+            struct link_mark *mk = &s->mark[l];
+            if (mk->step != s->stepno) {   /* its first use in this step */
+                mk->step = s->stepno, mk->slot = s->nused;
                 s->used[s->nused++] = l;
                 s->load[l] = 0;
             }
+            lat += s->t->links[l].latency_s;
+            s->pool[s->npool++] = mk->slot;
             s->load[l] += 1.0 / np;
         }
         s->lat[f] = lat;
@@ -384,73 +412,66 @@ static int fill(cfit__sim *s)
     if (grow((void **)&s->inc_off, &s->inc_cap, nu + 1, sizeof *s->inc_off) ||
         grow((void **)&s->inc, &s->incl_cap, s->npool, sizeof *s->inc))
         return CFIT_ENOMEM;
-    for (int i = 0; i < nu; i++) {
-        int l = s->used[i];
-        s->rem[l] = s->t->links[l].bw_bytes_per_s;
-        s->cnt[l] = 0, s->wsum[l] = 0, s->lvl[l] = 0, s->slot[l] = i;
-        s->inc_off[i + 1] = 0;
-    }
-    s->inc_off[0] = 0;
+    /* Links go by slot (index in used: dense, in order of first use), so the heap and the
+     * per-link state touch few cache lines; the order of every operation is by link as before. */
+    struct fill_link *lk = s->lk;
+    const int *sp = s->pool;
+    int *cur = s->hpos;   /* a cursor per slot while the index is built; heap positions after */
+    s->popno = 0;
+    for (int i = 0; i < nu; i++)
+        lk[i] = (struct fill_link){s->t->links[s->used[i]].bw_bytes_per_s, 0, 0, 0, 0};
     for (int f = 0; f < s->nf; f++) {
         s->frozen[f] = 0;
-        for (int i = 0; i < s->len[f]; i++) {
-            int l = s->pool[s->off[f] + i];
-            s->cnt[l]++;
-            s->inc_off[s->slot[l] + 1]++;
+        for (int i = s->off[f]; i < s->off[f] + s->len[f]; i++) {
+            int l = sp[i];
+            lk[l].cnt++;
+            lk[l].wsum += s->w[f];
         }
     }
-    for (int i = 0; i < nu; i++)
-        s->inc_off[i + 1] += s->inc_off[i];
-    for (int f = 0; f < s->nf; f++)
-        for (int i = 0; i < s->len[f]; i++) {
-            int l = s->pool[s->off[f] + i];
-            s->inc[s->inc_off[s->slot[l]] + --s->cnt[l]] = f;   /* cnt reused as a cursor, refilled below */
-        }
-    for (int f = 0; f < s->nf; f++)
-        for (int i = 0; i < s->len[f]; i++) {
-            int l = s->pool[s->off[f] + i];
-            s->cnt[l]++;
-            s->wsum[l] += s->w[f];
-        }
+    s->inc_off[0] = 0;
+    for (int i = 0; i < nu; i++) {
+        s->inc_off[i + 1] = s->inc_off[i] + lk[i].cnt;
+        cur[i] = s->inc_off[i + 1];
+    }
+    for (int f = 0; f < s->nf; f++)   /* each link's subflows last to first */
+        for (int i = s->off[f]; i < s->off[f] + s->len[f]; i++)
+            s->inc[--cur[sp[i]]] = f;
     if (grow((void **)&s->heap, &s->heapcap, nu, sizeof *s->heap))
         return CFIT_ENOMEM;
     s->nheap = 0;
     for (int i = 0; i < nu; i++)
-        s->hpos[s->used[i]] = -1;
-    for (int i = 0; i < nu; i++) {
-        int l = s->used[i];
-        if (s->cnt[l] > 0)
-            heap_set(s, l, s->rem[l] / s->wsum[l]);
-    }
+        s->hpos[i] = -1;
+    for (int i = 0; i < nu; i++)
+        if (lk[i].cnt > 0)
+            heap_set(s, i, lk[i].rem / lk[i].wsum);
     while (s->nheap > 0) {
         heap_ent e = s->heap[0];
         heap_remove_at(s, 0);
-        int l = e.link;
+        int l = e.link, nd = 0;
         double level = e.key;
-        int slot = s->slot[l], nd = 0;
         s->popno++;
-        for (int k = s->inc_off[slot]; k < s->inc_off[slot + 1]; k++) {
+        for (int k = s->inc_off[l]; k < s->inc_off[l + 1]; k++) {
             int f = s->inc[k];
             if (s->frozen[f])
                 continue;
-            s->frozen[f] = 1, s->rate[f] = level * s->w[f], s->bneck[f] = l;
-            const int *p = s->pool + s->off[f];
+            s->frozen[f] = 1, s->rate[f] = level * s->w[f], s->bneck[f] = s->used[l];
+            const int *p = sp + s->off[f];
             for (int i = 0; i < s->len[f]; i++) {
-                int m = p[i];
-                s->rem[m] -= (level - s->lvl[m]) * s->wsum[m];
-                s->lvl[m] = level;
-                s->wsum[m] -= s->w[f];
-                s->cnt[m]--;
-                if (s->dmark[m] != s->popno)   /* re-keyed once, after this link's freezes */
-                    s->dmark[m] = s->popno, s->dlist[nd++] = m;
+                struct fill_link *m = &lk[p[i]];
+                m->rem -= (level - m->lvl) * m->wsum;
+                m->lvl = level;
+                m->wsum -= s->w[f];
+                m->cnt--;
+                if (m->dmark != s->popno)   /* re-keyed once, after this link's freezes */
+                    m->dmark = s->popno, s->dlist[nd++] = p[i];
             }
         }
         for (int i = 0; i < nd; i++) {
             int m = s->dlist[i];
             if (m == l)
                 continue;
-            if (s->cnt[m] > 0 && s->wsum[m] > 0)
-                heap_set(s, m, level + (s->rem[m] > 0 ? s->rem[m] : 0) / s->wsum[m]);
+            if (lk[m].cnt > 0 && lk[m].wsum > 0)
+                heap_set(s, m, level + (lk[m].rem > 0 ? lk[m].rem : 0) / lk[m].wsum);
             else if (s->hpos[m] >= 0)
                 heap_remove_at(s, s->hpos[m]);
         }
@@ -479,12 +500,12 @@ static int solve_step(cfit__sim *s, long repeat, int mirror, double *step_out)
                 worst = j;
         }
         for (int j = f; j < f + s->nsub[f]; j++) {
-            const int *p = s->pool + s->off[j];
+            const int *p = s->pool + s->off[j];   /* slots */
             double share = bytes * (rate > 0 ? s->rate[j] / rate : 1.0 / s->nsub[f]);
             for (int i = 0; i < s->len[j]; i++)
-                s->link_bytes[p[i]] += share * (double)repeat;
+                s->link_bytes[s->used[p[i]]] += share * (double)repeat;
             for (int i = 0; i < s->len[j] && mirror; i++)   /* the mirror step's, on the reversed links */
-                s->link_bytes[p[i] ^ 1] += share * (double)repeat;
+                s->link_bytes[s->used[p[i]] ^ 1] += share * (double)repeat;
         }
         double end = (bytes > 0 ? bytes / rate : 0) + s->lat_mult * lat;
         if (end >= step)
@@ -501,6 +522,8 @@ static int add_flows(cfit__sim *s, int nflows, const int *src, const int *dst, c
                      double bytes)
 {
     s->stepno++;
+    for (int i = 0; i < s->nused; i++)   /* load[] is 0 off the step's used links (pick_indexed) */
+        s->load[s->used[i]] = 0;
     s->nf = s->npool = s->nused = 0;
     for (int i = 0; i < nflows && s->t->route_split; i++) {
         int nmin = 0, hs = s->host[src[i]], hd = s->host[dst[i]];
@@ -644,10 +667,10 @@ int cfit__sim_no_algo(cfit__sim *s, cfit_collective c, cfit_algo a, const char *
 
 static void sim_fini(cfit__sim *s)
 {
-    free(s->rem), free(s->wsum), free(s->pend), free(s->pmark), free(s->dmark), free(s->dlist), free(s->cnt), free(s->load), free(s->w), free(s->mark), free(s->used), free(s->link_bytes);
+    free(s->lk), free(s->pend), free(s->pmark), free(s->dlist), free(s->load), free(s->w), free(s->mark), free(s->used), free(s->link_bytes);
     free(s->off), free(s->len), free(s->bneck), free(s->nsub), free(s->left), free(s->rate);
-    free(s->lat), free(s->frozen), free(s->pool), free(s->pbuf), free(s->plens);
-    free(s->lvl), free(s->hpos), free(s->slot), free(s->inc_off), free(s->inc), free(s->heap);
+    free(s->lat), free(s->frozen), free(s->pool), free(s->pbuf), free(s->plens), free(s->crate);
+    free(s->hpos), free(s->inc_off), free(s->inc), free(s->heap);
 }
 
 static int sim_init(cfit__sim *s, const cfit_topo *t, int n, const int *host, cfit_diag *d)
@@ -656,28 +679,82 @@ static int sim_init(cfit__sim *s, const cfit_topo *t, int n, const int *host, cf
     s->t = t, s->n = n, s->host = host, s->d = d, s->bottleneck_tier = -1;
     s->nlinks = cfit_topo_links(t);
     size_t nl = (size_t)(s->nlinks > 0 ? s->nlinks : 1);
-    s->rem = malloc(nl * sizeof *s->rem);
-    s->cnt = malloc(nl * sizeof *s->cnt);
-    s->wsum = malloc(nl * sizeof *s->wsum);
+    s->lk = malloc(nl * sizeof *s->lk);
     s->used = malloc(nl * sizeof *s->used);
     s->mark = calloc(nl, sizeof *s->mark);
     s->link_bytes = calloc(nl, sizeof *s->link_bytes);
     s->load = calloc(nl, sizeof *s->load);
     s->pend = calloc(nl, sizeof *s->pend);
     s->pmark = calloc(nl, sizeof *s->pmark);
-    s->dmark = calloc(nl, sizeof *s->dmark);
     s->dlist = malloc(nl * sizeof *s->dlist);
-    s->lvl = malloc(nl * sizeof *s->lvl);
     s->hpos = malloc(nl * sizeof *s->hpos);
-    s->slot = malloc(nl * sizeof *s->slot);
-    if (!s->lvl || !s->hpos || !s->slot)
+    if (!s->hpos)
         return CFIT_ENOMEM;
     s->indexed = t->path_count && t->path_at && !t->route_split;
     for (int l = 0; l < s->nlinks && s->indexed; l++)
         s->indexed = !t->links[l].failed;
     s->pbuf = malloc((size_t)CFIT__SIM_ENUM_PATHS * CFIT__SIM_MAX_LEN * sizeof *s->pbuf);
     s->plens = malloc((size_t)CFIT__SIM_ENUM_PATHS * sizeof *s->plens);
-    return s->rem && s->wsum && s->pend && s->pmark && s->dmark && s->dlist && s->load && s->cnt && s->used && s->mark && s->link_bytes && s->pbuf && s->plens ? CFIT_EOK : CFIT_ENOMEM;
+    return s->lk && s->pend && s->pmark && s->dlist && s->load && s->used && s->mark && s->link_bytes && s->pbuf && s->plens ? CFIT_EOK : CFIT_ENOMEM;
+}
+
+static void sim_ws_free(void *ws)
+{
+    if (ws)
+        sim_fini(ws);
+    free(ws);
+}
+
+/* Ready a simulator on t for n ranks: t's cached one when no other solve holds it (its arrays
+ * kept, its per-solve state reset; the step number runs on, so the marks need no clearing),
+ * else a new one.  *owned = 1 for one the caller must give to sim_ws_free.
+ * Returns NULL on out of memory. */
+static cfit__sim *sim_take(const cfit_topo *ct, int n, const int *host, cfit_diag *d, int *owned)
+{
+    cfit_topo *t = (cfit_topo *)ct;   /* the work arrays are a cache, not part of the value */
+    cfit__sim *s = NULL;
+    if (!atomic_flag_test_and_set(&t->sim_ws_busy)) {
+        s = t->sim_ws;
+        if (s && s->nlinks == cfit_topo_links(ct) && s->stepno < INT_MAX / 2) {
+            s->n = n, s->host = host, s->d = d, s->bottleneck_tier = -1;
+            s->time_s = s->slowest_step_s = 0, s->steps = s->flows = s->solved = 0;
+            s->ntake = 0;
+            memset(s->take_n, 0, sizeof s->take_n);
+            s->indexed = ct->path_count && ct->path_at && !ct->route_split;
+            for (int l = 0; l < s->nlinks && s->indexed; l++)
+                s->indexed = !ct->links[l].failed;
+            *owned = 0;
+            return s;
+        }
+        sim_ws_free(s);
+        t->sim_ws = NULL;
+        s = malloc(sizeof *s);
+        if (s && !sim_init(s, ct, n, host, d)) {
+            t->sim_ws = s, t->sim_ws_free = sim_ws_free;
+            *owned = 0;
+            return s;
+        }
+        if (s)
+            sim_fini(s);
+        free(s);
+        atomic_flag_clear(&t->sim_ws_busy);
+        return NULL;
+    }
+    s = malloc(sizeof *s);
+    if (s && sim_init(s, ct, n, host, d))
+        sim_fini(s), free(s), s = NULL;
+    else if (!s)
+        return NULL;
+    *owned = 1;
+    return s;
+}
+
+static void sim_give(const cfit_topo *ct, cfit__sim *s, int owned)
+{
+    if (owned)
+        sim_ws_free(s);
+    else
+        atomic_flag_clear(&((cfit_topo *)ct)->sim_ws_busy);
 }
 
 int cfit__sim_flows(const cfit_topo *t, int nflows, const int *src_host, const int *dst_host, const double *bytes,
@@ -800,27 +877,53 @@ int cfit_sim_collective_links(const cfit_topo *t, cfit_collective c, cfit_algo a
 
 /* Per flow of the solved step: its rate (the sum of its subflows') and path latency (the
  * longest subflow's); the factors of cfit_sim_internode_curve from them. */
-static void curve(const cfit__sim *s, const cfit_sim_exchange *x, int nsizes, const double *bytes, double *factor)
+static int curve(cfit__sim *s, const cfit_sim_exchange *x, int nsizes, const double *bytes, double *factor)
 {
     double bt = s->t->params.link_bw_bytes_per_s, bw = x->bw_bytes_per_s > 0 ? x->bw_bytes_per_s : bt;
     double lmax = 0;
-    for (int f = 0; f < s->nf; f += s->nsub[f])
-        for (int j = f; j < f + s->nsub[f]; j++)
-            lmax = s->lat[j] > lmax ? s->lat[j] : lmax;
+    int nflow = 0, nkeep = 0, ndist = 0;
+    if (grow((void **)&s->crate, &s->ccap, s->nf + 1, 2 * sizeof *s->crate))
+        return CFIT_ENOMEM;
+    double *clat = s->crate + s->ccap;
+    for (int f = 0; f < s->nf; f += s->nsub[f], nflow++) {
+        double rate = 0, lat = 0;
+        for (int j = f; j < f + s->nsub[f]; j++) {
+            rate += s->rate[j];
+            lat = s->lat[j] > lat ? s->lat[j] : lat;
+        }
+        s->crate[nflow] = rate, clat[nflow] = lat;
+        lmax = lat > lmax ? lat : lmax;
+    }
+    /* A flow's time at b bytes is b / y + c, y = bw x rate / bt and c its latency term.  Of
+     * flows with one c and y > 0 the one with the least y is the slowest (division and
+     * addition round monotonically), so they share an entry (y at crate[e], c at clat[e], e <
+     * ndist); the rest (y not > 0, or past CFIT__SIM_CURVE_C distinct c) keep their own (rate
+     * at crate[e], c at clat[e], ndist <= e < nkeep).  Written in place: e <= f. */
+    for (int f = 0; f < nflow; f++) {
+        double rate = s->crate[f], y = bw * rate / bt, c = lmax > 0 ? x->latency_s * clat[f] / lmax : 0;
+        int e = ndist, merge = rate > 0 && y > 0;
+        if (merge)
+            for (e = 0; e < ndist && clat[e] != c; e++)
+                ;
+        if (e < ndist) {
+            s->crate[e] = y < s->crate[e] ? y : s->crate[e];
+        } else if (merge && ndist == nkeep && ndist < CFIT__SIM_CURVE_C) {
+            s->crate[ndist] = y, clat[ndist++] = c, nkeep++;
+        } else {
+            s->crate[nkeep] = rate, clat[nkeep++] = c;
+        }
+    }
     for (int i = 0; i < nsizes; i++) {
         double b = bytes[i] > 0 ? bytes[i] : 0, worst = 0;
-        for (int f = 0; f < s->nf; f += s->nsub[f]) {
-            double rate = 0, lat = 0;
-            for (int j = f; j < f + s->nsub[f]; j++) {
-                rate += s->rate[j];
-                lat = s->lat[j] > lat ? s->lat[j] : lat;
-            }
-            double tf = (rate > 0 ? b / (bw * rate / bt) : 0) + (lmax > 0 ? x->latency_s * lat / lmax : 0);
+        for (int e = 0; e < nkeep; e++) {
+            double rate = s->crate[e];
+            double tf = (e < ndist ? b / rate : rate > 0 ? b / (bw * rate / bt) : 0) + clat[e];
             worst = tf > worst ? tf : worst;
         }
         double ref = b / bw + x->latency_s;
         factor[i] = ref > 0 && worst > ref ? worst / ref : 1.0;
     }
+    return CFIT_EOK;
 }
 
 int cfit_sim_internode_curve(const cfit_topo *t, const cfit_sim_exchange *x, int nsizes, const double *bytes,
@@ -852,15 +955,16 @@ int cfit_sim_internode_curve(const cfit_topo *t, const cfit_sim_exchange *x, int
         if (to != r)
             src[m] = r, dst[m++] = (int)to;
     }
-    cfit__sim s;
-    int rc = sim_init(&s, t, n, place, d);
-    if (!rc)
-        rc = add_flows(&s, m, src, dst, NULL, 1.0);
-    if (!rc)
-        rc = fill(&s);
-    if (!rc)
-        curve(&s, x, nsizes, bytes, factor);
-    sim_fini(&s);
+    int owned = 0, rc = CFIT_ENOMEM;
+    cfit__sim *s = sim_take(t, n, place, d, &owned);
+    if (s) {
+        rc = add_flows(s, m, src, dst, NULL, 1.0);
+        if (!rc)
+            rc = fill(s);
+        if (!rc)
+            rc = curve(s, x, nsizes, bytes, factor);
+        sim_give(t, s, owned);
+    }
     free(place);
     return rc;
 }

@@ -56,6 +56,7 @@ cfit_topo *cfit__topo_alloc(const char *kind, const cfit_topo_params *p)
     if (t->params.gpus_per_node < 1)
         t->params.gpus_per_node = 1;
     atomic_flag_clear(&t->scratch_busy);
+    atomic_flag_clear(&t->sim_ws_busy);
     return t;
 }
 
@@ -205,6 +206,8 @@ void cfit_topo_free(cfit_topo *t)
         struct cfit__topo_scratch *s = t->scratch;
         free(s);
     }
+    if (t->sim_ws && t->sim_ws_free)
+        t->sim_ws_free(t->sim_ws);
     free(t->vkind);
     free(t->host_vertex);
     free(t->vertex_host);

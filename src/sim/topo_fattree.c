@@ -13,6 +13,7 @@
  * common ancestor and down); paths through failed links are dropped, and when none is left the
  * route falls back to the generic shortest-path search over the working links.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,6 +100,54 @@ static int path_count(const cfit_topo *t, int src, int dst)
 static int path_at(const cfit_topo *t, int src, int dst, int i, int *path)
 {
     return ft_path(t->state, src, dst, i, path);
+}
+
+static double max2(double a, double b) { return a > b ? a : b; }
+static double min2(double a, double b) { return a < b ? a : b; }
+
+/* The first of paths lo .. hi - 1 whose busiest link carries the least load[]: written to path,
+ * its length returned.  A pair's paths share the NICs, and all paths through one
+ * aggregation switch its edge-aggregation links, so a switch whose shared links already load
+ * as much as the best so far is passed over whole, and within one the least load is found
+ * first (a min over its paths' two core links, no branch) and the first path with it then. */
+static int path_best(const cfit_topo *t, int a, int b, int lo, int hi, const double *load, int *path)
+{
+    const ft *f = t->state;
+    int es = a / f->half, ed = b / f->half, ps = es / f->half, pd = ed / f->half, half = f->half;
+    double q0 = max2(max2(0, load[f->nic0 + 2 * a]), load[f->nic0 + 2 * b + 1]), best = q0;
+    int at = lo;
+    if (es != ed) {
+        const double *ua = load + f->ea0 + 2 * es * f->up, *ub = load + f->ea0 + 2 * ed * f->up + 1;
+        const double *ca = load + f->ac0 + 2 * ps * f->up * half, *cb = load + f->ac0 + 2 * pd * f->up * half + 1;
+        best = INFINITY;
+        for (int i = lo; i < hi && best > 0;) {
+            int agg = ps == pd ? i : i / half, j = ps == pd ? 0 : i % half;
+            int end = ps == pd ? i + 1 : i + half - j;   /* the paths through this agg */
+            double base = max2(max2(q0, ua[2 * agg]), ub[2 * agg]);
+            end = end < hi ? end : hi;
+            if (ps == pd && base < best) {
+                best = base, at = i;
+            } else if (ps != pd && base < best) {   /* the least of its paths, then the first such */
+                const double *c = ca + 2 * (agg * half + j), *d = cb + 2 * (agg * half + j);
+                double m[4] = {INFINITY, INFINITY, INFINITY, INFINITY};   /* four chains, one min */
+                int r = 0, n = end - i;
+                for (; r + 4 <= n; r += 4)
+                    for (int u = 0; u < 4; u++)
+                        m[u] = min2(m[u], max2(c[2 * (r + u)], d[2 * (r + u)]));
+                for (; r < n; r++)
+                    m[0] = min2(m[0], max2(c[2 * r], d[2 * r]));
+                double v = max2(base, min2(min2(m[0], m[1]), min2(m[2], m[3])));
+                if (v < best) {
+                    r = 0;
+                    while (max2(max2(base, c[2 * r]), d[2 * r]) != v)
+                        r++;
+                    best = v, at = i + r;
+                }
+            }
+            i = end;
+        }
+    }
+    return ft_path(f, a, b, at, path);
 }
 
 static int wire(cfit_topo *t, ft *f, int hosts)
@@ -192,6 +241,7 @@ int cfit__topo_build_fattree(const char *body, const cfit_topo_params *p, cfit_t
     t->route = route;
     t->path_count = path_count;
     t->path_at = path_at;
+    t->path_best = path_best;
     t->mirror_paths = 1;   /* ft_path(b, a, i) climbs and descends through the same agg and core */
     if ((rc = build(t, f, hosts))) {
         cfit_topo_free(t);

@@ -53,6 +53,14 @@ struct cfit_topo {
     int (*path_count)(const cfit_topo *t, int src_host, int dst_host);
     int (*path_at)(const cfit_topo *t, int src_host, int dst_host, int i, int *path);
     int mirror_paths;              /* 1: path_at(b, a, i) is path_at(a, b, i) reversed (each link id ^ 1) */
+    /* Optional, with path_at: the first of paths lo .. hi - 1 (0 <= lo < hi <= path_count) whose
+     * busiest link has the least load[link] (at least 0), written as path_at writes it; returns
+     * its length.  The simulator's choice of a path within a slice (sim.c pick_indexed). */
+    int (*path_best)(const cfit_topo *t, int src_host, int dst_host, int lo, int hi, const double *load,
+                     int *path);
+    void *sim_ws;                  /* the simulator's work arrays, reused across its solves on t */
+    void (*sim_ws_free)(void *ws); /* frees sim_ws (set by the simulator) */
+    atomic_flag sim_ws_busy;       /* set while a solve uses sim_ws (others allocate their own) */
 };
 
 /* An empty topology of the given kind; NULL on out of memory. */
