@@ -46,16 +46,19 @@ int cfit__pid_alive(int pid)
 }
 
 /* A rank of this host that is stopped (SIGSTOP, a debugger): the likely cause of a stall
- * that a wait only sees through the rank it waits for.  -1 when none. */
+ * that a wait only sees through the rank it waits for.  -1 when none.  A rank stopped by a
+ * signal ('T') is preferred to one in a tracing stop ('t'): a healthy rank can pass through
+ * 't' briefly, e.g. while LeakSanitizer stops its threads to scan them as it exits. */
 static int stopped_rank(const cfit_comm *c)
 {
-    for (int p = 0; p < c->size; p++) {
-        if (p == c->rank || strcmp(c->peers[p].hostkey, c->peers[c->rank].hostkey) != 0)
-            continue;
-        char st = c->peers[p].pid > 0 ? pid_state(c->peers[p].pid) : '?';
-        if (st == 'T' || st == 't')
-            return p;
-    }
+    for (int pass = 0; pass < 2; pass++)
+        for (int p = 0; p < c->size; p++) {
+            if (p == c->rank || strcmp(c->peers[p].hostkey, c->peers[c->rank].hostkey) != 0)
+                continue;
+            char st = c->peers[p].pid > 0 ? pid_state(c->peers[p].pid) : '?';
+            if (st == (pass ? 't' : 'T'))
+                return p;
+        }
     return -1;
 }
 
