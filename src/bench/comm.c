@@ -62,31 +62,37 @@ static int stopped_rank(const cfit_comm *c)
     return -1;
 }
 
-int cfit__comm_fail(cfit_comm *c, int err, const char *fmt, ...)
+/* The first failure's text and code (later ones are ignored); 1 when this one was recorded. */
+static int vfail(cfit_comm *c, int err, const char *fmt, va_list ap)
 {
     if (c->failed)
-        return c->failed;
+        return 0;
+    vsnprintf(c->err, sizeof c->err, fmt, ap);
+    c->failed = err;
+    return 1;
+}
+
+int cfit__comm_fail(cfit_comm *c, int err, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(c->err, sizeof c->err, fmt, ap);
+    vfail(c, err, fmt, ap);
     va_end(ap);
-    c->failed = err;
-    return err;
+    return c->failed;
 }
 
 int cfit__comm_lost(cfit_comm *c, int lost, const char *fmt, ...)
 {
-    if (c->failed)
-        return c->failed;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(c->err, sizeof c->err, fmt, ap);
+    int first = vfail(c, CFIT_EPEER, fmt, ap);
     va_end(ap);
-    c->failed = CFIT_EPEER;
-    c->lost = lost;
-    c->reporter = c->rank;
-    c->note = 'L';
-    return CFIT_EPEER;
+    if (first) {
+        c->lost = lost;
+        c->reporter = c->rank;
+        c->note = 'L';
+    }
+    return c->failed;
 }
 
 int cfit_comm_rank(const cfit_comm *c) { return c->rank; }

@@ -313,6 +313,13 @@ static double layer_activation_bytes(const cfit__ctx *ctx, double tokens, int tp
     return tokens * h * (replicated / (sp ? tp : 1) + split / tp);
 }
 
+/* One layer's time for one micro-batch: its GPU work, exposed communication, overhead and
+ * any wait for a host-bound framework. */
+static double layer_time(const cfit__layer_cost *lc)
+{
+    return lc->fwd_s + lc->bwd_s + lc->tp_s + lc->cp_s + lc->overhead_s + lc->host_s;
+}
+
 void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int recompute,
                               int sp, cfit__layer_cost *lc)
 {
@@ -375,7 +382,7 @@ void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int
      * layer is shorter, the GPU waits for the host and the layer takes the host's time. */
     double passes = 3.0 + (recompute == CFIT_RECOMPUTE_FULL ? 1.0 : 0.0);
     double host = passes * ctx->fw->host_layer_s;
-    double gpu = lc->fwd_s + lc->bwd_s + lc->tp_s + lc->cp_s + lc->overhead_s;
+    double gpu = layer_time(lc);   /* host_s is still 0 (lc was cleared) */
     lc->host_s = host > gpu ? host - gpu : 0.0;
 
     /* Logits and loss on the last stage: GEMM (vocab split over TP) + softmax traffic. */
@@ -413,11 +420,6 @@ static void stage_layers(int L, int p, int *n_first, int *n_last, int *n_min, in
     *n_min = L / p;
     *n_first = p == 1 ? L : *n_max;
     *n_last = p == 1 ? L : (L % p ? *n_min : *n_max);
-}
-
-static double layer_time(const cfit__layer_cost *lc)
-{
-    return lc->fwd_s + lc->bwd_s + lc->tp_s + lc->cp_s + lc->overhead_s + lc->host_s;
 }
 
 typedef struct stage_mem { double w, gr, opt, act, other, total; } stage_mem;
