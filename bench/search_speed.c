@@ -40,6 +40,19 @@ static double wall_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
+/* A request for `gpus` GPUs of type *g training m on 15 T tokens, nothing else fixed. */
+static void make_request(cfit_plan_request *r, const cfit_catalog *cat, const cfit_gpu **g, const cfit_model *m,
+                         long gpus)
+{
+    cfit_plan_request_init(r);
+    r->catalog = cat;
+    r->model = m;
+    r->gpus = g;
+    r->ngpus = 1;
+    r->gpus_total = gpus;
+    r->tokens = 15e12;
+}
+
 static int bench_search(const cfit_catalog *cat, long gbs, double *rate, double *ref_rate, uint64_t *per_run)
 {
     cfit_diag d;
@@ -50,13 +63,7 @@ static int bench_search(const cfit_catalog *cat, long gbs, double *rate, double 
         return 1;
     }
     cfit_plan_request r;
-    cfit_plan_request_init(&r);
-    r.catalog = cat;
-    r.model = m;
-    r.gpus = &g;
-    r.ngpus = 1;
-    r.gpus_total = 16384;
-    r.tokens = 15e12;
+    make_request(&r, cat, &g, m, 16384);
     r.global_batch = gbs;
     uint64_t total = 0;
     int runs = 0;
@@ -114,13 +121,7 @@ static int bench_topology(const cfit_catalog *cat, const char *model, long gpus,
         return 1;
     }
     cfit_plan_request r;
-    cfit_plan_request_init(&r);
-    r.catalog = cat;
-    r.model = m;
-    r.gpus = &g;
-    r.ngpus = 1;
-    r.gpus_total = gpus;
-    r.tokens = 15e12;
+    make_request(&r, cat, &g, m, gpus);
     double secs[2], slow = 1;
     for (int with = 0; with < 2; with++) {
         r.topology = with ? t : NULL;

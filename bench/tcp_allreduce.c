@@ -43,6 +43,27 @@ static int loopback_listener(struct sockaddr_in *a)
     return ls;
 }
 
+/* Fork a child connected to the listener at *a: returns 0 in the child with its socket in *s
+ * (it exits 1 when it cannot connect), the child's pid in the parent, -1 when fork fails. */
+static pid_t fork_client(const struct sockaddr_in *a, int *s)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        *s = socket(AF_INET, SOCK_STREAM, 0);
+        if (*s < 0 || connect(*s, (const struct sockaddr *)a, sizeof *a))
+            _exit(1);
+    }
+    return pid;
+}
+
+/* Wait for fork_client's child: 1 when it exited 0. */
+static int child_ok(pid_t pid)
+{
+    int st = -1;
+    return pid > 0 && waitpid(pid, &st, 0) == pid && st == 0;
+}
+
 /* One raw stream of `total` bytes over loopback; bytes/s, or 0 on failure. */
 static double raw_stream(size_t total)
 {
@@ -52,15 +73,14 @@ static double raw_stream(size_t total)
         return 0;
     const size_t chunk = (size_t)4 << 20;
     char *buf = malloc(chunk);
-    if (!buf)
+    if (!buf) {
+        close(ls);
         return 0;
+    }
     memset(buf, 7, chunk);
-    fflush(NULL);
-    pid_t pid = fork();
+    int s;
+    pid_t pid = fork_client(&a, &s);
     if (pid == 0) {
-        int s = socket(AF_INET, SOCK_STREAM, 0);
-        if (s < 0 || connect(s, (struct sockaddr *)&a, sizeof a))
-            _exit(1);
         for (size_t sent = 0; sent < total;) {
             ssize_t w = write(s, buf, total - sent < chunk ? total - sent : chunk);
             if (w <= 0)
@@ -70,17 +90,18 @@ static double raw_stream(size_t total)
         close(s);
         _exit(0);
     }
-    int s = accept(ls, NULL, NULL);
+    s = pid > 0 ? accept(ls, NULL, NULL) : -1;
     double t0 = wall_s();
     size_t got = 0;
     for (ssize_t r; s >= 0 && got < total && (r = read(s, buf, chunk)) > 0;)
         got += (size_t)r;
     double el = wall_s() - t0;
-    int st = 0;
-    waitpid(pid, &st, 0);
-    close(s), close(ls);
+    int ok = child_ok(pid);
+    if (s >= 0)
+        close(s);
+    close(ls);
     free(buf);
-    return got == total && st == 0 ? (double)total / el : 0;
+    return got == total && ok ? (double)total / el : 0;
 }
 
 /* Send `total` bytes on s while receiving `total` from it (non-blocking, poll); 0 or -1. */
@@ -118,26 +139,26 @@ static double raw_duplex(size_t total)
         return 0;
     const size_t chunk = (size_t)1 << 20;
     char *out = malloc(chunk), *in = malloc(chunk);
-    if (!out || !in)
+    if (!out || !in) {
+        free(out), free(in);
+        close(ls);
         return 0;
-    memset(out, 7, chunk);
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        int s = socket(AF_INET, SOCK_STREAM, 0);
-        if (s < 0 || connect(s, (struct sockaddr *)&a, sizeof a))
-            _exit(1);
-        _exit(duplex(s, out, in, chunk, total) ? 1 : 0);
     }
-    int s = accept(ls, NULL, NULL);
+    memset(out, 7, chunk);
+    int s;
+    pid_t pid = fork_client(&a, &s);
+    if (pid == 0)
+        _exit(duplex(s, out, in, chunk, total) ? 1 : 0);
+    s = pid > 0 ? accept(ls, NULL, NULL) : -1;
     double t0 = wall_s();
     int rc = s >= 0 ? duplex(s, out, in, chunk, total) : -1;
     double el = wall_s() - t0;
-    int st = 0;
-    waitpid(pid, &st, 0);
-    close(s), close(ls);
+    int ok = child_ok(pid);
+    if (s >= 0)
+        close(s);
+    close(ls);
     free(out), free(in);
-    return rc == 0 && st == 0 ? (double)total / el : 0;
+    return rc == 0 && ok ? (double)total / el : 0;
 }
 
 int main(int argc, char **argv)
