@@ -67,14 +67,29 @@ int cfit__sock_io(int fd, void *buf, size_t n, int is_write, double deadline)
  * default), the kernel autotunes each connection's buffers up to net.ipv4.tcp_rmem/tcp_wmem's
  * maximum, which is larger than a fixed size can be (capped at net.core.rmem_max) on links
  * with a large bandwidth-delay product; measured equal on loopback (docs/bench-launch.md). */
+int cfit__tcp_buf_setting(int *bytes, cfit_diag *d)
+{
+    const char *e = getenv("CLUSTERFIT_TCP_BUF");
+    uint64_t v = 0;
+    *bytes = 0;
+    if (!e)
+        return 0;
+    int rc = cfit_parse_size(e, &v, d);
+    if (rc)
+        return cfit_diag_set(d, rc, NULL, 0, 0, "CLUSTERFIT_TCP_BUF: %s", d->msg);
+    if (v < 4096 || v > (1u << 30))
+        return cfit_diag_set(d, CFIT_ERANGE, NULL, 0, 0, "CLUSTERFIT_TCP_BUF: '%.64s' is out of range (4K to 1G)", e);
+    *bytes = (int)v;
+    return 0;
+}
+
 static void sock_buffers(int fd)
 {
     static int bytes = -1;
     if (bytes < 0) {
-        const char *e = getenv("CLUSTERFIT_TCP_BUF");
-        uint64_t v = 0;
         cfit_diag d;
-        bytes = e && cfit_parse_size(e, &v, &d) == 0 && v >= 4096 && v <= (1u << 30) ? (int)v : 0;
+        if (cfit__tcp_buf_setting(&bytes, &d))
+            bytes = 0;   /* refused by cfit__tcp_env_check() before any socket is made */
     }
     if (bytes > 0) {
         setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bytes, sizeof bytes);

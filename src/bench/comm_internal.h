@@ -118,6 +118,13 @@ int cfit__sock_connect(const char *host, int port, double deadline, char *why, s
 /* Socket options for data connections: TCP_NODELAY and large buffers. */
 void cfit__sock_tune(int fd);
 
+/* The tcp tuning environment: CLUSTERFIT_TCP_BUF (a size, 4K..1G; *bytes 0 when unset),
+ * checked by cfit__tcp_env_check() with CLUSTERFIT_TCP_CONNS (1..64) and
+ * CLUSTERFIT_TCP_THREADS (0..64) before a rank starts, so a bad value is an error naming the
+ * variable (CFIT_EPARSE/ERANGE), never a silent default. */
+int cfit__tcp_buf_setting(int *bytes, cfit_diag *d);
+int cfit__tcp_env_check(cfit_diag *d);
+
 
 /* Is process pid (on this host) alive?  Zombies count as dead. */
 int cfit__pid_alive(int pid);

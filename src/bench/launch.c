@@ -198,11 +198,14 @@ int cfit_launch_start(const cfit_launch *opt, cfit_comm **comm, int *is_parent, 
 {
     *comm = NULL;
     *is_parent = 0;
+    int rc = cfit__tcp_env_check(d);
+    if (rc)
+        return rc;
     if (opt->np > 0)
         return fork_ranks(opt, comm, is_parent, d);
     int rank, size, launcher, port;
     char host[CFIT__HOST_MAX];
-    int rc = env_rank(&rank, &size, &launcher, d);
+    rc = env_rank(&rank, &size, &launcher, d);
     if (!rc && size > 1)
         rc = env_rendezvous(opt, launcher, host, sizeof host, &port, d);
     if (rc)

@@ -467,15 +467,35 @@ static uint32_t get_u32(const unsigned char *p)
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-/* CLUSTERFIT_TCP_CONNS (1..64, the same on every rank), else 4. */
+/* Environment variable `name` as a whole number in [min, max]: 0 with *out (unset: dflt),
+ * or an error naming the variable. */
+static int env_count(const char *name, long min, long max, long dflt, long *out, cfit_diag *d)
+{
+    const char *e = getenv(name);
+    *out = dflt;
+    if (!e)
+        return 0;
+    int rc = cfit__parse_envint(e, min, max, out, d);
+    return rc ? cfit_diag_set(d, rc, NULL, 0, 0, "%s: %s", name, d->msg) : 0;
+}
+
+int cfit__tcp_env_check(cfit_diag *d)
+{
+    long v;
+    int bytes;
+    int rc = env_count("CLUSTERFIT_TCP_CONNS", 1, TCP_CONNS_MAX, 0, &v, d);
+    if (!rc)
+        rc = env_count("CLUSTERFIT_TCP_THREADS", 0, TCP_THREADS_MAX, 0, &v, d);
+    return rc ? rc : cfit__tcp_buf_setting(&bytes, d);
+}
+
+/* CLUSTERFIT_TCP_CONNS (1..64, the same on every rank), else 4 (cfit__tcp_env_check() has
+ * refused a bad value before the rank started). */
 static int conns_setting(void)
 {
-    const char *e = getenv("CLUSTERFIT_TCP_CONNS");
     long v;
     cfit_diag d;
-    if (e && cfit__parse_envint(e, 1, TCP_CONNS_MAX, &v, &d) == 0)
-        return (int)v;
-    return TCP_CONNS_DEFAULT;
+    return env_count("CLUSTERFIT_TCP_CONNS", 1, TCP_CONNS_MAX, TCP_CONNS_DEFAULT, &v, &d) ? TCP_CONNS_DEFAULT : (int)v;
 }
 
 int cfit_tcp_default_threads(int local_ranks, int nconn)
@@ -493,10 +513,9 @@ int cfit_tcp_default_threads(int local_ranks, int nconn)
  * default for the ranks on this host. */
 static int threads_setting(const cfit_comm *c, int nconn)
 {
-    const char *e = getenv("CLUSTERFIT_TCP_THREADS");
     long v;
     cfit_diag d;
-    if (e && cfit__parse_envint(e, 0, TCP_THREADS_MAX, &v, &d) == 0)
+    if (!env_count("CLUSTERFIT_TCP_THREADS", 0, TCP_THREADS_MAX, -1, &v, &d) && v >= 0)   /* -1: unset */
         return (int)v > nconn ? nconn : (int)v;
     int local = 0;
     for (int p = 0; p < c->size; p++)

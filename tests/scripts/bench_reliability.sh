@@ -156,4 +156,17 @@ RANK=4 WORLD_SIZE=4 "$bin" bench pairs >/dev/null 2>"$tmp/env.err"
 s=$?
 ((s == 2)) || fail "RANK=4 WORLD_SIZE=4: exit $s, expected 2"
 grep -q "RANK: '4' is out of range (0 to 3)" "$tmp/env.err" || fail "bad RANK: unclear message"
+
+# 7. so are tcp tuning variables: refused before any rank starts, naming the variable
+for bad in "CLUSTERFIT_TCP_THREADS=abc|CLUSTERFIT_TCP_THREADS: 'abc' is not a whole number" \
+           "CLUSTERFIT_TCP_THREADS=65|CLUSTERFIT_TCP_THREADS: '65' is out of range (0 to 64)" \
+           "CLUSTERFIT_TCP_CONNS=0|CLUSTERFIT_TCP_CONNS: '0' is out of range (1 to 64)" \
+           "CLUSTERFIT_TCP_BUF=1K|CLUSTERFIT_TCP_BUF: '1K' is out of range (4K to 1G)" \
+           "CLUSTERFIT_TCP_BUF=lots|CLUSTERFIT_TCP_BUF: "; do
+    assign=${bad%%|*} want=${bad#*|}
+    env "$assign" "$bin" bench allreduce --np 2 --transport tcp -b 1M -e 1M -n 1 -w 0 >/dev/null 2>"$tmp/tune.err"
+    s=$?
+    ((s == 2)) || fail "$assign: exit $s, expected 2"
+    grep -qF "clusterfit: error: $want" "$tmp/tune.err" || fail "$assign: unclear message: $(cat "$tmp/tune.err")"
+done
 echo "ok"
