@@ -34,8 +34,17 @@ typedef struct cfit_gpu_calibration {
     double layer_overhead_s;        /* fixed per-layer-per-micro-batch kernel launch/sync cost */
 } cfit_gpu_calibration;
 
+/* GPU architecture generation: selects NCCL's per-generation protocol limits (sim/nccl.c). */
+typedef enum cfit_gpu_arch {
+    CFIT_ARCH_OTHER = 0, CFIT_ARCH_VOLTA, CFIT_ARCH_AMPERE, CFIT_ARCH_ADA, CFIT_ARCH_HOPPER,
+    CFIT_ARCH_BLACKWELL, CFIT_ARCH_CDNA3, CFIT_ARCH_CDNA4, CFIT_ARCH_COUNT
+} cfit_gpu_arch;
+
+const char *cfit_gpu_arch_name(cfit_gpu_arch a);   /* "hopper", ...; "other" */
+
 typedef struct cfit_gpu {
     char name[CFIT_NAME_MAX];          /* catalog key, e.g. "h100-sxm" */
+    cfit_gpu_arch arch;                /* "arch" key; "other" when absent */
     char vendor[CFIT_NAME_MAX];
     char display_name[CFIT_NAME_MAX];
     double memory_bytes;               /* HBM capacity */
@@ -71,6 +80,14 @@ typedef struct cfit_model {
 
 typedef enum cfit_fabric_kind { CFIT_FABRIC_SCALEOUT = 0, CFIT_FABRIC_SCALEUP = 1 } cfit_fabric_kind;
 
+/* What a fabric's links are: sets the latency class NCCL's model uses (NVLink, PCI, network). */
+typedef enum cfit_fabric_family {
+    CFIT_FAMILY_OTHER = 0, CFIT_FAMILY_IB, CFIT_FAMILY_ROCE, CFIT_FAMILY_EFA, CFIT_FAMILY_NVLINK,
+    CFIT_FAMILY_PCIE, CFIT_FAMILY_XGMI, CFIT_FAMILY_COUNT
+} cfit_fabric_family;
+
+const char *cfit_fabric_family_name(cfit_fabric_family f);   /* "ib", ...; "other" */
+
 typedef struct cfit_fabric {
     char name[CFIT_NAME_MAX];          /* e.g. "ib-ndr", "roce-400g", "nvlink4" */
     cfit_fabric_kind kind;
@@ -79,6 +96,10 @@ typedef struct cfit_fabric {
     double latency_s;                  /* per message step, as collective libraries see it */
     double efficiency;                 /* achievable fraction of bw for large collectives */
     double overlap_efficiency;         /* fraction of a compute window usable to hide traffic */
+    cfit_fabric_family family;         /* "family" key; "other" when absent */
+    double sharp_efficiency;           /* in-network reduction: scale-up = NVLink SHARP (NCCL NVLS),
+                                          scale-out = switch SHARP (NCCL CollNet); the achievable
+                                          fraction of bw for it; 0 = the fabric cannot reduce */
     char source[CFIT_TEXT_MAX];
 } cfit_fabric;
 
@@ -87,6 +108,9 @@ typedef struct cfit_node {
     int gpus_per_node;
     int nics_per_node;                 /* scale-out ports for the GPUs */
     char fabric[CFIT_NAME_MAX];        /* default scale-out fabric entry */
+    char gpu[CFIT_NAME_MAX];           /* the GPU entry this node type holds ("" = any) */
+    int p2p_off;                       /* "p2p": "no" - GPUs cannot reach each other's memory over
+                                          PCIe (GeForce, IOMMU), so NCCL goes through host memory */
     char source[CFIT_TEXT_MAX];
 } cfit_node;
 

@@ -36,6 +36,20 @@ typedef struct field {
 
 static const char *const mlp_names[] = {"gelu", "swiglu", NULL};
 static const char *const fabric_kinds[] = {"scaleout", "scaleup", NULL};
+/* In cfit_gpu_arch and cfit_fabric_family order. */
+static const char *const gpu_archs[] = {"other", "volta", "ampere", "ada", "hopper", "blackwell", "cdna3", "cdna4", NULL};
+static const char *const fabric_families[] = {"other", "ib", "roce", "efa", "nvlink", "pcie", "xgmi", NULL};
+static const char *const p2p_modes[] = {"yes", "no", NULL};
+
+const char *cfit_gpu_arch_name(cfit_gpu_arch a)
+{
+    return a >= 0 && a < CFIT_ARCH_COUNT ? gpu_archs[a] : "other";
+}
+
+const char *cfit_fabric_family_name(cfit_fabric_family f)
+{
+    return f >= 0 && f < CFIT_FAMILY_COUNT ? fabric_families[f] : "other";
+}
 
 /* ---- field tables ---- */
 
@@ -69,6 +83,7 @@ static const field gpu_cal[] = {
 static const field gpu_fields[] = {
     {"name", F_STR, G(name), 1, 0, 0, NULL, NULL},
     {"vendor", F_STR, G(vendor), 1, 0, 0, NULL, NULL},
+    {"arch", F_ENUM, G(arch), 0, 0, 0, gpu_archs, NULL},
     {"display_name", F_STR, G(display_name), 1, 0, 0, NULL, NULL},
     {"memory_bytes", F_DBL, G(memory_bytes), 1, 1e6, 1e15, NULL, NULL},
     {"memory_bw_bytes_per_s", F_DBL, G(memory_bw_bytes_per_s), 1, 1e6, 1e15, NULL, NULL},
@@ -106,6 +121,8 @@ static const field fabric_fields[] = {
     {"latency_s", F_DBL, FB(latency_s), 1, 0, 1, NULL, NULL},
     {"efficiency", F_DBL, FB(efficiency), 1, 0.01, 1, NULL, NULL},
     {"overlap_efficiency", F_DBL, FB(overlap_efficiency), 1, 0, 1, NULL, NULL},
+    {"family", F_ENUM, FB(family), 0, 0, 0, fabric_families, NULL},
+    {"sharp_efficiency", F_DBL, FB(sharp_efficiency), 0, 0, 1, NULL, NULL},
     {"source", F_TEXT, FB(source), 1, 0, 0, NULL, NULL},
     END};
 #undef FB
@@ -116,6 +133,8 @@ static const field node_fields[] = {
     {"gpus_per_node", F_INT, N(gpus_per_node), 1, 1, 4096, NULL, NULL},
     {"nics_per_node", F_INT, N(nics_per_node), 1, 1, 4096, NULL, NULL},
     {"fabric", F_STR, N(fabric), 1, 0, 0, NULL, NULL},
+    {"gpu", F_STR, N(gpu), 0, 0, 0, NULL, NULL},
+    {"p2p", F_ENUM, N(p2p_off), 0, 0, 0, p2p_modes, NULL},
     {"source", F_TEXT, N(source), 1, 0, 0, NULL, NULL},
     END};
 #undef N
