@@ -1,5 +1,5 @@
 /* cmd_sim.c - `clusterfit sim`: a collective on a topology, printed like nccl-tests. */
-#include "cli.h"
+#include "sim_cli.h"
 #include "base/json.h"
 #include "clusterfit/catalog.h"
 #include "clusterfit/sim.h"
@@ -12,30 +12,45 @@
 enum {
     O_TOPOLOGY = 1, O_COLLECTIVE, O_ALGO, O_RANKS, O_SIZE, O_MIN, O_MAX, O_FACTOR, O_LINK_BW, O_LATENCY,
     O_SCALEUP_BW, O_GPN, O_PLACEMENT, O_FAIL_LINKS, O_FAIL, O_DESCRIBE, O_JSON, O_GPU, O_FABRIC, O_CATALOG,
-    O_REPORT
+    O_REPORT, O_ENGINE, O_PROTO, O_NODES, O_NICS, O_NODE, O_P2P
 };
 
 static const cli_opt opts[] = {
-    {"topology", 't', "SPEC", "required: fattree:k=16[,oversub=2], railopt:nodes=128[,gpus=8,spines=16],\n"
+    {"gpu", 0, "NAME", "the GPU (catalog); selects the NCCL engine, with the GPU's node type,\n"
+                       "                                       its NICs and fabric (clusterfit catalog list gpus)", O_GPU},
+    {"node", 0, "NAME", "a node type (catalog: dgx-h100, aws-p5, ...): its GPU, NICs and fabric", O_NODE},
+    {"nodes", 'N', "N", "NCCL engine: nodes in the communicator (default 1, or every node of\n"
+                        "                                       --topology)", O_NODES},
+    {"gpus-per-node", 0, "N", "NCCL engine: ranks per node (default: the node's GPUs); flow engine:\n"
+                              "                                       GPUs under one scale-up switch (default 8; 1 = none)", O_GPN},
+    {"nics", 0, "N", "scale-out NICs per node instead of the node type's", O_NICS},
+    {"fabric", 0, "NAME", "this scale-out fabric instead of the node's (catalog)", O_FABRIC},
+    {"p2p", 0, "yes|no", "NCCL engine: whether the node's GPUs reach each other over PCIe\n"
+                         "                                       (default: the node type's; no = through host memory)", O_P2P},
+    {"catalog", 0, "FILE", "add a catalog file (repeatable)", O_CATALOG},
+    {"engine", 0, "nccl|flow", "nccl: NCCL's algorithms, protocols and tuner (default with --gpu or\n"
+                               "                                       --node); flow: the flow-level schedule on --topology\n"
+                               "                                       (default otherwise; docs/sim.md)", O_ENGINE},
+    {"topology", 't', "SPEC", "fattree:k=16[,oversub=2], railopt:nodes=128[,gpus=8,spines=16],\n"
                               "                                       dragonfly:p=4,a=8,h=4[,routing=min|valiant|ugal] or\n"
-                              "                                       torus3d:8x8x8 (docs/sim.md lists every key)", O_TOPOLOGY},
+                              "                                       torus3d:8x8x8 (docs/sim.md lists every key); required\n"
+                              "                                       by the flow engine, the contention of the NCCL one", O_TOPOLOGY},
     {"collective", 0, "NAME", "allreduce (default), allgather, reducescatter, alltoall or sendrecv", O_COLLECTIVE},
-    {"algo", 0, "NAME", "ring (default; pairwise exchange for alltoall), or for allreduce\n"
-                        "                                       tree, rabenseifner or hierarchical", O_ALGO},
+    {"algo", 0, "NAME", "NCCL engine: auto (default: NCCL's tuner), ring, tree, nvls, nvlstree,\n"
+                        "                                       collnetdirect, collnetchain, pat or p2p, as NCCL_ALGO;\n"
+                        "                                       flow engine: ring (default), or for allreduce tree,\n"
+                        "                                       rabenseifner or hierarchical", O_ALGO},
+    {"proto", 0, "NAME", "NCCL engine: auto (default), ll, ll128 or simple, as NCCL_PROTO", O_PROTO},
     {"ranks", 'n', "N", "ranks taking part (default: every host of the topology)", O_RANKS},
     {"size", 's', "BYTES", "one message size, nccl-tests' size (K M G suffixes, powers of 1024)", O_SIZE},
     {"minbytes", 'b', "BYTES", "smallest size of a sweep (default 32M)", O_MIN},
     {"maxbytes", 'e', "BYTES", "largest size of a sweep (default 32M)", O_MAX},
     {"stepfactor", 'f', "N", "multiply the size by N between rows of a sweep (default 2)", O_FACTOR},
-    {"link-bw", 0, "RATE", "scale-out link rate per direction (default 400G = 50 GB/s)", O_LINK_BW},
-    {"latency", 0, "TIME", "latency per scale-out hop (default 1us)", O_LATENCY},
-    {"scaleup-bw", 0, "RATE", "GPU to scale-up switch rate per direction (default 450GB/s)", O_SCALEUP_BW},
-    {"gpus-per-node", 0, "N", "GPUs per node under one scale-up switch (default 8; 1 = none)", O_GPN},
-    {"gpu", 0, "NAME", "take the scale-up rate and domain from this catalog GPU and the scale-out\n"
-                       "                                       rate and latency from its node's fabric, times the catalog's\n"
-                       "                                       efficiencies, instead of the four options above", O_GPU},
-    {"fabric", 0, "NAME", "with --gpu: this scale-out fabric instead of the GPU's node's", O_FABRIC},
-    {"catalog", 0, "FILE", "with --gpu: add a catalog file (repeatable)", O_CATALOG},
+    {"link-bw", 0, "RATE", "flow engine without --gpu: scale-out link rate per direction (default\n"
+                           "                                       400G = 50 GB/s)", O_LINK_BW},
+    {"latency", 0, "TIME", "flow engine without --gpu: latency per scale-out hop (default 1us)", O_LATENCY},
+    {"scaleup-bw", 0, "RATE", "flow engine without --gpu: GPU to scale-up switch rate per direction\n"
+                              "                                       (default 450GB/s)", O_SCALEUP_BW},
     {"placement", 0, "linear|random[:SEED]", "rank r on host r (default), or a random permutation",
      O_PLACEMENT},
     {"fail-links", 0, "N[:SEED]", "fail N random scale-out cables before simulating", O_FAIL_LINKS},
@@ -46,26 +61,6 @@ static const cli_opt opts[] = {
     {NULL, 0, NULL, NULL, 0},
 };
 
-typedef struct sim_cli {
-    const char *spec, *placement, *fail_spec;
-    cfit_collective coll;
-    cfit_algo algo;
-    long ranks, gpn, factor;
-    uint64_t size, minb, maxb;
-    int have_size, have_range;
-    long fail_n;
-    unsigned fail_seed, place_seed;
-    int random_place, describe, json;
-    int manual;                       /* --link-bw, --latency, --scaleup-bw or --gpus-per-node given */
-    const char *gpu, *fabric;
-    cli_catalog cc;
-    cfit_topo_params params;
-    /* with --gpu: what the parameters were taken from (docs/sim.md "Catalog link parameters") */
-    const cfit_gpu *g;
-    const cfit_fabric *up, *out;
-    double nic_share;                 /* NICs per GPU of the node, at most 1 */
-    const char *report;               /* --report FILE.html */
-} sim_cli;
 
 static int opt_size(const char *name, const char *value, uint64_t *out)
 {
@@ -106,7 +101,21 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
     case -1: return cli_error("sim: unexpected argument '%s' (see --help)", value);
     case O_TOPOLOGY: c->spec = value; return 0;
     case O_COLLECTIVE: return cfit_collective_parse(value, &c->coll, &d) ? cli_error("--%s: %s", name, d.msg) : 0;
-    case O_ALGO: return cfit_algo_parse(value, &c->algo, &d) ? cli_error("--%s: %s", name, d.msg) : 0;
+    case O_ALGO: c->algo_name = value; return 0;
+    case O_PROTO: c->proto_name = value; return 0;
+    case O_ENGINE:
+        c->engine_name = value;
+        if (strcmp(value, "nccl") && strcmp(value, "flow"))
+            return cli_error("--%s: '%s' is not nccl or flow", name, value);
+        return 0;
+    case O_NODE: c->node = value; return 0;
+    case O_P2P:
+        if (strcmp(value, "yes") && strcmp(value, "no"))
+            return cli_error("--%s: '%s' is not yes or no", name, value);
+        c->p2p = strcmp(value, "no") == 0 ? 2 : 1;
+        return 0;
+    case O_NODES: return cli_int(name, value, 1, 1L << 20, &c->nodes);
+    case O_NICS: return cli_int(name, value, 1, 4096, &c->nics);
     case O_RANKS: return cli_int(name, value, 2, 1L << 24, &c->ranks);
     case O_SIZE: c->have_size = 1; return opt_size(name, value, &c->size);
     case O_MIN: c->have_range = 1; return opt_size(name, value, &c->minb);
@@ -121,10 +130,11 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
     case O_FABRIC: c->fabric = value; return 0;
     case O_CATALOG: return cli_catalog_add(&c->cc, value);
     case O_GPN: {
-        c->manual = 1;
         long g;
         int rc = cli_int(name, value, 1, 1024, &g);
         c->params.gpus_per_node = (int)g;
+        c->ranks_per_node = g;
+        c->gpn_given = 1;
         return rc;
     }
     case O_PLACEMENT:
@@ -253,9 +263,9 @@ static int describe(const sim_cli *c, const cfit_topo *t, const cfit_topo_info *
 
 typedef cli_sim_row row;
 
-static long elements(const sim_cli *c, double size, int ranks)
+long cli_sim_elements(cfit_collective coll, double size, int ranks)
 {
-    double per = c->coll == CFIT_COLL_ALLREDUCE || c->coll == CFIT_COLL_SENDRECV ? size : size / ranks;
+    double per = coll == CFIT_COLL_ALLREDUCE || coll == CFIT_COLL_SENDRECV ? size : size / ranks;
     return (long)(per / 4);
 }
 
@@ -281,7 +291,7 @@ static void print_table(const sim_cli *c, const cfit_topo *t, const cfit_topo_in
     for (int i = 0; i < nrows; i++) {
         char tb[32], ab[32], bb[32];
         const cfit_sim_result *r = &rows[i].r;
-        printf("%12.0f  %12ld  %8s  %6s  %6s  %7s  %6s  %6s  %6d\n", rows[i].size, elements(c, rows[i].size, ranks),
+        printf("%12.0f  %12ld  %8s  %6s  %6s  %7s  %6s  %6s  %6d\n", rows[i].size, cli_sim_elements(c->coll, rows[i].size, ranks),
                "float", "sum", "-1", fmt_fit(tb, sizeof tb, 7, r->time_s * 1e6),
                fmt_fit(ab, sizeof ab, 6, r->algbw_bytes_per_s / 1e9), fmt_fit(bb, sizeof bb, 6, r->busbw_bytes_per_s / 1e9), 0);
         sum += r->busbw_bytes_per_s / 1e9;
@@ -317,7 +327,7 @@ static int print_json(const sim_cli *c, const cfit_topo *t, const cfit_topo_info
     for (int i = 0; i < nrows; i++) {
         const cfit_sim_result *r = &rows[i].r;
         cfit__buf_printf(&b, "%s{\"size_bytes\": %.0f, \"count\": %ld, \"type\": \"float\", \"redop\": \"sum\", "
-                             "\"root\": -1, \"time_s\": ", i ? ", " : "", rows[i].size, elements(c, rows[i].size, ranks));
+                             "\"root\": -1, \"time_s\": ", i ? ", " : "", rows[i].size, cli_sim_elements(c->coll, rows[i].size, ranks));
         cfit__buf_json_number(&b, r->time_s);
         cfit__buf_puts(&b, ", \"algbw_gbs\": ");
         cfit__buf_json_number(&b, r->algbw_bytes_per_s / 1e9);
@@ -342,6 +352,17 @@ static int print_json(const sim_cli *c, const cfit_topo *t, const cfit_topo_info
     return emit_json(&b);
 }
 
+int cli_sim_sizes(const sim_cli *c, double *lo, double *hi, int *nrows)
+{
+    *lo = (double)(c->have_size ? c->size : c->minb), *hi = (double)(c->have_size ? c->size : c->maxb);
+    if (*hi < *lo)
+        return cli_error("--maxbytes %.0f is smaller than --minbytes %.0f", *hi, *lo);
+    *nrows = 0;
+    for (double s = *lo; s <= *hi && *nrows < 64; s = s ? s * (double)c->factor : 1)
+        (*nrows)++;
+    return 0;
+}
+
 static int simulate(const sim_cli *c, const cfit_topo *t, const cfit_topo_info *info)
 {
     int hosts = cfit_topo_hosts(t);
@@ -350,12 +371,11 @@ static int simulate(const sim_cli *c, const cfit_topo *t, const cfit_topo_info *
         return cli_error("--ranks %d is more than the topology's %d hosts", ranks, hosts);
     if (ranks < 2)
         return cli_error("the topology has %d host%s; a collective needs 2 or more", hosts, hosts == 1 ? "" : "s");
-    double lo = (double)(c->have_size ? c->size : c->minb), hi = (double)(c->have_size ? c->size : c->maxb);
-    if (hi < lo)
-        return cli_error("--maxbytes %.0f is smaller than --minbytes %.0f", hi, lo);
-    int nrows = 0;
-    for (double s = lo; s <= hi && nrows < 64; s = s ? s * (double)c->factor : 1)
-        nrows++;
+    double lo, hi;
+    int nrows;
+    int rc = cli_sim_sizes(c, &lo, &hi, &nrows);
+    if (rc)
+        return rc;
     row *rows = calloc((size_t)nrows, sizeof *rows);
     int *place = make_placement(c, hosts);
     /* --report colours every link by what it carried at the largest size */
@@ -364,7 +384,6 @@ static int simulate(const sim_cli *c, const cfit_topo *t, const cfit_topo_info *
         free(rows), free(place), free(link_bytes);
         return cli_error("out of memory");
     }
-    int rc = 0;
     double s = lo;
     for (int i = 0; i < nrows && !rc; i++, s = s ? s * (double)c->factor : 1) {
         cfit_diag d;
@@ -392,22 +411,33 @@ static int simulate(const sim_cli *c, const cfit_topo *t, const cfit_topo_info *
  * (as plan costs them, docs/sim.md); the latency is set per hop once the diameter is known. */
 static int catalog_params(sim_cli *c)
 {
-    if (!c->gpu)
-        return c->fabric || c->cc.nfiles ? cli_error("sim: --fabric and --catalog need --gpu NAME") : 0;
+    if (!c->gpu && !c->node)
+        return c->fabric || c->cc.nfiles || c->nics ? cli_error("sim: --fabric, --nics and --catalog need --gpu NAME or "
+                                                                "--node NAME")
+                                                    : 0;
     if (c->manual)
-        return cli_error("sim: --gpu takes the link parameters from the catalog; drop --link-bw, --latency, "
-                         "--scaleup-bw and --gpus-per-node");
+        return cli_error("sim: --gpu and --node take the link parameters from the catalog; drop --link-bw, --latency "
+                         "and --scaleup-bw");
+    if (c->gpn_given && c->engine == SIM_ENGINE_FLOW)
+        return cli_error("sim: with --gpu the scale-up domain comes from the catalog; drop --gpus-per-node (or use "
+                         "the NCCL engine, where it sets the ranks per node)");
     int rc = cli_catalog_open(&c->cc);
     if (rc)
         return rc;
     cfit_diag d;
     cfit_diag_clear(&d);
     const cfit_catalog *cat = c->cc.cat;
-    if (!(c->g = cfit_catalog_gpu(cat, c->gpu, &d)))
+    const cfit_node *node = NULL;
+    if (c->node && !(node = cfit_catalog_node(cat, c->node, &d)))
+        return cli_error("--node: %s", d.msg);
+    const char *gpu = c->gpu ? c->gpu : node->gpu;
+    if (!gpu[0])
+        return cli_error("--node: node type '%s' names no GPU; add --gpu NAME", node->name);
+    if (!(c->g = cfit_catalog_gpu(cat, gpu, &d)))
         return cli_error("--gpu: %s", d.msg);
-    const cfit_node *node = cfit_catalog_node(cat, c->g->default_node, &d);
-    if (!node)
+    if (!node && !(node = cfit_catalog_node(cat, c->g->default_node, &d)))
         return cli_error("--gpu: %s", d.msg);
+    c->node_entry = node;
     if (!(c->out = cfit_catalog_fabric(cat, c->fabric ? c->fabric : node->fabric, &d)))
         return cli_error("--fabric: %s", d.msg);
     if (c->out->kind != CFIT_FABRIC_SCALEOUT)
@@ -415,8 +445,9 @@ static int catalog_params(sim_cli *c)
                          c->out->name);
     if (!(c->up = cfit_catalog_fabric(cat, c->g->scaleup_fabric, &d)))
         return cli_error("--gpu: %s", d.msg);
-    double share = node->gpus_per_node > 0 ? (double)node->nics_per_node / node->gpus_per_node : 1.0;
-    c->nic_share = share < 1.0 ? share : 1.0;
+    /* a topology has one scale-out cable per GPU: it carries the node's NICs shared by its GPUs */
+    int nics = c->nics ? (int)c->nics : node->nics_per_node;
+    c->nic_share = node->gpus_per_node > 0 ? (double)nics / node->gpus_per_node : 1.0;
     double up_bw = c->g->scaleup_bw_bytes_per_s > 0 ? c->g->scaleup_bw_bytes_per_s : c->up->bw_bytes_per_s;
     c->params.link_bw_bytes_per_s = c->out->bw_bytes_per_s * c->out->efficiency * c->nic_share;
     c->params.link_latency_s = c->out->latency_s;
@@ -426,9 +457,31 @@ static int catalog_params(sim_cli *c)
     return 0;
 }
 
+/* The engine: --engine, else NCCL when the hardware is named; the options the other one lacks. */
+static int pick_engine(sim_cli *c)
+{
+    c->engine = c->engine_name ? (strcmp(c->engine_name, "nccl") == 0 ? SIM_ENGINE_NCCL : SIM_ENGINE_FLOW)
+                               : (c->gpu || c->node) ? SIM_ENGINE_NCCL : SIM_ENGINE_FLOW;
+    if (c->engine == SIM_ENGINE_NCCL)
+        return c->gpu || c->node ? 0 : cli_error("sim: the NCCL engine needs the hardware: --gpu NAME or --node NAME");
+    if (!c->spec)
+        return cli_error("sim: --topology SPEC is required (e.g. --topology fattree:k=8), or name the hardware with "
+                         "--gpu NAME for NCCL's model");
+    if (c->proto_name || c->nodes || c->p2p)
+        return cli_error("sim: --%s is the NCCL engine's (--gpu NAME or --node NAME)",
+                         c->proto_name ? "proto" : c->nodes ? "nodes" : "p2p");
+    if (c->params.gpus_per_node <= 0)
+        c->params.gpus_per_node = 8;
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    if (c->algo_name && cfit_algo_parse(c->algo_name, &c->algo, &d))
+        return cli_error("--algo: %s", d.msg);
+    return 0;
+}
+
 /* Build the topology, fail its links, describe it.  Returns 0 or an exit code after printing
  * (*t is then NULL or to be freed by the caller). */
-static int build(sim_cli *c, cfit_topo **t, cfit_topo_info *info)
+int cli_sim_build(sim_cli *c, cfit_topo **t, cfit_topo_info *info)
 {
     cfit_diag d;
     cfit_diag_clear(&d);
@@ -451,17 +504,26 @@ int cmd_sim(int argc, char **argv)
     cfit_topo_params_init(&c.params);
     c.minb = c.maxb = 32u << 20;
     c.factor = 2;
-    int rc = cli_parse(argc, argv, opts, on_opt, &c, "clusterfit sim --topology SPEC [options]",
-                       "Simulate a collective on a data-centre topology at flow level: each step's flows share\n"
+    int rc = cli_parse(argc, argv, opts, on_opt, &c,
+                       "clusterfit sim --gpu NAME|--node NAME [--nodes N] [options]\n"
+                       "       clusterfit sim --topology SPEC [options]",
+                       "Time a collective as nccl-tests would measure it.  With the hardware named (--gpu or\n"
+                       "--node) the NCCL engine models NCCL's algorithms (ring, tree, NVLS, NVLSTree, CollNet,\n"
+                       "PAT) and protocols (LL, LL128, Simple) and runs the pair NCCL's tuner would pick per size;\n"
+                       "a --topology adds its contention from the flow engine.  Without them the flow engine\n"
+                       "simulates the collective's schedule on --topology at flow level: each step's flows share\n"
                        "links by max-min fairness over the topology's equal-cost paths (docs/sim.md).  Prints\n"
                        "nccl-tests' columns per size (algbw = size/time, busbw = algbw x the collective's\n"
-                       "nccl-tests factor, GB = 1e9 bytes), the links carrying the most bytes and the tier\n"
-                       "that limited the slowest step.\n"
-                       "Exit status: 0 success, 2 bad option or spec, or failed links disconnecting ranks.");
+                       "nccl-tests factor, GB = 1e9 bytes) and, per engine, the algorithm and protocol chosen or\n"
+                       "the links carrying the most bytes and the tier that limited the slowest step.\n"
+                       "Exit status: 0 success, 2 bad option or spec, an algorithm the hardware cannot run, or\n"
+                       "failed links disconnecting ranks.");
     if (rc)
         return rc < 0 ? EXIT_OK : rc;
-    if (!c.spec)
-        return cli_error("sim: --topology SPEC is required (e.g. --topology fattree:k=8)");
+    if ((rc = pick_engine(&c)))
+        return rc;
+    if (c.describe && !c.spec)
+        return cli_error("sim: --describe needs --topology");
     if (c.describe && c.report)
         return cli_error("sim: --report needs a simulation; drop --describe");
     if (c.have_size && c.have_range)
@@ -470,14 +532,19 @@ int cmd_sim(int argc, char **argv)
         cfit_catalog_free(c.cc.cat);
         return rc;
     }
+    if (c.engine == SIM_ENGINE_NCCL && !c.describe) {
+        rc = cli_sim_nccl(&c);
+        cfit_catalog_free(c.cc.cat);
+        return rc;
+    }
     cfit_topo *t = NULL;
     cfit_topo_info info;
-    rc = build(&c, &t, &info);
+    rc = cli_sim_build(&c, &t, &info);
     if (!rc && c.g && info.diameter > 1) {   /* the catalog's latency is per step: spread it over the hops */
         c.params.link_latency_s /= info.diameter;
         cfit_topo_free(t);
         t = NULL;
-        rc = build(&c, &t, &info);
+        rc = cli_sim_build(&c, &t, &info);
     }
     if (!rc)
         rc = c.describe ? describe(&c, t, &info) : simulate(&c, t, &info);

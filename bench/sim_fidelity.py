@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""sim_fidelity.py - how well `clusterfit sim` predicts published nccl-tests results.
+
+Usage: python3 bench/sim_fidelity.py BINARY [-v] [--csv FILE]
+
+For every row of bench/data/collectives.csv (one published nccl-tests measurement, with its source
+and URL) the hardware it ran on is named to the NCCL engine - `sim --gpu G --nodes N
+--gpus-per-node g --fabric F --nics K --collective C --size S --json`, plus `--algo`/`--proto` when
+the run forced NCCL_ALGO/NCCL_PROTO and `--p2p no` when P2P was off - and the predicted busbw is
+compared with the measured one.  Prints each row's |error|, then the median |error| and the share
+of rows within 25% for every row and by group: single-node NVLink-class (NVLink, NVSwitch, xGMI),
+multi-node (any scale-out fabric), PCIe-only nodes, and messages under 1 MiB (any hardware).
+Targets (issue 12): median <= 10%, >= 90% of rows within 25%, every row expressible.
+The figures are deterministic: the machine running the script does not change them.
+"""
+import csv
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PCIE_GPUS = {"rtx2080ti", "rtx3090", "rtx4090", "rtx5090", "t4", "l4", "l40s", "a6000", "h100-pcie", "a100-pcie",
+             "v100-pcie"}
+SMALL = 1 << 20
+
+
+def group(row):
+    if int(row["nodes"]) > 1:
+        return "multi-node"
+    return "pcie" if row["gpu"] in PCIE_GPUS else "nvlink"
+
+
+def args_for(row):
+    a = ["sim", "--gpu", row["gpu"], "--nodes", row["nodes"], "--gpus-per-node", row["gpus_per_node"],
+         "--collective", row["collective"], "--size", row["size_bytes"], "--json"]
+    if int(row["nodes"]) > 1:
+        a += ["--fabric", row["fabric"], "--nics", row["nics_per_node"]]
+    if row["algo"]:
+        a += ["--algo", row["algo"].lower()]
+    if row["proto"]:
+        a += ["--proto", row["proto"].lower()]
+    if row["p2p"]:
+        a += ["--p2p", row["p2p"]]
+    return a
+
+
+def predict(binary, row):
+    p = subprocess.run([binary] + args_for(row), capture_output=True, text=True)
+    if p.returncode != 0:
+        return None, p.stderr.strip().splitlines()[-1] if p.stderr.strip() else f"exit {p.returncode}"
+    r = json.loads(p.stdout)["results"][0]
+    return r, None
+
+
+def summary(name, errs, total):
+    if not errs:
+        return f"{name:<26} {0:>4} of {total:<4} rows expressible"
+    within = sum(e <= 25 for e in errs)
+    return (f"{name:<26} {len(errs):>4} rows  median |error| {statistics.median(errs):5.1f}%  "
+            f"within 25%: {within}/{len(errs)} ({100.0 * within / len(errs):.0f}%)  max {max(errs):.1f}%")
+
+
+def main(argv):
+    verbose = "-v" in argv
+    argv = [a for a in argv if a != "-v"]
+    path = os.path.join(HERE, "data", "collectives.csv")
+    if "--csv" in argv:
+        i = argv.index("--csv")
+        path = argv[i + 1]
+        del argv[i:i + 2]
+    if len(argv) != 2:
+        sys.exit(__doc__)
+    binary = argv[1]
+    rows = list(csv.DictReader(open(path, newline="")))
+    groups = {"all": [], "nvlink": [], "multi-node": [], "pcie": [], "small (< 1 MiB)": []}
+    counts = {k: 0 for k in groups}
+    failed = []
+    print(f"# sim_fidelity: {len(rows)} published nccl-tests rows from {path}")
+    print(f"# {'id':<16} {'coll':<13} {'gpu':<12} {'nodes':>5} {'size':>12} {'measured':>9} {'predicted':>9} "
+          f"{'error':>7}  algo/proto")
+    for row in rows:
+        g = group(row)
+        keys = ["all", g] + (["small (< 1 MiB)"] if int(row["size_bytes"]) < SMALL else [])
+        for k in keys:
+            counts[k] += 1
+        r, err = predict(binary, row)
+        if r is None:
+            failed.append((row["id"], err))
+            print(f"  {row['id']:<16} not expressible: {err}")
+            continue
+        measured = float(row["busbw_gbs"])
+        pred = r["busbw_gbs"]
+        e = 100.0 * abs(pred - measured) / measured
+        for k in keys:
+            groups[k].append(e)
+        mark = "" if e <= 25 else "  <-- over 25%"
+        print(f"  {row['id']:<16} {row['collective']:<13} {row['gpu']:<12} {row['nodes']:>5} {row['size_bytes']:>12} "
+              f"{measured:9.2f} {pred:9.2f} {(pred - measured) / measured * 100:+6.1f}%  {r['algo']}/{r['proto']}{mark}")
+        if verbose:
+            print("      clusterfit " + " ".join(args_for(row)))
+    print("#")
+    for k, errs in groups.items():
+        print("# " + summary(k, errs, counts[k]))
+    errs = groups["all"]
+    if errs:
+        med = statistics.median(errs)
+        within = sum(e <= 25 for e in errs) / len(errs)
+        print(f"# targets: median <= 10% ({'met' if med <= 10 else 'missed'}: {med:.1f}%), >= 90% within 25% "
+              f"({'met' if within >= 0.9 else 'missed'}: {100 * within:.0f}%), every row expressible "
+              f"({'met' if not failed else 'missed'}: {len(rows) - len(failed)} of {len(rows)})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

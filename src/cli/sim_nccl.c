@@ -1,0 +1,282 @@
+/* sim_nccl.c - `clusterfit sim`'s NCCL engine: NCCL's tuner and cost model (clusterfit/nccl.h) on
+ * hardware named by the catalog, with the contention of a --topology from the flow engine. */
+#include "sim_cli.h"
+#include "base/json.h"
+#include "clusterfit/nccl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* What the run models, resolved once. */
+typedef struct nccl_run {
+    const cfit_node *node;
+    cfit_nccl_system sys;
+    unsigned algo_mask, proto_mask;
+    cfit_topo *t;                     /* --topology, or NULL: non-blocking */
+    cfit_topo_info info;
+    double slowdown;                  /* the topology's factor on the inter-node traffic */
+    int ranks;
+} nccl_run;
+
+typedef struct nccl_row {
+    double size;
+    cfit_nccl_estimate e;
+} nccl_row;
+
+static int masks(const sim_cli *c, nccl_run *r)
+{
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    r->algo_mask = CFIT_NCCL_ALL_ALGOS, r->proto_mask = CFIT_NCCL_ALL_PROTOS;
+    if (c->algo_name && strcmp(c->algo_name, "auto")) {
+        cfit_nccl_algo a;
+        if (cfit_nccl_algo_parse(c->algo_name, &a, &d))
+            return cli_error("--algo: %s", d.msg);
+        r->algo_mask = 1u << a;
+    }
+    if (c->proto_name && strcmp(c->proto_name, "auto")) {
+        cfit_nccl_proto p;
+        if (cfit_nccl_proto_parse(c->proto_name, &p, &d))
+            return cli_error("--proto: %s", d.msg);
+        r->proto_mask = 1u << p;
+    }
+    return 0;
+}
+
+/* Nodes and ranks per node from the options, the node type and the topology. */
+static int shape(sim_cli *c, nccl_run *r, int *nodes, int *per_node)
+{
+    int node_gpus = r->node->gpus_per_node;
+    *per_node = c->ranks_per_node ? (int)c->ranks_per_node : node_gpus;
+    if (*per_node > node_gpus)
+        return cli_error("--gpus-per-node %d is more than the %d GPUs of a %s node", *per_node, node_gpus,
+                         r->node->name);
+    *nodes = c->nodes ? (int)c->nodes : 1;
+    if (!r->t)
+        return 0;
+    int topo_gpn = c->params.gpus_per_node, hosts = cfit_topo_hosts(r->t);
+    int avail = hosts / (topo_gpn > 0 ? topo_gpn : 1);
+    if (!c->nodes)
+        *nodes = avail;
+    if (*per_node > topo_gpn)
+        return cli_error("--gpus-per-node %d is more than the topology's %d GPUs per node", *per_node, topo_gpn);
+    if (*nodes > avail)
+        return cli_error("--nodes %d is more than the topology's %d nodes of %d GPUs", *nodes, avail, topo_gpn);
+    return 0;
+}
+
+/* The fabric's contention on NCCL's inter-node traffic: every local rank's ring across the nodes
+ * at once (rail-aligned, as NCCL's rings and trees leave a node through the NIC beside the GPU),
+ * one max-min solution of the flow engine. */
+static int contention(const sim_cli *c, nccl_run *r)
+{
+    r->slowdown = 1;
+    if (!r->t || r->sys.nodes < 2)
+        return 0;
+    cfit_sim_exchange x = {r->sys.nodes, r->sys.gpus_per_node, 0, 0, c->params.link_bw_bytes_per_s, 0};
+    double bytes = 1 << 30, factor = 1;
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    int err = cfit_sim_internode_curve(r->t, &x, 1, &bytes, &factor, &d);
+    if (err)
+        return cli_error_diag(&d, err);
+    r->slowdown = factor;
+    r->sys.net_slowdown = factor;
+    return 0;
+}
+
+static int resolve(sim_cli *c, nccl_run *r)
+{
+    if (c->random_place)
+        return cli_error("sim: --placement is the flow engine's (--engine flow); NCCL orders its rings by node");
+    if (c->report)
+        return cli_error("sim: --report draws the flow engine's links; add --engine flow and --topology");
+    if (c->ranks)
+        return cli_error("sim: the NCCL engine takes --nodes and --gpus-per-node instead of --ranks");
+    if (c->describe && !c->spec)
+        return cli_error("sim: --describe needs --topology");
+    int rc = masks(c, r);
+    if (rc)
+        return rc;
+    r->node = c->node_entry;
+    if (c->spec && (rc = cli_sim_build(c, &r->t, &r->info)))
+        return rc;
+    int nodes = 1, per_node = 1;
+    if ((rc = shape(c, r, &nodes, &per_node)))
+        return rc;
+    if ((long)nodes * per_node < 2)
+        return cli_error("sim: %d node%s of %d GPU%s is one rank; a collective needs 2 or more (--nodes, "
+                         "--gpus-per-node)", nodes, nodes == 1 ? "" : "s", per_node, per_node == 1 ? "" : "s");
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    int err = cfit_nccl_system_from_catalog(c->g, c->up, r->node, c->out, nodes, per_node, (int)c->nics, &r->sys, &d);
+    if (err)
+        return cli_error_diag(&d, err);
+    if (c->p2p)
+        r->sys.p2p_off = c->p2p == 2;
+    r->ranks = nodes * per_node;
+    return contention(c, r);
+}
+
+static int model(const sim_cli *c, const nccl_run *r, nccl_row *rows, int nrows, double lo)
+{
+    double s = lo;
+    for (int i = 0; i < nrows; i++, s = s ? s * (double)c->factor : 1) {
+        cfit_diag d;
+        cfit_diag_clear(&d);
+        rows[i].size = s;
+        int err = cfit_nccl_best(&r->sys, c->coll, r->algo_mask, r->proto_mask, s, &rows[i].e, &d);
+        if (err)
+            return cli_error("%s%s", c->algo_name || c->proto_name ? "--algo/--proto: " : "", d.msg);
+    }
+    return 0;
+}
+
+static const char *bound_name(const nccl_row *row)
+{
+    return row->e.net_bound ? "network" : "node";
+}
+
+static void print_system(const sim_cli *c, const nccl_run *r)
+{
+    const cfit_nccl_system *s = &r->sys;
+    printf("# clusterfit sim: %s, NCCL model (algo %s, proto %s), %d ranks: %d node%s x %d GPU%s (%s, node %s)\n",
+           cfit_collective_name(c->coll), c->algo_name ? c->algo_name : "auto", c->proto_name ? c->proto_name : "auto",
+           r->ranks, s->nodes, s->nodes == 1 ? "" : "s", s->gpus_per_node, s->gpus_per_node == 1 ? "" : "s",
+           c->g->name, r->node->name);
+    printf("# scale-up: %s %.2f GB/s per GPU (x%.2f efficiency)", c->up->name, s->intra_bw / 1e9, c->up->efficiency);
+    if (s->nvls_bw > 0)
+        printf(", NVLink SHARP %.2f GB/s (x%.2f)", s->nvls_bw / 1e9, c->up->sharp_efficiency);
+    if (s->p2p_off)
+        printf(", no GPU peer-to-peer");
+    printf("\n");
+    if (s->nodes > 1) {
+        printf("# scale-out: %d x %s %.2f GB/s per NIC (x%.2f efficiency), %.2f GB/s per node", s->nics, c->out->name,
+               s->nic_bw / 1e9, c->out->efficiency, s->nics * s->nic_bw / 1e9);
+        if (s->sharp_bw > 0)
+            printf(", SHARP %.2f GB/s per NIC", s->sharp_bw / 1e9);
+        if (s->net_extra_latency_s > 0)
+            printf(", +%.3g us per network hop", s->net_extra_latency_s * 1e6);
+        printf("\n");
+        if (r->t)
+            printf("# network: %s (%s, %d switches, bisection %.2f GB/s): inter-node traffic x%.3g slower than "
+                   "non-blocking (flow engine)\n", c->spec, cfit_topo_kind_name(r->t), r->info.switches,
+                   r->info.bisection_bytes_per_s / 1e9, r->slowdown);
+        else
+            printf("# network: non-blocking, rail-optimised (no --topology)\n");
+    }
+    printf("# modelled (NCCL's cost model and tuner; docs/sim.md \"The NCCL model\"): #wrong is always 0\n#\n");
+}
+
+static void print_table(const sim_cli *c, const nccl_run *r, const nccl_row *rows, int nrows)
+{
+    print_system(c, r);
+    printf("#%11s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %13s  %6s  %7s\n", "size", "count", "type", "redop", "root",
+           "time", "algbw", "busbw", "#wrong", "algo", "proto", "bound");
+    printf("#%11s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %13s  %6s  %7s\n", "(B)", "(elements)", "", "", "", "(us)",
+           "(GB/s)", "(GB/s)", "", "", "", "");
+    double sum = 0;
+    for (int i = 0; i < nrows; i++) {
+        char tb[32], ab[32], bb[32];
+        const cfit_nccl_estimate *e = &rows[i].e;
+        printf("%12.0f  %12ld  %8s  %6s  %6s  %7s  %6s  %6s  %6d  %13s  %6s  %7s\n", rows[i].size,
+               cli_sim_elements(c->coll, rows[i].size, r->ranks), "float", "sum", "-1",
+               fmt_fit(tb, sizeof tb, 7, e->time_s * 1e6), fmt_fit(ab, sizeof ab, 6, e->algbw_bytes_per_s / 1e9),
+               fmt_fit(bb, sizeof bb, 6, e->busbw_bytes_per_s / 1e9), 0, cfit_nccl_algo_name(e->algo),
+               cfit_nccl_proto_name(e->proto), bound_name(&rows[i]));
+        sum += e->busbw_bytes_per_s / 1e9;
+    }
+    printf("# Out of bounds values : 0 OK\n");
+    printf("# Avg bus bandwidth    : %g\n#\n", nrows ? sum / nrows : 0);
+}
+
+static void json_system(cfit__buf *b, const sim_cli *c, const nccl_run *r)
+{
+    const cfit_nccl_system *s = &r->sys;
+    cfit__buf_puts(b, "\"system\": {\"gpu\": ");
+    cfit__buf_json_string(b, c->g->name);
+    cfit__buf_puts(b, ", \"node\": ");
+    cfit__buf_json_string(b, r->node->name);
+    cfit__buf_printf(b, ", \"nodes\": %d, \"gpus_per_node\": %d, \"scaleup_fabric\": ", s->nodes, s->gpus_per_node);
+    cfit__buf_json_string(b, c->up->name);
+    cfit__buf_puts(b, ", \"intra_bw_gbs\": ");
+    cfit__buf_json_number(b, s->intra_bw / 1e9);
+    cfit__buf_puts(b, ", \"nvls_bw_gbs\": ");
+    cfit__buf_json_number(b, s->nvls_bw / 1e9);
+    cfit__buf_printf(b, ", \"p2p\": %s, \"fabric\": ", s->p2p_off ? "false" : "true");
+    if (s->nodes > 1)
+        cfit__buf_json_string(b, c->out->name);
+    else
+        cfit__buf_puts(b, "null");
+    cfit__buf_printf(b, ", \"nics_per_node\": %d, \"nic_bw_gbs\": ", s->nics);
+    cfit__buf_json_number(b, s->nic_bw / 1e9);
+    cfit__buf_puts(b, ", \"sharp_bw_gbs\": ");
+    cfit__buf_json_number(b, s->sharp_bw / 1e9);
+    cfit__buf_puts(b, ", \"net_extra_latency_s\": ");
+    cfit__buf_json_number(b, s->net_extra_latency_s);
+    cfit__buf_puts(b, ", \"topology\": ");
+    if (r->t)
+        cfit__buf_json_string(b, c->spec);
+    else
+        cfit__buf_puts(b, "null");
+    cfit__buf_puts(b, ", \"net_slowdown\": ");
+    cfit__buf_json_number(b, r->slowdown);
+    cfit__buf_puts(b, "}");
+}
+
+static int print_json(const sim_cli *c, const nccl_run *r, const nccl_row *rows, int nrows)
+{
+    cfit__buf b;
+    cfit__buf_init(&b);
+    cfit__buf_printf(&b, "{\"clusterfit_version\": \"%s\", \"engine\": \"nccl\", ", CFIT_VERSION);
+    json_system(&b, c, r);
+    cfit__buf_printf(&b, ", \"collective\": \"%s\", \"algo\": \"%s\", \"proto\": \"%s\", \"ranks\": %d, \"results\": [",
+                     cfit_collective_name(c->coll), c->algo_name ? c->algo_name : "auto",
+                     c->proto_name ? c->proto_name : "auto", r->ranks);
+    double sum = 0;
+    for (int i = 0; i < nrows; i++) {
+        const cfit_nccl_estimate *e = &rows[i].e;
+        cfit__buf_printf(&b, "%s{\"size_bytes\": %.0f, \"count\": %ld, \"type\": \"float\", \"redop\": \"sum\", "
+                             "\"root\": -1, \"time_s\": ", i ? ", " : "", rows[i].size,
+                         cli_sim_elements(c->coll, rows[i].size, r->ranks));
+        cfit__buf_json_number(&b, e->time_s);
+        cfit__buf_puts(&b, ", \"latency_s\": ");
+        cfit__buf_json_number(&b, e->latency_s);
+        cfit__buf_puts(&b, ", \"algbw_gbs\": ");
+        cfit__buf_json_number(&b, e->algbw_bytes_per_s / 1e9);
+        cfit__buf_puts(&b, ", \"busbw_gbs\": ");
+        cfit__buf_json_number(&b, e->busbw_bytes_per_s / 1e9);
+        cfit__buf_printf(&b, ", \"wrong\": 0, \"algo\": \"%s\", \"proto\": \"%s\", \"bound\": \"%s\"}",
+                         cfit_nccl_algo_name(e->algo), cfit_nccl_proto_name(e->proto), bound_name(&rows[i]));
+        sum += e->busbw_bytes_per_s / 1e9;
+    }
+    cfit__buf_puts(&b, "], \"avg_busbw_gbs\": ");
+    cfit__buf_json_number(&b, nrows ? sum / nrows : 0);
+    cfit__buf_puts(&b, "}\n");
+    int ok = cfit__buf_ok(&b);
+    if (ok)
+        fputs(b.data, stdout);
+    cfit__buf_fini(&b);
+    return ok ? 0 : cli_error("out of memory");
+}
+
+int cli_sim_nccl(sim_cli *c)
+{
+    nccl_run r;
+    memset(&r, 0, sizeof r);
+    int rc = resolve(c, &r);
+    double lo, hi;
+    int nrows = 0;
+    if (!rc)
+        rc = cli_sim_sizes(c, &lo, &hi, &nrows);
+    nccl_row *rows = rc ? NULL : calloc((size_t)nrows, sizeof *rows);
+    if (!rc && !rows)
+        rc = cli_error("out of memory");
+    if (!rc)
+        rc = model(c, &r, rows, nrows, lo);
+    if (!rc)
+        rc = c->json ? print_json(c, &r, rows, nrows) : (print_table(c, &r, rows, nrows), 0);
+    free(rows);
+    cfit_topo_free(r.t);
+    return rc;
+}

@@ -1,0 +1,385 @@
+/* nccl.c - NCCL's algorithms, protocols and tuner as a cost model (include/clusterfit/nccl.h).
+ *
+ * Structure and constants follow NCCL's tuning model (NVIDIA/nccl src/graph/tuning.cc, master of
+ * 2026-06, commit 5067397): the base and per-hop latencies, the protocol efficiencies, the LL
+ * bandwidth ceilings and the tree correction factors are NCCL's own numbers - properties of the
+ * library, like a framework's, not of any measured run.  The bandwidth side is ours: NCCL takes
+ * it from its topology search, which needs the machine; here each algorithm's bytes per resource
+ * (a GPU's scale-up port, a node's NICs, a SHARP engine) are divided by what the catalog says
+ * that resource achieves.  docs/sim.md "The NCCL model" has the derivations.
+ */
+#include "clusterfit/nccl.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+enum { HW_NVLINK = 0, HW_PCI, HW_NET, HW_COUNT };
+
+/* NCCL tuning.cc ncclTunerConstantsDefaults, microseconds, [algo][LL, LL128, Simple]; p2p is not
+ * an NCCL tuner algorithm: it takes the ring's Simple figures (one step, all peers at once). */
+static const double base_lat_us[CFIT_NCCL_ALGO_COUNT][CFIT_NCCL_PROTO_COUNT] = {
+    {6.6, 14.0, 8.4}, /* ring */
+    {6.8, 14.0, 8.4}, /* tree */
+    {0, 0, 0},        /* nvls */
+    {0, 0, 0},        /* nvlstree */
+    {0, 0, 0},        /* collnetdirect */
+    {0, 0, 0},        /* collnetchain */
+    {8.0, 8.0, 8.0},  /* pat */
+    {6.6, 14.0, 8.4}, /* p2p */
+};
+static const double hw_lat_us[HW_COUNT][CFIT_NCCL_ALGO_COUNT][CFIT_NCCL_PROTO_COUNT] = {
+    {{0.6, 1.9, 3.4}, {0.6, 1.25, 4.0}, {0, 0, 25}, {0, 0, 25}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 4.0}, {0.6, 1.9, 3.4}},
+    {{1.0, 2.5, 5.7}, {1.0, 1.9, 4.0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 4.0}, {1.0, 2.5, 5.7}},
+    {{2.7, 4.0, 14.0}, {5.0, 8.5, 14.0}, {0, 0, 18}, {0, 0, 20.9}, {0, 0, 31}, {0, 0, 30}, {0, 0, 14}, {2.7, 4.0, 14.0}},
+};
+/* llMaxBws, GB/s of bus bandwidth: one node by GPU generation; several nodes by CPU (Intel row:
+ * the model assumes x86 Intel hosts, NCCL's 1 us network post overhead too). */
+static const double ll_max_one_node_gbs[CFIT_ARCH_COUNT] = {
+    [CFIT_ARCH_OTHER] = 87.7, [CFIT_ARCH_VOLTA] = 39.0, [CFIT_ARCH_AMPERE] = 87.7, [CFIT_ARCH_ADA] = 87.7,
+    [CFIT_ARCH_HOPPER] = 141.0, [CFIT_ARCH_BLACKWELL] = 282.0, [CFIT_ARCH_CDNA3] = 141.0, [CFIT_ARCH_CDNA4] = 141.0,
+};
+static const double ll_max_two_nodes_gbs = 39.0, ll_max_more_nodes_gbs = 20.4;
+static const double net_overhead_us = 1.0;       /* getNetOverhead(), Intel x86; x3 with Simple */
+/* treeCorrectionFactor[proto][log2(bytes / 64)], 64 B to 256 MiB: NCCL's measured tree shortfall */
+static const double tree_correction[CFIT_NCCL_PROTO_COUNT][24] = {
+    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0},
+    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0, 1.0},
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9},
+};
+/* Channels NCCL runs for large messages on NVSwitch nodes with a NIC per GPU: only the ring's
+ * "plateau" rule reads it (bytes per channel per rank >= 64), so it moves that rule by one size. */
+static const int typical_channels = 16;
+/* The catalog's per-step latency of InfiniBand (5 us), which NCCL's network constants above were
+ * measured on: a fabric's latency beyond it (EFA's SRD, TCP) is added to each network hop. */
+static const double reference_net_latency_s = 5e-6;
+
+static const char *const algo_names[CFIT_NCCL_ALGO_COUNT] = {"ring", "tree", "nvls", "nvlstree",
+                                                             "collnetdirect", "collnetchain", "pat", "p2p"};
+static const char *const proto_names[CFIT_NCCL_PROTO_COUNT] = {"ll", "ll128", "simple"};
+
+const char *cfit_nccl_algo_name(cfit_nccl_algo a)
+{
+    return a >= 0 && a < CFIT_NCCL_ALGO_COUNT ? algo_names[a] : "?";
+}
+
+const char *cfit_nccl_proto_name(cfit_nccl_proto p)
+{
+    return p >= 0 && p < CFIT_NCCL_PROTO_COUNT ? proto_names[p] : "?";
+}
+
+int cfit_nccl_algo_parse(const char *name, cfit_nccl_algo *out, cfit_diag *d)
+{
+    for (int a = 0; a < CFIT_NCCL_ALGO_COUNT; a++)
+        if (strcasecmp(name, algo_names[a]) == 0)
+            return *out = (cfit_nccl_algo)a, CFIT_EOK;
+    if (strcasecmp(name, "collnet") == 0)
+        return *out = CFIT_NCCL_COLLNET_DIRECT, CFIT_EOK;
+    return cfit_diag_set(d, CFIT_EUNKNOWN, NULL, 0, 0,
+                         "unknown NCCL algorithm '%s' (ring, tree, nvls, nvlstree, collnetdirect, collnetchain, pat, "
+                         "p2p or auto)", name);
+}
+
+int cfit_nccl_proto_parse(const char *name, cfit_nccl_proto *out, cfit_diag *d)
+{
+    for (int p = 0; p < CFIT_NCCL_PROTO_COUNT; p++)
+        if (strcasecmp(name, proto_names[p]) == 0)
+            return *out = (cfit_nccl_proto)p, CFIT_EOK;
+    return cfit_diag_set(d, CFIT_EUNKNOWN, NULL, 0, 0, "unknown NCCL protocol '%s' (ll, ll128, simple or auto)", name);
+}
+
+static int log2i(long v)
+{
+    int l = 0;
+    while (v >>= 1)
+        l++;
+    return l;
+}
+
+static int nvlink_class(const cfit_nccl_system *s)
+{
+    return s->intra == CFIT_FAMILY_NVLINK || s->intra == CFIT_FAMILY_XGMI;
+}
+
+static int check_system(const cfit_nccl_system *s, cfit_diag *d)
+{
+    if (s->nodes < 1 || s->gpus_per_node < 1 || (long)s->nodes * s->gpus_per_node < 2)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "a collective needs 2 or more ranks (%d nodes x %d GPUs)",
+                             s->nodes, s->gpus_per_node);
+    if (s->gpus_per_node > 1 && !(s->intra_bw > 0))
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "the node's GPUs have no scale-up bandwidth");
+    if (s->nodes > 1 && (s->nics < 1 || !(s->nic_bw > 0)))
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "%d nodes need a scale-out fabric and at least one NIC",
+                             s->nodes);
+    if (s->nodes > 1 && !(s->net_slowdown >= 1))
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "the network slowdown must be at least 1");
+    return CFIT_EOK;
+}
+
+int cfit_nccl_supported(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_algo a, cfit_nccl_proto p,
+                        cfit_diag *d)
+{
+    const char *an = cfit_nccl_algo_name(a), *cn = cfit_collective_name(c);
+    int multi = s->nodes > 1, p2p_coll = c == CFIT_COLL_ALLTOALL || c == CFIT_COLL_SENDRECV;
+    if (a < 0 || a >= CFIT_NCCL_ALGO_COUNT || p < 0 || p >= CFIT_NCCL_PROTO_COUNT)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "no such NCCL algorithm or protocol");
+    if (p2p_coll != (a == CFIT_NCCL_P2P))
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             p2p_coll ? "%s runs on NCCL's point-to-point path only (algo p2p), not %s"
+                                      : "%s has no %s algorithm (p2p is for alltoall and sendrecv)",
+                             cn, an);
+    if (a == CFIT_NCCL_P2P && p == CFIT_NCCL_LL128)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "p2p runs with ll or simple, not ll128");
+    if (a != CFIT_NCCL_RING && a != CFIT_NCCL_TREE && a != CFIT_NCCL_P2P && p != CFIT_NCCL_SIMPLE)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "%s runs only with the simple protocol", an);
+    if (p == CFIT_NCCL_LL128 && s->gpus_per_node > 1 && !nvlink_class(s))
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "ll128 needs NVLink between the node's GPUs (NCCL enables it only up to PATH_NVB)");
+    if (p == CFIT_NCCL_LL128 && s->arch == CFIT_ARCH_OTHER)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "ll128 needs a known GPU generation (the gpu's arch)");
+    int reduce_gather = c == CFIT_COLL_ALLGATHER || c == CFIT_COLL_REDUCESCATTER;
+    switch (a) {
+    case CFIT_NCCL_RING:
+    case CFIT_NCCL_P2P:
+        return CFIT_EOK;
+    case CFIT_NCCL_TREE:
+        return c == CFIT_COLL_ALLREDUCE ? CFIT_EOK
+                                        : cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "tree is for allreduce only");
+    case CFIT_NCCL_NVLS:
+    case CFIT_NCCL_NVLS_TREE:
+        if (!(s->nvls_bw > 0) || s->gpus_per_node < 2)
+            return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                                 "%s needs NVLink SHARP (an NVSwitch with in-switch reduction, NVLink 4 or later) and "
+                                 "2 or more GPUs per node; this node has %s",
+                                 an, s->gpus_per_node < 2 ? "one GPU" : "none");
+        if (a == CFIT_NCCL_NVLS_TREE)
+            return !multi ? cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "nvlstree needs 2 or more nodes (nvls on one)")
+                   : c != CFIT_COLL_ALLREDUCE ? cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "nvlstree is for allreduce only")
+                                              : CFIT_EOK;
+        if (reduce_gather && multi)
+            return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "nvls runs %s within one node only", cn);
+        if (multi && !(s->sharp_bw > 0))
+            return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                                 "nvls across nodes needs CollNet (switch SHARP); use nvlstree");
+        return CFIT_EOK;
+    case CFIT_NCCL_COLLNET_DIRECT:
+    case CFIT_NCCL_COLLNET_CHAIN:
+        if (!multi || !(s->sharp_bw > 0))
+            return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                                 "%s needs 2 or more nodes on a fabric whose switches reduce (SHARP); %s", an,
+                                 multi ? "this fabric's have no sharp_efficiency in the catalog" : "this is one node");
+        if (c != CFIT_COLL_ALLREDUCE)
+            return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "%s is for allreduce only", an);
+        if (a == CFIT_NCCL_COLLNET_DIRECT && s->gpus_per_node > 1 && !(s->nvls_bw > 0 || s->intra == CFIT_FAMILY_NVLINK))
+            return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "collnetdirect needs an NVSwitch node");
+        return CFIT_EOK;
+    case CFIT_NCCL_PAT:
+        if (!reduce_gather)
+            return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "pat is for allgather and reducescatter only");
+        if (s->gpus_per_node != 1 || !multi)
+            return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "pat needs one GPU per node on 2 or more nodes");
+        if (s->arch == CFIT_ARCH_OTHER)
+            return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "pat needs a known GPU generation");
+        return CFIT_EOK;
+    default:
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "no such NCCL algorithm");
+    }
+}
+
+/* The largest of the given seconds-per-byte terms (0 terms are absent resources). */
+static double worst(double a, double b)
+{
+    return a > b ? a : b;
+}
+
+/* Seconds per byte of nccl-tests size for algorithm a, before the protocol's efficiency, and
+ * which resource sets it. */
+static double per_byte(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_algo a, int *net_bound)
+{
+    double n = (double)s->nodes * s->gpus_per_node, g = s->gpus_per_node;
+    int multi = s->nodes > 1, local = s->gpus_per_node > 1;
+    double in = local ? 1.0 / s->intra_bw : 0;                                  /* one GPU's port */
+    double net = multi ? s->net_slowdown / (s->nics * s->nic_bw) : 0;           /* one node's NICs */
+    double nvls = s->nvls_bw > 0 ? 1.0 / s->nvls_bw : 0;
+    double sharp = multi && s->sharp_bw > 0 ? s->net_slowdown / (s->nics * s->sharp_bw) : 0;
+    double tree_up = s->nodes > 2 ? 2.0 : 1.0;   /* a double binary tree moves 2S per node, S with 2 nodes */
+    double intra = 0, inter = 0;
+    switch (a) {
+    case CFIT_NCCL_RING: {
+        double v = c == CFIT_COLL_ALLREDUCE ? 2 * (n - 1) / n : (n - 1) / n;
+        intra = v * in, inter = v * net;
+        break;
+    }
+    case CFIT_NCCL_TREE: intra = 2 * in, inter = tree_up * net; break;
+    case CFIT_NCCL_NVLS:
+        intra = c == CFIT_COLL_ALLREDUCE ? nvls : (n - 1) / n * nvls;
+        inter = sharp;
+        break;
+    case CFIT_NCCL_NVLS_TREE: intra = nvls, inter = tree_up * net; break;
+    case CFIT_NCCL_COLLNET_DIRECT: intra = 2 * (g - 1) / g * in, inter = sharp; break;
+    case CFIT_NCCL_COLLNET_CHAIN: intra = 2 * in, inter = sharp; break;
+    case CFIT_NCCL_PAT: inter = (n - 1) / n * net; break;
+    case CFIT_NCCL_P2P:
+        if (c == CFIT_COLL_SENDRECV) {    /* one GPU per node crosses, on its own NICs */
+            double gpu_nics = s->nics > g ? s->nics / g : 1;
+            intra = in, inter = multi ? s->net_slowdown / (gpu_nics * s->nic_bw) : 0;
+        } else {                          /* all-to-all: (g-1)/n of S stays in the node */
+            intra = (g - 1) / n * in, inter = g * (n - g) / n * net;
+        }
+        break;
+    default: break;
+    }
+    *net_bound = inter > intra;
+    return worst(intra, inter);
+}
+
+/* Protocol (and algorithm) efficiency on the bandwidth term: NCCL's model refinements. */
+static double proto_efficiency(const cfit_nccl_system *s, cfit_nccl_algo a, cfit_nccl_proto p)
+{
+    switch (a) {
+    case CFIT_NCCL_RING:
+    case CFIT_NCCL_P2P:
+        return p == CFIT_NCCL_LL ? 0.5 : p == CFIT_NCCL_LL128 ? 0.92 : 1.0;
+    case CFIT_NCCL_TREE:
+        return 0.92 * (p == CFIT_NCCL_LL ? 1.0 / 3.8 : p == CFIT_NCCL_LL128 ? (s->nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0) : 1.0);
+    case CFIT_NCCL_PAT: return 0.75;
+    case CFIT_NCCL_COLLNET_DIRECT: return s->arch >= CFIT_ARCH_HOPPER && s->arch <= CFIT_ARCH_BLACKWELL ? 0.85 : 1.0;
+    default: return 1.0;
+    }
+}
+
+static double latency_us(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_algo a, cfit_nccl_proto p,
+                         double bytes)
+{
+    int n = s->nodes * s->gpus_per_node, nodes = s->nodes, g = s->gpus_per_node;
+    int intra_hw = nvlink_class(s) ? HW_NVLINK : HW_PCI;
+    double intra = hw_lat_us[intra_hw][a][p];
+    /* one GPU per node exposes the network latency fully: NCCL uses the tree's figure */
+    double inter = (g == 1 ? hw_lat_us[HW_NET][CFIT_NCCL_TREE][p] : hw_lat_us[HW_NET][a][p]) +
+                   s->net_extra_latency_s * 1e6 * (p == CFIT_NCCL_SIMPLE ? 2 : 1);
+    double lat = base_lat_us[a][p];
+    switch (a) {
+    case CFIT_NCCL_RING: {
+        int steps = c == CFIT_COLL_ALLREDUCE ? 2 * (n - 1) : n - 1;
+        int inter_steps = nodes == 1 ? 0 : c == CFIT_COLL_ALLREDUCE ? 2 * (nodes - 1) : nodes - 1;
+        if (nodes > 1) {
+            double ov = net_overhead_us * (p == CFIT_NCCL_SIMPLE ? 3 : 1);
+            intra = intra > ov ? intra : ov;
+        }
+        lat += (steps - inter_steps) * intra + inter_steps * inter;
+        if (p == CFIT_NCCL_SIMPLE && nodes > 1 && c == CFIT_COLL_ALLREDUCE && bytes / ((double)typical_channels * n) >= 64)
+            lat *= s->arch == CFIT_ARCH_VOLTA ? 1.9 : 1.4;   /* the ring's plateau */
+        return lat;
+    }
+    case CFIT_NCCL_TREE: return lat + 2 * ((g - 1) * intra + log2i(nodes) * inter);
+    case CFIT_NCCL_COLLNET_DIRECT: return lat + 2 * ((g > 1 ? 1 : 0) * intra + (g - 1) * 0.4) + inter;
+    case CFIT_NCCL_COLLNET_CHAIN: return lat + 2 * (g - 1) * intra + inter;
+    case CFIT_NCCL_NVLS: return intra + (nodes > 1 ? inter : 0);
+    case CFIT_NCCL_NVLS_TREE: return lat + intra + 2 * log2i(nodes) * inter;
+    case CFIT_NCCL_PAT: return lat + log2i(nodes) * (inter / 3.5) + n * 2.8;
+    case CFIT_NCCL_P2P: return lat + (nodes > 1 ? inter : intra);
+    default: return lat;
+    }
+}
+
+int cfit_nccl_time(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_algo a, cfit_nccl_proto p,
+                   double bytes, cfit_nccl_estimate *out, cfit_diag *d)
+{
+    int rc = check_system(s, d);
+    if (rc)
+        return rc;
+    if (!(bytes >= 0) || c < 0 || c >= CFIT_COLL_COUNT)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "bad collective or size");
+    if ((rc = cfit_nccl_supported(s, c, a, p, d)))
+        return rc;
+    int n = s->nodes * s->gpus_per_node, net_bound = 0;
+    double spb = per_byte(s, c, a, &net_bound) / proto_efficiency(s, a, p);
+    if (a == CFIT_NCCL_TREE && c == CFIT_COLL_ALLREDUCE) {
+        int l = log2i((long)(bytes / 64));
+        if (bytes >= 64 && l < 24)
+            spb /= tree_correction[p][l];
+    }
+    double bus = cfit_sim_bus_factor(c, n);
+    if (p == CFIT_NCCL_LL && (a == CFIT_NCCL_RING || a == CFIT_NCCL_TREE)) {
+        double cap = (s->nodes == 1 ? ll_max_one_node_gbs[s->arch] : s->nodes == 2 ? ll_max_two_nodes_gbs
+                                                                                    : ll_max_more_nodes_gbs) * 1e9;
+        if (spb < bus / cap)
+            spb = bus / cap;
+    }
+    memset(out, 0, sizeof *out);
+    out->algo = a, out->proto = p;
+    out->latency_s = latency_us(s, c, a, p, bytes) * 1e-6;
+    out->time_s = out->latency_s + bytes * spb;
+    out->algbw_bytes_per_s = out->time_s > 0 ? bytes / out->time_s : 0;
+    out->busbw_bytes_per_s = out->algbw_bytes_per_s * bus;
+    out->net_bound = net_bound;
+    return CFIT_EOK;
+}
+
+int cfit_nccl_best(const cfit_nccl_system *s, cfit_collective c, unsigned algo_mask, unsigned proto_mask,
+                   double bytes, cfit_nccl_estimate *out, cfit_diag *d)
+{
+    int rc = check_system(s, d);
+    if (rc)
+        return rc;
+    int found = 0;
+    char why[sizeof d->msg / 2] = "";
+    for (int a = 0; a < CFIT_NCCL_ALGO_COUNT; a++)
+        for (int p = 0; p < CFIT_NCCL_PROTO_COUNT; p++) {
+            if (!(algo_mask & (1u << a)) || !(proto_mask & (1u << p)))
+                continue;
+            cfit_diag e;
+            cfit_diag_clear(&e);
+            cfit_nccl_estimate est;
+            if (cfit_nccl_time(s, c, (cfit_nccl_algo)a, (cfit_nccl_proto)p, bytes, &est, &e)) {
+                if (!why[0])
+                    snprintf(why, sizeof why, "%s/%s: %.200s", algo_names[a], proto_names[p], e.msg);
+                continue;
+            }
+            if (!found || est.time_s < out->time_s)
+                *out = est;
+            found = 1;
+        }
+    if (found)
+        return CFIT_EOK;
+    /* name what this hardware does run */
+    char ok[256] = "";
+    size_t len = 0;
+    for (int a = 0; a < CFIT_NCCL_ALGO_COUNT; a++)
+        for (int p = 0; p < CFIT_NCCL_PROTO_COUNT; p++)
+            if (!cfit_nccl_supported(s, c, (cfit_nccl_algo)a, (cfit_nccl_proto)p, NULL) && len + 24 < sizeof ok)
+                len += (size_t)snprintf(ok + len, sizeof ok - len, "%s%s/%s", len ? ", " : "", algo_names[a],
+                                        proto_names[p]);
+    return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "%s; this hardware runs %s with %s", why,
+                         cfit_collective_name(c), len ? ok : "nothing");
+}
+
+int cfit_nccl_system_from_catalog(const cfit_gpu *g, const cfit_fabric *up, const cfit_node *node,
+                                  const cfit_fabric *net, int nodes, int gpus_per_node, int nics,
+                                  cfit_nccl_system *out, cfit_diag *d)
+{
+    if (nodes < 1 || gpus_per_node < 1)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "nodes and GPUs per node must be at least 1");
+    memset(out, 0, sizeof *out);
+    out->nodes = nodes, out->gpus_per_node = gpus_per_node;
+    out->arch = g->arch;
+    out->intra = up ? up->family : CFIT_FAMILY_OTHER;
+    double up_line = g->scaleup_bw_bytes_per_s > 0 ? g->scaleup_bw_bytes_per_s : up ? up->bw_bytes_per_s : 0;
+    out->intra_bw = up ? up_line * up->efficiency : 0;
+    out->nvls_bw = up && up->sharp_efficiency > 0 ? up_line * up->sharp_efficiency : 0;
+    out->p2p_off = node ? node->p2p_off : 0;
+    out->net_slowdown = 1;
+    if (nodes > 1 && net) {
+        int node_gpus = node && node->gpus_per_node > 0 ? node->gpus_per_node : gpus_per_node;
+        int node_nics = nics > 0 ? nics : node ? node->nics_per_node : gpus_per_node;
+        /* ranks on part of a node use the NICs beside their GPUs */
+        long use = gpus_per_node < node_gpus ? (long)node_nics * gpus_per_node / node_gpus : node_nics;
+        out->nics = use > 0 ? (int)use : 1;
+        out->nic_bw = net->bw_bytes_per_s * net->efficiency;
+        out->net = net->family;
+        out->net_extra_latency_s = net->latency_s > reference_net_latency_s ? net->latency_s - reference_net_latency_s : 0;
+        out->sharp_bw = net->sharp_efficiency > 0 ? net->bw_bytes_per_s * net->sharp_efficiency : 0;
+    }
+    return CFIT_EOK;
+}
