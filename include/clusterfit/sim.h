@@ -52,7 +52,8 @@ typedef struct cfit_sim_result {
  * `ranks` entries of placement (host ids; NULL = hosts 0..ranks-1).  Errors: CFIT_EINVALID
  * (algorithm not defined for the collective, ranks < 2 or > hosts, a placement repeating a
  * host), CFIT_EUNKNOWN... CFIT_EINVALID with the ranks named when failed links disconnect
- * two ranks. */
+ * two ranks; CFIT_ERANGE naming the ranks, the route's length and the limit when a route is
+ * longer than the simulator's 4096 links (docs/sim.md "Route length"). */
 int cfit_sim_collective(const cfit_topo *t, cfit_collective c, cfit_algo a, int ranks,
                         const int *placement, double bytes, cfit_sim_result *out, cfit_diag *d);
 /* The same, also filling link_bytes[0..cfit_topo_links(t)-1] (caller-owned) with the bytes
@@ -97,7 +98,8 @@ typedef struct cfit_sim_exchange {
  * latency_s), T(b) the slowest flow's b / its rate + latency_s x its route latency / the longest
  * route's (rates scaled by bw / t's link rate), at least 1.  Small messages thus tend to 1 (the
  * latency dominates), large ones to the rate ratio.  factor[i] = 1 when fewer than 2 nodes
- * remain or no flow leaves its rank.  Errors as cfit_sim_collective. */
+ * remain or no flow leaves its rank.  Errors as cfit_sim_collective; on an error the factors
+ * are not a result (callers must not use them as 1). */
 int cfit_sim_internode_curve(const cfit_topo *t, const cfit_sim_exchange *x, int nsizes, const double *bytes,
                              double *factor, cfit_diag *d);
 

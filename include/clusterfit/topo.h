@@ -62,7 +62,8 @@ const cfit_link *cfit_topo_link(const cfit_topo *t, int id);
 
 /* Up to max candidate paths from host src to host dst (src != dst), each a list of link ids
  * written to paths[i * max_len ...] with its length in lens[i]; failed links are avoided.
- * Returns the number of paths (0 when no path remains), or a negative cfit_err.  Multiple
+ * Returns the number of paths (0 when no path remains), or a negative cfit_err (CFIT_ERANGE
+ * when a path is longer than max_len links: ask again with more room).  Multiple
  * paths are the ECMP / adaptive choices of the topology's routing; flow = flow id lets a
  * router hash a flow onto one ECMP path deterministically (pass -1 for all). */
 int cfit_topo_paths(const cfit_topo *t, int src, int dst, int flow, int *paths, int *lens, int max,

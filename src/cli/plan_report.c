@@ -164,7 +164,13 @@ static void step_section(cfit__buf *b, const cfit_plan_result *res, size_t n)
     cfit__html_figure_end(b);
 }
 
-/* Search r restricted to gpu at `gpus` GPUs; 1 with *out the best plan, 0 when nothing fits. */
+/* The first failed simulation of a search at another count (best_at): the report's error, not a
+ * point silently left out (the CLI runs one report at a time). */
+static int sim_err;
+static cfit_diag sim_fail;
+
+/* Search r restricted to gpu at `gpus` GPUs; 1 with *out the best plan, 0 when nothing fits or
+ * the search fails (a failed simulation also noted in sim_err). */
 static int best_at(const cfit_plan_request *r, const cfit_gpu *gpu, long gpus, cfit_plan *out)
 {
     cfit_plan_request q = *r;
@@ -179,7 +185,10 @@ static int best_at(const cfit_plan_request *r, const cfit_gpu *gpu, long gpus, c
     cfit_plan_result res;
     cfit_diag d;
     cfit_diag_clear(&d);
-    if (cfit_plan_search(&q, &res, &d) != CFIT_EOK)
+    int rc = cfit_plan_search(&q, &res, &d);
+    if (rc && !sim_err && strncmp(d.msg, "simulating a cross-node exchange", 32) == 0)   /* perf.c topo_factor */
+        sim_err = rc, sim_fail = d;
+    if (rc)
         return 0;
     int ok = res.nplans > 0 && res.plans[0].fits;
     if (ok)
@@ -416,6 +425,12 @@ int cli_plan_report(const char *path, const cfit_plan_request *r, const cfit_pla
     }
     if (sizing)
         pareto_section(&b, r, res);
+    if (sim_err) {
+        int rc = cli_error_diag(&sim_fail, sim_err);
+        sim_err = 0;
+        cfit__buf_fini(&b);
+        return rc;
+    }
     sources_section(&b, r, res, n);
     cfit__html_end(&b);
     return cli_report_write(path, &b);

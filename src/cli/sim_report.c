@@ -25,8 +25,10 @@ static const char *tier_name(int tier)
     return tier >= 0 && tier < 4 ? tier_names[tier] : "none";
 }
 
-/* busbw vs size: the simulated algorithm, and for allreduce every other algorithm too. */
-static void busbw_section(cfit__buf *b, const cli_sim_report_in *in)
+/* busbw vs size: the simulated algorithm, and for allreduce every other algorithm too (those not
+ * defined here left out: CFIT_EINVALID).  Another failure (a route over the simulator's limit, out
+ * of memory) is the report's error, never a silently missing curve: *err and d get it. */
+static void busbw_section(cfit__buf *b, const cli_sim_report_in *in, int *err, cfit_diag *fail)
 {
     int n = in->nrows < MAX_SIZES ? in->nrows : MAX_SIZES;
     double x[MAX_SIZES], y[CFIT_ALGO_COUNT][MAX_SIZES], bound[MAX_SIZES];
@@ -45,9 +47,14 @@ static void busbw_section(cfit__buf *b, const cli_sim_report_in *in)
                 memset(&r, 0, sizeof r);
                 cfit_diag d;
                 cfit_diag_clear(&d);
-                ok = cfit_sim_collective(in->t, in->coll, (cfit_algo)a, in->ranks, in->place, x[i], &r, &d) == CFIT_EOK;
+                int rc = cfit_sim_collective(in->t, in->coll, (cfit_algo)a, in->ranks, in->place, x[i], &r, &d);
+                ok = rc == CFIT_EOK;
+                if (rc && rc != CFIT_EINVALID && !*err)
+                    *err = rc, *fail = d;
                 y[ns][i] = r.busbw_bytes_per_s / 1e9;
             }
+            if (*err)
+                return;
             if (ok)
                 names[ns++] = cfit_algo_name((cfit_algo)a);
         }
@@ -354,7 +361,14 @@ int cli_sim_report(const char *path, const cli_sim_report_in *in)
     cfit__html_begin(&b, title);
     cfit__html_p(&b, "Flow-level simulation: each step's flows share links by max-min fairness over the topology's "
                      "equal-cost paths (docs/sim.md). GB = 1e9 bytes.");
-    busbw_section(&b, in);
+    int err = 0;
+    cfit_diag fail;
+    cfit_diag_clear(&fail);
+    busbw_section(&b, in, &err, &fail);
+    if (err) {
+        cfit__buf_fini(&b);
+        return cli_error_diag(&fail, err);
+    }
     topology_section(&b, in);
     properties_section(&b, in);
     cfit__html_end(&b);

@@ -159,9 +159,17 @@ static double topo_factor(const cfit__ctx *cctx, long nodes, int k, long stride,
             sizes[i] = ldexp(1.0, 10 + 2 * i);
         cfit_sim_exchange x = {nodes > 1 << 30 ? 1 << 30 : (int)nodes, k, stride, group, ctx->nic_bw, ctx->nic_lat};
         cfit_diag d;
-        if (cfit_sim_internode_curve(t, &x, CFIT__SLOW_GRID, sizes, e->f, &d))
-            for (int i = 0; i < CFIT__SLOW_GRID; i++)
-                e->f[i] = 1.0;   /* a disconnected or unroutable fabric: the alpha-beta time alone */
+        cfit_diag_clear(&d);
+        int rc = cfit_sim_internode_curve(t, &x, CFIT__SLOW_GRID, sizes, e->f, &d);
+        if (rc && !ctx->topo_rc) {   /* an unroutable or disconnected fabric: the plan fails with it */
+            char grp[40] = "";
+            if (group)
+                snprintf(grp, sizeof grp, " in groups of %ld", group);
+            ctx->topo_rc = rc;
+            cfit_diag_set(&ctx->topo_diag, rc, NULL, 0, 0,
+                          "simulating a cross-node exchange (%d nodes, %d ranks each, rank stride %ld%s) failed: %s",
+                          x.nodes, k, stride, grp, d.msg[0] ? d.msg : cfit_strerror(rc));
+        }
     }
     double x = (log2(bytes > 1 ? bytes : 1) - 10) / 2;
     if (x <= 0)

@@ -47,6 +47,11 @@ typedef struct cfit__ctx {
         double f[CFIT__SLOW_GRID]; /* at 2^(10 + 2i) bytes per flow */
     } *slow;                       /* owned, grown as needed (cfit__ctx_fini frees it) */
     int nslow, slow_cap;
+    /* The first simulation that failed (an unroutable or disconnected topology, out of memory):
+     * its cfit_err (0 = none) and message.  Its factors are not used: the search and evaluate
+     * return this error instead of a plan (docs/plan.md). */
+    int topo_rc;
+    cfit_diag topo_diag;
 } cfit__ctx;
 
 typedef struct cfit__layer_cost {

@@ -500,6 +500,11 @@ static int plan_gpu(const cfit_plan_request *r, const cfit_gpu *g, cfit_plan *bu
         search_count(&ctx, ladder(final_i) * ctx.gpn, &s);
         gr->meets_deadline = 1;
     }
+    if (ctx.topo_rc) {   /* a simulation failed: no plan rests on a factor it did not compute */
+        rc = cfit_diag_set(d, ctx.topo_rc, NULL, 0, 0, "%s", ctx.topo_diag.msg);
+        cfit__ctx_fini(&ctx);
+        return rc;
+    }
     *evaluated += s.evaluated;
     *feasible += s.feasible;
     gr->found = s.top.n > 0 && s.top.v[0].fits;
@@ -654,6 +659,8 @@ int cfit_plan_evaluate(const cfit_plan_request *r, const cfit_gpu *gpu, const cf
         lcs.have = 0;
         ctx.job_gpus = (long)l->tp * l->pp * l->dp * l->cp;
         cost_layout(&ctx, &lcs, l, out);
+        if (ctx.topo_rc)   /* a simulation failed: no plan rests on a factor it did not compute */
+            rc = cfit_diag_set(d, ctx.topo_rc, NULL, 0, 0, "%s", ctx.topo_diag.msg);
     }
     cfit__ctx_fini(&ctx);
     return rc;

@@ -18,12 +18,14 @@
 
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define CFIT__SIM_MAX_PATHS 16      /* subflows per flow at most */
 #define CFIT__SIM_ENUM_PATHS 1024    /* candidate paths asked of the router, to choose from */
-#define CFIT__SIM_MAX_LEN 64
+#define CFIT__SIM_MAX_LEN 64        /* links per candidate path the buffer starts with (grown on demand) */
+#define CFIT__SIM_ROUTE_LIMIT 4096   /* links per route at most: the buffer's growth stops here */
 #define CFIT__SIM_CURVE_C 16       /* curve(): latency terms given one shared entry at most */
 #define CFIT__SIM_UGAL_THRESHOLD 0.0   /* flows a minimal path may carry beyond the Valiant one's load */
 
@@ -71,6 +73,7 @@ struct cfit__sim {
     struct heap_ent *heap;
     int nheap, heapcap;
     int *pbuf, *plens;          /* the router's candidate paths for one flow */
+    int max_len;                /* pbuf's room per path: CFIT__SIM_MAX_LEN, doubled up to CFIT__SIM_ROUTE_LIMIT */
     int *pool;                  /* every subflow's path, as slots: link used[pool[i]] */
     int npool, poolcap;
     double *crate;              /* curve(): per flow its rate, then (from ccap on) its latency */
@@ -154,7 +157,7 @@ static void pend_add(cfit__sim *s, const int *paths, const int *lens, int nmin, 
 {
     for (int p = 0; p < nmin; p++)
         for (int i = 0; i < lens[p]; i++) {
-            int l = paths[(size_t)p * CFIT__SIM_MAX_LEN + i];
+            int l = paths[(size_t)p * s->max_len + i];
             if (s->pmark[l] != s->stepno)
                 s->pmark[l] = s->stepno, s->pend[l] = 0;
             s->pend[l] += sign / nmin;
@@ -166,7 +169,7 @@ static double set_load(const cfit__sim *s, const int *paths, const int *lens, in
 {
     double q = INFINITY;
     for (int i = from; i < to && q > 0; i++) {
-        double x = path_load(s, paths + (size_t)i * CFIT__SIM_MAX_LEN, lens[i]);
+        double x = path_load(s, paths + (size_t)i * s->max_len, lens[i]);
         q = x < q ? x : q;
     }
     return q;
@@ -188,7 +191,7 @@ static int ugal_choose(cfit__sim *s, int *paths, int *lens, int np, int nmin)
     double qval = set_load(s, paths, lens, nmin, np) + 1.0 / spread;
     if (qmin <= qval + CFIT__SIM_UGAL_THRESHOLD)
         return nmin;
-    memmove(paths, paths + (size_t)nmin * CFIT__SIM_MAX_LEN, sizeof *paths * (size_t)nval * CFIT__SIM_MAX_LEN);
+    memmove(paths, paths + (size_t)nmin * s->max_len, sizeof *paths * (size_t)nval * (size_t)s->max_len);
     memmove(lens, lens + nmin, sizeof *lens * (size_t)nval);
     return nval;
 }
@@ -234,7 +237,7 @@ static int pick_indexed(cfit__sim *s, int hs, int hd, int n, int *paths, int *le
     const double *load = s->load;
     for (int j = 0; j < take; j++) {
         int lo = (int)((long)j * n / take), hi = (int)((long)(j + 1) * n / take);
-        int *best_p = paths + j * CFIT__SIM_MAX_LEN;
+        int *best_p = paths + (size_t)j * s->max_len;
         double best = INFINITY;
         if (s->t->path_best) {   /* the topology knows which links its paths share */
             lens[j] = s->t->path_best(s->t, hs, hd, lo, hi, load, best_p);
@@ -264,14 +267,47 @@ static int pick_indexed(cfit__sim *s, int hs, int hd, int n, int *paths, int *le
     return take;
 }
 
+/* The router's candidate paths from rank src to rank dst into pbuf (as cfit__topo_paths_split).
+ * A path longer than the buffer's room (the router's CFIT_ERANGE) doubles the room, up to
+ * CFIT__SIM_ROUTE_LIMIT links, and asks again; a route longer than that is CFIT_ERANGE with
+ * s->d naming the pair, the route's length and the limit (docs/sim.md "Route length"). */
+static int route_flow(cfit__sim *s, int src, int dst, int *nmin)
+{
+    int hs = s->host[src], hd = s->host[dst];
+    for (;;) {
+        int np = cfit__topo_paths_split(s->t, hs, hd, s->pbuf, s->plens, CFIT__SIM_ENUM_PATHS, s->max_len, nmin);
+        if (np != CFIT_ERANGE)
+            return np;
+        if (s->max_len >= CFIT__SIM_ROUTE_LIMIT) {
+            int hops = cfit__topo_hops(s->t, hs, hd);
+            char len[48];
+            if (hops > CFIT__SIM_ROUTE_LIMIT)
+                snprintf(len, sizeof len, "%d links", hops);
+            else
+                snprintf(len, sizeof len, "more than %d links", CFIT__SIM_ROUTE_LIMIT);
+            return cfit_diag_set(s->d, CFIT_ERANGE, NULL, 0, 0,
+                                 "%s: the route from rank %d (host %d) to rank %d (host %d) takes %s, more than "
+                                 "the simulator's limit of %d links per route",
+                                 cfit_topo_kind_name(s->t), src, hs, dst, hd, len, CFIT__SIM_ROUTE_LIMIT);
+        }
+        int room = 2 * s->max_len < CFIT__SIM_ROUTE_LIMIT ? 2 * s->max_len : CFIT__SIM_ROUTE_LIMIT;
+        int *q = realloc(s->pbuf, (size_t)CFIT__SIM_ENUM_PATHS * (size_t)room * sizeof *q);
+        if (!q)
+            return cfit_diag_set(s->d, CFIT_ENOMEM, NULL, 0, 0, "out of memory routing rank %d to rank %d", src,
+                                 dst);
+        s->pbuf = q, s->max_len = room;
+    }
+}
+
 static int add_flow(cfit__sim *s, int src, int dst, double bytes)
 {
     int *paths = s->pbuf, *lens = s->plens;
     int hs = s->host[src], hd = s->host[dst];
     int nmin = 0, nidx = s->indexed ? s->t->path_count(s->t, hs, hd) : 0;
-    int np = nidx > CFIT__SIM_MAX_PATHS
-                 ? pick_indexed(s, hs, hd, nidx, paths, lens)
-                 : cfit__topo_paths_split(s->t, hs, hd, paths, lens, CFIT__SIM_ENUM_PATHS, CFIT__SIM_MAX_LEN, &nmin);
+    int np = nidx > CFIT__SIM_MAX_PATHS ? pick_indexed(s, hs, hd, nidx, paths, lens) : route_flow(s, src, dst, &nmin);
+    if (np == CFIT_ERANGE)   /* route_flow said which route is too long */
+        return np;
+    paths = s->pbuf, lens = s->plens;   /* route_flow may have grown them */
     if (np > nmin && nmin > 0)
         np = ugal_choose(s, paths, lens, np, nmin);
     if (np < 0)
@@ -288,20 +324,20 @@ static int add_flow(cfit__sim *s, int src, int dst, double bytes)
     int take = np < CFIT__SIM_MAX_PATHS ? np : CFIT__SIM_MAX_PATHS;
     for (int j = 0; j < take && take < np; j++) {
         int lo = (int)((long)j * np / take), hi = (int)((long)(j + 1) * np / take), from = lo;
-        double best = path_load(s, paths + lo * CFIT__SIM_MAX_LEN, lens[lo]);
+        double best = path_load(s, paths + (size_t)lo * s->max_len, lens[lo]);
         for (int i = lo + 1; i < hi && best > 0; i++) {
-            double q = path_load(s, paths + i * CFIT__SIM_MAX_LEN, lens[i]);
+            double q = path_load(s, paths + (size_t)i * s->max_len, lens[i]);
             if (q < best)
                 best = q, from = i;
         }
-        memmove(paths + j * CFIT__SIM_MAX_LEN, paths + from * CFIT__SIM_MAX_LEN, sizeof(int) * (size_t)lens[from]);
+        memmove(paths + (size_t)j * s->max_len, paths + (size_t)from * s->max_len, sizeof(int) * (size_t)lens[from]);
         lens[j] = lens[from];
     }
     np = take;
     if (grow_flows(s, s->nf + np))
         return CFIT_ENOMEM;
     for (int p = 0; p < np; p++) {
-        const int *path = paths + p * CFIT__SIM_MAX_LEN;
+        const int *path = paths + (size_t)p * s->max_len;
         if (grow((void **)&s->pool, &s->poolcap, s->npool + lens[p], sizeof(int)))
             return CFIT_ENOMEM;
         int f = s->nf++;
@@ -526,9 +562,9 @@ static int add_flows(cfit__sim *s, int nflows, const int *src, const int *dst, c
         s->load[s->used[i]] = 0;
     s->nf = s->npool = s->nused = 0;
     for (int i = 0; i < nflows && s->t->route_split; i++) {
-        int nmin = 0, hs = s->host[src[i]], hd = s->host[dst[i]];
-        int np = cfit__topo_paths_split(s->t, hs, hd, s->pbuf, s->plens, CFIT__SIM_ENUM_PATHS, CFIT__SIM_MAX_LEN,
-                                        &nmin);
+        int nmin = 0, np = route_flow(s, src[i], dst[i], &nmin);
+        if (np == CFIT_ERANGE)
+            return np;
         if (np > nmin && nmin > 0)
             pend_add(s, s->pbuf, s->plens, nmin, 1.0);
     }
@@ -693,6 +729,7 @@ static int sim_init(cfit__sim *s, const cfit_topo *t, int n, const int *host, cf
     s->indexed = t->path_count && t->path_at && !t->route_split;
     for (int l = 0; l < s->nlinks && s->indexed; l++)
         s->indexed = !t->links[l].failed;
+    s->max_len = CFIT__SIM_MAX_LEN;
     s->pbuf = malloc((size_t)CFIT__SIM_ENUM_PATHS * CFIT__SIM_MAX_LEN * sizeof *s->pbuf);
     s->plens = malloc((size_t)CFIT__SIM_ENUM_PATHS * sizeof *s->plens);
     return s->lk && s->pend && s->pmark && s->dlist && s->load && s->used && s->mark && s->link_bytes && s->pbuf && s->plens ? CFIT_EOK : CFIT_ENOMEM;

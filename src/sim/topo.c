@@ -452,6 +452,20 @@ int cfit__topo_route_shortest(const cfit_topo *t, int src_host, int dst_host, in
     return rc;
 }
 
+int cfit__topo_hops(const cfit_topo *t, int src_host, int dst_host)
+{
+    if (!t || src_host < 0 || dst_host < 0 || src_host >= t->nhosts || dst_host >= t->nhosts ||
+        src_host == dst_host || !t->adj_off)
+        return CFIT_EINVALID;
+    int owned;
+    struct cfit__topo_scratch *s = scratch_take(t, &owned);
+    if (!s)
+        return CFIT_ENOMEM;
+    int len = bfs(t, s, t->host_vertex[src_host], t->host_vertex[dst_host]);
+    scratch_give(t, s, owned);
+    return len < 0 ? 0 : len;
+}
+
 int cfit_topo_paths(const cfit_topo *t, int src, int dst, int flow, int *paths, int *lens, int max,
                     int max_len)
 {

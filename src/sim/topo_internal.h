@@ -77,6 +77,11 @@ int cfit__topo_finish(cfit_topo *t);
 int cfit__topo_route_shortest(const cfit_topo *t, int src_host, int dst_host, int flow, int *paths,
                               int *lens, int max, int max_len);
 
+/* The links on a shortest route from src to dst host over the working links (NIC cables
+ * included; what a route of the shortest-path router would take), 0 when failed links
+ * disconnect them, or a negative cfit_err.  For error messages about routes that do not fit. */
+int cfit__topo_hops(const cfit_topo *t, int src_host, int dst_host);
+
 /* All candidate paths (as cfit_topo_paths with flow -1) with the minimal ones first: *nmin of
  * them, the rest non-minimal alternatives of an adaptive router (dragonfly routing=ugal);
  * *nmin = the count returned for every other topology.  Returns as cfit_topo_paths. */

@@ -1080,6 +1080,43 @@ static void test_topology_pp(void **state)
     cfit_topo_free(over);
 }
 
+/* A topology the simulator cannot route or that failed links disconnect is an error of the
+ * search and of evaluate, never a factor of 1 (the alpha-beta time alone); a ring of 128 nodes,
+ * longer than the simulator's first path buffer of 64 links, routes and slows PP. */
+static void test_topology_unroutable(void **state)
+{
+    (void)state;
+    const cfit_gpu *g[] = {gpu("h100-sxm")};
+    cfit_plan_request r;
+    cfit_diag d;
+    cfit_plan p;
+    request(&r, "llama3-8b", g, 1, 1024);
+    cfit_layout l = layout(1, 2, 256, 2, 1, 1, 0, CFIT_RECOMPUTE_NONE, 0);   /* stages 64 nodes apart */
+    cfit_topo *ring = topology("torus3d:128x1x1");
+    r.topology = ring;
+    cfit_plan a = evaluate(&r, g[0], l);
+    assert_true(a.slowdown_pp > 100 && a.fabric_slowdown >= a.slowdown_pp);
+
+    cfit_topo *cut = topology("torus3d:8x1x1");   /* two cables of the ring cut: two halves */
+    cfit_diag_clear(&d);
+    assert_int_equal(cfit_topo_fail_spec(cut, "sw0-sw1,sw4-sw5", &d), CFIT_EOK);
+    request(&r, "llama3-8b", g, 1, 64);
+    r.topology = cut;
+    l = layout(1, 2, 16, 2, 1, 1, 0, CFIT_RECOMPUTE_NONE, 0);
+    cfit_diag_clear(&d);
+    int rc = cfit_plan_evaluate(&r, g[0], &l, &p, &d);
+    assert_int_equal(rc, CFIT_EINVALID);
+    assert_non_null(strstr(d.msg, "simulating a cross-node exchange"));
+    assert_non_null(strstr(d.msg, "failed links disconnect"));
+    cfit_plan_result res;
+    r.fixed.tp = 1, r.fixed.pp = 2, r.fixed.cp = 2;
+    cfit_diag_clear(&d);
+    assert_int_equal(cfit_plan_search(&r, &res, &d), CFIT_EINVALID);
+    assert_non_null(strstr(d.msg, "failed links disconnect"));
+    cfit_topo_free(cut);
+    cfit_topo_free(ring);
+}
+
 /* --fabric alone: the assumed non-blocking rail-optimised fabric leaves cross-node CP, PP and
  * DP at the alpha-beta time (factor 1 to rounding) and is named by cfit_plan_assumed_topology. */
 static void test_assumed_topology(void **state)
@@ -1128,6 +1165,7 @@ int main(void)
         cmocka_unit_test(test_sizing),
         cmocka_unit_test(test_sizing_several_gpu_types),
         cmocka_unit_test(test_topology_pp),
+        cmocka_unit_test(test_topology_unroutable),
         cmocka_unit_test(test_assumed_topology),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -534,6 +534,67 @@ static void alltoall_mirror_shortcut(void **state)
     }
 }
 
+/* Routes longer than the first path buffer (64 links) are routed: the buffer grows to the
+ * simulator's limit of 4096 links per route; a longer route is CFIT_ERANGE naming its length
+ * and the limit, from the collectives and from cfit_sim_internode_curve (never a factor 1). */
+static cfit_topo *ring_of(const char *spec, const char *fail)
+{
+    cfit_topo_params p;
+    cfit_topo_params_init(&p);
+    p.link_bw_bytes_per_s = B, p.link_latency_s = LAT, p.gpus_per_node = 1;
+    cfit_topo *t = NULL;
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    if (cfit_topo_new(spec, &p, &t, &d) || (fail && cfit_topo_fail_spec(t, fail, &d)))
+        fail_msg("topology '%s': %s", spec, d.msg);
+    return t;
+}
+
+static void long_routes(void **state)
+{
+    (void)state;
+    cfit_diag d;
+    double time, bytes[1] = {1e6};
+    /* torus3d:127x1x1: host 0 to host 63 is 63 torus hops + 2 NIC cables = 65 links */
+    cfit_topo *t = ring_of("torus3d:127x1x1,gpus=1", NULL);
+    int src[1] = {0}, dst[1] = {63};
+    cfit_diag_clear(&d);
+    assert_int_equal(cfit__sim_flows(t, 1, src, dst, bytes, &time, &d), 0);
+    near(time, 1e6 / B + 65 * LAT, 1e-12);
+    int ranks = cfit_topo_hosts(t), *place = malloc((size_t)ranks * sizeof *place);
+    assert_non_null(place);
+    for (int r = 0; r < ranks; r++)   /* every rank 63 hosts from the last: each step crosses 65 links */
+        place[r] = (int)((long)r * 63 % ranks);
+    cfit_sim_result r;
+    assert_int_equal(cfit_sim_collective(t, CFIT_COLL_SENDRECV, CFIT_ALGO_RING, ranks, place, 1e6, &r, &d), 0);
+    free(place);
+    assert_true(r.time_s > 1e6 / B + 65 * LAT * 0.999);
+    cfit_topo_free(t);
+
+    /* at the limit: the failed cable sends host 0 to host 1 the long way, 4094 hops + 2 */
+    t = ring_of("torus3d:4095x1x1,gpus=1", "sw0-sw1");
+    src[0] = 0, dst[0] = 1;
+    assert_int_equal(cfit__sim_flows(t, 1, src, dst, bytes, &time, &d), 0);
+    near(time, 1e6 / B + 4096 * LAT, 1e-12);
+    cfit_topo_free(t);
+    /* one hop over it */
+    t = ring_of("torus3d:4096x1x1,gpus=1", "sw0-sw1");
+    cfit_diag_clear(&d);
+    assert_int_equal(cfit__sim_flows(t, 1, src, dst, bytes, &time, &d), CFIT_ERANGE);
+    assert_non_null(strstr(d.msg, "torus3d: the route from rank 0 (host 0) to rank 1 (host 1) takes 4097 links"));
+    assert_non_null(strstr(d.msg, "limit of 4096 links per route"));
+    cfit_diag_clear(&d);
+    assert_int_equal(cfit_sim_collective(t, CFIT_COLL_SENDRECV, CFIT_ALGO_RING, 2, NULL, 1e6, &r, &d), CFIT_ERANGE);
+    assert_non_null(strstr(d.msg, "takes 4097 links"));
+    /* the exchange factors: an error, whatever the factors were left at */
+    cfit_sim_exchange x = {2, 1, 1, 0, 0, 0};
+    double sz[2] = {1e3, 1e9}, f[2] = {0, 0};
+    cfit_diag_clear(&d);
+    assert_int_equal(cfit_sim_internode_curve(t, &x, 2, sz, f, &d), CFIT_ERANGE);
+    assert_non_null(strstr(d.msg, "limit of 4096"));
+    cfit_topo_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -551,6 +612,7 @@ int main(void)
         cmocka_unit_test(dragonfly_ugal),
         cmocka_unit_test(alltoall_mirror_shortcut),
         cmocka_unit_test(internode_curve),
+        cmocka_unit_test(long_routes),
         cmocka_unit_test(weighted_fairness),
         cmocka_unit_test(fattree_shift_balanced),
     };

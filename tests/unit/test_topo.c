@@ -392,6 +392,36 @@ static int tier_count(const cfit_topo *t, const int *path, int len, int tier)
     return n;
 }
 
+/* A ring longer than a caller's path buffer: CFIT_ERANGE from the router, the route once the
+ * buffer holds it; cfit__topo_hops gives its length. */
+static void test_torus_long_ring(void **state)
+{
+    (void)state;
+    cfit_topo *t = make("torus3d:127x1x1", 1);
+    int *paths = malloc(8 * 128 * sizeof *paths), lens[8];
+    assert_non_null(paths);
+    assert_int_equal(cfit_topo_paths(t, 0, 63, -1, paths, lens, 8, 64), CFIT_ERANGE);
+    assert_int_equal(cfit_topo_paths(t, 0, 63, -1, paths, lens, 8, 65), 1);
+    assert_int_equal(lens[0], 65);
+    int v = cfit_topo_host_vertex(t, 0);
+    for (int j = 0; j < 65; j++) {   /* a chain of links from host 0 to host 63 */
+        assert_int_equal(cfit_topo_link(t, paths[j])->from, v);
+        v = cfit_topo_link(t, paths[j])->to;
+    }
+    assert_int_equal(v, cfit_topo_host_vertex(t, 63));
+    assert_int_equal(cfit__topo_hops(t, 0, 63), 65);
+    assert_int_equal(cfit__topo_hops(t, 0, 64), 65);   /* the other way round */
+    assert_int_equal(cfit__topo_hops(t, 0, 1), 3);
+    cfit_topo_free(t);
+    t = make("torus3d:128x1x1", 1);   /* distance 64 = n/2: both ways, 66 links each */
+    assert_int_equal(cfit_topo_paths(t, 0, 64, -1, paths, lens, 8, 65), CFIT_ERANGE);
+    assert_int_equal(cfit_topo_paths(t, 0, 64, -1, paths, lens, 8, 128), 2);
+    assert_int_equal(lens[0], 66);
+    assert_int_equal(lens[1], 66);
+    cfit_topo_free(t);
+    free(paths);
+}
+
 static void test_dragonfly_routing(void **state)
 {
     (void)state;
@@ -567,6 +597,7 @@ int main(void)
         cmocka_unit_test(test_closed_forms),
         cmocka_unit_test(test_cuts_in_graph),
         cmocka_unit_test(test_torus_dor),
+        cmocka_unit_test(test_torus_long_ring),
         cmocka_unit_test(test_dragonfly_routing),
         cmocka_unit_test(test_railopt_paths),
         cmocka_unit_test(test_failures),
