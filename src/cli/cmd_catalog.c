@@ -32,14 +32,14 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
 
 static void list_gpus(const cfit_catalog *cat)
 {
-    printf("%-14s %-7s %9s %10s %12s %12s %9s %7s  %s\n", "gpu", "vendor", "memory", "HBM",
+    printf("%-14s %-7s %-9s %9s %10s %12s %12s %9s %7s  %s\n", "gpu", "vendor", "arch", "memory", "HBM",
            "bf16 dense", "fp8 dense", "scale-up", "domain", "node");
-    printf("%-14s %-7s %9s %10s %12s %12s %9s %7s\n", "", "", "GB", "TB/s", "TFLOP/s", "TFLOP/s",
+    printf("%-14s %-7s %-9s %9s %10s %12s %12s %9s %7s\n", "", "", "", "GB", "TB/s", "TFLOP/s", "TFLOP/s",
            "GB/s/dir", "GPUs");
     for (size_t i = 0; i < cfit_catalog_gpu_count(cat); i++) {
         const cfit_gpu *g = cfit_catalog_gpu_at(cat, i);
-        printf("%-14s %-7s %9.0f %10.2f %12.1f %12.1f %9.0f %7d  %s\n", g->name, g->vendor,
-               g->memory_bytes / 1e9, g->memory_bw_bytes_per_s / 1e12, g->peak_flops[CFIT_PREC_BF16] / 1e12,
+        printf("%-14s %-7s %-9s %9.0f %10.2f %12.1f %12.1f %9.0f %7d  %s\n", g->name, g->vendor,
+               cfit_gpu_arch_name(g->arch), g->memory_bytes / 1e9, g->memory_bw_bytes_per_s / 1e12, g->peak_flops[CFIT_PREC_BF16] / 1e12,
                g->peak_flops[CFIT_PREC_FP8] / 1e12, g->scaleup_bw_bytes_per_s / 1e9, g->scaleup_domain,
                g->default_node);
     }
@@ -61,21 +61,26 @@ static void list_models(const cfit_catalog *cat)
 
 static void list_fabrics(const cfit_catalog *cat)
 {
-    printf("%-17s %-9s %10s %9s %6s  %s\n", "fabric", "kind", "GB/s/dir", "latency", "eff", "technology");
+    printf("%-17s %-9s %-7s %10s %9s %6s %6s  %s\n", "fabric", "kind", "family", "GB/s/dir", "latency", "eff",
+           "sharp", "technology");
     for (size_t i = 0; i < cfit_catalog_fabric_count(cat); i++) {
         const cfit_fabric *f = cfit_catalog_fabric_at(cat, i);
-        printf("%-17s %-9s %10.1f %7.1fus %6.2f  %s\n", f->name,
-               f->kind == CFIT_FABRIC_SCALEUP ? "scale-up" : "scale-out", f->bw_bytes_per_s / 1e9,
-               f->latency_s * 1e6, f->efficiency, f->technology);
+        char sharp[16] = "-";
+        if (f->sharp_efficiency > 0)
+            snprintf(sharp, sizeof sharp, "%.2f", f->sharp_efficiency);
+        printf("%-17s %-9s %-7s %10.1f %7.1fus %6.2f %6s  %s\n", f->name,
+               f->kind == CFIT_FABRIC_SCALEUP ? "scale-up" : "scale-out", cfit_fabric_family_name(f->family),
+               f->bw_bytes_per_s / 1e9, f->latency_s * 1e6, f->efficiency, sharp, f->technology);
     }
 }
 
 static void list_nodes(const cfit_catalog *cat)
 {
-    printf("%-18s %6s %6s  %s\n", "node", "GPUs", "NICs", "fabric");
+    printf("%-18s %6s %6s  %-14s %-14s %s\n", "node", "GPUs", "NICs", "fabric", "gpu", "p2p");
     for (size_t i = 0; i < cfit_catalog_node_count(cat); i++) {
         const cfit_node *n = cfit_catalog_node_at(cat, i);
-        printf("%-18s %6d %6d  %s\n", n->name, n->gpus_per_node, n->nics_per_node, n->fabric);
+        printf("%-18s %6d %6d  %-14s %-14s %s\n", n->name, n->gpus_per_node, n->nics_per_node, n->fabric,
+               n->gpu[0] ? n->gpu : "any", n->p2p_off ? "no" : "yes");
     }
 }
 
@@ -125,6 +130,7 @@ static int show(const cfit_catalog *cat, const char *name)
     if (g) {
         const cfit_gpu_calibration *k = &g->cal;
         printf("gpu %s (%s)\n", g->name, g->display_name);
+        printf("  %-28s %s\n", "architecture", cfit_gpu_arch_name(g->arch));
         printf("  %-28s %.1f GB\n", "memory", g->memory_bytes / 1e9);
         printf("  %-28s %.3f TB/s\n", "memory bandwidth", g->memory_bw_bytes_per_s / 1e12);
         printf("  %-28s %.1f TFLOP/s\n", "bf16 dense", g->peak_flops[CFIT_PREC_BF16] / 1e12);
@@ -173,6 +179,10 @@ static int show(const cfit_catalog *cat, const char *name)
         printf("  %-20s %.1f us\n", "latency", f->latency_s * 1e6);
         printf("  %-20s %.2f of line rate\n", "efficiency", f->efficiency);
         printf("  %-20s %.2f of compute time\n", "overlap", f->overlap_efficiency);
+        printf("  %-20s %s\n", "family", cfit_fabric_family_name(f->family));
+        if (f->sharp_efficiency > 0)
+            printf("  %-20s %.2f of line rate (%s)\n", "in-network reduce", f->sharp_efficiency,
+                   f->kind == CFIT_FABRIC_SCALEUP ? "NVLink SHARP, NCCL NVLS" : "switch SHARP, NCCL CollNet");
         printf("  %-20s %s\n", "source", f->source);
         return 0;
     }
@@ -196,8 +206,9 @@ static int show(const cfit_catalog *cat, const char *name)
     }
     const cfit_node *n = cfit_catalog_node(cat, name, NULL);
     if (n) {
-        printf("node %s\n  %-20s %d\n  %-20s %d\n  %-20s %s\n  %-20s %s\n", n->name, "gpus_per_node",
-               n->gpus_per_node, "nics_per_node", n->nics_per_node, "fabric", n->fabric, "source",
+        printf("node %s\n  %-20s %d\n  %-20s %d\n  %-20s %s\n  %-20s %s\n  %-20s %s\n  %-20s %s\n", n->name,
+               "gpus_per_node", n->gpus_per_node, "nics_per_node", n->nics_per_node, "fabric", n->fabric, "gpu",
+               n->gpu[0] ? n->gpu : "any", "p2p", n->p2p_off ? "no (through host memory)" : "yes", "source",
                n->source);
         return 0;
     }

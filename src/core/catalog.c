@@ -527,6 +527,9 @@ static int check_refs(const cfit_catalog *c, const staged *st, const char *file,
             return cfit_diag_set(d, CFIT_EINVALID, file, p.line, p.col,
                                  "node '%s': fabric '%s' is a scale-up link, not a scale-out fabric",
                                  n->name, n->fabric);
+        if (n->gpu[0] && table_find(&c->t[K_GPU], K_GPU, n->gpu) < 0)
+            return cfit_diag_set(d, CFIT_EUNKNOWN, file, p.line, p.col,
+                                 "node '%s': gpu '%s' is not a gpu entry", n->name, n->gpu);
     }
     for (size_t i = 0; i < c->t[K_SWITCH].n; i++) {
         const cfit_switch *sw = cfit_catalog_switch_at(c, i);

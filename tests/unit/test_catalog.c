@@ -106,11 +106,14 @@ static void test_required_entries(void **state)
     (void)state;
     static const char *const gpus[] = {"a100-sxm-40g", "a100-sxm-80g", "h100-sxm", "h200-sxm", "h200-nvl",
                                        "b200", "b300", "gb200", "gb300", "mi300x", "mi325x", "mi350x",
-                                       "mi355x", "rtx4090", "rtx5090", "l40s"};
+                                       "mi355x", "rtx4090", "rtx5090", "l40s", "a100-pcie", "a800-sxm-80g",
+                                       "h100-pcie", "h100-nvl", "h800", "h20", "v100-sxm2"};
     static const char *const models[] = {"gpt3-175b", "llama2-7b", "llama2-13b", "llama2-70b",
                                          "llama3-8b", "llama3-70b", "llama3-405b"};
     static const char *const fabrics[] = {"roce-25g", "roce-100g", "roce-200g", "roce-400g", "roce-800g",
-                                          "ib-hdr", "ib-ndr", "ib-xdr", "nvlink3", "nvlink4", "nvlink5"};
+                                          "ib-edr", "ib-hdr", "ib-ndr", "ib-xdr", "efa-100g", "efa-200g",
+                                          "efa-400g", "nvlink2", "nvlink3", "nvlink4", "nvlink4-bridge",
+                                          "nvlink5"};
     cfit_catalog *c = new_catalog();
     cfit_diag d;
     for (size_t i = 0; i < sizeof gpus / sizeof gpus[0]; i++) {
@@ -507,6 +510,17 @@ static void test_load_errors(void **state)
              "\"attention\": \"fused\", \"attention_efficiency_scale\": 0, \"dp_overlap\": true, "
              "\"flat_param_gather\": false, \"zero3_max_live_params\": 0, \"source\": \"s\"}]}",
          CFIT_ERANGE, 1, 104, "'attention_efficiency_scale' must be between", NULL},
+        {"bad arch", "{\"gpus\": [{\"arch\": \"pascal\"}]}", CFIT_EPARSE, 1, 20,
+         "'arch' must be one of other, volta, ampere, ada, hopper, blackwell, cdna3 or cdna4", "'pascal'"},
+        {"bad family", "{\"fabrics\": [{\"family\": \"infiniband\"}]}", CFIT_EPARSE, 1, 25,
+         "'family' must be one of other, ib, roce, efa, nvlink, pcie or xgmi", "'infiniband'"},
+        {"bad p2p", "{\"nodes\": [{\"p2p\": \"off\"}]}", CFIT_EPARSE, 1, 20, "'p2p' must be one of yes or no",
+         "'off'"},
+        {"sharp out of range", "{\"fabrics\": [{\"sharp_efficiency\": 1.5}]}", CFIT_ERANGE, 1, 35,
+         "'sharp_efficiency' must be between 0 and 1", NULL},
+        {"node gpu dangling", "{\"nodes\": [{\"name\": \"n\", \"gpu\": \"h1000\", \"gpus_per_node\": 8, "
+             "\"nics_per_node\": 8, \"fabric\": \"ib-ndr\", \"source\": \"s\"}]}",
+         CFIT_EUNKNOWN, 1, 12, "node 'n': gpu 'h1000' is not a gpu entry", NULL},
         {"framework host time negative", "{\"frameworks\": [{\"host_layer_s\": -1e-3}]}", CFIT_ERANGE, 1, 34,
          "'host_layer_s' must be between", NULL},
     };
@@ -540,6 +554,54 @@ static void test_load_errors(void **state)
     snprintf(big + n + CFIT_TEXT_MAX, sizeof big - (size_t)n - CFIT_TEXT_MAX, "\"}]}");
     assert_int_equal(load(c, big, &d), CFIT_ERANGE);
     assert_non_null(strstr(d.msg, "'source' is 512 bytes long; at most 511"));
+    cfit_catalog_free(c);
+}
+
+/* The NCCL-model keys on the embedded entries: arch, family, sharp_efficiency, node gpu and p2p. */
+static void test_new_keys_and_entries(void **state)
+{
+    (void)state;
+    cfit_catalog *c = new_catalog();
+    const cfit_node *n = cfit_catalog_node(c, "aws-p5", NULL);
+    assert_non_null(n);
+    assert_int_equal(n->gpus_per_node, 8);
+    assert_int_equal(n->nics_per_node, 32);
+    assert_string_equal(n->fabric, "efa-100g");
+    assert_string_equal(n->gpu, "h100-sxm");
+    assert_int_equal(n->p2p_off, 0);
+    const cfit_fabric *f = cfit_catalog_fabric(c, n->fabric, NULL);
+    assert_non_null(f);
+    assert_int_equal(f->family, CFIT_FAMILY_EFA);
+    assert_true(f->bw_bytes_per_s == 12.5e9);
+    assert_true(f->sharp_efficiency == 0);
+    assert_int_equal(cfit_catalog_node(c, "pcie-rtx4090-8", NULL)->p2p_off, 1);
+    assert_string_equal(cfit_catalog_node(c, "hgx-a100-8", NULL)->gpu, "");    /* any A100 */
+    /* NVLS only where an NVSwitch reduces: nvlink4/5, not NVLink bridges or A100's NVLink3 */
+    assert_true(cfit_catalog_fabric(c, "nvlink4", NULL)->sharp_efficiency == 0.61);
+    assert_true(cfit_catalog_fabric(c, "nvlink5", NULL)->sharp_efficiency > 0);
+    assert_true(cfit_catalog_fabric(c, "nvlink4-bridge", NULL)->sharp_efficiency == 0);
+    assert_true(cfit_catalog_fabric(c, "nvlink3", NULL)->sharp_efficiency == 0);
+    const cfit_gpu *g = cfit_catalog_gpu(c, "h800", NULL);
+    assert_non_null(g);
+    assert_int_equal(g->arch, CFIT_ARCH_HOPPER);
+    assert_string_equal(g->scaleup_fabric, "nvlink4");
+    assert_true(g->scaleup_bw_bytes_per_s == 200e9);
+    assert_int_equal(cfit_catalog_gpu(c, "v100-sxm2", NULL)->arch, CFIT_ARCH_VOLTA);
+    assert_string_equal(cfit_catalog_gpu(c, "h200-nvl", NULL)->scaleup_fabric, "nvlink4-bridge");
+    assert_string_equal(cfit_gpu_arch_name(CFIT_ARCH_CDNA4), "cdna4");
+    assert_string_equal(cfit_fabric_family_name(CFIT_FAMILY_XGMI), "xgmi");
+    /* every embedded GPU and fabric says what it is; every node's gpu resolves */
+    for (size_t i = 0; i < cfit_catalog_gpu_count(c); i++)
+        if (cfit_catalog_gpu_at(c, i)->arch == CFIT_ARCH_OTHER)
+            fail_msg("gpu '%s' has no arch", cfit_catalog_gpu_at(c, i)->name);
+    for (size_t i = 0; i < cfit_catalog_fabric_count(c); i++)
+        if (cfit_catalog_fabric_at(c, i)->family == CFIT_FAMILY_OTHER)
+            fail_msg("fabric '%s' has no family", cfit_catalog_fabric_at(c, i)->name);
+    for (size_t i = 0; i < cfit_catalog_node_count(c); i++) {
+        const cfit_node *m = cfit_catalog_node_at(c, i);
+        if (m->gpu[0] && !cfit_catalog_gpu(c, m->gpu, NULL))
+            fail_msg("node '%s': gpu '%s' missing", m->name, m->gpu);
+    }
     cfit_catalog_free(c);
 }
 
@@ -686,6 +748,7 @@ int main(void)
         cmocka_unit_test(test_load_override_and_add),
         cmocka_unit_test(test_load_gpu_and_refs),
         cmocka_unit_test(test_load_errors),
+        cmocka_unit_test(test_new_keys_and_entries),
         cmocka_unit_test(test_load_file),
         cmocka_unit_test(test_model_file),
     };
