@@ -41,6 +41,11 @@ const char *cfit_nccl_proto_name(cfit_nccl_proto p);
 int cfit_nccl_algo_parse(const char *name, cfit_nccl_algo *out, cfit_diag *d);
 int cfit_nccl_proto_parse(const char *name, cfit_nccl_proto *out, cfit_diag *d);
 
+/* NCCL_ALGO / NCCL_PROTO's list syntax to a mask (bit 1 << enum): "auto" (all), "ring,tree",
+ * "^nvls,nvlstree" (all but those).  CFIT_EUNKNOWN / CFIT_EINVALID with d->msg on a bad list. */
+int cfit_nccl_algo_mask(const char *text, unsigned *mask, cfit_diag *d);
+int cfit_nccl_proto_mask(const char *text, unsigned *mask, cfit_diag *d);
+
 /* The hardware one communicator runs on: `nodes` nodes with `gpus_per_node` ranks each. */
 typedef struct cfit_nccl_system {
     int nodes;                      /* >= 1 */
@@ -91,9 +96,9 @@ int cfit_nccl_best(const cfit_nccl_system *s, cfit_collective c, unsigned algo_m
                    double bytes, cfit_nccl_estimate *out, cfit_diag *d);
 
 /* The system of `nodes` nodes of `gpus_per_node` ranks of catalog GPU g, scale-up fabric up,
- * node type node (its NIC count, P2P) and scale-out fabric net (NULL when nodes == 1 is fine);
- * nics > 0 overrides the node's NIC count.  With fewer ranks per node than the node holds, the
- * ranks use their share of its NICs (at least one).  Errors: CFIT_EINVALID (counts < 1). */
+ * node type node (its NIC count, P2P) and scale-out fabric net (NULL when nodes == 1 is fine).
+ * nics > 0 is the NICs a node's ranks use; else, with fewer ranks per node than the node holds,
+ * they use their share of its NICs (at least one), and all of them otherwise.  Errors: CFIT_EINVALID (counts < 1). */
 int cfit_nccl_system_from_catalog(const cfit_gpu *g, const cfit_fabric *up, const cfit_node *node,
                                   const cfit_fabric *net, int nodes, int gpus_per_node, int nics,
                                   cfit_nccl_system *out, cfit_diag *d);

@@ -23,7 +23,7 @@ static const cli_opt opts[] = {
                         "                                       --topology)", O_NODES},
     {"gpus-per-node", 0, "N", "NCCL engine: ranks per node (default: the node's GPUs); flow engine:\n"
                               "                                       GPUs under one scale-up switch (default 8; 1 = none)", O_GPN},
-    {"nics", 0, "N", "scale-out NICs per node instead of the node type's", O_NICS},
+    {"nics", 0, "N", "scale-out NICs a node's ranks use instead of the node type's", O_NICS},
     {"fabric", 0, "NAME", "this scale-out fabric instead of the node's (catalog)", O_FABRIC},
     {"p2p", 0, "yes|no", "NCCL engine: whether the node's GPUs reach each other over PCIe\n"
                          "                                       (default: the node type's; no = through host memory)", O_P2P},
@@ -36,11 +36,12 @@ static const cli_opt opts[] = {
                               "                                       torus3d:8x8x8 (docs/sim.md lists every key); required\n"
                               "                                       by the flow engine, the contention of the NCCL one", O_TOPOLOGY},
     {"collective", 0, "NAME", "allreduce (default), allgather, reducescatter, alltoall or sendrecv", O_COLLECTIVE},
-    {"algo", 0, "NAME", "NCCL engine: auto (default: NCCL's tuner), ring, tree, nvls, nvlstree,\n"
-                        "                                       collnetdirect, collnetchain, pat or p2p, as NCCL_ALGO;\n"
+    {"algo", 0, "LIST", "NCCL engine: auto (default: NCCL's tuner), or as NCCL_ALGO a list of\n"
+                        "                                       ring, tree, nvls, nvlstree, collnetdirect, collnetchain,\n"
+                        "                                       pat, p2p (\"ring,tree\"; \"^nvls,nvlstree\" = all but);\n"
                         "                                       flow engine: ring (default), or for allreduce tree,\n"
                         "                                       rabenseifner or hierarchical", O_ALGO},
-    {"proto", 0, "NAME", "NCCL engine: auto (default), ll, ll128 or simple, as NCCL_PROTO", O_PROTO},
+    {"proto", 0, "LIST", "NCCL engine: auto (default), or as NCCL_PROTO a list of ll, ll128, simple", O_PROTO},
     {"ranks", 'n', "N", "ranks taking part (default: every host of the topology)", O_RANKS},
     {"size", 's', "BYTES", "one message size, nccl-tests' size (K M G suffixes, powers of 1024)", O_SIZE},
     {"minbytes", 'b', "BYTES", "smallest size of a sweep (default 32M)", O_MIN},

@@ -27,19 +27,10 @@ static int masks(const sim_cli *c, nccl_run *r)
 {
     cfit_diag d;
     cfit_diag_clear(&d);
-    r->algo_mask = CFIT_NCCL_ALL_ALGOS, r->proto_mask = CFIT_NCCL_ALL_PROTOS;
-    if (c->algo_name && strcmp(c->algo_name, "auto")) {
-        cfit_nccl_algo a;
-        if (cfit_nccl_algo_parse(c->algo_name, &a, &d))
-            return cli_error("--algo: %s", d.msg);
-        r->algo_mask = 1u << a;
-    }
-    if (c->proto_name && strcmp(c->proto_name, "auto")) {
-        cfit_nccl_proto p;
-        if (cfit_nccl_proto_parse(c->proto_name, &p, &d))
-            return cli_error("--proto: %s", d.msg);
-        r->proto_mask = 1u << p;
-    }
+    if (cfit_nccl_algo_mask(c->algo_name ? c->algo_name : "auto", &r->algo_mask, &d))
+        return cli_error("--algo: %s", d.msg);
+    if (cfit_nccl_proto_mask(c->proto_name ? c->proto_name : "auto", &r->proto_mask, &d))
+        return cli_error("--proto: %s", d.msg);
     return 0;
 }
 

@@ -81,6 +81,56 @@ int cfit_nccl_algo_parse(const char *name, cfit_nccl_algo *out, cfit_diag *d)
                          "p2p or auto)", name);
 }
 
+/* "ring,tree", "^nvls,nvlstree" (all but), "auto": NCCL_ALGO / NCCL_PROTO's list syntax. */
+static int parse_list(const char *text, int count, int (*one)(const char *, int *, cfit_diag *), unsigned *mask,
+                      cfit_diag *d)
+{
+    if (strcasecmp(text, "auto") == 0)
+        return *mask = (1u << count) - 1, CFIT_EOK;
+    int exclude = text[0] == '^';
+    char buf[128];
+    if (snprintf(buf, sizeof buf, "%s", text + exclude) >= (int)sizeof buf)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "list '%.40s...' is too long", text);
+    unsigned m = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        int v, rc = one(tok, &v, d);
+        if (rc)
+            return rc;
+        m |= 1u << v;
+    }
+    if (!m)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "empty list '%s'", text);
+    *mask = exclude ? ((1u << count) - 1) & ~m : m;
+    return *mask ? CFIT_EOK : cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "'%s' excludes everything", text);
+}
+
+static int one_algo(const char *name, int *v, cfit_diag *d)
+{
+    cfit_nccl_algo a;
+    int rc = cfit_nccl_algo_parse(name, &a, d);
+    *v = (int)a;
+    return rc;
+}
+
+static int one_proto(const char *name, int *v, cfit_diag *d)
+{
+    cfit_nccl_proto p;
+    int rc = cfit_nccl_proto_parse(name, &p, d);
+    *v = (int)p;
+    return rc;
+}
+
+int cfit_nccl_algo_mask(const char *text, unsigned *mask, cfit_diag *d)
+{
+    return parse_list(text, CFIT_NCCL_ALGO_COUNT, one_algo, mask, d);
+}
+
+int cfit_nccl_proto_mask(const char *text, unsigned *mask, cfit_diag *d)
+{
+    return parse_list(text, CFIT_NCCL_PROTO_COUNT, one_proto, mask, d);
+}
+
 int cfit_nccl_proto_parse(const char *name, cfit_nccl_proto *out, cfit_diag *d)
 {
     for (int p = 0; p < CFIT_NCCL_PROTO_COUNT; p++)
@@ -372,10 +422,10 @@ int cfit_nccl_system_from_catalog(const cfit_gpu *g, const cfit_fabric *up, cons
     out->net_slowdown = 1;
     if (nodes > 1 && net) {
         int node_gpus = node && node->gpus_per_node > 0 ? node->gpus_per_node : gpus_per_node;
-        int node_nics = nics > 0 ? nics : node ? node->nics_per_node : gpus_per_node;
-        /* ranks on part of a node use the NICs beside their GPUs */
+        int node_nics = node ? node->nics_per_node : gpus_per_node;
+        /* ranks on part of a node use the NICs beside their GPUs; nics > 0 says how many */
         long use = gpus_per_node < node_gpus ? (long)node_nics * gpus_per_node / node_gpus : node_nics;
-        out->nics = use > 0 ? (int)use : 1;
+        out->nics = nics > 0 ? nics : use > 0 ? (int)use : 1;
         out->nic_bw = net->bw_bytes_per_s * net->efficiency;
         out->net = net->family;
         out->net_extra_latency_s = net->latency_s > reference_net_latency_s ? net->latency_s - reference_net_latency_s : 0;
