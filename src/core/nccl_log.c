@@ -444,8 +444,10 @@ int cfit_calibration_fit(const cfit_calibration_point *p, size_t n, double *alph
     return a > 0 && b > 0 && isfinite(a) && isfinite(*beta) ? 0 : -1;
 }
 
-/* The collective: the program name when the log has one, else redop and the size / count and
- * busbw / algbw ratios (all_gather, reduce_scatter and alltoall print n x count elements). */
+/* The collective: the program name when the log has one, else the redop column and the ratios of
+ * the largest measured row: size / (count x element size) is n for all_gather, reduce_scatter and
+ * alltoall and 1 for all_reduce and sendrecv, busbw / algbw is 2(n-1)/n for all_reduce and 1 for
+ * sendrecv (n > 2).  What those cannot tell apart is refused, never guessed. */
 static int collective(parser *p, int ranks, cfit_calibration *out)
 {
     static const struct { const char *prog, *name; } known[] = {
@@ -489,19 +491,19 @@ static int collective(parser *p, int ranks, cfit_calibration *out)
     const char *guess = NULL, *maybe = "which collective";
     if (word > 0 && r) {
         double per = r->size / (r->count * word), bus = r->busbw / r->algbw, n = ranks;
-        int reduces = p->redop[0] && strcmp(p->redop, "none") != 0;
+        int has_op = p->redop[0] != '\0', reduces = has_op && strcmp(p->redop, "none") != 0;
         int spread = fabs(per - n) < 0.01 * n && n > 1;   /* n x count elements */
-        int flat = fabs(per - 1) < 0.01;
-        if (reduces && spread)
-            guess = "reducescatter";
-        else if (reduces && flat && n > 2 && fabs(bus - 2 * (n - 1) / n) < 0.05)
+        int flat = fabs(per - 1) < 0.01, may_reduce = !has_op || reduces;
+        if (flat && may_reduce && n > 2 && fabs(bus - 2 * (n - 1) / n) < 0.05)
             guess = "allreduce";
-        else if (reduces && flat && n > 2 && fabs(bus - 1) < 0.05)
+        else if (flat && may_reduce && n > 2 && fabs(bus - 1) < 0.05)
             guess = "sendrecv";
-        else if (reduces && flat)
+        else if (spread && reduces)
+            guess = "reducescatter";
+        else if (flat && may_reduce)
             maybe = "all_reduce or sendrecv";
         else if (spread)
-            maybe = "all_gather or alltoall";
+            maybe = has_op ? "all_gather or alltoall" : "all_gather, reduce_scatter or alltoall";
     }
     if (!guess)
         return fail(p, CFIT_EINVALID, line, 1, "cannot tell %s this log ran: keep the '# Collective test "
