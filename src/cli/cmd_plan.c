@@ -16,7 +16,7 @@ enum {
 };
 enum { O_EMIT = 100 };          /* --emit: emit_opt.c */
 enum { O_BOM_BASE = 200 };      /* --bom, --network and their options: plan_bom.c (O_BOM_BASE + CLI_BOM_*) */
-enum { O_CALIBRATION = 300 };   /* --calibration FILE: a bench --json file (calibration.h) */
+enum { O_CALIBRATION = 300 };   /* --calibration FILE: a bench --json file or nccl-tests log (calibration.h) */
 enum { O_REPORT = 400 };        /* --report FILE.html: plan_report.c */
 
 static const cli_opt opts[] = {
@@ -29,7 +29,8 @@ static const cli_opt opts[] = {
     {"gpus", 0, "N", "total GPUs (default: sized to meet --days)", O_GPUS},
     {"fabric", 0, "NAME", "scale-out fabric (default: the GPU's node type's)", O_FABRIC},
     {"calibration", 0, "FILE", "measured fabric bandwidth and latency from a `clusterfit bench ... --json` file\n"
-                               "                                       run across hosts, instead of the catalog's (docs/plan.md)", O_CALIBRATION},
+                               "                                       or an nccl-tests log (all_reduce_perf, all_gather_perf, ...; told\n"
+                               "                                       by content) run across hosts, instead of the catalog's (docs/plan.md)", O_CALIBRATION},
     {"topology", 0, "SPEC", "simulate cross-node DP/TP all-reduces, PP sends and CP exchanges on this topology\n"
                             "                                       (sim's SPEC, e.g. fattree:k=16,oversub=2; docs/plan.md)", O_TOPOLOGY},
     {"tp", 0, "N", "tensor parallel size (default: searched)", O_TP},

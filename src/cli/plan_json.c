@@ -136,7 +136,40 @@ static void j_calibration(cfit__buf *b, const plan_cli *c)
     cfit__buf_key_string(b, "benchmark", c->cal.benchmark, 1);
     cfit__buf_key_number(b, "bandwidth_bytes_per_s", c->cal.bw_bytes_per_s, 1);
     cfit__buf_key_number(b, "latency_s", c->cal.latency_s, 1);
-    cfit__buf_puts(b, "}");
+    const cfit_calibration *k = &c->cal;
+    int log = strcmp(k->source, "nccl-tests") == 0;
+    cfit__buf_key_string(b, "source", k->source, 1);
+    cfit__buf_key_number(b, "ranks", k->ranks, 1);
+    cfit__buf_key_number(b, "hosts", k->hosts, 1);
+    cfit__buf_key_number(b, "steps", k->steps, 1);
+    cfit__buf_puts(b, ", \"program\": ");
+    if (log && k->program[0])
+        cfit__buf_json_string(b, k->program);
+    else
+        cfit__buf_puts(b, "null");
+    cfit__buf_puts(b, ", \"gpu\": ");
+    if (log && k->gpu[0])
+        cfit__buf_json_string(b, k->gpu);
+    else
+        cfit__buf_puts(b, "null");
+    if (!log) {
+        cfit__buf_puts(b, ", \"fit\": null}");
+        return;
+    }
+    cfit__buf_puts(b, ", \"fit\": {");
+    cfit__buf_key_number(b, "alpha_s", k->fit_alpha_s, 0);
+    cfit__buf_key_number(b, "beta_bytes_per_s", k->fit_beta_bytes_per_s, 1);
+    cfit__buf_key_number(b, "median_relative_error", k->fit_error, 1);
+    cfit__buf_key_number(b, "rows", k->fit_rows, 1);
+    cfit__buf_puts(b, ", \"points\": [");
+    for (int i = 0; i < k->npoints; i++) {
+        cfit__buf_puts(b, i ? ", {" : "{");
+        cfit__buf_key_number(b, "size_bytes", k->points[i].size_bytes, 0);
+        cfit__buf_key_number(b, "time_s", k->points[i].time_s, 1);
+        cfit__buf_key_number(b, "busbw_bytes_per_s", k->points[i].busbw_bytes_per_s, 1);
+        cfit__buf_puts(b, "}");
+    }
+    cfit__buf_puts(b, "]}}");
 }
 
 int plan_print_json(const plan_cli *c, const cfit_plan_result *res, int sizing)

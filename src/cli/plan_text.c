@@ -103,7 +103,15 @@ static void print_details(const plan_cli *c, const cfit_plan *p, double tokens)
                c->topology ? "" : ": non-blocking rail-optimised)", p->fabric_slowdown, p->slowdown_dp,
                p->slowdown_tp, p->slowdown_pp, p->slowdown_cp);
     }
-    if (c->calibration_file)
+    if (c->calibration_file && strcmp(c->cal.source, "nccl-tests") == 0)
+        printf("  fabric: calibrated from %s (nccl-tests %s: %s, %d ranks across %d hosts%s%s): %.3g GB/s per NIC "
+               "per direction, %.3g us per step (fit time = %.3g us + size / %.3g GB/s over %d sizes, median "
+               "error %.1f%%), instead of the catalog's %.3g GB/s x %.2f and %.3g us\n", c->calibration_file,
+               c->cal.program[0] ? c->cal.program : "log", c->cal.benchmark, c->cal.ranks, c->cal.hosts,
+               c->cal.gpu[0] ? ", " : "", c->cal.gpu, c->cal.bw_bytes_per_s / 1e9, c->cal.latency_s * 1e6,
+               c->cal.fit_alpha_s * 1e6, c->cal.fit_beta_bytes_per_s / 1e9, c->cal.fit_rows, c->cal.fit_error * 100,
+               p->fabric->bw_bytes_per_s / 1e9, p->fabric->efficiency, p->fabric->latency_s * 1e6);
+    else if (c->calibration_file)
         printf("  fabric: calibrated from %s (%s across %d hosts): %.3g GB/s per NIC per direction, %.3g us per "
                "step, instead of the catalog's %.3g GB/s x %.2f and %.3g us\n", c->calibration_file,
                c->cal.benchmark, c->cal.hosts, c->cal.bw_bytes_per_s / 1e9, c->cal.latency_s * 1e6,

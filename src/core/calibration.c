@@ -219,13 +219,14 @@ static int read_pairs(const reader *r, const cfit__json *root, cfit_calibration 
     return CFIT_EOK;
 }
 
-int cfit_calibration_parse(const char *text, size_t len, const char *file, cfit_calibration *out,
-                           cfit_diag *d)
+static int parse_json(const char *text, size_t len, const char *file, cfit_calibration *out, cfit_diag *d)
 {
     static const char *const fabric[] = {"allreduce", "allgather", "reducescatter", "alltoall", "sendrecv", "pairs"};
     reader r = {file ? file : "", d};
     memset(out, 0, sizeof *out);
     snprintf(out->file, sizeof out->file, "%s", r.file);
+    snprintf(out->source, sizeof out->source, "bench-json");
+    out->fit_error = -1;
     int err = CFIT_EOK;
     cfit__json *root = cfit__json_parse(text, len, file, &err, d);
     if (!root)
@@ -260,9 +261,36 @@ int cfit_calibration_parse(const char *text, size_t len, const char *file, cfit_
         err = strcmp(fabric[k], "pairs") == 0 ? read_pairs(&r, root, out) : read_collective(&r, root, out);
     }
     cfit__json_free(root);
+    return err;
+}
+
+/* JSON when the first byte after blanks (and a UTF-8 byte-order mark) is '{', or '[' not followed by
+ * an MPI output tag such as "[1,0]<stdout>:"; otherwise an nccl-tests log. */
+static int looks_json(const char *s, size_t n)
+{
+    size_t i = 0;
+    if (n >= 3 && (unsigned char)s[0] == 0xEF && (unsigned char)s[1] == 0xBB && (unsigned char)s[2] == 0xBF)
+        i = 3;
+    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n'))
+        i++;
+    if (i == n || s[i] == '{')
+        return 1;
+    if (s[i] != '[')
+        return 0;
+    size_t j = i + 1;
+    while (j < n && s[j] >= '0' && s[j] <= '9')
+        j++;
+    return !(j > i + 1 && j < n && s[j] == ',');
+}
+
+int cfit_calibration_parse(const char *text, size_t len, const char *file, cfit_calibration *out,
+                           cfit_diag *d)
+{
+    int err = looks_json(text, len) ? parse_json(text, len, file, out, d)
+                                    : cfit_calibration_parse_nccl_log(text, len, file, out, d);
     if (!err && !(isfinite(out->bw_bytes_per_s) && isfinite(out->latency_s) && out->bw_bytes_per_s < 1e15 &&
                   out->latency_s < 3600))
-        err = cfit_diag_set(d, CFIT_ERANGE, r.file, 0, 0, "measured bandwidth %.3g B/s or latency %.3g s is out "
+        err = cfit_diag_set(d, CFIT_ERANGE, file ? file : "", 0, 0, "measured bandwidth %.3g B/s or latency %.3g s is out "
                             "of range", out->bw_bytes_per_s, out->latency_s);
     return err;
 }

@@ -5,7 +5,7 @@
 # 1. A storage run (4K random reads, capped at 30 s) gets SIGINT once its test file exists: it must
 #    exit 1 within a few seconds, say "interrupted" and leave no file behind.
 # 2. Every key path of `bench storage --json` (with a --need), `bench memory --json` and of the
-#    `calibration` object of `plan --calibration FILE --json` appears in backticks in docs/json.md,
+#    `calibration` object of `plan --calibration FILE --json` (a bench file and an nccl-tests log) appears in backticks in docs/json.md,
 #    and every path in the first column of the tables under their headings occurs in the output.
 set -euo pipefail
 
@@ -44,14 +44,17 @@ left=$(ls -A "$tmp/st")
 "$bin" bench memory --size 64K --threads 2 --ntimes 3 --json >"$tmp/memory.json"
 "$bin" plan --model llama3-8b --gpu h100-sxm --gpus 64 --json \
     --calibration "$src/tests/cli/0179-plan-calibration-json/allreduce.json" >"$tmp/plan.json"
+"$bin" plan --model llama3-8b --gpu h100-sxm --gpus 64 --json \
+    --calibration "$src/tests/fixtures/nccl/all_reduce_perf-2x8.log" >"$tmp/plan-log.json"
 
-python3 - "$(dirname "${BASH_SOURCE[0]}")" "$doc" "$tmp/storage.json" "$tmp/memory.json" "$tmp/plan.json" <<'PY'
+python3 - "$(dirname "${BASH_SOURCE[0]}")" "$doc" "$tmp/storage.json" "$tmp/memory.json" "$tmp/plan.json" \
+    "$tmp/plan-log.json" <<'PY'
 import json
 import sys
 sys.path.insert(0, sys.argv.pop(1))
 from json_doc_lib import paths, section_table
 
-doc, storage, memory, plan = sys.argv[1:]
+doc, storage, memory, plan, plan_log = sys.argv[1:]
 
 
 errors = []
@@ -62,6 +65,8 @@ for name, heading, root in [(storage, "`clusterfit bench storage --json`", None)
     if root:
         obj = {root: obj[root]}
     found = paths(obj)
+    if root:   # a bench --json file and an nccl-tests log fill different parts of `calibration`
+        found |= paths({root: json.load(open(plan_log))[root]})
     if root:
         found.discard(root)   # documented in the plan table itself
     documented = set(section_table(doc, heading, "bench_io.sh"))
