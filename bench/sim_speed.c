@@ -10,8 +10,12 @@
  * same run, is the 1K case: each line says how many times its cost it is.  A random placement at
  * 4K shows the cost when many flows cross the core (each route then searches most of the tree).
  * All-to-all of 1K ranks on k=16 runs with and without its mirrored-step shortcut.
+ * Last, the NCCL engine's tuner (issue 12 target: a 16,384-GPU `sim --algo auto` sweep from 1 KiB
+ * to 16 GiB in < 1 s): every algorithm x protocol at the 25 sizes 1 KiB ... 16 GiB on 2,048 nodes
+ * of 8 GPUs with NVLS and 8 NICs, against the 16K-rank flow ring of the same run.
  * Usage: bench_sim_speed
  */
+#include "clusterfit/nccl.h"
 #include "clusterfit/sim.h"
 
 extern int cfit__sim_mirror_off;   /* the library's test hook (src/sim/sim_internal.h) */
@@ -66,7 +70,7 @@ int main(void)
     printf("# ring all-reduce, 256 MiB, linear placement, fat-tree with 8 GPUs per node; CPU seconds, one core\n");
     printf("# %6s %4s %8s %9s %10s %13s %13s %8s %8s\n", "ranks", "k", "build_s", "sim_s", "sim_time_s",
            "flows/s", "solved/s", "x_prev", "x_1K");
-    double ref = 0, prev = 0;
+    double ref = 0, prev = 0, ring16k = 0;
     int ok = 1;
     for (int i = 0; i < 4; i++) {
         double build;
@@ -75,6 +79,8 @@ int main(void)
         double s = time_sim(t, ranks[i], NULL, &r);
         if (i == 0)
             ref = s;
+        if (ranks[i] == 16384)
+            ring16k = s;
         char grow[16] = "";
         if (i > 0)
             snprintf(grow, sizeof grow, "%.2f", s / prev);
@@ -122,6 +128,23 @@ int main(void)
     printf("# all-to-all, 1024 ranks, k=16, 64 MiB: %.3f s with mirrored steps, %.3f s without (%.2fx); "
            "simulated time %.6f s, %s\n", a2a[0], a2a[1], a2a[1] / a2a[0], a2a_time[0],
            a2a_time[0] == a2a_time[1] ? "the same both ways" : "DIFFERENT");
+    /* the NCCL engine: a whole auto sweep, repeated to be measurable */
+    cfit_nccl_system sys = {2048, 8, CFIT_ARCH_HOPPER, CFIT_FAMILY_NVLINK, 369e9, 274.5e9, 0, 8, 47e9,
+                            CFIT_FAMILY_IB, 0, 0, 1};
+    enum { REPS = 1000 };
+    double t0 = cpu_s(), sink = 0;
+    for (int rep = 0; rep < REPS; rep++)
+        for (double b = 1024; b <= 16.0 * (1 << 30); b *= 2) {
+            cfit_nccl_estimate e;
+            if (cfit_nccl_best(&sys, CFIT_COLL_ALLREDUCE, CFIT_NCCL_ALL_ALGOS, CFIT_NCCL_ALL_PROTOS, b, &e, NULL))
+                return 1;
+            sink += e.time_s;
+        }
+    double sweep = (cpu_s() - t0) / REPS;
+    int nccl_ok = sweep < 1.0 && sink > 0;
+    printf("# NCCL engine: 16,384-GPU auto sweep 1 KiB - 16 GiB (25 sizes): %.3g s (%.3g x the 16K flow ring); "
+           "target < 1 s: %s\n", sweep, sweep / ring16k, nccl_ok ? "met" : "MISSED");
+    ok = ok && nccl_ok;
     printf("# targets: 16K ranks < 2 s, 64K ranks < 30 s: %s\n", ok ? "met" : "MISSED");
     free(place);
     cfit_topo_free(t);
