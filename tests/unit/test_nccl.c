@@ -1,0 +1,432 @@
+/* test_nccl.c - NCCL's cost model and tuner (clusterfit/nccl.h) on hand-built systems, against
+ * values worked out by hand from the formulas in src/sim/nccl.c (no catalog). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "clusterfit/nccl.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+#define INTRA_BW 360e9   /* per GPU per direction, achievable */
+#define NIC_BW 40e9      /* per NIC per direction, achievable */
+
+/* |a - b| <= rel * |b| */
+static void assert_rel(double a, double b, double rel)
+{
+    if (!(fabs(a - b) <= rel * fabs(b))) {
+        print_error("%.17g is not within %g relative of %.17g\n", a, rel, b);
+        fail();
+    }
+}
+
+/* One Hopper node of g NVLink GPUs, no NVLS, no network. */
+static cfit_nccl_system nvlink_node(int g)
+{
+    cfit_nccl_system s;
+    memset(&s, 0, sizeof s);
+    s.nodes = 1, s.gpus_per_node = g;
+    s.arch = CFIT_ARCH_HOPPER;
+    s.intra = CFIT_FAMILY_NVLINK;
+    s.intra_bw = INTRA_BW;
+    s.net_slowdown = 1;
+    return s;
+}
+
+/* nodes x g NVLink GPUs with `nics` InfiniBand NICs per node of nic_bw each, non-blocking. */
+static cfit_nccl_system cluster(int nodes, int g, int nics, double nic_bw)
+{
+    cfit_nccl_system s = nvlink_node(g);
+    s.nodes = nodes;
+    s.nics = nics, s.nic_bw = nic_bw;
+    s.net = CFIT_FAMILY_IB;
+    return s;
+}
+
+static int is_supported(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_algo a, cfit_nccl_proto p,
+                        cfit_diag *d)
+{
+    cfit_diag_clear(d);
+    return cfit_nccl_supported(s, c, a, p, d);
+}
+
+/* Ring all-reduce, 1 node x 8 NVLink GPUs, LL at 8 bytes: latency = ring LL base (6.6 us) + 2(n-1)
+ * NVLink LL hops of 0.6 us, no network steps; the bandwidth term is 8 B x 1.75 / (intra x 0.5) or
+ * the Hopper one-node LL ceiling (141 GB/s of busbw), whichever is slower. */
+static void ring_ll_latency_one_node(void **state)
+{
+    (void)state;
+    cfit_nccl_system s = nvlink_node(8);
+    cfit_nccl_estimate e;
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    assert_int_equal(cfit_nccl_time(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_RING, CFIT_NCCL_LL, 8, &e, &d), CFIT_EOK);
+    assert_int_equal(e.algo, CFIT_NCCL_RING);
+    assert_int_equal(e.proto, CFIT_NCCL_LL);
+    assert_true(e.latency_s == (6.6 + 2 * (8 - 1) * 0.6) * 1e-6);
+    double spb = 1.75 / (INTRA_BW * 0.5);             /* 9.72e-12 s/B */
+    double cap = 1.75 / 141e9;                        /* 1.24e-11 s/B: the ceiling binds */
+    assert_true(cap > spb);
+    assert_rel(e.time_s, 15e-6 + 8 * cap, 1e-9);
+    assert_rel(e.algbw_bytes_per_s, 8 / e.time_s, 1e-12);
+    assert_rel(e.busbw_bytes_per_s, e.algbw_bytes_per_s * 1.75, 1e-12);
+    assert_int_equal(e.net_bound, 0);
+}
+
+/* Ring Simple at 16 GiB: the 56 us latency vanishes and busbw -> the GPU's port on one node, and
+ * -> min(port, nics x nic_bw) across 4 nodes of 8 (network-bound with 8 x 40 GB/s < 360 GB/s,
+ * node-bound with 8 x 50 GB/s > 360 GB/s). */
+static void ring_simple_busbw_limits(void **state)
+{
+    (void)state;
+    cfit_nccl_estimate e;
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    cfit_nccl_system one = nvlink_node(8);
+    assert_int_equal(cfit_nccl_time(&one, CFIT_COLL_ALLREDUCE, CFIT_NCCL_RING, CFIT_NCCL_SIMPLE, 16 * GIB, &e, &d),
+                     CFIT_EOK);
+    assert_rel(e.latency_s, (8.4 + 14 * 3.4) * 1e-6, 1e-9);
+    assert_rel(e.busbw_bytes_per_s, INTRA_BW, 0.01);
+    assert_true(e.busbw_bytes_per_s < INTRA_BW);
+    assert_int_equal(e.net_bound, 0);
+
+    cfit_nccl_system net = cluster(4, 8, 8, NIC_BW);
+    assert_int_equal(cfit_nccl_time(&net, CFIT_COLL_ALLREDUCE, CFIT_NCCL_RING, CFIT_NCCL_SIMPLE, 16 * GIB, &e, &d),
+                     CFIT_EOK);
+    assert_rel(e.busbw_bytes_per_s, 8 * NIC_BW, 0.01);
+    assert_int_equal(e.net_bound, 1);
+
+    cfit_nccl_system fat = cluster(4, 8, 8, 50e9);
+    assert_int_equal(cfit_nccl_time(&fat, CFIT_COLL_ALLREDUCE, CFIT_NCCL_RING, CFIT_NCCL_SIMPLE, 16 * GIB, &e, &d),
+                     CFIT_EOK);
+    assert_rel(e.busbw_bytes_per_s, INTRA_BW, 0.01);
+    assert_int_equal(e.net_bound, 0);
+}
+
+/* net_slowdown 2 doubles the network-bound bandwidth term (same latency) and so halves the busbw
+ * of a large message. */
+static void net_slowdown_halves_busbw(void **state)
+{
+    (void)state;
+    cfit_nccl_estimate e1, e2;
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    cfit_nccl_system s = cluster(4, 8, 8, NIC_BW);
+    assert_int_equal(cfit_nccl_time(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_RING, CFIT_NCCL_SIMPLE, 16 * GIB, &e1, &d),
+                     CFIT_EOK);
+    s.net_slowdown = 2;
+    assert_int_equal(cfit_nccl_time(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_RING, CFIT_NCCL_SIMPLE, 16 * GIB, &e2, &d),
+                     CFIT_EOK);
+    assert_int_equal(e1.net_bound, 1);
+    assert_int_equal(e2.net_bound, 1);
+    assert_true(e1.latency_s == e2.latency_s);
+    assert_rel(e2.time_s - e2.latency_s, 2 * (e1.time_s - e1.latency_s), 1e-9);
+    assert_rel(e2.busbw_bytes_per_s, e1.busbw_bytes_per_s / 2, 0.01);
+    /* below 1 is refused */
+    s.net_slowdown = 0.5;
+    assert_int_equal(cfit_nccl_time(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_RING, CFIT_NCCL_SIMPLE, GIB, &e2, &d),
+                     CFIT_EINVALID);
+}
+
+/* Tree all-reduce, network-bound (4 x 40 GB/s per node < 360 / 2): a double binary tree moves S per
+ * node with 2 nodes and 2S with more, so the bandwidth term (time - latency) on 2 nodes is half
+ * that on 4 nodes, = 1 GiB / (4 x 40 GB/s x 0.92); at 1 GiB no tree correction factor applies. */
+static void tree_two_nodes_half_bytes(void **state)
+{
+    (void)state;
+    cfit_nccl_estimate e2, e4;
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    cfit_nccl_system s2 = cluster(2, 8, 4, NIC_BW), s4 = cluster(4, 8, 4, NIC_BW);
+    assert_int_equal(cfit_nccl_time(&s2, CFIT_COLL_ALLREDUCE, CFIT_NCCL_TREE, CFIT_NCCL_SIMPLE, GIB, &e2, &d), CFIT_EOK);
+    assert_int_equal(cfit_nccl_time(&s4, CFIT_COLL_ALLREDUCE, CFIT_NCCL_TREE, CFIT_NCCL_SIMPLE, GIB, &e4, &d), CFIT_EOK);
+    assert_int_equal(e2.net_bound, 1);
+    assert_int_equal(e4.net_bound, 1);
+    assert_rel(e4.time_s - e4.latency_s, 2 * (e2.time_s - e2.latency_s), 1e-9);
+    assert_rel(e2.time_s - e2.latency_s, GIB / (4 * NIC_BW * 0.92), 1e-9);
+    /* latency: tree Simple base 8.4 + 2 ((g-1) x 4.0 NVLink + log2(nodes) x 14 network) us */
+    assert_rel(e2.latency_s, (8.4 + 2 * (7 * 4.0 + 1 * 14.0)) * 1e-6, 1e-9);
+    assert_rel(e4.latency_s, (8.4 + 2 * (7 * 4.0 + 2 * 14.0)) * 1e-6, 1e-9);
+}
+
+/* NCCL's rules for which algorithm x protocol runs where. */
+static void support_rules(void **state)
+{
+    (void)state;
+    cfit_diag d;
+    cfit_nccl_estimate e;
+    cfit_nccl_system s = nvlink_node(8);
+
+    /* nvls without NVLink SHARP: refused, the message says why */
+    assert_int_equal(is_supported(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_NVLS, CFIT_NCCL_SIMPLE, &d), CFIT_EINVALID);
+    assert_non_null(strstr(d.msg, "NVLink SHARP"));
+    cfit_diag_clear(&d);
+    assert_int_equal(cfit_nccl_time(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_NVLS, CFIT_NCCL_SIMPLE, GIB, &e, &d),
+                     CFIT_EINVALID);
+    assert_non_null(strstr(d.msg, "NVLink SHARP"));
+    /* with it, on one node: accepted (Simple only); 1 GiB / nvls_bw + 25 us */
+    s.nvls_bw = 400e9;
+    assert_int_equal(is_supported(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_NVLS, CFIT_NCCL_SIMPLE, &d), CFIT_EOK);
+    assert_int_equal(is_supported(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_NVLS, CFIT_NCCL_LL, &d), CFIT_EINVALID);
+    assert_int_equal(cfit_nccl_time(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_NVLS, CFIT_NCCL_SIMPLE, GIB, &e, &d), CFIT_EOK);
+    assert_rel(e.time_s, 25e-6 + GIB / 400e9, 1e-9);
+    /* nvlstree needs several nodes */
+    assert_int_equal(is_supported(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_NVLS_TREE, CFIT_NCCL_SIMPLE, &d), CFIT_EINVALID);
+    assert_non_null(strstr(d.msg, "nodes"));
+    cfit_nccl_system m = cluster(2, 8, 8, NIC_BW);
+    m.nvls_bw = 400e9;
+    assert_int_equal(is_supported(&m, CFIT_COLL_ALLREDUCE, CFIT_NCCL_NVLS_TREE, CFIT_NCCL_SIMPLE, &d), CFIT_EOK);
+
+    /* collnetdirect needs switch SHARP */
+    assert_int_equal(is_supported(&m, CFIT_COLL_ALLREDUCE, CFIT_NCCL_COLLNET_DIRECT, CFIT_NCCL_SIMPLE, &d),
+                     CFIT_EINVALID);
+    assert_non_null(strstr(d.msg, "SHARP"));
+    m.sharp_bw = 30e9;
+    assert_int_equal(is_supported(&m, CFIT_COLL_ALLREDUCE, CFIT_NCCL_COLLNET_DIRECT, CFIT_NCCL_SIMPLE, &d), CFIT_EOK);
+
+    /* pat: all-gather with one GPU per node on several nodes only */
+    cfit_nccl_system p8 = cluster(4, 8, 8, NIC_BW), p1 = cluster(4, 1, 1, NIC_BW);
+    assert_int_equal(is_supported(&p8, CFIT_COLL_ALLGATHER, CFIT_NCCL_PAT, CFIT_NCCL_SIMPLE, &d), CFIT_EINVALID);
+    assert_int_equal(is_supported(&p1, CFIT_COLL_ALLGATHER, CFIT_NCCL_PAT, CFIT_NCCL_SIMPLE, &d), CFIT_EOK);
+    assert_int_equal(is_supported(&p1, CFIT_COLL_ALLREDUCE, CFIT_NCCL_PAT, CFIT_NCCL_SIMPLE, &d), CFIT_EINVALID);
+    cfit_diag_clear(&d);
+    assert_int_equal(cfit_nccl_time(&p1, CFIT_COLL_ALLGATHER, CFIT_NCCL_PAT, CFIT_NCCL_SIMPLE, GIB, &e, &d), CFIT_EOK);
+    /* 8 + log2(4) x (14 / 3.5) + 4 x 2.8 us; (n-1)/n of S over one 40 GB/s NIC at 0.75 */
+    assert_rel(e.latency_s, (8.0 + 2 * 4.0 + 4 * 2.8) * 1e-6, 1e-9);
+    assert_rel(e.time_s - e.latency_s, 0.75 * GIB / NIC_BW / 0.75, 1e-9);
+
+    /* p2p is the only algorithm for alltoall and sendrecv, and for nothing else */
+    for (int c = CFIT_COLL_ALLTOALL; c <= CFIT_COLL_SENDRECV; c++)
+        for (int a = 0; a < CFIT_NCCL_ALGO_COUNT; a++) {
+            int rc = is_supported(&m, (cfit_collective)c, (cfit_nccl_algo)a, CFIT_NCCL_SIMPLE, &d);
+            assert_int_equal(rc, a == CFIT_NCCL_P2P ? CFIT_EOK : CFIT_EINVALID);
+        }
+    assert_int_equal(is_supported(&m, CFIT_COLL_ALLREDUCE, CFIT_NCCL_P2P, CFIT_NCCL_SIMPLE, &d), CFIT_EINVALID);
+    assert_int_equal(is_supported(&m, CFIT_COLL_ALLGATHER, CFIT_NCCL_P2P, CFIT_NCCL_SIMPLE, &d), CFIT_EINVALID);
+    cfit_diag_clear(&d);
+    assert_int_equal(cfit_nccl_best(&m, CFIT_COLL_ALLTOALL, CFIT_NCCL_ALL_ALGOS, CFIT_NCCL_ALL_PROTOS, GIB, &e, &d),
+                     CFIT_EOK);
+    assert_int_equal(e.algo, CFIT_NCCL_P2P);
+
+    /* ll128 needs NVLink-class links between the node's GPUs */
+    cfit_nccl_system pcie = nvlink_node(4);
+    pcie.intra = CFIT_FAMILY_PCIE;
+    pcie.intra_bw = 25e9;
+    assert_int_equal(is_supported(&pcie, CFIT_COLL_ALLREDUCE, CFIT_NCCL_RING, CFIT_NCCL_LL128, &d), CFIT_EINVALID);
+    assert_non_null(strstr(d.msg, "ll128"));
+    assert_int_equal(is_supported(&pcie, CFIT_COLL_ALLREDUCE, CFIT_NCCL_RING, CFIT_NCCL_LL, &d), CFIT_EOK);
+    assert_int_equal(is_supported(&pcie, CFIT_COLL_ALLREDUCE, CFIT_NCCL_RING, CFIT_NCCL_SIMPLE, &d), CFIT_EOK);
+    s.intra = CFIT_FAMILY_XGMI;   /* xgmi is NVLink class */
+    assert_int_equal(is_supported(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_RING, CFIT_NCCL_LL128, &d), CFIT_EOK);
+}
+
+/* The tuner: LL at 8 bytes, ring Simple at 1 GiB on an NVLink node (ring LL 15.0 us < tree LL
+ * 15.2 us; ring Simple 56 us + 1 GiB x 1.75 / 360 GB/s beats LL128 and tree); NVLS at 1 GiB once
+ * nvls_bw exceeds 360 / 1.75 GB/s; no supported pair -> CFIT_EINVALID naming what runs. */
+static void tuner_choices(void **state)
+{
+    (void)state;
+    cfit_nccl_estimate e, x;
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    cfit_nccl_system s = nvlink_node(8);
+    assert_int_equal(cfit_nccl_best(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_ALL_ALGOS, CFIT_NCCL_ALL_PROTOS, 8, &e, &d),
+                     CFIT_EOK);
+    assert_int_equal(e.proto, CFIT_NCCL_LL);
+    assert_int_equal(e.algo, CFIT_NCCL_RING);
+    assert_int_equal(cfit_nccl_best(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_ALL_ALGOS, CFIT_NCCL_ALL_PROTOS, GIB, &e, &d),
+                     CFIT_EOK);
+    assert_int_equal(e.proto, CFIT_NCCL_SIMPLE);
+    assert_int_equal(e.algo, CFIT_NCCL_RING);
+    assert_int_equal(cfit_nccl_time(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_RING, CFIT_NCCL_SIMPLE, GIB, &x, &d), CFIT_EOK);
+    assert_true(e.time_s == x.time_s);
+    assert_rel(e.time_s, 56e-6 + GIB * 1.75 / INTRA_BW, 1e-9);
+
+    s.nvls_bw = 400e9;
+    assert_int_equal(cfit_nccl_best(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_ALL_ALGOS, CFIT_NCCL_ALL_PROTOS, GIB, &e, &d),
+                     CFIT_EOK);
+    assert_int_equal(e.algo, CFIT_NCCL_NVLS);
+    assert_int_equal(e.proto, CFIT_NCCL_SIMPLE);
+    /* ... but not below the break-even rate: 200 GB/s < 205.7 GB/s */
+    s.nvls_bw = 200e9;
+    assert_int_equal(cfit_nccl_best(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_ALL_ALGOS, CFIT_NCCL_ALL_PROTOS, GIB, &e, &d),
+                     CFIT_EOK);
+    assert_int_equal(e.algo, CFIT_NCCL_RING);
+
+    /* nvls forced with no NVLink SHARP: nothing left */
+    s.nvls_bw = 0;
+    cfit_diag_clear(&d);
+    assert_int_equal(cfit_nccl_best(&s, CFIT_COLL_ALLREDUCE, 1u << CFIT_NCCL_NVLS, CFIT_NCCL_ALL_PROTOS, GIB, &e, &d),
+                     CFIT_EINVALID);
+    assert_non_null(strstr(d.msg, "this hardware runs allreduce with"));
+    assert_non_null(strstr(d.msg, "ring/ll"));
+    assert_non_null(strstr(d.msg, "ring/simple"));
+    assert_non_null(strstr(d.msg, "tree/ll128"));
+    assert_null(strstr(d.msg, "nvls/simple"));
+    /* (the reason given is the first refused pair's: with every protocol that is nvls/ll's "simple
+     * protocol only"; with simple alone it is the missing NVLink SHARP) */
+    cfit_diag_clear(&d);
+    assert_int_equal(cfit_nccl_best(&s, CFIT_COLL_ALLREDUCE, 1u << CFIT_NCCL_NVLS, 1u << CFIT_NCCL_SIMPLE, GIB, &e, &d),
+                     CFIT_EINVALID);
+    assert_non_null(strstr(d.msg, "NVLink SHARP"));
+    assert_non_null(strstr(d.msg, "this hardware runs allreduce with ring/ll"));
+    /* tree with LL only for all-gather: tree is all-reduce only */
+    cfit_diag_clear(&d);
+    assert_int_equal(cfit_nccl_best(&s, CFIT_COLL_ALLGATHER, 1u << CFIT_NCCL_TREE, 1u << CFIT_NCCL_LL, GIB, &e, &d),
+                     CFIT_EINVALID);
+    assert_non_null(strstr(d.msg, "this hardware runs allgather with ring/ll"));
+    /* empty masks */
+    cfit_diag_clear(&d);
+    assert_int_equal(cfit_nccl_best(&s, CFIT_COLL_ALLREDUCE, 0, 0, GIB, &e, &d), CFIT_EINVALID);
+    assert_non_null(strstr(d.msg, "ring/ll"));
+}
+
+/* NCCL_ALGO / NCCL_PROTO list syntax. */
+static void mask_parsing(void **state)
+{
+    (void)state;
+    unsigned m = 0;
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    assert_int_equal(cfit_nccl_algo_mask("auto", &m, &d), CFIT_EOK);
+    assert_int_equal(m, CFIT_NCCL_ALL_ALGOS);
+    assert_int_equal(cfit_nccl_algo_mask("ring,tree", &m, &d), CFIT_EOK);
+    assert_int_equal(m, (1u << CFIT_NCCL_RING) | (1u << CFIT_NCCL_TREE));
+    assert_int_equal(cfit_nccl_algo_mask("^nvls,nvlstree", &m, &d), CFIT_EOK);
+    assert_int_equal(m, CFIT_NCCL_ALL_ALGOS & ~((1u << CFIT_NCCL_NVLS) | (1u << CFIT_NCCL_NVLS_TREE)));
+    assert_int_equal(cfit_nccl_algo_mask("Ring", &m, &d), CFIT_EOK);
+    assert_int_equal(m, 1u << CFIT_NCCL_RING);
+    assert_int_equal(cfit_nccl_algo_mask("collnet", &m, &d), CFIT_EOK);
+    assert_int_equal(m, 1u << CFIT_NCCL_COLLNET_DIRECT);
+    cfit_diag_clear(&d);
+    assert_int_equal(cfit_nccl_algo_mask("ringg", &m, &d), CFIT_EUNKNOWN);
+    assert_non_null(strstr(d.msg, "ringg"));
+    assert_int_equal(cfit_nccl_algo_mask("ring,ringg", &m, &d), CFIT_EUNKNOWN);
+    assert_int_equal(cfit_nccl_algo_mask("", &m, &d), CFIT_EINVALID);
+    assert_int_equal(cfit_nccl_algo_mask("^", &m, &d), CFIT_EINVALID);
+    assert_int_equal(cfit_nccl_algo_mask(",", &m, &d), CFIT_EINVALID);
+    assert_int_equal(cfit_nccl_algo_mask("^ring,tree,nvls,nvlstree,collnetdirect,collnetchain,pat,p2p", &m, &d),
+                     CFIT_EINVALID);
+
+    assert_int_equal(cfit_nccl_proto_mask("auto", &m, &d), CFIT_EOK);
+    assert_int_equal(m, CFIT_NCCL_ALL_PROTOS);
+    assert_int_equal(cfit_nccl_proto_mask("ll,ll128", &m, &d), CFIT_EOK);
+    assert_int_equal(m, (1u << CFIT_NCCL_LL) | (1u << CFIT_NCCL_LL128));
+    assert_int_equal(cfit_nccl_proto_mask("^simple", &m, &d), CFIT_EOK);
+    assert_int_equal(m, CFIT_NCCL_ALL_PROTOS & ~(1u << CFIT_NCCL_SIMPLE));
+    assert_int_equal(cfit_nccl_proto_mask("Simple", &m, &d), CFIT_EOK);
+    assert_int_equal(m, 1u << CFIT_NCCL_SIMPLE);
+    cfit_diag_clear(&d);
+    assert_int_equal(cfit_nccl_proto_mask("lll", &m, &d), CFIT_EUNKNOWN);
+    assert_non_null(strstr(d.msg, "lll"));
+    assert_int_equal(cfit_nccl_proto_mask("", &m, &d), CFIT_EINVALID);
+    assert_int_equal(cfit_nccl_proto_mask("^", &m, &d), CFIT_EINVALID);
+    assert_int_equal(cfit_nccl_proto_mask("^ll,ll128,simple", &m, &d), CFIT_EINVALID);
+}
+
+/* Catalog entries to a system: NIC counts, NVLS and SHARP rates, the network's extra latency. */
+static void system_from_catalog(void **state)
+{
+    (void)state;
+    cfit_gpu g;
+    cfit_fabric up, net;
+    cfit_node node;
+    memset(&g, 0, sizeof g), memset(&up, 0, sizeof up), memset(&net, 0, sizeof net), memset(&node, 0, sizeof node);
+    g.arch = CFIT_ARCH_HOPPER;
+    g.scaleup_bw_bytes_per_s = 450e9;
+    up.kind = CFIT_FABRIC_SCALEUP, up.family = CFIT_FAMILY_NVLINK;
+    up.bw_bytes_per_s = 900e9, up.efficiency = 0.8, up.sharp_efficiency = 0.6;
+    net.family = CFIT_FAMILY_IB, net.bw_bytes_per_s = 50e9, net.efficiency = 0.9, net.latency_s = 5e-6;
+    node.gpus_per_node = 8, node.nics_per_node = 8;
+
+    cfit_nccl_system s;
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    /* full nodes: the node's 8 NICs; the GPU's own scale-up rate is the line rate */
+    assert_int_equal(cfit_nccl_system_from_catalog(&g, &up, &node, &net, 2, 8, 0, &s, &d), CFIT_EOK);
+    assert_int_equal(s.nodes, 2);
+    assert_int_equal(s.gpus_per_node, 8);
+    assert_int_equal(s.arch, CFIT_ARCH_HOPPER);
+    assert_int_equal(s.intra, CFIT_FAMILY_NVLINK);
+    assert_int_equal(s.net, CFIT_FAMILY_IB);
+    assert_int_equal(s.nics, 8);
+    assert_rel(s.intra_bw, 450e9 * 0.8, 1e-12);
+    assert_rel(s.nvls_bw, 450e9 * 0.6, 1e-12);
+    assert_rel(s.nic_bw, 50e9 * 0.9, 1e-12);
+    assert_true(s.net_extra_latency_s == 0);
+    assert_true(s.sharp_bw == 0);
+    assert_true(s.net_slowdown == 1);
+    /* a partial node (2 of 8 GPUs) uses its share: 2 NICs; an explicit count wins */
+    assert_int_equal(cfit_nccl_system_from_catalog(&g, &up, &node, &net, 2, 2, 0, &s, &d), CFIT_EOK);
+    assert_int_equal(s.nics, 2);
+    assert_int_equal(cfit_nccl_system_from_catalog(&g, &up, &node, &net, 2, 2, 5, &s, &d), CFIT_EOK);
+    assert_int_equal(s.nics, 5);
+    assert_int_equal(cfit_nccl_system_from_catalog(&g, &up, &node, &net, 2, 8, 3, &s, &d), CFIT_EOK);
+    assert_int_equal(s.nics, 3);
+    /* a share below one NIC is still one */
+    node.nics_per_node = 1;
+    assert_int_equal(cfit_nccl_system_from_catalog(&g, &up, &node, &net, 2, 2, 0, &s, &d), CFIT_EOK);
+    assert_int_equal(s.nics, 1);
+    node.nics_per_node = 8;
+    /* one node: no network at all */
+    assert_int_equal(cfit_nccl_system_from_catalog(&g, &up, &node, &net, 1, 8, 0, &s, &d), CFIT_EOK);
+    assert_int_equal(s.nics, 0);
+    assert_true(s.nic_bw == 0);
+    /* no per-GPU rate: the fabric's; no sharp_efficiency: no NVLS */
+    g.scaleup_bw_bytes_per_s = 0;
+    up.sharp_efficiency = 0;
+    assert_int_equal(cfit_nccl_system_from_catalog(&g, &up, &node, &net, 1, 8, 0, &s, &d), CFIT_EOK);
+    assert_rel(s.intra_bw, 900e9 * 0.8, 1e-12);
+    assert_true(s.nvls_bw == 0);
+    /* the fabric's latency beyond InfiniBand's 5 us, per hop; none below; switch SHARP */
+    net.latency_s = 12e-6, net.sharp_efficiency = 0.7;
+    assert_int_equal(cfit_nccl_system_from_catalog(&g, &up, &node, &net, 2, 8, 0, &s, &d), CFIT_EOK);
+    assert_rel(s.net_extra_latency_s, 7e-6, 1e-9);
+    assert_rel(s.sharp_bw, 50e9 * 0.7, 1e-12);
+    net.latency_s = 3e-6;
+    assert_int_equal(cfit_nccl_system_from_catalog(&g, &up, &node, &net, 2, 8, 0, &s, &d), CFIT_EOK);
+    assert_true(s.net_extra_latency_s == 0);
+    /* counts below one */
+    assert_int_equal(cfit_nccl_system_from_catalog(&g, &up, &node, &net, 0, 8, 0, &s, &d), CFIT_EINVALID);
+    assert_int_equal(cfit_nccl_system_from_catalog(&g, &up, &node, &net, 2, 0, 0, &s, &d), CFIT_EINVALID);
+}
+
+/* Bad systems and sizes are refused, not computed. */
+static void bad_inputs(void **state)
+{
+    (void)state;
+    cfit_nccl_estimate e;
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    cfit_nccl_system s = nvlink_node(1);   /* one rank */
+    assert_int_equal(cfit_nccl_time(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_RING, CFIT_NCCL_SIMPLE, GIB, &e, &d),
+                     CFIT_EINVALID);
+    s = cluster(2, 8, 0, NIC_BW);          /* two nodes, no NIC */
+    assert_int_equal(cfit_nccl_best(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_ALL_ALGOS, CFIT_NCCL_ALL_PROTOS, GIB, &e, &d),
+                     CFIT_EINVALID);
+    s = nvlink_node(8);
+    assert_int_equal(cfit_nccl_time(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_RING, CFIT_NCCL_SIMPLE, -1, &e, &d),
+                     CFIT_EINVALID);
+    assert_int_equal(cfit_nccl_time(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_RING, CFIT_NCCL_SIMPLE, NAN, &e, &d),
+                     CFIT_EINVALID);
+    /* size 0: latency only */
+    assert_int_equal(cfit_nccl_time(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_RING, CFIT_NCCL_SIMPLE, 0, &e, &d), CFIT_EOK);
+    assert_true(e.time_s == e.latency_s);
+    assert_true(e.algbw_bytes_per_s == 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(ring_ll_latency_one_node),  cmocka_unit_test(ring_simple_busbw_limits),
+        cmocka_unit_test(net_slowdown_halves_busbw), cmocka_unit_test(tree_two_nodes_half_bytes),
+        cmocka_unit_test(support_rules),             cmocka_unit_test(tuner_choices),
+        cmocka_unit_test(mask_parsing),              cmocka_unit_test(system_from_catalog),
+        cmocka_unit_test(bad_inputs),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
