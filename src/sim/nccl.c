@@ -54,6 +54,11 @@ static const int typical_channels = 16;
 /* The catalog's per-step latency of InfiniBand (5 us), which NCCL's network constants above were
  * measured on: a fabric's latency beyond it (EFA's SRD, TCP) is added to each network hop. */
 static const double reference_net_latency_s = 5e-6;
+/* Without GPU peer-to-peer NCCL's SHM transport copies through host memory: the sender's PCIe write
+ * and the receiver's read both cross the CPU's root complex, halving what a GPU gets - CUDA's
+ * p2pBandwidthLatencyTest on RTX 2080 Ti with P2P unsupported: 5.7 GB/s against ~12 GB/s over the
+ * same PCIe 3.0 x16 with P2P (bench/data/collectives.csv AUTODL2080 rows). */
+static const double no_p2p_share = 0.5;
 
 static const char *const algo_names[CFIT_NCCL_ALGO_COUNT] = {"ring", "tree", "nvls", "nvlstree",
                                                              "collnetdirect", "collnetchain", "pat", "p2p"};
@@ -249,7 +254,7 @@ static double per_byte(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_a
 {
     double n = (double)s->nodes * s->gpus_per_node, g = s->gpus_per_node;
     int multi = s->nodes > 1, local = s->gpus_per_node > 1;
-    double in = local ? 1.0 / s->intra_bw : 0;                                  /* one GPU's port */
+    double in = local ? 1.0 / (s->intra_bw * (s->p2p_off ? no_p2p_share : 1)) : 0;   /* one GPU's port */
     double net = multi ? s->net_slowdown / (s->nics * s->nic_bw) : 0;           /* one node's NICs */
     double nvls = s->nvls_bw > 0 ? 1.0 / s->nvls_bw : 0;
     double sharp = multi && s->sharp_bw > 0 ? s->net_slowdown / (s->nics * s->sharp_bw) : 0;
@@ -373,8 +378,10 @@ int cfit_nccl_best(const cfit_nccl_system *s, cfit_collective c, unsigned algo_m
     int rc = check_system(s, d);
     if (rc)
         return rc;
-    int found = 0;
+    int found = 0, why_simple = 0;
     char why[sizeof d->msg / 2] = "";
+    if (!(algo_mask & CFIT_NCCL_ALL_ALGOS) || !(proto_mask & CFIT_NCCL_ALL_PROTOS))
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "no algorithm or no protocol selected");
     for (int a = 0; a < CFIT_NCCL_ALGO_COUNT; a++)
         for (int p = 0; p < CFIT_NCCL_PROTO_COUNT; p++) {
             if (!(algo_mask & (1u << a)) || !(proto_mask & (1u << p)))
@@ -383,8 +390,12 @@ int cfit_nccl_best(const cfit_nccl_system *s, cfit_collective c, unsigned algo_m
             cfit_diag_clear(&e);
             cfit_nccl_estimate est;
             if (cfit_nccl_time(s, c, (cfit_nccl_algo)a, (cfit_nccl_proto)p, bytes, &est, &e)) {
-                if (!why[0])
+                /* the reason of the first refused pair, preferring one with the protocol every
+                 * algorithm runs (else "runs only with simple" hides "needs NVLink SHARP") */
+                if (!why[0] || (p == CFIT_NCCL_SIMPLE && !why_simple)) {
                     snprintf(why, sizeof why, "%s/%s: %.200s", algo_names[a], proto_names[p], e.msg);
+                    why_simple = p == CFIT_NCCL_SIMPLE;
+                }
                 continue;
             }
             if (!found || est.time_s < out->time_s)
