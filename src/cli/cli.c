@@ -1,5 +1,6 @@
 /* cli.c - option-table parsing, error printing and number formatting for the CLI. */
 #include "cli.h"
+#include "base/json.h"
 
 #include <errno.h>
 #include <math.h>
@@ -255,4 +256,13 @@ const char *fmt_fit(char *buf, size_t n, int width, double v)
     }
     snprintf(buf, n, "%.*e", width > 7 ? width - 7 : 0, v);
     return buf;
+}
+
+int cli_emit_json(cfit__buf *b)
+{
+    int ok = cfit__buf_ok(b);
+    if (ok)
+        fputs(b->data, stdout);
+    cfit__buf_fini(b);
+    return ok ? 0 : cli_error("out of memory");
 }

@@ -87,6 +87,9 @@ int cmd_bench_pairs(int argc, char **argv);
  * case); 0, or an exit code after printing (b ran out of memory, the file cannot be written). */
 struct cfit__buf;
 int cli_report_write(const char *path, struct cfit__buf *b);   /* plan_report.c */
+/* Print a built --json document to stdout and release it; 0, or "out of memory" (exit 1) when
+ * building it ran out. */
+int cli_emit_json(struct cfit__buf *b);
 struct cfit_plan_request;
 struct cfit_plan_result;
 int cli_plan_report(const char *path, const struct cfit_plan_request *r, const struct cfit_plan_result *res,

@@ -26,15 +26,6 @@ static void json_bool(cfit__buf *b, const char *key, int v)
     cfit__buf_printf(b, ", \"%s\": %s", key, v ? "true" : "false");
 }
 
-static int print_buf(cfit__buf *b)
-{
-    int ok = cfit__buf_ok(b);
-    if (ok)
-        fputs(b->data, stdout);
-    cfit__buf_fini(b);
-    return ok ? 0 : cli_error("out of memory");
-}
-
 /* ---- bench storage ---- */
 
 enum {
@@ -295,7 +286,7 @@ static void storage_json(const storage_cli *c, const cfit_storage_result *r)
         cfit__buf_puts(&b, "}");
     }
     cfit__buf_puts(&b, "}\n");
-    print_buf(&b);
+    cli_emit_json(&b);
 }
 
 int cmd_bench_storage(int argc, char **argv)
@@ -446,7 +437,7 @@ static void memory_json(const cfit_memory_result *r)
     json_bool(&b, "validated", r->wrong == 0);
     cfit__buf_key_number(&b, "wrong", (double)r->wrong, 1);
     cfit__buf_puts(&b, "}\n");
-    print_buf(&b);
+    cli_emit_json(&b);
 }
 
 int cmd_bench_memory(int argc, char **argv)

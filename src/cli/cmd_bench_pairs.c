@@ -193,11 +193,7 @@ static int print_json(const pairs_cli *p, const cfit_pairs_result *r)
             cfit__buf_json_string(&b, r->hosts[h]);
         }
     cfit__buf_puts(&b, "]}\n");
-    int ok = cfit__buf_ok(&b);
-    if (ok)
-        fputs(b.data, stdout);
-    cfit__buf_fini(&b);
-    return ok ? 0 : cli_error("out of memory");
+    return cli_emit_json(&b);
 }
 
 static int pairs_body(cfit_comm *c, void *ctx)

@@ -107,11 +107,7 @@ static int print_json(const char *file, const cfit_check_result *res)
     }
     cfit__buf_printf(&b, "], \"errors\": %d, \"warnings\": %d, \"infos\": %d}\n", res->errors, res->warnings,
                      res->infos);
-    int ok = cfit__buf_ok(&b);
-    if (ok)
-        fputs(b.data, stdout);
-    cfit__buf_fini(&b);
-    return ok ? 0 : cli_error("out of memory");
+    return cli_emit_json(&b);
 }
 
 int cmd_check(int argc, char **argv)

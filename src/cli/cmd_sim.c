@@ -234,15 +234,6 @@ static void json_links(cfit__buf *b, const sim_cli *c)
     cfit__buf_puts(b, "}");
 }
 
-static int emit_json(cfit__buf *b)
-{
-    int ok = cfit__buf_ok(b);
-    if (ok)
-        fputs(b->data, stdout);
-    cfit__buf_fini(b);
-    return ok ? 0 : cli_error("out of memory");
-}
-
 static int describe(const sim_cli *c, const cfit_topo *t, const cfit_topo_info *info)
 {
     if (c->json) {
@@ -251,7 +242,7 @@ static int describe(const sim_cli *c, const cfit_topo *t, const cfit_topo_info *
         cfit__buf_printf(&b, "{\"clusterfit_version\": \"%s\", ", CFIT_VERSION);
         json_topology(&b, c, t, info);
         cfit__buf_puts(&b, "}\n");
-        return emit_json(&b);
+        return cli_emit_json(&b);
     }
     printf("topology   %s (%s)\n", c->spec, cfit_topo_kind_name(t));
     printf("hosts      %d GPUs\n", info->hosts);
@@ -350,7 +341,7 @@ static int print_json(const sim_cli *c, const cfit_topo *t, const cfit_topo_info
         cfit__buf_puts(&b, "}");
     }
     cfit__buf_printf(&b, "], \"bottleneck_tier\": %d}\n", last->bottleneck_tier);
-    return emit_json(&b);
+    return cli_emit_json(&b);
 }
 
 int cli_sim_sizes(const sim_cli *c, double *lo, double *hi, int *nrows)
@@ -471,8 +462,6 @@ static int pick_engine(sim_cli *c)
     if (c->proto_name || c->nodes || c->p2p)
         return cli_error("sim: --%s is the NCCL engine's (--gpu NAME or --node NAME)",
                          c->proto_name ? "proto" : c->nodes ? "nodes" : "p2p");
-    if (c->params.gpus_per_node <= 0)
-        c->params.gpus_per_node = 8;
     cfit_diag d;
     cfit_diag_clear(&d);
     if (c->algo_name && cfit_algo_parse(c->algo_name, &c->algo, &d))

@@ -251,9 +251,5 @@ int plan_print_json(const plan_cli *c, const cfit_plan_result *res, int sizing)
     if (res->nplans > 0)
         cli_bom_json(&c->bom, r, &res->plans[0], &b);
     cfit__buf_puts(&b, "}\n");
-    int ok = cfit__buf_ok(&b);
-    if (ok)
-        fputs(b.data, stdout);
-    cfit__buf_fini(&b);
-    return ok ? 0 : cli_error("out of memory");
+    return cli_emit_json(&b);
 }

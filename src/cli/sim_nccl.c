@@ -84,8 +84,6 @@ static int resolve(sim_cli *c, nccl_run *r)
         return cli_error("sim: --report draws the flow engine's links; add --engine flow and --topology");
     if (c->ranks)
         return cli_error("sim: the NCCL engine takes --nodes and --gpus-per-node instead of --ranks");
-    if (c->describe && !c->spec)
-        return cli_error("sim: --describe needs --topology");
     int rc = masks(c, r);
     if (rc)
         return rc;
@@ -244,11 +242,7 @@ static int print_json(const sim_cli *c, const nccl_run *r, const nccl_row *rows,
     cfit__buf_puts(&b, "], \"avg_busbw_gbs\": ");
     cfit__buf_json_number(&b, nrows ? sum / nrows : 0);
     cfit__buf_puts(&b, "}\n");
-    int ok = cfit__buf_ok(&b);
-    if (ok)
-        fputs(b.data, stdout);
-    cfit__buf_fini(&b);
-    return ok ? 0 : cli_error("out of memory");
+    return cli_emit_json(&b);
 }
 
 int cli_sim_nccl(sim_cli *c)
