@@ -76,6 +76,22 @@ static int fail(const parser *p, int err, int line, int col, const char *fmt, ..
     return cfit_diag_set(p->d, err, p->file, line, col, "%s", msg);
 }
 
+/* arr with room for one more element (n used of *cap, doubling from first), or NULL with the
+ * diagnostic set when it cannot grow (arr is then unchanged). */
+static void *reserve(const parser *p, void *arr, size_t *cap, size_t n, size_t elem, size_t first)
+{
+    if (n < *cap)
+        return arr;
+    size_t want = *cap ? 2 * *cap : first;
+    void *grown = realloc(arr, want * elem);
+    if (!grown) {
+        fail(p, CFIT_ENOMEM, 0, 0, "out of memory");
+        return NULL;
+    }
+    *cap = want;
+    return grown;
+}
+
 /* Split buf (modified) into whitespace-separated tokens; col counts from base (the prefix length). */
 static int split(char *buf, int base, tok *t, int max)
 {
@@ -287,14 +303,10 @@ static int read_row(parser *p, const tok *t, int n, int line)
         return fail(p, CFIT_EPARSE, line, t[0].col, "sizes must increase down the table (%s bytes after %.0f); "
                     "give one run of one data type per file (-d all and -N repeat the sizes)", t[0].s,
                     p->rows[p->nrows - 1].size);
-    if (p->nrows == p->caprows) {
-        size_t cap = p->caprows ? 2 * p->caprows : 64;
-        row *nr = realloc(p->rows, cap * sizeof *nr);
-        if (!nr)
-            return fail(p, CFIT_ENOMEM, 0, 0, "out of memory");
-        p->rows = nr;
-        p->caprows = cap;
-    }
+    row *rows = reserve(p, p->rows, &p->caprows, p->nrows, sizeof *rows, 64);
+    if (!rows)
+        return CFIT_ENOMEM;
+    p->rows = rows;
     p->rows[p->nrows++] = r;
     return CFIT_EOK;
 }
@@ -314,14 +326,10 @@ static int read_rank(parser *p, const tok *t, int n, int line, const char *raw, 
     if (n < 3 || !whole(t[2].s, &rank) || rank > 1e9 || on < 0 || on + 1 >= n || dev < 0)
         return fail(p, CFIT_EPARSE, line, t[1].col, "cannot read this Rank line (nccl-tests prints '#  Rank N "
                     "... on HOST device D [BUS] GPU')");
-    if (p->nranks == p->capranks) {
-        size_t cap = p->capranks ? 2 * p->capranks : 16;
-        rankline *nr = realloc(p->ranks, cap * sizeof *nr);
-        if (!nr)
-            return fail(p, CFIT_ENOMEM, 0, 0, "out of memory");
-        p->ranks = nr;
-        p->capranks = cap;
-    }
+    rankline *ranks = reserve(p, p->ranks, &p->capranks, p->nranks, sizeof *ranks, 16);
+    if (!ranks)
+        return CFIT_ENOMEM;
+    p->ranks = ranks;
     rankline *r = &p->ranks[p->nranks++];
     r->rank = (long)rank;
     r->line = line;

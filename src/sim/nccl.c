@@ -10,7 +10,6 @@
  */
 #include "clusterfit/nccl.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>

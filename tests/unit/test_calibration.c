@@ -31,28 +31,40 @@ static const char *const good_ar =
     "  " ROW(0, false, 0.000001, 0, 0) "\n"
     " ], \"avg_busbw_gbs\": 2.5, \"wrong_total\": 0}\n";
 
-static int parse(const char *s, cfit_calibration *c, cfit_diag *d)
+/* Parse s as the file `file`, from a copy without a NUL after the text (ASan sees over-reads). */
+static int parse_as(const char *s, const char *file, cfit_calibration *c, cfit_diag *d)
 {
     size_t n = strlen(s);
-    char *copy = malloc(n ? n : 1);   /* no NUL after the text: ASan sees over-reads */
+    char *copy = malloc(n ? n : 1);
     assert_non_null(copy);
     memcpy(copy, s, n);
     cfit_diag_clear(d);
-    int rc = cfit_calibration_parse(copy, n, "cal.json", c, d);
+    int rc = cfit_calibration_parse(copy, n, file, c, d);
     free(copy);
     return rc;
+}
+
+/* s, read as `file`, is refused with err at line (and col unless -1), the message containing needle. */
+static void bad_as(const char *s, const char *file, int err, int line, int col, const char *needle)
+{
+    cfit_calibration c;
+    cfit_diag d;
+    int rc = parse_as(s, file, &c, &d);
+    if (rc != err || d.line != line || (col >= 0 && d.col != col) || !strstr(d.msg, needle))
+        fail_msg("got %d at %d:%d '%s', want %d at %d:%d with '%s'", rc, d.line, d.col, d.msg, err, line, col,
+                 needle);
+    assert_string_equal(d.file, file);
+}
+
+static int parse(const char *s, cfit_calibration *c, cfit_diag *d)
+{
+    return parse_as(s, "cal.json", c, d);
 }
 
 /* s is refused with err at line:col, the message containing needle. */
 static void bad(const char *s, int err, int line, int col, const char *needle)
 {
-    cfit_calibration c;
-    cfit_diag d;
-    int rc = parse(s, &c, &d);
-    if (rc != err || d.line != line || d.col != col || !strstr(d.msg, needle))
-        fail_msg("got %d at %d:%d '%s', want %d at %d:%d with '%s'", rc, d.line, d.col, d.msg, err, line, col,
-                 needle);
-    assert_string_equal(d.file, "cal.json");
+    bad_as(s, "cal.json", err, line, col, needle);
 }
 
 static void test_collective(void **state)
@@ -261,26 +273,13 @@ static const char *const a2a_log =
 
 static int parse_log(const char *s, cfit_calibration *c, cfit_diag *d)
 {
-    size_t n = strlen(s);
-    char *copy = malloc(n ? n : 1);   /* no NUL after the text */
-    assert_non_null(copy);
-    memcpy(copy, s, n);
-    cfit_diag_clear(d);
-    int rc = cfit_calibration_parse(copy, n, "nccl.log", c, d);
-    free(copy);
-    return rc;
+    return parse_as(s, "nccl.log", c, d);
 }
 
 /* s is refused with err at line (and col unless -1), the message containing needle. */
 static void bad_log(const char *s, int err, int line, int col, const char *needle)
 {
-    cfit_calibration c;
-    cfit_diag d;
-    int rc = parse_log(s, &c, &d);
-    if (rc != err || d.line != line || (col >= 0 && d.col != col) || !strstr(d.msg, needle))
-        fail_msg("got %d at %d:%d '%s', want %d at %d:%d with '%s'", rc, d.line, d.col, d.msg, err, line, col,
-                 needle);
-    assert_string_equal(d.file, "nccl.log");
+    bad_as(s, "nccl.log", err, line, col, needle);
 }
 
 static void test_nccl_allreduce(void **state)
