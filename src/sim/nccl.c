@@ -38,6 +38,8 @@ static const double hw_lat_us[HW_COUNT][CFIT_NCCL_ALGO_COUNT][CFIT_NCCL_PROTO_CO
 static const double ll_max_one_node_gbs[CFIT_ARCH_COUNT] = {
     [CFIT_ARCH_OTHER] = 87.7, [CFIT_ARCH_VOLTA] = 39.0, [CFIT_ARCH_AMPERE] = 87.7, [CFIT_ARCH_ADA] = 87.7,
     [CFIT_ARCH_HOPPER] = 141.0, [CFIT_ARCH_BLACKWELL] = 282.0, [CFIT_ARCH_CDNA3] = 141.0, [CFIT_ARCH_CDNA4] = 141.0,
+    /* Turing (sm_75) takes NCCL's Volta row (compCapIndex: below 80 is Volta); CDNA2 as CDNA3 */
+    [CFIT_ARCH_TURING] = 39.0, [CFIT_ARCH_CDNA2] = 141.0,
 };
 static const double ll_max_two_nodes_gbs = 39.0, ll_max_more_nodes_gbs = 20.4;
 static const double net_overhead_us = 1.0;       /* getNetOverhead(), Intel x86; x3 with Simple */
