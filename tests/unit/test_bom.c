@@ -200,7 +200,7 @@ static void compare(const char *model, long gpus, cfit_net_result *net, cfit_pla
 }
 
 /* More bandwidth of the same fabric (no fewer NICs, no more oversubscription) never shows a
- * longer step or more exposed communication. */
+ * longer step or more exposed communication, and never costs less. */
 static void assert_monotone(const cfit_net_result *net)
 {
     size_t pairs = 0;
@@ -214,6 +214,7 @@ static void assert_monotone(const cfit_net_result *net)
             assert_true(b->exposed_comm_s <= a->exposed_comm_s + 1e-12 * a->plan.step_time_s);
             assert_true(b->exposed_share <= a->exposed_share + 1e-12);
             assert_true(b->plan.fits);
+            assert_true(b->network_capex_usd >= a->network_capex_usd);   /* more NICs, more spines */
             pairs++;
         }
     assert_true(pairs > 0);
