@@ -17,7 +17,7 @@ typedef struct cli_opt {
     const char *name;      /* long name without dashes, "tp" */
     char short_name;       /* or 0 */
     const char *arg;       /* argument placeholder ("N"), NULL for a flag */
-    const char *help;      /* one line */
+    const char *help;      /* one line; NULL = not listed (a removed option kept to say so) */
     int id;                /* passed to the handler */
 } cli_opt;
 
