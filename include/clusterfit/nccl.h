@@ -70,6 +70,7 @@ typedef struct cfit_nccl_estimate {
     cfit_nccl_proto proto;
     double time_s;                  /* latency_s + bytes moved / bandwidth */
     double latency_s;               /* the size-independent part */
+    double fill_s;                  /* pipeline fill (in time_s) */
     double algbw_bytes_per_s;       /* nccl-tests algbw: size / time_s */
     double busbw_bytes_per_s;       /* algbw x the collective's bus factor */
     int net_bound;                  /* 1: the bandwidth term is set by the network, 0: by the node */

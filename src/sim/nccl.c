@@ -10,6 +10,7 @@
  */
 #include "clusterfit/nccl.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -61,19 +62,15 @@ static const double reference_net_latency_s = 5e-6;
  * same PCIe 3.0 x16 with P2P (bench/data/collectives.csv AUTODL2080 rows). */
 static const double no_p2p_share = 0.5;
 
-/* NVLS pipelines: NCCL splits a message over its NVLS channels and heads and moves it in chunks;
- * each chunk pays a fixed synchronisation cost beside its transfer, and NCCL shrinks the chunk for
- * smaller messages (enqueue.cc calcCollChunking), so NVLS reaches its full rate only for large
- * messages.  Channels: transport/nvls.cc NVLS_NCHANNELS_SM90 16, SM100 24 on one node
- * (NVLS_NCHANNELS_SM100_NVL) and 32 across nodes; chunk: NCCL_NVLS_CHUNKSIZE 128 KiB, NVLSTree
- * 64 KiB from 4 nodes (NCCL_NVLSTREE_MAX_CHUNKSIZE's fallback). */
+/* Chunks: NCCL moves a message through an algorithm's pipeline in chunks per channel (and, for
+ * NVLS, per head), and shrinks the chunk for smaller messages (enqueue.cc calcCollChunking).  NVLS
+ * channels: transport/nvls.cc NVLS_NCHANNELS_SM90 16, SM100 24 on one node (NVLS_NCHANNELS_SM100_NVL)
+ * and 32 across nodes; chunk NCCL_NVLS_CHUNKSIZE 128 KiB, NVLSTree 64 KiB from 4 nodes
+ * (NCCL_NVLSTREE_MAX_CHUNKSIZE's fallback).  Tree: one step of the protocol's buffer (NCCL_STEPS = 8
+ * steps): Simple 4 MiB / 8, LL 512 KiB / 8 holding half data, LL128 4.9 MB / 8 holding 15/16 data
+ * (device.h DEFAULT_*_BUFFSIZE). */
 static const double nvls_max_chunk_bytes = 128 * 1024, nvls_tree_far_chunk_bytes = 64 * 1024;
-/* The per-chunk cost: 0.73 us, from one published curve - Azure ND H200 v5, 8 GPUs, NCCL 2.2x
- * (bench/data/collectives.csv AZH200, Azure/AI-benchmarking-guide): its all-reduce busbw is 92% of
- * the 8 GiB rate at 256 MiB (64 KiB chunks) and 79% at 32 MiB (32 KiB chunks); with 16 channels of
- * 274 GB/s / 16 each, c / (c + 17.1e9 x sigma) relative to 128 KiB chunks gives sigma = 0.73 us for
- * both.  The catalog's sharp_efficiency is the full-chunk rate (measured at >= 4 GiB). */
-static const double nvls_chunk_sync_s = 0.73e-6;
+static const double tree_simple_chunk_bytes = 524288, tree_ll_chunk_bytes = 32768, tree_ll128_chunk_bytes = 576000;
 /* NCCL_MAX_NVLS_ARITY (device.h): the NVLS graph search stops at 32 heads (search.cc). */
 static const int max_nvls_heads = 32;
 
@@ -294,13 +291,64 @@ static double nvls_chunk_bytes(const cfit_nccl_system *s, cfit_nccl_algo a, doub
     return c;
 }
 
-/* The share of NVLS's full-chunk rate a message of `bytes` gets: a chunk of c bytes takes
- * c / b + sigma on a channel of rate b, against the 128 KiB chunks the catalog rate was measured with. */
-static double nvls_chunk_share(const cfit_nccl_system *s, cfit_nccl_algo a, double bytes)
+static int ceil_log2i(long v)
 {
-    double b = s->nvls_bw / nvls_channels(s), c = nvls_chunk_bytes(s, a, bytes), full = nvls_max_chunk_bytes;
-    double sync_bytes = b * nvls_chunk_sync_s;
-    return (c / (c + sync_bytes)) / (full / (full + sync_bytes));
+    int l = 0;
+    while ((1L << l) < v)
+        l++;
+    return l;
+}
+
+/* Pipeline fill: an algorithm whose chunks pass through a chain of stages - tree (up a chain of the
+ * node's GPUs and the nodes' binary tree, then down), NVLS (scatter, reduce, broadcast, gather warp
+ * groups: all_reduce.h runNvls*), NVLSTree (NVLS's four, then the tree across nodes) - finishes
+ * (stages - 1) chunk times after its bandwidth term: the first chunk crosses every stage before the
+ * pipeline is full, the last after it drains.  A GPU-to-GPU hop is one stage, a network hop two (the
+ * sender's and the receiver's proxy).  Ring has no fill: its ranks move their chunks in lockstep, a
+ * step per chunk, which its bandwidth term already counts.  NCCL's tuner does not model the fill:
+ * it picks by latency + bandwidth alone (cfit_nccl_best does the same), and the run pays the fill. */
+static double pipeline_stages(const cfit_nccl_system *s, cfit_nccl_algo a)
+{
+    int lg = ceil_log2i(s->nodes), g = s->gpus_per_node;
+    switch (a) {
+    case CFIT_NCCL_TREE: return 2.0 * ((g - 1) + 2 * lg);
+    case CFIT_NCCL_NVLS: return s->nodes > 1 ? 8 : 4;
+    case CFIT_NCCL_NVLS_TREE: return 4 + 4.0 * lg;
+    default: return 1;
+    }
+}
+
+/* The chunk one channel moves per step, and the channels x heads moving chunks at once. */
+static double pipeline_chunk_bytes(const cfit_nccl_system *s, cfit_nccl_algo a, cfit_nccl_proto p, double bytes,
+                                   double *ops)
+{
+    if (a == CFIT_NCCL_NVLS || a == CFIT_NCCL_NVLS_TREE) {
+        *ops = nvls_channels(s) * nvls_heads(s);
+        return nvls_chunk_bytes(s, a, bytes);
+    }
+    *ops = typical_channels;
+    if (p == CFIT_NCCL_LL)
+        return tree_ll_chunk_bytes;
+    if (p == CFIT_NCCL_SIMPLE)
+        return tree_simple_chunk_bytes;
+    /* LL128 tree: calcCollChunking's two halving rules */
+    double c = tree_ll128_chunk_bytes, ppn = s->gpus_per_node, steps = 1 + log2i(s->nodes) + 0.1 * ppn;
+    while (floor(bytes / (*ops * c)) < steps * 64 / ppn && c > 131072)
+        c /= 2;
+    while (floor(bytes / (*ops * c)) < steps * 16 / ppn && c > 32768)
+        c /= 2;
+    return c;
+}
+
+static double pipeline_fill_s(const cfit_nccl_system *s, cfit_nccl_algo a, cfit_nccl_proto p, double bytes, double spb)
+{
+    double d = pipeline_stages(s, a);
+    if (d <= 1 || bytes <= 0)
+        return 0;
+    double ops, c = pipeline_chunk_bytes(s, a, p, bytes, &ops);
+    if (c * ops > bytes)
+        c = bytes / ops;
+    return (d - 1) * c * ops * spb;
 }
 
 /* The largest of the given seconds-per-byte terms (0 terms are absent resources). */
@@ -311,14 +359,13 @@ static double worst(double a, double b)
 
 /* Seconds per byte of nccl-tests size for algorithm a, before the protocol's efficiency, and
  * which resource sets it. */
-static double per_byte(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_algo a, double bytes, int *net_bound)
+static double per_byte(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_algo a, int *net_bound)
 {
     double n = (double)s->nodes * s->gpus_per_node, g = s->gpus_per_node;
     int multi = s->nodes > 1, local = s->gpus_per_node > 1;
     double in = local ? 1.0 / (s->intra_bw * (s->p2p_off ? no_p2p_share : 1)) : 0;   /* one GPU's port */
     double net = multi ? s->net_slowdown / (s->nics * s->nic_bw) : 0;           /* one node's NICs */
-    int nvls_algo = a == CFIT_NCCL_NVLS || a == CFIT_NCCL_NVLS_TREE;
-    double nvls = s->nvls_bw > 0 && nvls_algo ? 1.0 / (s->nvls_bw * nvls_chunk_share(s, a, bytes)) : 0;
+    double nvls = s->nvls_bw > 0 ? 1.0 / s->nvls_bw : 0;
     double sharp = multi && s->sharp_bw > 0 ? s->net_slowdown / (s->nics * s->sharp_bw) : 0;
     double tree_up = s->nodes > 2 ? 2.0 : 1.0;   /* a double binary tree moves 2S per node, S with 2 nodes */
     double intra = 0, inter = 0;
@@ -411,7 +458,7 @@ int cfit_nccl_time(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_algo 
     if ((rc = cfit_nccl_supported(s, c, a, p, d)))
         return rc;
     int n = s->nodes * s->gpus_per_node, net_bound = 0;
-    double spb = per_byte(s, c, a, bytes, &net_bound) / proto_efficiency(s, a, p);
+    double spb = per_byte(s, c, a, &net_bound) / proto_efficiency(s, a, p);
     if (a == CFIT_NCCL_TREE && c == CFIT_COLL_ALLREDUCE) {
         int l = log2i((long)(bytes / 64));
         if (bytes >= 64 && l < 24)
@@ -427,7 +474,8 @@ int cfit_nccl_time(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_algo 
     memset(out, 0, sizeof *out);
     out->algo = a, out->proto = p;
     out->latency_s = latency_us(s, c, a, p, bytes) * 1e-6;
-    out->time_s = out->latency_s + bytes * spb;
+    out->fill_s = pipeline_fill_s(s, a, p, bytes, spb);
+    out->time_s = out->latency_s + bytes * spb + out->fill_s;
     out->algbw_bytes_per_s = out->time_s > 0 ? bytes / out->time_s : 0;
     out->busbw_bytes_per_s = out->algbw_bytes_per_s * bus;
     out->net_bound = net_bound;
@@ -460,7 +508,8 @@ int cfit_nccl_best(const cfit_nccl_system *s, cfit_collective c, unsigned algo_m
                 }
                 continue;
             }
-            if (!found || est.time_s < out->time_s)
+            /* by NCCL's own cost, which has no fill */
+            if (!found || est.time_s - est.fill_s < out->time_s - out->fill_s)
                 *out = est;
             found = 1;
         }

@@ -146,42 +146,65 @@ static void tree_two_nodes_half_bytes(void **state)
     assert_int_equal(cfit_nccl_time(&s4, CFIT_COLL_ALLREDUCE, CFIT_NCCL_TREE, CFIT_NCCL_SIMPLE, GIB, &e4, &d), CFIT_EOK);
     assert_int_equal(e2.net_bound, 1);
     assert_int_equal(e4.net_bound, 1);
-    assert_rel(e4.time_s - e4.latency_s, 2 * (e2.time_s - e2.latency_s), 1e-9);
-    assert_rel(e2.time_s - e2.latency_s, GIB / (4 * NIC_BW * 0.92), 1e-9);
+    assert_rel(e4.time_s - e4.latency_s - e4.fill_s, 2 * (e2.time_s - e2.latency_s - e2.fill_s), 1e-9);
+    assert_rel(e2.time_s - e2.latency_s - e2.fill_s, GIB / (4 * NIC_BW * 0.92), 1e-9);
     /* latency: tree Simple base 8.4 + 2 ((g-1) x 4.0 NVLink + log2(nodes) x 14 network) us */
     assert_rel(e2.latency_s, (8.4 + 2 * (7 * 4.0 + 1 * 14.0)) * 1e-6, 1e-9);
     assert_rel(e4.latency_s, (8.4 + 2 * (7 * 4.0 + 2 * 14.0)) * 1e-6, 1e-9);
 }
 
-/* NVLS reaches its full rate only with NCCL's full 128 KiB chunks: 8 Hopper GPUs run 16 channels
- * x 8 heads, so chunks are 128 KiB from 1 GiB, 64 KiB from 64 MiB, 32 KiB from 8 MiB, 16 KiB
- * below; each chunk pays 0.73 us beside c / (nvls_bw / 16). */
-static void nvls_chunk_ramp(void **state)
+/* Pipeline fill: NVLS on one node runs 4 stages, so it finishes 3 chunk waves (channels x heads x
+ * chunk) after its bandwidth term; 8 Hopper GPUs run 16 channels x 8 heads, chunks 128 KiB from
+ * 1 GiB, 64 KiB from 64 MiB, 32 KiB from 8 MiB, 16 KiB below, and never more than the message. */
+static void pipeline_fill(void **state)
 {
     (void)state;
     cfit_diag d;
     cfit_nccl_system s = nvlink_node(8);
     s.arch = CFIT_ARCH_HOPPER;
     s.nvls_bw = 274e9;
-    double sync = 274e9 / 16 * 0.73e-6, full = 131072.0 / (131072.0 + sync);
-    const double size[] = {GIB, 256.0 * 1024 * 1024, 32.0 * 1024 * 1024, 4.0 * 1024 * 1024};
-    const double chunk[] = {131072, 65536, 32768, 16384};
+    const double size[] = {GIB, 256.0 * 1024 * 1024, 32.0 * 1024 * 1024, 4.0 * 1024 * 1024, 65536};
+    const double chunk[] = {131072, 65536, 32768, 16384, 65536.0 / 128};
     double prev = 1e30;
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 5; i++) {
         cfit_nccl_estimate e;
         assert_int_equal(cfit_nccl_time(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_NVLS, CFIT_NCCL_SIMPLE, size[i], &e, &d),
                          CFIT_EOK);
-        double share = chunk[i] / (chunk[i] + sync) / full;
-        assert_rel(e.time_s - e.latency_s, size[i] / (274e9 * share), 1e-9);
-        assert_true(e.busbw_bytes_per_s < prev);   /* smaller messages, smaller chunks, lower rate */
+        assert_rel(e.fill_s, 3 * chunk[i] * 128 / 274e9, 1e-9);
+        assert_rel(e.time_s, e.latency_s + size[i] / 274e9 + e.fill_s, 1e-9);
+        assert_true(e.busbw_bytes_per_s < prev);   /* smaller messages, lower rate */
         prev = e.busbw_bytes_per_s;
     }
-    /* ring does not chunk this way: its bandwidth term is size-independent */
-    cfit_nccl_estimate a, b;
-    assert_int_equal(cfit_nccl_time(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_RING, CFIT_NCCL_SIMPLE, GIB, &a, &d), CFIT_EOK);
-    assert_int_equal(cfit_nccl_time(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_RING, CFIT_NCCL_SIMPLE, GIB / 64, &b, &d),
+    /* tree across 2 nodes of 8: 2 ((8 - 1) + 2 x 1) = 18 stages, Simple chunks of 512 KiB on 16 channels */
+    cfit_nccl_system m = cluster(2, 8, 8, NIC_BW);
+    cfit_nccl_estimate t;
+    assert_int_equal(cfit_nccl_time(&m, CFIT_COLL_ALLREDUCE, CFIT_NCCL_TREE, CFIT_NCCL_SIMPLE, GIB, &t, &d), CFIT_EOK);
+    assert_rel(t.fill_s, 17 * 524288.0 * 16 * (t.time_s - t.latency_s - t.fill_s) / GIB, 1e-9);
+    /* ring has none */
+    cfit_nccl_estimate r;
+    assert_int_equal(cfit_nccl_time(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_RING, CFIT_NCCL_SIMPLE, GIB, &r, &d), CFIT_EOK);
+    assert_true(r.fill_s == 0);
+}
+
+/* The tuner picks by NCCL's own cost (latency + bandwidth, no fill), as NCCL's does: on 8 GPUs at
+ * 32 MiB NVLS has the least such cost, so it runs even where its fill makes another pair faster. */
+static void tuner_ignores_fill(void **state)
+{
+    (void)state;
+    cfit_diag d;
+    cfit_nccl_system s = nvlink_node(8);
+    s.arch = CFIT_ARCH_HOPPER;
+    s.nvls_bw = 274e9;
+    cfit_nccl_estimate best;
+    double S = 32.0 * 1024 * 1024;
+    assert_int_equal(cfit_nccl_best(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_ALL_ALGOS, CFIT_NCCL_ALL_PROTOS, S, &best, &d),
                      CFIT_EOK);
-    assert_rel((a.time_s - a.latency_s) / 64, b.time_s - b.latency_s, 1e-9);
+    for (int a = 0; a < CFIT_NCCL_ALGO_COUNT; a++)
+        for (int p = 0; p < CFIT_NCCL_PROTO_COUNT; p++) {
+            cfit_nccl_estimate e;
+            if (cfit_nccl_time(&s, CFIT_COLL_ALLREDUCE, (cfit_nccl_algo)a, (cfit_nccl_proto)p, S, &e, NULL) == CFIT_EOK)
+                assert_true(best.time_s - best.fill_s <= e.time_s - e.fill_s);
+        }
 }
 
 /* NCCL's rules for which algorithm x protocol runs where. */
@@ -199,12 +222,12 @@ static void support_rules(void **state)
     assert_int_equal(cfit_nccl_time(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_NVLS, CFIT_NCCL_SIMPLE, GIB, &e, &d),
                      CFIT_EINVALID);
     assert_non_null(strstr(d.msg, "NVLink SHARP"));
-    /* with it, on one node: accepted (Simple only); 1 GiB / nvls_bw + 25 us */
+    /* with it, on one node: accepted (Simple only); 1 GiB / nvls_bw + 25 us, + the pipeline fill */
     s.nvls_bw = 400e9;
     assert_int_equal(is_supported(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_NVLS, CFIT_NCCL_SIMPLE, &d), CFIT_EOK);
     assert_int_equal(is_supported(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_NVLS, CFIT_NCCL_LL, &d), CFIT_EINVALID);
     assert_int_equal(cfit_nccl_time(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_NVLS, CFIT_NCCL_SIMPLE, GIB, &e, &d), CFIT_EOK);
-    assert_rel(e.time_s, 25e-6 + GIB / 400e9, 1e-9);
+    assert_rel(e.time_s, 25e-6 + GIB / 400e9 + e.fill_s, 1e-9);
     /* nvlstree needs several nodes */
     assert_int_equal(is_supported(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_NVLS_TREE, CFIT_NCCL_SIMPLE, &d), CFIT_EINVALID);
     assert_non_null(strstr(d.msg, "nodes"));
@@ -456,7 +479,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(ring_ll_latency_one_node),  cmocka_unit_test(ring_simple_busbw_limits),
         cmocka_unit_test(net_slowdown_halves_busbw), cmocka_unit_test(tree_two_nodes_half_bytes),
-        cmocka_unit_test(support_rules),             cmocka_unit_test(nvls_chunk_ramp),             cmocka_unit_test(tuner_choices),
+        cmocka_unit_test(support_rules),             cmocka_unit_test(pipeline_fill),
+        cmocka_unit_test(tuner_ignores_fill),             cmocka_unit_test(tuner_choices),
         cmocka_unit_test(mask_parsing),              cmocka_unit_test(system_from_catalog),
         cmocka_unit_test(bad_inputs),
     };
