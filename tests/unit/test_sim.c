@@ -19,9 +19,10 @@
 
 /* The star's one path: host src up its cable (link 2 src), down dst's (link 2 dst + 1).  The
  * shortest-path BFS would find the same, but visits every host per call (O(n^2) per ring). */
-static int star_route(const cfit_topo *t, int src, int dst, int flow, int *paths, int *lens, int max, int max_len)
+static int star_route(const cfit_topo *t, cfit__topo_scratch *ws, int src, int dst, int flow, int *paths, int *lens,
+                      int max, int max_len)
 {
-    (void)flow, (void)max, (void)max_len;
+    (void)ws, (void)flow, (void)max, (void)max_len;
     if (t->links[2 * src].failed || t->links[2 * dst + 1].failed)
         return 0;
     paths[0] = 2 * src, paths[1] = 2 * dst + 1, lens[0] = 2;
@@ -134,11 +135,11 @@ static void tree_matches_alpha_beta(void **state)
 static void bus_factors(void **state)
 {
     (void)state;
-    near(cfit_sim_bus_factor(CFIT_COLL_ALLREDUCE, 8), 2.0 * 7 / 8, 1e-12);
-    near(cfit_sim_bus_factor(CFIT_COLL_ALLGATHER, 8), 7.0 / 8, 1e-12);
-    near(cfit_sim_bus_factor(CFIT_COLL_REDUCESCATTER, 8), 7.0 / 8, 1e-12);
-    near(cfit_sim_bus_factor(CFIT_COLL_ALLTOALL, 8), 7.0 / 8, 1e-12);
-    near(cfit_sim_bus_factor(CFIT_COLL_SENDRECV, 8), 1, 1e-12);
+    near(cfit_coll_bus_factor(CFIT_COLL_ALLREDUCE, 8), 2.0 * 7 / 8, 1e-12);
+    near(cfit_coll_bus_factor(CFIT_COLL_ALLGATHER, 8), 7.0 / 8, 1e-12);
+    near(cfit_coll_bus_factor(CFIT_COLL_REDUCESCATTER, 8), 7.0 / 8, 1e-12);
+    near(cfit_coll_bus_factor(CFIT_COLL_ALLTOALL, 8), 7.0 / 8, 1e-12);
+    near(cfit_coll_bus_factor(CFIT_COLL_SENDRECV, 8), 1, 1e-12);
     cfit_topo *t = star(8);
     cfit_sim_result r;
     cfit_diag d;
