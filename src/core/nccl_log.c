@@ -500,11 +500,11 @@ static int collective(parser *p, int ranks, cfit_calibration *out)
         int spread = fabs(per - n) < 0.01 * n && n > 1;   /* n x count elements */
         int flat = fabs(per - 1) < 0.01, may_reduce = !has_op || reduces;
         if (flat && may_reduce && n > 2 && fabs(bus - cfit_coll_bus_factor(CFIT_COLL_ALLREDUCE, ranks)) < 0.05)
-            guess = "allreduce";
+            guess = cfit_collective_name(CFIT_COLL_ALLREDUCE);
         else if (flat && may_reduce && n > 2 && fabs(bus - cfit_coll_bus_factor(CFIT_COLL_SENDRECV, ranks)) < 0.05)
-            guess = "sendrecv";
+            guess = cfit_collective_name(CFIT_COLL_SENDRECV);
         else if (spread && reduces)
-            guess = "reducescatter";
+            guess = cfit_collective_name(CFIT_COLL_REDUCESCATTER);
         else if (flat && may_reduce)
             maybe = "all_reduce or sendrecv";
         else if (spread)
