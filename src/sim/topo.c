@@ -4,8 +4,9 @@
  * default is every equal-cost shortest path: a BFS from the source host over non-failed links
  * that never passes through another GPU, with ties between equally short paths broken in favour
  * of fewer scale-out links (so two GPUs of one node talk over NVLink, not through their NICs).
- * The BFS work arrays live in the topology and are reused through a generation stamp, so a call
- * costs what it visits, not the size of the graph.
+ * The BFS work arrays are the caller's (a cfit__topo_scratch, which the simulator keeps in its
+ * state) and are reused through a generation stamp, so a call costs what it visits, not the size
+ * of the graph; a call without one allocates its own.  Routing never writes the topology.
  */
 #include <stdarg.h>
 #include <stdio.h>
