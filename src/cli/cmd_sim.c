@@ -262,7 +262,8 @@ typedef cli_sim_row row;
 
 long cli_sim_elements(cfit_collective coll, double size, int ranks)
 {
-    double per = coll == CFIT_COLL_ALLREDUCE || coll == CFIT_COLL_SENDRECV ? size : size / ranks;
+    const cfit_coll_info *e = cfit_coll_info_of(coll);
+    double per = e ? size / e->size_per_count(ranks) : size;   /* nccl-tests' count: one rank's part */
     return (long)(per / 4);
 }
 
@@ -369,7 +370,7 @@ static int simulate(const sim_cli *c, const cfit_topo *t, const cfit_topo_info *
     if (ranks < 2)
         return cli_error("the topology has %d host%s; a collective needs 2 or more", hosts, hosts == 1 ? "" : "s");
     double lo, hi;
-    int nrows;
+    int nrows = 0;
     int rc = cli_sim_sizes(c, &lo, &hi, &nrows);
     if (rc)
         return rc;
@@ -377,8 +378,9 @@ static int simulate(const sim_cli *c, const cfit_topo *t, const cfit_topo_info *
     int *place = make_placement(c, hosts);
     /* --report colours every link by what it carried at the largest size */
     double *link_bytes = c->report ? calloc((size_t)cfit_topo_links(t) + 1, sizeof *link_bytes) : NULL;
-    if (!rows || !place || (c->report && !link_bytes)) {
-        free(rows), free(place), free(link_bytes);
+    cfit_sim_state *st = cfit_sim_state_new(t, NULL);   /* one for the whole sweep */
+    if (!rows || !place || (c->report && !link_bytes) || !st) {
+        free(rows), free(place), free(link_bytes), cfit_sim_state_free(st);
         return cli_error("out of memory");
     }
     double s = lo;
@@ -386,11 +388,12 @@ static int simulate(const sim_cli *c, const cfit_topo *t, const cfit_topo_info *
         cfit_diag d;
         cfit_diag_clear(&d);
         rows[i].size = s;
-        int err = cfit_sim_collective_links(t, c->coll, c->algo, ranks, place, s, &rows[i].r,
-                                            i == nrows - 1 ? link_bytes : NULL, &d);
+        int err = cfit_sim_run(st, c->coll, c->algo, ranks, place, s, &rows[i].r, i == nrows - 1 ? link_bytes : NULL,
+                               &d);
         if (err)
             rc = cli_error_diag(&d, err);
     }
+    cfit_sim_state_free(st);
     if (!rc && c->json)
         rc = print_json(c, t, info, ranks, rows, nrows);
     else if (!rc)

@@ -464,7 +464,7 @@ int cfit_nccl_time(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_algo 
         if (bytes >= 64 && l < 24)
             spb /= tree_correction[p][l];
     }
-    double bus = cfit_sim_bus_factor(c, n);
+    double bus = cfit_coll_bus_factor(c, n);
     if (p == CFIT_NCCL_LL && (a == CFIT_NCCL_RING || a == CFIT_NCCL_TREE)) {
         double cap = (s->nodes == 1 ? ll_max_one_node_gbs[s->arch] : s->nodes == 2 ? ll_max_two_nodes_gbs
                                                                                     : ll_max_more_nodes_gbs) * 1e9;
