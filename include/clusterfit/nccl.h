@@ -2,8 +2,10 @@
  *
  * The model follows the structure of NCCL's own cost model (src/graph/tuning.cc): for every
  * algorithm x protocol pair the hardware supports, time = latency + bytes / bandwidth, and the
- * tuner runs the pair with the least time.  The latencies are NCCL's published constants (base
- * latency per algorithm and protocol, per-hop latency per link class NVLink / PCI / network);
+ * tuner runs the pair with the least time; the time a run takes adds the pipeline fill of the
+ * algorithm's chunks, which NCCL's tuner does not model.  The latencies are NCCL's published
+ * constants (base latency per algorithm and protocol, per-hop latency per link class NVLink / PCI /
+ * network);
  * the bandwidth of each algorithm comes from the bytes it moves over each resource - a GPU's
  * scale-up port, a node's NICs, the NVLink SHARP or switch SHARP engine - divided by what that
  * resource achieves (catalog rate x catalog efficiency), times the protocol's efficiency.
@@ -68,9 +70,11 @@ typedef struct cfit_nccl_system {
 typedef struct cfit_nccl_estimate {
     cfit_nccl_algo algo;
     cfit_nccl_proto proto;
-    double time_s;                  /* latency_s + bytes moved / bandwidth */
+    double time_s;                  /* latency_s + bytes moved / bandwidth + fill_s */
     double latency_s;               /* the size-independent part */
-    double fill_s;                  /* pipeline fill (in time_s) */
+    double fill_s;                  /* the pipeline's fill: (stages - 1) chunk times of tree, NVLS,
+                                       NVLSTree (0 for ring, p2p, PAT, CollNet); NCCL's tuner does
+                                       not model it, so cfit_nccl_best picks without it */
     double algbw_bytes_per_s;       /* nccl-tests algbw: size / time_s */
     double busbw_bytes_per_s;       /* algbw x the collective's bus factor */
     int net_bound;                  /* 1: the bandwidth term is set by the network, 0: by the node */
@@ -92,7 +96,9 @@ int cfit_nccl_time(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_algo 
                    double bytes, cfit_nccl_estimate *out, cfit_diag *d);
 
 /* NCCL's tuner: the supported pair among algo_mask x proto_mask (bit 1 << enum) with the least
- * time.  CFIT_EINVALID when the masks leave no supported pair (d->msg names the supported ones). */
+ * time by NCCL's own cost (time_s - fill_s: latency + bandwidth, as tuning.cc has it); out->time_s
+ * still includes the fill the chosen pair pays.  CFIT_EINVALID when the masks leave no supported
+ * pair (d->msg names the supported ones). */
 int cfit_nccl_best(const cfit_nccl_system *s, cfit_collective c, unsigned algo_mask, unsigned proto_mask,
                    double bytes, cfit_nccl_estimate *out, cfit_diag *d);
 

@@ -251,6 +251,8 @@ static int print_json(const sim_cli *c, const nccl_run *r, const nccl_row *rows,
         cfit__buf_json_number(&b, e->time_s);
         cfit__buf_puts(&b, ", \"latency_s\": ");
         cfit__buf_json_number(&b, e->latency_s);
+        cfit__buf_puts(&b, ", \"fill_s\": ");
+        cfit__buf_json_number(&b, e->fill_s);
         cfit__buf_puts(&b, ", \"algbw_gbs\": ");
         cfit__buf_json_number(&b, e->algbw_bytes_per_s / 1e9);
         cfit__buf_puts(&b, ", \"busbw_gbs\": ");
