@@ -6,9 +6,9 @@
  * the system gives each rank one NIC of the per-GPU share the planner computes (fabric rate x
  * efficiency x NICs per node / GPUs per node / oversubscription, or --calibration's rate), which
  * makes a node's NIC bandwidth in the model k x that share (the last node's ranks' when the group
- * does not fill it).  A --topology's simulated contention is
- * the system's net_slowdown (NCCL's inter-node bytes only).  The time is NCCL's tuner's: the least
- * over every algorithm x protocol the hardware supports (cfit_nccl_best_quiet), at the real message size.
+ * does not fill it).  A --topology's simulated contention is the system's net_slowdown (it slows
+ * NCCL's inter-node bytes only).  The time is NCCL's tuner's: the least over every algorithm x
+ * protocol the hardware supports (cfit_nccl_best_quiet), at the real message size.
  *
  * The search asks for the same few (collective, shape, factor, size) many times - one per layout
  * costed - so each answer is memoised in ctx in an open-addressing table keyed on exactly those
