@@ -54,13 +54,15 @@ static double time_sim(const cfit_topo *t, int ranks, const int *place, cfit_sim
     cfit_diag d;
     int runs = 0;
     double t0 = cpu_s(), el;
+    cfit_sim_state *s = cfit_sim_state_new(t, &d);   /* the caller's state, reused as plan reuses it */
     do {
-        if (cfit_sim_collective(t, CFIT_COLL_ALLREDUCE, CFIT_ALGO_RING, ranks, place, 256.0 * (1 << 20), r, &d)) {
+        if (!s || cfit_sim_run(s, CFIT_COLL_ALLREDUCE, CFIT_ALGO_RING, ranks, place, 256.0 * (1 << 20), r, NULL, &d)) {
             fprintf(stderr, "sim_speed: %s\n", d.msg);
             exit(1);
         }
         runs++;
     } while ((el = cpu_s() - t0) < 0.5);
+    cfit_sim_state_free(s);
     return el / runs;
 }
 

@@ -62,7 +62,7 @@ typedef enum cfit_bench_algo {
 
 /* What to run.  cfit_bench_opts_init() fills nccl-tests' defaults. */
 typedef struct cfit_bench_opts {
-    const char *collective;  /* "allreduce", "allgather", "reducescatter", "alltoall", "sendrecv" */
+    const char *collective;  /* a modelled collective, as cfit_collective_parse takes it (collective.h) */
     uint64_t min_bytes;      /* -b (default 32 MiB) */
     uint64_t max_bytes;      /* -e (default 32 MiB) */
     uint64_t step_bytes;     /* -i: additive step, used when step_factor is 0 (default 1 MiB) */
@@ -94,9 +94,6 @@ int cfit_bench_opt(cfit_bench_opts *o, const char *name, const char *value, cfit
 /* Checks that need several flags: min <= max, and an additive sweep of at most
  * CFIT_BENCH_MAX_SIZES sizes.  0 or CFIT_EINVALID/CFIT_ERANGE with d->msg. */
 int cfit_bench_opts_check(const cfit_bench_opts *o, cfit_diag *d);
-
-/* Names of the collectives, NULL-terminated, in the order `clusterfit bench` lists them. */
-extern const char *const cfit_bench_collectives[];
 
 /* One timing of one size: out-of-place ([0]) or in-place ([1]). */
 typedef struct cfit_bench_timing {

@@ -6,8 +6,9 @@
  * checkpoints against the catalog's storage options, and prices it all from "prices"
  * entries (switch.NAME, optic.FABRIC, cable.FABRIC, nic.FABRIC, storage.NAME).  The
  * network comparison re-runs the layout search at the plan's GPU count for every
- * scale-out fabric, NIC count and oversubscription and recommends the cheapest that keeps
- * exposed communication under a threshold.  docs/sizing.md gives every formula.
+ * scale-out fabric, NIC count and oversubscription, ranks them by the total cost of the
+ * run (the network's share plus the GPU time) and recommends the least, ties within 2%
+ * to the cheaper network.  docs/sizing.md gives every formula.
  * Currency: US dollars; rates: bytes per second.
  */
 #ifndef CLUSTERFIT_BOM_H
@@ -97,38 +98,56 @@ int cfit_bom_compute(const cfit_catalog *c, const cfit_model *m, const cfit_plan
 
 /* ---- network sizing ---- */
 
+#define CFIT_NET_TIE_FRACTION 0.02   /* totals within 2% of the least count as tied (issue 12) */
+
 typedef struct cfit_net_option {
     const cfit_fabric *fabric;
     int nics_per_node;
     double oversub;
-    int found;                       /* the search found a fitting layout */
-    cfit_plan plan;                  /* the best at the same GPU count */
-    double exposed_share;            /* comm_exposed_s / step_time_s */
+    int order;                       /* place in the enumeration (fabric, NICs, oversubscription) */
+    int found;                       /* a fitting layout exists */
+    cfit_plan plan;                  /* the fastest, on this option's network, of its own search's best
+                                        and the layouts of the options of its fabric it dominates */
+    int inherited;                   /* plan's layout is one found for an option with less bandwidth */
+    double exposed_comm_s;           /* step - the comparison's communication-free step */
+    double exposed_share;            /* exposed_comm_s / step_time_s */
     int has_capex;
     double network_capex_usd;        /* NICs + switches + optics + cables */
     long switches;
+    int has_network_run;
+    double network_run_usd;          /* capex x run years x network_share_per_year */
     int has_gpu_cost;
     double gpu_time_usd;             /* GPU-hours of the run x the basis rate */
+    int has_total;
+    double total_usd;                /* network_run_usd + gpu_time_usd */
 } cfit_net_option;
 
 typedef struct cfit_net_result {
-    cfit_net_option *opts;
+    cfit_net_option *opts;           /* ranked: least total first (ties: less network capex, then
+                                        order); options without a total last, in order */
     size_t n;
-    double threshold;                /* exposed share the recommendation stays under */
-    int recommended;                 /* cheapest capex under the threshold; else the fastest */
-    int under_threshold;             /* the recommended option is under the threshold */
-    int cheapest;                    /* cheapest capex of all */
+    double comm_free_step_s;         /* the least (step - comm_exposed_s) over the options' plans */
+    int recommended;                 /* the least network capex among the options whose total is
+                                        within CFIT_NET_TIE_FRACTION of opts[0]'s; -1 when none */
+    int compared;                    /* the option the recommendation's reason is against: opts[1]
+                                        when the recommendation is opts[0], else opts[0]; -1 none */
     int baseline;                    /* the node's own fabric and NICs, non-blocking; -1 if absent */
     int has_rate;
-    double usd_per_gpu_hour;         /* the cost basis per GPU-hour (request's cost_basis) */
+    double usd_per_gpu_hour;         /* the cost basis per GPU-hour, the network left out (own) */
+    int has_share;
+    double network_share_per_year;   /* 1 / amortisation.years + maintenance.fraction_per_year */
+    char missing[2 * CFIT_NAME_MAX]; /* the first missing price key when no option has a total */
 } cfit_net_result;
 
 /* Compare scale-out fabrics of 100 Gb/s and up that have a switch entry, at 1/8, 1/4,
- * 1/2 and 1 NIC per GPU, non-blocking and 2:1, for the GPU type and count of best;
- * each option re-runs the search (r's fixed dimensions kept) at that count.  Errors
- * from the search; out is valid only on CFIT_EOK.  Free with cfit_net_result_fini. */
+ * 1/2 and 1 NIC per GPU, non-blocking, 2:1 and 4:1, for the GPU type and count of best.
+ * Each option re-runs the search (r's fixed dimensions kept) at that count, then also
+ * evaluates the layouts of the options of its fabric with fewer NICs or more
+ * oversubscription and keeps the fastest, so more bandwidth never shows a longer step.
+ * Options are ranked by the total cost of the run on r's cost basis (docs/sizing.md).
+ * Errors from the search; out is valid only on CFIT_EOK.  Free with cfit_net_result_fini. */
 int cfit_network_compare(const cfit_plan_request *r, const cfit_plan *best, const cfit_bom_options *o,
-                         double threshold, cfit_net_result *out, cfit_diag *d);
+                         cfit_net_result *out, cfit_diag *d);
 void cfit_net_result_fini(cfit_net_result *res);
 
 #ifdef __cplusplus

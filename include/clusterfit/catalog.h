@@ -36,8 +36,8 @@ typedef struct cfit_gpu_calibration {
 
 /* GPU architecture generation: selects NCCL's per-generation protocol limits (sim/nccl.c). */
 typedef enum cfit_gpu_arch {
-    CFIT_ARCH_OTHER = 0, CFIT_ARCH_VOLTA, CFIT_ARCH_AMPERE, CFIT_ARCH_ADA, CFIT_ARCH_HOPPER,
-    CFIT_ARCH_BLACKWELL, CFIT_ARCH_CDNA3, CFIT_ARCH_CDNA4, CFIT_ARCH_COUNT
+    CFIT_ARCH_OTHER = 0, CFIT_ARCH_VOLTA, CFIT_ARCH_TURING, CFIT_ARCH_AMPERE, CFIT_ARCH_ADA, CFIT_ARCH_HOPPER,
+    CFIT_ARCH_BLACKWELL, CFIT_ARCH_CDNA2, CFIT_ARCH_CDNA3, CFIT_ARCH_CDNA4, CFIT_ARCH_COUNT
 } cfit_gpu_arch;
 
 const char *cfit_gpu_arch_name(cfit_gpu_arch a);   /* "hopper", ...; "other" */
@@ -83,7 +83,7 @@ typedef enum cfit_fabric_kind { CFIT_FABRIC_SCALEOUT = 0, CFIT_FABRIC_SCALEUP = 
 /* What a fabric's links are: sets the latency class NCCL's model uses (NVLink, PCI, network). */
 typedef enum cfit_fabric_family {
     CFIT_FAMILY_OTHER = 0, CFIT_FAMILY_IB, CFIT_FAMILY_ROCE, CFIT_FAMILY_EFA, CFIT_FAMILY_NVLINK,
-    CFIT_FAMILY_PCIE, CFIT_FAMILY_XGMI, CFIT_FAMILY_COUNT
+    CFIT_FAMILY_PCIE, CFIT_FAMILY_XGMI, CFIT_FAMILY_SLINGSHOT, CFIT_FAMILY_TCPXO, CFIT_FAMILY_COUNT
 } cfit_fabric_family;
 
 const char *cfit_fabric_family_name(cfit_fabric_family f);   /* "ib", ...; "other" */

@@ -8,29 +8,36 @@
 #ifndef CLUSTERFIT_SIM_H
 #define CLUSTERFIT_SIM_H
 
+#include "clusterfit/collective.h"
 #include "clusterfit/topo.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef enum cfit_collective {
-    CFIT_COLL_ALLREDUCE = 0, CFIT_COLL_ALLGATHER, CFIT_COLL_REDUCESCATTER, CFIT_COLL_ALLTOALL,
-    CFIT_COLL_SENDRECV, CFIT_COLL_COUNT
-} cfit_collective;
-
 typedef enum cfit_algo {
     CFIT_ALGO_RING = 0, CFIT_ALGO_TREE, CFIT_ALGO_RABENSEIFNER, CFIT_ALGO_HIERARCHICAL, CFIT_ALGO_COUNT
 } cfit_algo;
 
-const char *cfit_collective_name(cfit_collective c);   /* "allreduce", ... */
+/* Collective names, bus factors and lookup: collective.h. */
 const char *cfit_algo_name(cfit_algo a);               /* "ring", ... */
 /* Name to enum; CFIT_EUNKNOWN (with a did-you-mean in d->msg) for other names. */
-int cfit_collective_parse(const char *name, cfit_collective *out, cfit_diag *d);
 int cfit_algo_parse(const char *name, cfit_algo *out, cfit_diag *d);
-/* nccl-tests bus factor of c on n ranks: allreduce 2(n-1)/n, allgather, reducescatter and
- * alltoall (n-1)/n, sendrecv 1. */
-double cfit_sim_bus_factor(cfit_collective c, int n);
+
+/* The simulator's work arrays and routing scratch for one topology, owned by the caller and
+ * reused across solves (the arrays grow to the largest step and stay).  The topology is only
+ * read: it must outlive the state and not change while the state is in use.  A state holds
+ * one solve at a time: threads each use their own (any number of states may share one
+ * topology, which stays const); the functions below taking a topology instead make a
+ * temporary state per call.  Results never depend on what a state solved before. */
+typedef struct cfit_sim_state cfit_sim_state;
+
+/* A state for t; NULL (CFIT_ENOMEM in d) on out of memory. */
+cfit_sim_state *cfit_sim_state_new(const cfit_topo *t, cfit_diag *d);
+/* Free a state; NULL is a no-op. */
+void cfit_sim_state_free(cfit_sim_state *s);
+/* The topology the state was made for. */
+const cfit_topo *cfit_sim_state_topo(const cfit_sim_state *s);
 
 #define CFIT_SIM_HOT_LINKS 4
 
@@ -62,6 +69,9 @@ int cfit_sim_collective(const cfit_topo *t, cfit_collective c, cfit_algo a, int 
 int cfit_sim_collective_links(const cfit_topo *t, cfit_collective c, cfit_algo a, int ranks,
                               const int *placement, double bytes, cfit_sim_result *out,
                               double *link_bytes, cfit_diag *d);
+/* The same on a caller-owned state (its topology). */
+int cfit_sim_run(cfit_sim_state *s, cfit_collective c, cfit_algo a, int ranks, const int *placement, double bytes,
+                 cfit_sim_result *out, double *link_bytes, cfit_diag *d);
 
 /* How much slower the inter-node phase of a hierarchical all-reduce runs on t than on a
  * non-blocking fabric of t's scale-out link rate (what `plan --topology` multiplies its
@@ -102,6 +112,9 @@ typedef struct cfit_sim_exchange {
  * are not a result (callers must not use them as 1). */
 int cfit_sim_internode_curve(const cfit_topo *t, const cfit_sim_exchange *x, int nsizes, const double *bytes,
                              double *factor, cfit_diag *d);
+/* The same on a caller-owned state (its topology): what `plan --topology` calls per exchange. */
+int cfit_sim_state_curve(cfit_sim_state *s, const cfit_sim_exchange *x, int nsizes, const double *bytes,
+                         double *factor, cfit_diag *d);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,8 @@
 /* coll.h - reduction kernels, verifiable inputs and the collectives' table (internal to src/bench).
  *
- * Adding a new collective: write coll_NAME.c filling a cfit__bcoll (counts, bus factor, data
- * init/expected, run), declare it below and add it to the table in driver.c.  The driver does
+ * Adding a new collective: its registry entry (clusterfit/collective.h: names, reduces, nccl-tests'
+ * size and bus factor), then coll_NAME.c filling a cfit__bcoll (counts, data init/expected, run),
+ * declared below and put in driver.c's table at its cfit_collective.  The driver does
  * the sweep, timing, checking and averaging; a collective only moves and reduces data with
  * the cfit_comm_* calls of comm.h.
  */
@@ -12,6 +13,7 @@
 #include <stdint.h>
 #include "bench/comm.h"
 #include "clusterfit/bench.h"
+#include "clusterfit/collective.h"
 
 /* ---- reduce.c: tight loops over n elements (restrict: the buffers must not overlap) ---- */
 
@@ -72,12 +74,7 @@ typedef struct cfit__bcoll_counts {
 } cfit__bcoll_counts;
 
 typedef struct cfit__bcoll {
-    const char *name;   /* "allreduce" */
-    int reduces;        /* takes an op */
     void (*counts)(size_t elems, size_t esize, int nranks, int rank, cfit__bcoll_counts *c);
-    double (*bus_factor)(int nranks);
-    /* algbw numerator: bytes nccl-tests divides by the time, given param count */
-    double (*alg_bytes)(size_t param, size_t esize, int nranks);
     /* scratch bytes needed for a call with these counts (0 if none) */
     size_t (*scratch)(const cfit__bcoll_counts *c, size_t esize, int nranks);
     /* fill this rank's send buffer (c->send elements) with verifiable inputs */

@@ -30,14 +30,6 @@ static void counts(size_t elems, size_t esize, int nranks, int rank, cfit__bcoll
     c->send_inplace_off = 0;
 }
 
-static double bus_factor(int n) { return 2.0 * (n - 1) / n; }
-
-static double alg_bytes(size_t param, size_t esize, int nranks)
-{
-    (void)nranks;
-    return (double)param * (double)esize;
-}
-
 static size_t scratch(const cfit__bcoll_counts *c, size_t esize, int nranks)
 {
     (void)c, (void)esize, (void)nranks;
@@ -144,6 +136,6 @@ static const char *algo_name(const cfit__bcoll_ctx *x)
 }
 
 const cfit__bcoll cfit__bench_allreduce = {
-    .name = "allreduce", .reduces = 1, .counts = counts, .bus_factor = bus_factor, .alg_bytes = alg_bytes,
+    .counts = counts,
     .scratch = scratch, .init = init, .expect = expect, .run = run, .algo_name = algo_name,
 };

@@ -22,13 +22,6 @@ static void counts(size_t elems, size_t esize, int nranks, int rank, cfit__bcoll
     c->recv_inplace_off = base * (size_t)rank;
 }
 
-static double bus_factor(int n) { return (double)(n - 1) / n; }
-
-static double alg_bytes(size_t param, size_t esize, int nranks)
-{
-    return (double)param * (double)esize * nranks;
-}
-
 static size_t scratch(const cfit__bcoll_counts *c, size_t esize, int nranks)
 {
     (void)nranks;
@@ -85,6 +78,6 @@ static const char *algo_name(const cfit__bcoll_ctx *x)
 }
 
 const cfit__bcoll cfit__bench_reducescatter = {
-    .name = "reducescatter", .reduces = 1, .counts = counts, .bus_factor = bus_factor, .alg_bytes = alg_bytes,
+    .counts = counts,
     .scratch = scratch, .init = init, .expect = expect, .run = run, .algo_name = algo_name,
 };

@@ -17,15 +17,12 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The collectives, in the order `clusterfit bench` lists them. */
-static const cfit__bcoll *const colls[] = {
+/* Each collective's data movement, by cfit_collective (its names, whether it reduces and its
+ * nccl-tests size and bus factor: the registry, clusterfit/collective.h). */
+static const cfit__bcoll *const colls[CFIT_COLL_COUNT] = {
     &cfit__bench_allreduce, &cfit__bench_allgather, &cfit__bench_reducescatter,
     &cfit__bench_alltoall,  &cfit__bench_sendrecv,
 };
-#define NCOLLS (sizeof colls / sizeof colls[0])
-
-const char *const cfit_bench_collectives[] = {"allreduce", "allgather", "reducescatter", "alltoall", "sendrecv",
-                                              NULL};
 
 size_t cfit__bcoll_block(size_t elems, size_t esize, int nranks)
 {
@@ -46,6 +43,7 @@ typedef struct sweep {
     const cfit_bench_opts *o;
     const cfit_bench_sink *sink;
     const cfit__bcoll *coll;
+    const cfit_coll_info *info;   /* the registry's entry of coll */
     cfit__bcoll_ctx x;
     unsigned char *send, *recv, *want;
     size_t buf_bytes;
@@ -108,9 +106,9 @@ static int measure(sweep *w, const cfit__bcoll_counts *c, int in_place, cfit_ben
     if ((rc = cfit_comm_allreduce_f64(w->comm, &el, 1, 0)))
         return comm_fail(w, rc);
     t->time_s = el / w->x.nranks;
-    double bytes = w->coll->alg_bytes(c->param, es, w->x.nranks);
+    double bytes = (double)c->param * (double)es * w->info->size_per_count(w->x.nranks);   /* nccl-tests' algbw */
     t->algbw_bytes_per_s = t->time_s > 0 ? bytes / t->time_s : 0.0;
-    t->busbw_bytes_per_s = t->algbw_bytes_per_s * w->coll->bus_factor(w->x.nranks);
+    t->busbw_bytes_per_s = t->algbw_bytes_per_s * w->info->bus_factor(w->x.nranks);
     t->wrong = -1;
     if (!o->check)
         return 0;
@@ -141,7 +139,7 @@ static int sweep_sizes(sweep *w)
         row.size_bytes = (uint64_t)(c.send > c.recv ? c.send : c.recv) * es;
         row.count = c.param;
         row.dtype = w->x.dtype;
-        row.reduces = w->coll->reduces;
+        row.reduces = w->info->reduces;
         row.op = w->x.op;
         row.root = -1;
         if (w->x.window && o->algo == CFIT_BENCH_ALGO_AUTO) {
@@ -274,10 +272,10 @@ static int run_all(sweep *w)
         if (o->all_dtypes ? 0 : t != (int)o->dtype)
             continue;
         for (int op = 0; op < CFIT_REDOP_COUNT && !rc; op++) {
-            if (!w->coll->reduces ? op != 0 : o->all_ops ? 0 : op != (int)o->op)
+            if (!w->info->reduces ? op != 0 : o->all_ops ? 0 : op != (int)o->op)
                 continue;
             w->x.dtype = (cfit_dtype)t;
-            w->x.op = w->coll->reduces ? (cfit_redop)op : CFIT_REDOP_SUM;
+            w->x.op = w->info->reduces ? (cfit_redop)op : CFIT_REDOP_SUM;
             rc = sweep_sizes(w);
         }
     }
@@ -316,11 +314,12 @@ int cfit_bench_run(struct cfit_comm *comm, const cfit_bench_opts *o, const cfit_
     w.o = o;
     w.sink = sink;
     w.d = d;
-    for (size_t i = 0; i < NCOLLS; i++)
-        if (strcmp(colls[i]->name, o->collective) == 0)
-            w.coll = colls[i];
-    if (!w.coll)
-        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "unknown collective '%s'", o->collective);
+    cfit_collective id;
+    cfit_diag why;
+    if (cfit_collective_parse(o->collective, &id, &why))   /* a bad option: CFIT_EINVALID, as the others */
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "%s", why.msg);
+    w.coll = colls[id];
+    w.info = cfit_coll_info_of(id);
     if (o->min_bytes > o->max_bytes)
         return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "-e %llu is smaller than -b %llu",
                              (unsigned long long)o->max_bytes, (unsigned long long)o->min_bytes);

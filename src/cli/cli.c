@@ -13,6 +13,8 @@ void cli_usage(FILE *out, const cli_opt *opts, const char *usage, const char *de
     fprintf(out, "usage: %s\n\n%s\n\noptions:\n", usage, description);
     for (const cli_opt *o = opts; o->name; o++) {
         char left[64];
+        if (!o->help)   /* a removed option, kept only to say so */
+            continue;
         if (o->short_name)
             snprintf(left, sizeof left, "-%c, --%s%s%s", o->short_name, o->name, o->arg ? " " : "",
                      o->arg ? o->arg : "");

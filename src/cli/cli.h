@@ -17,7 +17,7 @@ typedef struct cli_opt {
     const char *name;      /* long name without dashes, "tp" */
     char short_name;       /* or 0 */
     const char *arg;       /* argument placeholder ("N"), NULL for a flag */
-    const char *help;      /* one line */
+    const char *help;      /* one line; NULL = not listed (a removed option kept to say so) */
     int id;                /* passed to the handler */
 } cli_opt;
 
@@ -76,11 +76,8 @@ int cmd_rules(int argc, char **argv);
 /* bench subcommands (one file each; listed in cmd_bench.c's table) */
 int cmd_bench_storage(int argc, char **argv);   /* cmd_bench_io.c */
 int cmd_bench_memory(int argc, char **argv);    /* cmd_bench_io.c */
-int cmd_bench_allreduce(int argc, char **argv);       /* cmd_bench_coll.c */
-int cmd_bench_allgather(int argc, char **argv);
-int cmd_bench_reducescatter(int argc, char **argv);
-int cmd_bench_alltoall(int argc, char **argv);
-int cmd_bench_sendrecv(int argc, char **argv);
+/* `bench NAME` for a modelled collective of the registry (collective.h); cmd_bench_coll.c */
+int cmd_bench_collective(const char *name, int argc, char **argv);
 int cmd_bench_pairs(int argc, char **argv);
 
 /* --report FILE.html (issue 7, docs/report.md): write the page built in b, then free b (in every

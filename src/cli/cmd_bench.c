@@ -1,6 +1,7 @@
 /* cmd_bench.c - `clusterfit bench`: a table of benchmark subcommands (collectives over
  * shm/tcp, pairs, storage, memory), each in its own file. */
 #include "cli.h"
+#include "clusterfit/collective.h"
 
 #include <string.h>
 
@@ -10,15 +11,12 @@ typedef struct bench_command {
     const char *help;
 } bench_command;
 
-/* One line per subcommand; the file that implements it declares its function in cli.h. */
+/* One line per subcommand besides the collectives (one per modelled collective of the registry,
+ * clusterfit/collective.h, all run by cmd_bench_collective); the file that implements each
+ * declares its function in cli.h. */
 static const bench_command bench_commands[] = {
     {"storage", cmd_bench_storage, "sequential write, sequential and random read of a filesystem: GB/s, IOPS"},
     {"memory", cmd_bench_memory, "STREAM copy/scale/add/triad host memory bandwidth"},
-    {"allreduce", cmd_bench_allreduce, "all-reduce over shm/tcp, nccl-tests columns (docs/bench.md)"},
-    {"allgather", cmd_bench_allgather, "all-gather over shm/tcp, nccl-tests columns"},
-    {"reducescatter", cmd_bench_reducescatter, "reduce-scatter over shm/tcp, nccl-tests columns"},
-    {"alltoall", cmd_bench_alltoall, "all-to-all over shm/tcp, nccl-tests columns"},
-    {"sendrecv", cmd_bench_sendrecv, "ring send-recv over shm/tcp, nccl-tests columns"},
     {"pairs", cmd_bench_pairs, "bandwidth and latency of every pair of hosts; names slow links and hosts"},
     {NULL, NULL, NULL},
 };
@@ -28,8 +26,12 @@ static void bench_usage(FILE *out)
     fprintf(out, "usage: clusterfit bench <benchmark> [<args>]\n\n"
                  "Measure the fabric, storage and memory of the machines a job will run on.\n\n"
                  "benchmarks:\n");
-    for (const bench_command *c = bench_commands; c->name; c++)
+    for (const bench_command *c = bench_commands; c->name; c++) {
         fprintf(out, "  %-14s %s\n", c->name, c->help);
+        for (int i = 0; c == bench_commands + 1 && i < CFIT_COLL_COUNT; i++)   /* after storage and memory */
+            fprintf(out, "  %-14s %s over shm/tcp, nccl-tests columns (docs/bench.md)\n", cfit_collective_name(i),
+                    cfit_coll_info_of(i)->title);
+    }
     fprintf(out, "\n'clusterfit bench <benchmark> --help' describes one; docs/bench.md all of them.\n");
 }
 
@@ -46,6 +48,11 @@ int cmd_bench(int argc, char **argv)
     }
     const char *names[32] = {NULL};
     size_t n = 0;
+    for (int i = 0; i < CFIT_COLL_COUNT; i++) {
+        if (strcmp(cfit_collective_name(i), name) == 0)
+            return cmd_bench_collective(name, argc - 1, argv + 1);
+        names[n++] = cfit_collective_name(i);
+    }
     for (const bench_command *c = bench_commands; c->name; c++) {
         if (strcmp(c->name, name) == 0)
             return c->fn(argc - 1, argv + 1);

@@ -1,4 +1,5 @@
-/* cmd_bench_coll.c - `clusterfit bench allreduce|allgather|reducescatter|alltoall|sendrecv`.
+/* cmd_bench_coll.c - `clusterfit bench COLLECTIVE`, for every modelled collective of the registry
+ * (clusterfit/collective.h: allreduce, allgather, reducescatter, alltoall, sendrecv).
  *
  * Parses nccl-tests' flags and the launch flags, starts the ranks (comm.h), runs the sweep
  * (cfit_bench_run) on every rank and prints on rank 0, column for column like nccl-tests:
@@ -12,6 +13,7 @@
 #include "bench_report.h"
 #include "bench/comm.h"
 #include "clusterfit/bench.h"
+#include "clusterfit/collective.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -105,9 +107,9 @@ typedef struct printer {
 
 static const char *op_label(const coll_cli *c)
 {
-    for (const char *const *n = cfit_bench_collectives; *n; n++)
-        if (strcmp(*n, c->name) == 0 && (strcmp(*n, "allreduce") == 0 || strcmp(*n, "reducescatter") == 0))
-            return c->o.all_ops ? "all" : cfit_redop_name(c->o.op);
+    const cfit_coll_info *e = cfit_coll_find(c->name);
+    if (e && e->reduces)
+        return c->o.all_ops ? "all" : cfit_redop_name(c->o.op);
     return "none";
 }
 
@@ -287,7 +289,7 @@ static int rank_body(cfit_comm *comm, void *ctx)
     return rc;
 }
 
-static int bench_coll(const char *name, int argc, char **argv)
+int cmd_bench_collective(const char *name, int argc, char **argv)
 {
     coll_cli c;
     memset(&c, 0, sizeof c);
@@ -320,8 +322,3 @@ static int bench_coll(const char *name, int argc, char **argv)
     return bench_run(&c.launch, rank_body, &c);
 }
 
-int cmd_bench_allreduce(int argc, char **argv) { return bench_coll("allreduce", argc, argv); }
-int cmd_bench_allgather(int argc, char **argv) { return bench_coll("allgather", argc, argv); }
-int cmd_bench_reducescatter(int argc, char **argv) { return bench_coll("reducescatter", argc, argv); }
-int cmd_bench_alltoall(int argc, char **argv) { return bench_coll("alltoall", argc, argv); }
-int cmd_bench_sendrecv(int argc, char **argv) { return bench_coll("sendrecv", argc, argv); }

@@ -61,14 +61,14 @@ static void list_models(const cfit_catalog *cat)
 
 static void list_fabrics(const cfit_catalog *cat)
 {
-    printf("%-17s %-9s %-7s %10s %9s %6s %6s  %s\n", "fabric", "kind", "family", "GB/s/dir", "latency", "eff",
+    printf("%-17s %-9s %-9s %10s %9s %6s %6s  %s\n", "fabric", "kind", "family", "GB/s/dir", "latency", "eff",
            "sharp", "technology");
     for (size_t i = 0; i < cfit_catalog_fabric_count(cat); i++) {
         const cfit_fabric *f = cfit_catalog_fabric_at(cat, i);
         char sharp[16] = "-";
         if (f->sharp_efficiency > 0)
             snprintf(sharp, sizeof sharp, "%.2f", f->sharp_efficiency);
-        printf("%-17s %-9s %-7s %10.1f %7.1fus %6.2f %6s  %s\n", f->name,
+        printf("%-17s %-9s %-9s %10.1f %7.1fus %6.2f %6s  %s\n", f->name,
                f->kind == CFIT_FABRIC_SCALEUP ? "scale-up" : "scale-out", cfit_fabric_family_name(f->family),
                f->bw_bytes_per_s / 1e9, f->latency_s * 1e6, f->efficiency, sharp, f->technology);
     }

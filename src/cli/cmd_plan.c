@@ -55,10 +55,10 @@ static const cli_opt opts[] = {
     {"quiet", 'q', NULL, "print only the plan table", O_QUIET},
     {"emit", 0, "KIND[:FILE][,...]", "launch config for the best plan: deepspeed, megatron, torchrun (repeatable)", O_EMIT},
     {"bom", 0, NULL, "bill of materials of the best plan: NICs, fat-tree switches, cables, optics, storage, capex", O_BOM_BASE + CLI_BOM_FLAG},
-    {"network", 0, NULL, "compare fabrics, NIC counts and oversubscription for the best plan and recommend one", O_BOM_BASE + CLI_BOM_NETWORK},
+    {"network", 0, NULL, "rank fabrics x NICs x oversubscription by the run's total cost (network + GPU time); recommend one", O_BOM_BASE + CLI_BOM_NETWORK},
     {"tiers", 0, "2|3", "switch tiers of the fat-tree (default 2; raised to 3 when two cannot reach)", O_BOM_BASE + CLI_BOM_TIERS},
     {"oversub", 0, "N", "leaf downlinks per uplink, 1 = non-blocking (default 1); divides inter-node bandwidth", O_BOM_BASE + CLI_BOM_OVERSUB},
-    {"comm-threshold", 0, "PCT", "exposed communication share the --network recommendation stays under (default 10)", O_BOM_BASE + CLI_BOM_THRESHOLD},
+    {"comm-threshold", 0, "PCT", NULL, O_BOM_BASE + CLI_BOM_GONE_THRESHOLD},   /* removed: says so (not in --help) */
     {"checkpoint-window", 0, "TIME", "time to write one checkpoint, sizes storage write rate (default 5m)", O_BOM_BASE + CLI_BOM_WINDOW},
     {"report", 0, "FILE.html", "also write a self-contained HTML report with charts (docs/report.md)", O_REPORT},
     {NULL, 0, NULL, NULL, 0},
@@ -95,7 +95,7 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
     case O_QUIET: c->quiet = 1; return 0;
     case O_EMIT: return cli_emit_add(&c->emit, value);
     case O_BOM_BASE + CLI_BOM_FLAG: case O_BOM_BASE + CLI_BOM_NETWORK: case O_BOM_BASE + CLI_BOM_TIERS:
-    case O_BOM_BASE + CLI_BOM_OVERSUB: case O_BOM_BASE + CLI_BOM_THRESHOLD: case O_BOM_BASE + CLI_BOM_WINDOW:
+    case O_BOM_BASE + CLI_BOM_OVERSUB: case O_BOM_BASE + CLI_BOM_GONE_THRESHOLD: case O_BOM_BASE + CLI_BOM_WINDOW:
         return cli_bom_opt(&c->bom, id - O_BOM_BASE, name, value);
     case O_SEQ: rc = cli_int(name, value, 1, 1 << 24, &v); r->seq_len = (int)v; return rc;
     case O_GBS: rc = cli_int(name, value, 1, 1L << 30, &v); r->global_batch = v; return rc;

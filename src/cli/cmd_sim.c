@@ -12,7 +12,7 @@
 enum {
     O_TOPOLOGY = 1, O_COLLECTIVE, O_ALGO, O_RANKS, O_SIZE, O_MIN, O_MAX, O_FACTOR, O_LINK_BW, O_LATENCY,
     O_SCALEUP_BW, O_GPN, O_PLACEMENT, O_FAIL_LINKS, O_FAIL, O_DESCRIBE, O_JSON, O_GPU, O_FABRIC, O_CATALOG,
-    O_REPORT, O_ENGINE, O_PROTO, O_NODES, O_NICS, O_NODE, O_P2P
+    O_REPORT, O_ENGINE, O_PROTO, O_NODES, O_NICS, O_NODE, O_P2P, O_CALIBRATION
 };
 
 static const cli_opt opts[] = {
@@ -58,7 +58,11 @@ static const cli_opt opts[] = {
     {"fail", 0, "SPEC", "fail the cables SPEC names (the topology's format, docs/sim.md)", O_FAIL},
     {"describe", 0, NULL, "print hosts, switches, links, diameter and bisection, and exit", O_DESCRIBE},
     {"json", 0, NULL, "print one JSON object (docs/json.md) instead of the table", O_JSON},
-    {"report", 0, "FILE.html", "also write a self-contained HTML report with charts (docs/report.md)", O_REPORT},
+    {"calibration", 0, "FILE", "NCCL engine: a run measured on 2+ nodes, an nccl-tests log\n"
+                               "                                       (all_reduce_perf, ...) or `bench COLLECTIVE --json`: the\n"
+                               "                                       NIC rate and network latency are solved from it", O_CALIBRATION},
+    {"report", 0, "FILE.html", "also write a self-contained HTML report with charts (docs/report.md);\n"
+                               "                                       NCCL engine: predicted (and measured) busbw", O_REPORT},
     {NULL, 0, NULL, NULL, 0},
 };
 
@@ -157,6 +161,7 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
     case O_DESCRIBE: c->describe = 1; return 0;
     case O_JSON: c->json = 1; return 0;
     case O_REPORT: c->report = value; return 0;
+    case O_CALIBRATION: c->calibration = value; return 0;
     }
     return 0;
 }
@@ -257,7 +262,8 @@ typedef cli_sim_row row;
 
 long cli_sim_elements(cfit_collective coll, double size, int ranks)
 {
-    double per = coll == CFIT_COLL_ALLREDUCE || coll == CFIT_COLL_SENDRECV ? size : size / ranks;
+    const cfit_coll_info *e = cfit_coll_info_of(coll);
+    double per = e ? size / e->size_per_count(ranks) : size;   /* nccl-tests' count: one rank's part */
     return (long)(per / 4);
 }
 
@@ -364,7 +370,7 @@ static int simulate(const sim_cli *c, const cfit_topo *t, const cfit_topo_info *
     if (ranks < 2)
         return cli_error("the topology has %d host%s; a collective needs 2 or more", hosts, hosts == 1 ? "" : "s");
     double lo, hi;
-    int nrows;
+    int nrows = 0;
     int rc = cli_sim_sizes(c, &lo, &hi, &nrows);
     if (rc)
         return rc;
@@ -372,8 +378,9 @@ static int simulate(const sim_cli *c, const cfit_topo *t, const cfit_topo_info *
     int *place = make_placement(c, hosts);
     /* --report colours every link by what it carried at the largest size */
     double *link_bytes = c->report ? calloc((size_t)cfit_topo_links(t) + 1, sizeof *link_bytes) : NULL;
-    if (!rows || !place || (c->report && !link_bytes)) {
-        free(rows), free(place), free(link_bytes);
+    cfit_sim_state *st = cfit_sim_state_new(t, NULL);   /* one for the whole sweep */
+    if (!rows || !place || (c->report && !link_bytes) || !st) {
+        free(rows), free(place), free(link_bytes), cfit_sim_state_free(st);
         return cli_error("out of memory");
     }
     double s = lo;
@@ -381,11 +388,12 @@ static int simulate(const sim_cli *c, const cfit_topo *t, const cfit_topo_info *
         cfit_diag d;
         cfit_diag_clear(&d);
         rows[i].size = s;
-        int err = cfit_sim_collective_links(t, c->coll, c->algo, ranks, place, s, &rows[i].r,
-                                            i == nrows - 1 ? link_bytes : NULL, &d);
+        int err = cfit_sim_run(st, c->coll, c->algo, ranks, place, s, &rows[i].r, i == nrows - 1 ? link_bytes : NULL,
+                               &d);
         if (err)
             rc = cli_error_diag(&d, err);
     }
+    cfit_sim_state_free(st);
     if (!rc && c->json)
         rc = print_json(c, t, info, ranks, rows, nrows);
     else if (!rc)
@@ -459,9 +467,9 @@ static int pick_engine(sim_cli *c)
     if (!c->spec)
         return cli_error("sim: --topology SPEC is required (e.g. --topology fattree:k=8), or name the hardware with "
                          "--gpu NAME for NCCL's model");
-    if (c->proto_name || c->nodes || c->p2p)
+    if (c->proto_name || c->nodes || c->p2p || c->calibration)
         return cli_error("sim: --%s is the NCCL engine's (--gpu NAME or --node NAME)",
-                         c->proto_name ? "proto" : c->nodes ? "nodes" : "p2p");
+                         c->proto_name ? "proto" : c->nodes ? "nodes" : c->p2p ? "p2p" : "calibration");
     cfit_diag d;
     cfit_diag_clear(&d);
     if (c->algo_name && cfit_algo_parse(c->algo_name, &c->algo, &d))
@@ -506,8 +514,11 @@ int cmd_sim(int argc, char **argv)
                        "nccl-tests' columns per size (algbw = size/time, busbw = algbw x the collective's\n"
                        "nccl-tests factor, GB = 1e9 bytes) and, per engine, the algorithm and protocol chosen or\n"
                        "the links carrying the most bytes and the tier that limited the slowest step.\n"
-                       "Exit status: 0 success, 2 bad option or spec, an algorithm the hardware cannot run, or\n"
-                       "failed links disconnecting ranks.");
+                       "--calibration FILE sets the NCCL engine's network from a measured run (docs/sim.md\n"
+                       "\"Calibration\"); --report FILE.html draws the predicted busbw, and the measured one.\n"
+                       "Exit status: 0 success, 1 a file that cannot be read, 2 bad option or spec, an\n"
+                       "algorithm the hardware cannot run, a --calibration file that cannot set the network,\n"
+                       "or failed links disconnecting ranks.");
     if (rc)
         return rc < 0 ? EXIT_OK : rc;
     if ((rc = pick_engine(&c)))

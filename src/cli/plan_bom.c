@@ -3,6 +3,7 @@
 #include "plan_bom.h"
 #include "cli.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,7 +11,6 @@ void cli_bom_init(cli_bom *x)
 {
     memset(x, 0, sizeof *x);
     cfit_bom_options_init(&x->o);
-    x->threshold = 0.10;
 }
 
 int cli_bom_opt(cli_bom *x, int id, const char *name, const char *value)
@@ -23,10 +23,9 @@ int cli_bom_opt(cli_bom *x, int id, const char *name, const char *value)
     case CLI_BOM_NETWORK: x->network = 1; return 0;
     case CLI_BOM_TIERS: rc = cli_int(name, value, 2, 3, &v); x->o.tiers = (int)v; return rc;
     case CLI_BOM_OVERSUB: return cli_real(name, value, 1.0, 64.0, &x->o.oversub);
-    case CLI_BOM_THRESHOLD:
-        rc = cli_real(name, value, 0.1, 100.0, &x->threshold);
-        x->threshold /= 100.0;
-        return rc;
+    case CLI_BOM_GONE_THRESHOLD:
+        return cli_error("--%s is gone: --network ranks options by the total cost of the run, not by an "
+                         "exposed-communication threshold (docs/sizing.md, Network sizing)", name);
     case CLI_BOM_WINDOW:
         cfit_diag_clear(&d);
         if (cfit_parse_time(value, &x->o.checkpoint_window_s, &d))
@@ -49,7 +48,7 @@ int cli_bom_run(cli_bom *x, const cfit_plan_request *r, const cfit_plan *best)
         x->has_bom = 1;
     }
     if (x->network) {
-        if ((rc = cfit_network_compare(r, best, &x->o, x->threshold, &x->net, &d)))
+        if ((rc = cfit_network_compare(r, best, &x->o, &x->net, &d)))
             return cli_error_diag(&d, rc);
         x->has_net = 1;
     }
@@ -148,61 +147,138 @@ static double per_gpu_gbps(const cfit_net_option *x, const cfit_plan *best)
     return x->fabric->bw_bytes_per_s * 8.0 * x->nics_per_node / best->node->gpus_per_node / x->oversub / 1e9;
 }
 
-static void print_option_row(const cfit_net_option *x, const cfit_plan *best, const char *mark)
+/* "ib-ndr x 8, 1:1" */
+static const char *option_name(char *buf, size_t n, const cfit_net_option *x)
 {
-    char u[2][48], o[16];
+    snprintf(buf, n, "%s x %d, %g:1", x->fabric->name, x->nics_per_node, x->oversub);
+    return buf;
+}
+
+/* Why the least total beats the next: what its network costs against the GPU time it saves. */
+static void why_cheapest(char *buf, size_t len, const cfit_net_option *rec, const cfit_net_option *next)
+{
+    char u[3][48], nm[96];
+    double dnet = next->network_run_usd - rec->network_run_usd, dgpu = next->gpu_time_usd - rec->gpu_time_usd;
+    int k = snprintf(buf, len, "%s less than the next (%s) because ", fmt_cents(u[0], 48, next->total_usd - rec->total_usd),
+                     option_name(nm, sizeof nm, next));
+    if (k < 0 || (size_t)k >= len)
+        return;
+    if (dnet < 0)
+        snprintf(buf + k, len - k, "the %s more its network costs over the run saves %s of GPU time",
+                 fmt_cents(u[1], 48, -dnet), fmt_cents(u[2], 48, dgpu));
+    else if (dgpu > 0)
+        snprintf(buf + k, len - k, "its network costs %s less over the run and it saves %s of GPU time",
+                 fmt_cents(u[1], 48, dnet), fmt_cents(u[2], 48, dgpu));
+    else if (dgpu == 0)
+        snprintf(buf + k, len - k, "it has the same step on a network that costs %s less over the run",
+                 fmt_cents(u[1], 48, dnet));
+    else
+        snprintf(buf + k, len - k, "its network costs %s less over the run, more than the %s of GPU time it loses",
+                 fmt_cents(u[1], 48, dnet), fmt_cents(u[2], 48, -dgpu));
+}
+
+/* The recommendation's reason, one sentence (text and JSON); "" when there is none. */
+static const char *net_reason(char *buf, size_t len, const cfit_net_result *n)
+{
+    char u[3][48], nm[2][96], why[320];
+    buf[0] = '\0';
+    if (n->recommended < 0)
+        return buf;
+    const cfit_net_option *rec = &n->opts[n->recommended];
+    if (n->compared < 0)
+        snprintf(why, sizeof why, "the only option with a total cost");
+    else if (n->recommended > 0)
+        snprintf(why, sizeof why, "%s (%.1f%%) more than the least (%s), inside the %g%% tie, which goes to the cheaper "
+                 "network: %s less capex", fmt_cents(u[1], 48, rec->total_usd - n->opts[0].total_usd),
+                 100 * (rec->total_usd / n->opts[0].total_usd - 1), option_name(nm[1], 96, &n->opts[0]),
+                 100 * CFIT_NET_TIE_FRACTION, fmt_cents(u[2], 48, n->opts[0].network_capex_usd - rec->network_capex_usd));
+    else
+        why_cheapest(why, sizeof why, rec, &n->opts[n->compared]);
+    snprintf(buf, len, "%s: %s total, %s", option_name(nm[0], 96, rec), fmt_cents(u[0], 48, rec->total_usd), why);
+    return buf;
+}
+
+static void print_option_row(const cfit_net_option *x, size_t rank, const cfit_plan *best, const char *mark)
+{
+    char u[4][48], o[16], l[48];
+    const cfit_layout *y = &x->plan.layout;
     snprintf(o, sizeof o, "%g:1", x->oversub);
-    printf("%-2s%-10s %4d %7s %8.0f", mark, x->fabric->name, x->nics_per_node, o, per_gpu_gbps(x, best));
+    printf("%-2s%4zu %-10s %4d %7s %8.0f", mark, rank, x->fabric->name, x->nics_per_node, o, per_gpu_gbps(x, best));
     if (!x->found) {
         printf("  no fitting layout\n");
         return;
     }
-    printf(" %8.3f %6.1f %9.1f %8ld %14s %14s\n", x->plan.step_time_s, 100 * x->exposed_share,
+    snprintf(l, sizeof l, "%d/%d/%d/%d%s", y->tp, y->pp, y->cp, y->dp, x->inherited ? "^" : "");
+    printf(" %-12s %8.3f %6.1f %8.1f %8ld %14s %12s %14s %14s\n", l, x->plan.step_time_s, 100 * x->exposed_share,
            x->plan.time_to_train_s / 86400.0, x->switches, usd_or_dash(u[0], 48, x->has_capex, x->network_capex_usd),
-           usd_or_dash(u[1], 48, x->has_gpu_cost, x->gpu_time_usd));
+           usd_or_dash(u[1], 48, x->has_network_run, x->network_run_usd),
+           usd_or_dash(u[2], 48, x->has_gpu_cost, x->gpu_time_usd), usd_or_dash(u[3], 48, x->has_total, x->total_usd));
 }
 
-/* "saves $X in NICs and switches, loses $Y of GPU time" from a's point of view against b. */
-static void print_tradeoff(const char *what, const cfit_net_option *a, const cfit_net_option *b)
+/* "$X less", "$X more" or "the same": a - b. */
+static const char *more_less(char *buf, size_t n, double a, double b)
 {
-    char u[2][48];
-    double capex = b->network_capex_usd - a->network_capex_usd, gpu = a->gpu_time_usd - b->gpu_time_usd;
-    printf("  %s %s x %d, %g:1: %s %s in NICs and switches, %s %s of GPU time\n", what, a->fabric->name,
-           a->nics_per_node, a->oversub, capex >= 0 ? "saves" : "costs", fmt_cents(u[0], 48, capex >= 0 ? capex : -capex),
-           gpu >= 0 ? "loses" : "gains", fmt_cents(u[1], 48, gpu >= 0 ? gpu : -gpu));
+    char u[48];
+    if (a == b)
+        snprintf(buf, n, "the same");
+    else
+        snprintf(buf, n, "%s %s", fmt_cents(u, sizeof u, a > b ? a - b : b - a), a > b ? "more" : "less");
+    return buf;
+}
+
+/* One line: the recommendation against another option (network capex, GPU time, total). */
+static void print_against(const char *what, const cfit_net_result *n, int other)
+{
+    if (other < 0 || other == n->recommended || !n->opts[other].has_total)
+        return;
+    const cfit_net_option *a = &n->opts[n->recommended], *b = &n->opts[other];
+    char u[3][64], nm[96];
+    printf("  against %s (%s): network capex %s, GPU time %s, total %s\n", what, option_name(nm, sizeof nm, b),
+           more_less(u[0], 64, a->network_capex_usd, b->network_capex_usd),
+           more_less(u[1], 64, a->gpu_time_usd, b->gpu_time_usd), more_less(u[2], 64, a->total_usd, b->total_usd));
+}
+
+/* The option with the least network capex that has a total; -1 when none. */
+static int cheapest_network(const cfit_net_result *n)
+{
+    int k = -1;
+    for (size_t i = 0; i < n->n; i++)
+        if (n->opts[i].has_total && (k < 0 || n->opts[i].network_capex_usd < n->opts[k].network_capex_usd))
+            k = (int)i;
+    return k;
 }
 
 static void print_network(const cli_bom *x, const cfit_plan_request *r, const cfit_plan *best)
 {
     const cfit_net_result *n = &x->net;
-    char u[48];
-    printf("\nnetwork sizing: %ld x %s, %s; each row re-runs the search at this GPU count (docs/sizing.md)\n",
-           best->gpus, best->gpu->name, r->model->name);
-    printf("  %-10s %4s %7s %8s %8s %6s %9s %8s %14s %14s\n", "fabric", "NICs", "oversub", "Gb/s/GPU", "step s",
-           "comm%", "train d", "switches", "network capex", "GPU time");
+    char u[48], why[512];
+    const char *basis = cfit_cost_basis_name((cfit_cost_basis)r->cost_basis);
+    printf("\nnetwork sizing: %ld x %s, %s, ranked by the total cost of the run on %s (docs/sizing.md)\n", best->gpus,
+           best->gpu->name, r->model->name, basis);
+    printf("  each option re-runs the search at this GPU count and keeps the fastest of its layout and those of its\n"
+           "  fabric's options with fewer NICs or more oversubscription\n");
+    printf("  %4s %-10s %4s %7s %8s %-12s %8s %6s %8s %8s %14s %12s %14s %14s\n", "rank", "fabric", "NICs", "oversub",
+           "Gb/s/GPU", "tp/pp/cp/dp", "step s", "comm%", "train d", "switches", "network capex", "network run",
+           "GPU time", "total");
     for (size_t i = 0; i < n->n; i++)
-        print_option_row(&n->opts[i], best, (int)i == n->recommended ? "*" : (int)i == n->baseline ? "=" : "");
-    printf("  (* recommended, = the plan's fabric with the node's NICs, 1:1; comm%% = exposed communication share of the step; GPU time "
-           "on %s%s)\n", cfit_cost_basis_name((cfit_cost_basis)r->cost_basis),
-           n->has_rate ? "" : ": no price or no token count");
+        print_option_row(&n->opts[i], i + 1, best,
+                         (int)i == n->recommended ? "*" : (int)i == n->baseline ? "=" : "");
+    printf("  (* recommended, = the plan's fabric with the node's NICs, 1:1; ^ the layout of an option with less\n"
+           "   bandwidth, faster here than this option's own search found; comm%% = step time lost to communication\n"
+           "   against the communication-free step, %.3f s)\n", n->comm_free_step_s);
+    printf("  network run = capex x run years x %.1f%% a year (amortisation + maintenance); GPU time on %s at %s per "
+           "GPU-hour; total = network run + GPU time\n", 100 * n->network_share_per_year, basis,
+           n->has_rate ? fmt_cents(u, 48, n->usd_per_gpu_hour) : "-");
     if (n->recommended < 0) {
-        printf("  recommendation: none (no option has a fitting layout and a price)\n");
+        if (n->missing[0])
+            printf("recommendation: none (no option has a total cost; supply --price %s=VALUE)\n", n->missing);
+        else
+            printf("recommendation: none (no option has a fitting layout and a run time)\n");
         return;
     }
-    const cfit_net_option *rec = &n->opts[n->recommended];
-    printf("recommendation: %s x %d NICs per node, %g:1: %s (%.1f%% exposed communication), network capex %s\n",
-           rec->fabric->name, rec->nics_per_node, rec->oversub,
-           n->under_threshold ? "the cheapest that keeps exposed communication under the threshold"
-                              : "no option is under the threshold; the fastest",
-           100 * rec->exposed_share, usd_or_dash(u, 48, rec->has_capex, rec->network_capex_usd));
-    printf("  threshold %.1f%% (--comm-threshold); GPU time at %s per GPU-hour\n", 100 * n->threshold,
-           n->has_rate ? fmt_cents(u, 48, n->usd_per_gpu_hour) : "-");
-    if (!n->has_rate)
-        return;
-    if (n->baseline >= 0 && n->baseline != n->recommended)
-        print_tradeoff("against the plan's fabric, the recommendation", rec, &n->opts[n->baseline]);
-    if (n->cheapest >= 0 && n->cheapest != n->recommended)
-        print_tradeoff("against the recommendation, the cheapest fabric", &n->opts[n->cheapest], rec);
+    printf("recommendation: %s\n", net_reason(why, sizeof why, n));
+    print_against("the plan's fabric", n, n->baseline);
+    print_against("the cheapest network", n, cheapest_network(n));
 }
 
 void cli_bom_print(const cli_bom *x, const cfit_plan_request *r, const cfit_plan *best)
@@ -215,8 +291,15 @@ void cli_bom_print(const cli_bom *x, const cfit_plan_request *r, const cfit_plan
 
 /* ---- JSON ---- */
 
-
-
+void cli_json_layout_dims(cfit__buf *b, const cfit_layout *l, int comma)
+{
+    cfit__buf_key_number(b, "tp", l->tp, comma);
+    cfit__buf_key_number(b, "pp", l->pp, 1);
+    cfit__buf_key_number(b, "dp", l->dp, 1);
+    cfit__buf_key_number(b, "cp", l->cp, 1);
+    cfit__buf_key_number(b, "vp", l->vp, 1);
+    cfit__buf_key_number(b, "micro_batch", l->mbs, 1);
+}
 
 static void json_tree(const cfit_bom *x, cfit__buf *b)
 {
@@ -293,37 +376,63 @@ static void json_bom(const cli_bom *c, cfit__buf *b)
     cfit__buf_puts(b, "}");
 }
 
-static void json_option(const cfit_net_option *x, const cfit_plan *best, cfit__buf *b)
+static void json_option(const cfit_net_option *x, int recommended, const cfit_plan *best, cfit__buf *b)
 {
+    const cfit_layout *l = &x->plan.layout;
     cfit__buf_key_string(b, "fabric", x->fabric->name, 0);
     cfit__buf_key_number(b, "nics_per_node", x->nics_per_node, 1);
     cfit__buf_key_number(b, "oversub", x->oversub, 1);
     cfit__buf_key_number(b, "gbps_per_gpu", per_gpu_gbps(x, best), 1);
-    cfit__buf_printf(b, ", \"found\": %s", x->found ? "true" : "false");
+    cfit__buf_printf(b, ", \"found\": %s, \"recommended\": %s", x->found ? "true" : "false",
+                     recommended ? "true" : "false");
+    if (x->found) {
+        cfit__buf_puts(b, ", \"layout\": {");
+        cli_json_layout_dims(b, l, 0);
+        cfit__buf_key_number(b, "zero", l->zero, 1);
+        cfit__buf_key_string(b, "recompute", cfit_recompute_name((cfit_recompute)l->recompute), 1);
+        cfit__buf_printf(b, ", \"sequence_parallel\": %s}", l->sp ? "true" : "false");
+    } else {
+        cfit__buf_puts(b, ", \"layout\": null");
+    }
+    cfit__buf_printf(b, ", \"layout_inherited\": %s", x->inherited ? "true" : "false");
     cfit__buf_key_opt(b, "step_time_s", x->found, x->plan.step_time_s);
+    cfit__buf_key_opt(b, "exposed_comm_s", x->found, x->exposed_comm_s);
     cfit__buf_key_opt(b, "exposed_comm_share", x->found, x->exposed_share);
     cfit__buf_key_opt(b, "time_to_train_s", x->found, x->plan.time_to_train_s);
     cfit__buf_key_number(b, "switches", (double)x->switches, 1);
     cfit__buf_key_opt(b, "network_capex_usd", x->has_capex, x->network_capex_usd);
+    cfit__buf_key_opt(b, "network_run_usd", x->has_network_run, x->network_run_usd);
     cfit__buf_key_opt(b, "gpu_time_usd", x->has_gpu_cost, x->gpu_time_usd);
+    cfit__buf_key_opt(b, "total_cost_usd", x->has_total, x->total_usd);
 }
 
-static void json_network(const cli_bom *c, const cfit_plan *best, cfit__buf *b)
+static void json_network(const cli_bom *c, const cfit_plan_request *r, const cfit_plan *best, cfit__buf *b)
 {
     const cfit_net_result *n = &c->net;
+    char why[512];
     cfit__buf_puts(b, ", \"network\": {");
     cfit__buf_key_number(b, "gpus", (double)best->gpus, 0);
     cfit__buf_key_string(b, "gpu", best->gpu->name, 1);
-    cfit__buf_key_number(b, "comm_threshold", n->threshold, 1);
+    cfit__buf_key_string(b, "cost_basis", cfit_cost_basis_name((cfit_cost_basis)r->cost_basis), 1);
     cfit__buf_key_opt(b, "usd_per_gpu_hour", n->has_rate, n->usd_per_gpu_hour);
+    cfit__buf_key_opt(b, "network_share_per_year", n->has_share, n->network_share_per_year);
+    cfit__buf_key_number(b, "tie_fraction", CFIT_NET_TIE_FRACTION, 1);
+    cfit__buf_key_number(b, "comm_free_step_s", n->comm_free_step_s, 1);
     cfit__buf_key_opt(b, "recommended", n->recommended >= 0, n->recommended);
-    cfit__buf_printf(b, ", \"under_threshold\": %s", n->under_threshold ? "true" : "false");
-    cfit__buf_key_opt(b, "cheapest", n->cheapest >= 0, n->cheapest);
+    if (n->recommended >= 0)
+        cfit__buf_key_string(b, "reason", net_reason(why, sizeof why, n), 1);
+    else
+        cfit__buf_puts(b, ", \"reason\": null");
+    cfit__buf_key_opt(b, "compared", n->compared >= 0, n->compared);
     cfit__buf_key_opt(b, "baseline", n->baseline >= 0, n->baseline);
+    if (n->missing[0])
+        cfit__buf_key_string(b, "missing_price", n->missing, 1);
+    else
+        cfit__buf_puts(b, ", \"missing_price\": null");
     cfit__buf_puts(b, ", \"options\": [");
     for (size_t i = 0; i < n->n; i++) {
         cfit__buf_puts(b, i ? ", {" : "{");
-        json_option(&n->opts[i], best, b);
+        json_option(&n->opts[i], (int)i == n->recommended, best, b);
         cfit__buf_puts(b, "}");
     }
     cfit__buf_puts(b, "]}");
@@ -331,9 +440,8 @@ static void json_network(const cli_bom *c, const cfit_plan *best, cfit__buf *b)
 
 void cli_bom_json(const cli_bom *x, const cfit_plan_request *r, const cfit_plan *best, cfit__buf *b)
 {
-    (void)r;
     if (x->has_bom)
         json_bom(x, b);
     if (x->has_net)
-        json_network(x, best, b);
+        json_network(x, r, best, b);
 }

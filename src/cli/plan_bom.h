@@ -5,12 +5,11 @@
 #include "base/json.h"
 #include "clusterfit/bom.h"
 
-enum { CLI_BOM_FLAG = 1, CLI_BOM_NETWORK, CLI_BOM_TIERS, CLI_BOM_OVERSUB, CLI_BOM_THRESHOLD, CLI_BOM_WINDOW };
+enum { CLI_BOM_FLAG = 1, CLI_BOM_NETWORK, CLI_BOM_TIERS, CLI_BOM_OVERSUB, CLI_BOM_GONE_THRESHOLD, CLI_BOM_WINDOW };
 
 typedef struct cli_bom {
     int bom, network;              /* what was asked for */
     cfit_bom_options o;
-    double threshold;              /* exposed communication share, 0..1 */
     int has_bom, has_net;          /* filled by cli_bom_run */
     cfit_bom b;
     cfit_net_result net;
@@ -25,5 +24,8 @@ void cli_bom_print(const cli_bom *x, const cfit_plan_request *r, const cfit_plan
 /* Append ', "bom": {...}' and/or ', "network": {...}' (docs/json.md). */
 void cli_bom_json(const cli_bom *x, const cfit_plan_request *r, const cfit_plan *best, cfit__buf *b);
 void cli_bom_fini(cli_bom *x);
+/* The layout's "tp", "pp", "dp", "cp", "vp", "micro_batch" keys (plans[] and network options);
+ * comma: whether the first needs one. */
+void cli_json_layout_dims(cfit__buf *b, const cfit_layout *l, int comma);
 
 #endif

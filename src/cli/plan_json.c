@@ -72,12 +72,7 @@ static void j_plan(cfit__buf *b, const plan_cli *c, const cfit_plan *p)
     cfit__buf_key_number(b, "nodes", (double)p->nodes, 1);
     cfit__buf_key_string(b, "node", p->node->name, 1);
     cfit__buf_key_string(b, "fabric", p->fabric->name, 1);
-    cfit__buf_key_number(b, "tp", l->tp, 1);
-    cfit__buf_key_number(b, "pp", l->pp, 1);
-    cfit__buf_key_number(b, "dp", l->dp, 1);
-    cfit__buf_key_number(b, "cp", l->cp, 1);
-    cfit__buf_key_number(b, "vp", l->vp, 1);
-    cfit__buf_key_number(b, "micro_batch", l->mbs, 1);
+    cli_json_layout_dims(b, l, 1);
     cfit__buf_key_number(b, "global_batch", (double)p->global_batch, 1);
     cfit__buf_key_number(b, "grad_accum", (double)p->grad_accum, 1);
     cfit__buf_key_number(b, "zero", l->zero, 1);

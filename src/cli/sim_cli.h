@@ -4,7 +4,10 @@
 #define CFIT_SIM_CLI_H
 
 #include "cli.h"
+#include "clusterfit/calibration.h"
 #include "clusterfit/catalog.h"
+#include "clusterfit/nccl.h"
+#include "clusterfit/nccl_calibrate.h"
 #include "clusterfit/sim.h"
 #include "clusterfit/topo.h"
 
@@ -41,7 +44,52 @@ typedef struct sim_cli {
     int gpn_given;                    /* --gpus-per-node given */
     int p2p;                          /* --p2p: 0 not given, 1 yes, 2 no */
     const cfit_node *node_entry;      /* the node type: --node, or the GPU's default node */
+    const char *calibration;          /* --calibration FILE (NCCL engine) */
 } sim_cli;
+
+/* One modelled size of the NCCL engine. */
+typedef struct sim_nccl_row {
+    double size;
+    cfit_nccl_estimate e;
+} sim_nccl_row;
+
+/* --calibration FILE in the NCCL engine (sim_nccl_cal.c, docs/sim.md "Calibration"): the file,
+ * the network terms solved on the run it measured, and the model against its points. */
+enum { SIM_CAL_OTHER_COLL = 1, SIM_CAL_OTHER_RANKS = 2, SIM_CAL_OTHER_NODES = 4 };
+typedef struct sim_nccl_cal {
+    cfit_calibration cal;             /* as read (calibration.h) */
+    cfit_collective coll;             /* the collective it measured */
+    int nodes, per_node;              /* its shape: hosts, ranks per host */
+    cfit_nccl_system log_sys;         /* the model of that run, with the solved terms */
+    cfit_nccl_network_fit fit;
+    double catalog_nic_bw, catalog_extra_s;   /* what the solved terms replace */
+    int mismatch;                     /* SIM_CAL_* bits: how the sim's asks differ from the run */
+    int npoints;                      /* measured points with a size above 0 */
+    double size[CFIT_CALIBRATION_MAX_POINTS], measured_gbs[CFIT_CALIBRATION_MAX_POINTS];
+    sim_nccl_row model[CFIT_CALIBRATION_MAX_POINTS];   /* the calibrated model at each point's size */
+    double rel_err[CFIT_CALIBRATION_MAX_POINTS];       /* model / measured busbw - 1 (from the times) */
+    double median_abs_err;            /* median |rel_err|; -1 without points */
+} sim_nccl_cal;
+
+/* Load c->calibration, solve the network terms on the run it measured (the node type and NICs of
+ * c, *sys's fabric) and put them into *sys; warn on stderr where the sim's collective, ranks or
+ * nodes differ from the run's.  Returns 0 or an exit code after printing. */
+int cli_sim_nccl_calibrate(const sim_cli *c, cfit_nccl_system *sys, sim_nccl_cal *k);
+/* The "# calibration:" lines above the table, and the "calibration" member of --json. */
+void cli_sim_nccl_cal_print(const sim_nccl_cal *k);
+void cli_sim_nccl_cal_json(struct cfit__buf *b, const sim_nccl_cal *k);
+
+/* sim --report FILE.html with the NCCL engine (sim_nccl_report.c, docs/report.md). */
+typedef struct sim_nccl_report_in {
+    const char *title;                /* the table's first line, without "# " */
+    cfit_collective coll;
+    int ranks;
+    const cfit_nccl_system *sys;
+    const sim_nccl_row *rows;         /* the modelled sizes */
+    int nrows;
+    const sim_nccl_cal *cal;          /* --calibration, or NULL */
+} sim_nccl_report_in;
+int cli_sim_nccl_report(const char *path, const sim_nccl_report_in *in);
 
 /* The NCCL engine: resolve the hardware from the catalog, build the topology when one is given
  * (for its contention), model every size and print.  Returns 0 or an exit code after printing. */

@@ -16,12 +16,11 @@ typedef struct nccl_run {
     cfit_topo_info info;
     double slowdown;                  /* the topology's factor on the inter-node traffic */
     int ranks;
+    int calibrated;                   /* --calibration given: cal holds it */
+    sim_nccl_cal cal;
 } nccl_run;
 
-typedef struct nccl_row {
-    double size;
-    cfit_nccl_estimate e;
-} nccl_row;
+typedef sim_nccl_row nccl_row;
 
 static int masks(const sim_cli *c, nccl_run *r)
 {
@@ -80,8 +79,6 @@ static int resolve(sim_cli *c, nccl_run *r)
 {
     if (c->random_place)
         return cli_error("sim: --placement is the flow engine's (--engine flow); NCCL orders its rings by node");
-    if (c->report)
-        return cli_error("sim: --report draws the flow engine's links; add --engine flow and --topology");
     if (c->ranks)
         return cli_error("sim: the NCCL engine takes --nodes and --gpus-per-node instead of --ranks");
     int rc = masks(c, r);
@@ -104,6 +101,9 @@ static int resolve(sim_cli *c, nccl_run *r)
     if (c->p2p)
         r->sys.p2p_off = c->p2p == 2;
     r->ranks = nodes * per_node;
+    if (c->calibration && (rc = cli_sim_nccl_calibrate(c, &r->sys, &r->cal)))
+        return rc;
+    r->calibrated = c->calibration != NULL;
     return contention(c, r);
 }
 
@@ -126,13 +126,24 @@ static const char *bound_name(const nccl_row *row)
     return row->e.net_bound ? "network" : "node";
 }
 
+/* The first line of the table (and the report's title). */
+static void headline(char *buf, size_t n, const sim_cli *c, const nccl_run *r)
+{
+    const cfit_nccl_system *s = &r->sys;
+    snprintf(buf, n, "clusterfit sim: %s, NCCL model (algo %s, proto %s), %d ranks: %d node%s x %d GPU%s (%s, node %s)",
+             cfit_collective_name(c->coll), c->algo_name ? c->algo_name : "auto", c->proto_name ? c->proto_name : "auto",
+             r->ranks, s->nodes, s->nodes == 1 ? "" : "s", s->gpus_per_node, s->gpus_per_node == 1 ? "" : "s",
+             c->g->name, r->node->name);
+}
+
 static void print_system(const sim_cli *c, const nccl_run *r)
 {
     const cfit_nccl_system *s = &r->sys;
-    printf("# clusterfit sim: %s, NCCL model (algo %s, proto %s), %d ranks: %d node%s x %d GPU%s (%s, node %s)\n",
-           cfit_collective_name(c->coll), c->algo_name ? c->algo_name : "auto", c->proto_name ? c->proto_name : "auto",
-           r->ranks, s->nodes, s->nodes == 1 ? "" : "s", s->gpus_per_node, s->gpus_per_node == 1 ? "" : "s",
-           c->g->name, r->node->name);
+    char head[320];
+    headline(head, sizeof head, c, r);
+    printf("# %s\n", head);
+    if (r->calibrated)
+        cli_sim_nccl_cal_print(&r->cal);
     printf("# scale-up: %s %.2f GB/s per GPU (x%.2f efficiency)", c->up->name, s->intra_bw / 1e9, c->up->efficiency);
     if (s->nvls_bw > 0)
         printf(", NVLink SHARP %.2f GB/s (x%.2f)", s->nvls_bw / 1e9, c->up->sharp_efficiency);
@@ -140,8 +151,13 @@ static void print_system(const sim_cli *c, const nccl_run *r)
         printf(", no GPU peer-to-peer");
     printf("\n");
     if (s->nodes > 1) {
-        printf("# scale-out: %d x %s %.2f GB/s per NIC (x%.2f efficiency), %.2f GB/s per node", s->nics, c->out->name,
-               s->nic_bw / 1e9, c->out->efficiency, s->nics * s->nic_bw / 1e9);
+        char how[40];
+        if (r->calibrated)
+            snprintf(how, sizeof how, "calibrated");
+        else
+            snprintf(how, sizeof how, "x%.2f efficiency", c->out->efficiency);
+        printf("# scale-out: %d x %s %.2f GB/s per NIC (%s), %.2f GB/s per node", s->nics, c->out->name,
+               s->nic_bw / 1e9, how, s->nics * s->nic_bw / 1e9);
         if (s->sharp_bw > 0)
             printf(", SHARP %.2f GB/s per NIC", s->sharp_bw / 1e9);
         if (s->net_extra_latency_s > 0)
@@ -219,6 +235,10 @@ static int print_json(const sim_cli *c, const nccl_run *r, const nccl_row *rows,
     cfit__buf_init(&b);
     cfit__buf_printf(&b, "{\"clusterfit_version\": \"%s\", \"engine\": \"nccl\", ", CFIT_VERSION);
     json_system(&b, c, r);
+    if (r->calibrated) {
+        cfit__buf_puts(&b, ", ");
+        cli_sim_nccl_cal_json(&b, &r->cal);
+    }
     cfit__buf_printf(&b, ", \"collective\": \"%s\", \"algo\": \"%s\", \"proto\": \"%s\", \"ranks\": %d, \"results\": [",
                      cfit_collective_name(c->coll), c->algo_name ? c->algo_name : "auto",
                      c->proto_name ? c->proto_name : "auto", r->ranks);
@@ -245,6 +265,14 @@ static int print_json(const sim_cli *c, const nccl_run *r, const nccl_row *rows,
     return cli_emit_json(&b);
 }
 
+static int report(const sim_cli *c, const nccl_run *r, const nccl_row *rows, int nrows)
+{
+    char head[320];
+    headline(head, sizeof head, c, r);
+    sim_nccl_report_in in = {head, c->coll, r->ranks, &r->sys, rows, nrows, r->calibrated ? &r->cal : NULL};
+    return cli_sim_nccl_report(c->report, &in);
+}
+
 int cli_sim_nccl(sim_cli *c)
 {
     nccl_run r;
@@ -261,6 +289,8 @@ int cli_sim_nccl(sim_cli *c)
         rc = model(c, &r, rows, nrows, lo);
     if (!rc)
         rc = c->json ? print_json(c, &r, rows, nrows) : (print_table(c, &r, rows, nrows), 0);
+    if (!rc && c->report)
+        rc = report(c, &r, rows, nrows);
     free(rows);
     cfit_topo_free(r.t);
     return rc;

@@ -1,4 +1,4 @@
-/* bom.c - bill of materials (fat-tree, optics, storage) and network sizing (docs/sizing.md).
+/* bom.c - bill of materials: fat-tree, optics, storage (docs/sizing.md); netsize.c compares networks.
  *
  * The fat-tree is rail-optimised: NIC k of every node goes to a leaf of rail k, so a rail
  * of n nodes needs ceil(n / down) leaves.  Leaves split their radix into down ports and
@@ -7,7 +7,7 @@
  * groups leaves into pods of radix/2 under aggregation switches that are non-blocking
  * towards a core.  Prices are catalog entries; the code holds only the arithmetic.
  */
-#include "clusterfit/bom.h"
+#include "bom_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -15,7 +15,6 @@
 #include <string.h>
 
 #define CKPT_BYTES_PER_PARAM 14.0   /* bf16 weights 2 + fp32 master 4 + Adam m 4 + v 4 */
-#define MIN_COMPARE_BW 12.5e9       /* the comparison covers 100 Gb/s ports and up */
 
 void cfit_bom_options_init(cfit_bom_options *o)
 {
@@ -97,7 +96,7 @@ int cfit_fattree_size(long nodes, int nics, int radix, int tiers, double oversub
 
 /* ---- prices ---- */
 
-static int price_of(const cfit_catalog *c, const char *prefix, const char *name, double *v, char *missing, size_t n)
+int cfit__price_of(const cfit_catalog *c, const char *prefix, const char *name, double *v, char *missing, size_t n)
 {
     char key[2 * CFIT_NAME_MAX];
     snprintf(key, sizeof key, "%s%s", prefix, name);
@@ -111,14 +110,13 @@ static int price_of(const cfit_catalog *c, const char *prefix, const char *name,
     return 0;
 }
 
-/* Switches, optics and cables of a tree; 1 when every price exists. */
-static int price_fabric(const cfit_catalog *c, const cfit_fabric *f, const cfit_switch *sw, const cfit_fattree *t,
+int cfit__price_fabric(const cfit_catalog *c, const cfit_fabric *f, const cfit_switch *sw, const cfit_fattree *t,
                         cfit_bom *b)
 {
     double sw_usd = 0, optic_usd = 0, cable_usd = 0;
-    int ok = price_of(c, "switch.", sw->name, &sw_usd, b->missing, sizeof b->missing);
-    ok &= price_of(c, "optic.", f->name, &optic_usd, b->missing, sizeof b->missing);
-    ok &= price_of(c, "cable.", f->name, &cable_usd, b->missing, sizeof b->missing);
+    int ok = cfit__price_of(c, "switch.", sw->name, &sw_usd, b->missing, sizeof b->missing);
+    ok &= cfit__price_of(c, "optic.", f->name, &optic_usd, b->missing, sizeof b->missing);
+    ok &= cfit__price_of(c, "cable.", f->name, &cable_usd, b->missing, sizeof b->missing);
     b->switches_usd = (double)t->switches * sw_usd;
     b->optics_usd = (double)t->transceivers * optic_usd;
     b->cables_usd = (double)t->cables * cable_usd;
@@ -150,7 +148,7 @@ static void storage_fit(const cfit_catalog *c, const cfit_storage *s, cfit_bom *
     f->meets = f->units * s->read_bytes_per_s >= b->data_read_bytes_per_s &&
                f->units * s->write_bytes_per_s >= b->checkpoint_write_bytes_per_s;
     double unit_usd = 0;
-    f->has_price = price_of(c, "storage.", s->name, &unit_usd, NULL, 0);
+    f->has_price = cfit__price_of(c, "storage.", s->name, &unit_usd, NULL, 0);
     f->capex_usd = (double)f->units * unit_usd;
 }
 
@@ -186,164 +184,13 @@ int cfit_bom_compute(const cfit_catalog *c, const cfit_model *m, const cfit_plan
     storage_need(m, p, o, b);
     storage_all(c, b);
     double nic_usd = 0, node_usd = 0;
-    b->has_network_price = price_fabric(c, p->fabric, b->sw, &b->tree, b);
-    b->has_nic_price = price_of(c, "nic.", p->fabric->name, &nic_usd, NULL, 0);
+    b->has_network_price = cfit__price_fabric(c, p->fabric, b->sw, &b->tree, b);
+    b->has_nic_price = cfit__price_of(c, "nic.", p->fabric->name, &nic_usd, NULL, 0);
     b->nics_usd = (double)b->nics * nic_usd;
-    b->has_node_price = price_of(c, "node.", p->gpu->name, &node_usd, b->missing, sizeof b->missing);
+    b->has_node_price = cfit__price_of(c, "node.", p->gpu->name, &node_usd, b->missing, sizeof b->missing);
     b->node_capex_usd = (double)b->nodes * node_usd;
     b->has_capex = b->has_network_price && b->has_node_price;
     b->capex_usd = b->node_capex_usd + b->fabric_usd +
                    (b->storage_choice >= 0 ? b->storage[b->storage_choice].capex_usd : 0.0);
     return CFIT_EOK;
-}
-
-/* ---- network sizing ---- */
-
-/* The options to compare, appended to res->opts (allocated for the most there can be). */
-static int list_options(const cfit_plan_request *r, const cfit_plan *best, cfit_net_result *res)
-{
-    static const double oversubs[] = {1.0, 2.0};
-    static const int per_gpu_div[] = {8, 4, 2, 1};   /* NICs per node = GPUs per node / this */
-    size_t nf = cfit_catalog_fabric_count(r->catalog);
-    res->opts = calloc(nf * 8 + 1, sizeof *res->opts);
-    if (!res->opts)
-        return CFIT_ENOMEM;
-    int gpn = best->node->gpus_per_node;
-    for (size_t i = 0; i < nf; i++) {
-        const cfit_fabric *f = cfit_catalog_fabric_at(r->catalog, i);
-        if (f->kind != CFIT_FABRIC_SCALEOUT || f->bw_bytes_per_s < MIN_COMPARE_BW ||
-            !cfit_catalog_switch_for(r->catalog, f->name))
-            continue;
-        int last = 0;
-        for (size_t k = 0; k < sizeof per_gpu_div / sizeof per_gpu_div[0]; k++) {
-            int nics = gpn / per_gpu_div[k] < 1 ? 1 : gpn / per_gpu_div[k];
-            if (nics == last)
-                continue;
-            last = nics;
-            for (size_t j = 0; j < sizeof oversubs / sizeof oversubs[0]; j++)
-                res->opts[res->n++] = (cfit_net_option){.fabric = f, .nics_per_node = nics, .oversub = oversubs[j]};
-        }
-    }
-    return CFIT_EOK;
-}
-
-/* Re-run the search for one option at the GPU count of best.  *drop is set for an
- * oversubscribed option whose ports all fit on one switch (no spine to oversubscribe). */
-static int evaluate_option(const cfit_plan_request *r, const cfit_plan *best, const cfit_bom_options *o,
-                           cfit_net_option *x, int *drop, cfit_diag *d)
-{
-    const cfit_switch *sw = cfit_catalog_switch_for(r->catalog, x->fabric->name);
-    cfit_fattree t;
-    int sized = cfit_fattree_size(best->nodes, x->nics_per_node, sw->ports, o->tiers, x->oversub, &t, NULL) == CFIT_EOK;
-    *drop = sized && t.tiers == 1 && x->oversub > 1.0;
-    if (*drop)
-        return CFIT_EOK;
-    cfit_plan_request rr = *r;
-    const cfit_gpu *g = best->gpu;
-    rr.gpus = &g;
-    rr.ngpus = 1;
-    rr.gpus_total = best->gpus;
-    rr.budget_usd = 0;
-    rr.top = 1;
-    rr.progress = NULL;
-    rr.fabric = x->fabric;
-    rr.nics_per_node = x->nics_per_node;
-    rr.oversub = x->oversub;
-    cfit_plan_result res;
-    int rc = cfit_plan_search(&rr, &res, d);
-    if (rc)
-        return rc;
-    x->found = res.nplans > 0;
-    if (x->found) {
-        x->plan = res.plans[0];
-        x->exposed_share = x->plan.step_time_s > 0 ? x->plan.comm_exposed_s / x->plan.step_time_s : 0;
-    }
-    cfit_plan_result_fini(&res);
-    if (!sized)
-        return CFIT_EOK;   /* beyond three tiers: no capex */
-    cfit_bom b;
-    memset(&b, 0, sizeof b);
-    double nic_usd = 0;
-    int ok = price_fabric(r->catalog, x->fabric, sw, &t, &b);
-    ok &= price_of(r->catalog, "nic.", x->fabric->name, &nic_usd, NULL, 0);
-    x->switches = t.switches;
-    x->has_capex = ok;
-    x->network_capex_usd = b.fabric_usd + (double)best->nodes * x->nics_per_node * nic_usd;
-    return CFIT_EOK;
-}
-
-/* Cheapest capex under the threshold (ties: faster); without one, the fastest. */
-static void recommend(cfit_net_result *res)
-{
-    res->recommended = res->cheapest = -1;
-    for (size_t i = 0; i < res->n; i++) {
-        const cfit_net_option *x = &res->opts[i];
-        if (!x->found || !x->has_capex)
-            continue;
-        const cfit_net_option *c = res->cheapest >= 0 ? &res->opts[res->cheapest] : NULL;
-        if (!c || x->network_capex_usd < c->network_capex_usd)
-            res->cheapest = (int)i;
-        const cfit_net_option *rec = res->recommended >= 0 ? &res->opts[res->recommended] : NULL;
-        if (x->exposed_share < res->threshold &&
-            (!rec || x->network_capex_usd < rec->network_capex_usd ||
-             (x->network_capex_usd == rec->network_capex_usd && x->plan.step_time_s < rec->plan.step_time_s)))
-            res->recommended = (int)i;
-    }
-    res->under_threshold = res->recommended >= 0;
-    for (size_t i = 0; i < res->n && !res->under_threshold; i++) {
-        const cfit_net_option *x = &res->opts[i];
-        if (x->found && (res->recommended < 0 || x->plan.step_time_s < res->opts[res->recommended].plan.step_time_s))
-            res->recommended = (int)i;
-    }
-}
-
-/* GPU time of each option valued at best's cost basis per GPU-hour. */
-static void value_gpu_time(const cfit_plan_request *r, const cfit_plan *best, cfit_net_result *res)
-{
-    cfit_cost k;
-    double usd = 0;
-    cfit_cost_compute(r->catalog, best, &k);
-    res->has_rate = cfit_cost_of(&k, (cfit_cost_basis)r->cost_basis, &usd) && k.gpu_hours > 0;
-    res->usd_per_gpu_hour = res->has_rate ? usd / k.gpu_hours : 0;
-    for (size_t i = 0; i < res->n; i++) {
-        cfit_net_option *x = &res->opts[i];
-        x->has_gpu_cost = res->has_rate && x->found;
-        x->gpu_time_usd = x->plan.time_to_train_s / 3600.0 * (double)x->plan.gpus * res->usd_per_gpu_hour;
-    }
-}
-
-int cfit_network_compare(const cfit_plan_request *r, const cfit_plan *best, const cfit_bom_options *o,
-                         double threshold, cfit_net_result *res, cfit_diag *d)
-{
-    memset(res, 0, sizeof *res);
-    res->threshold = threshold;
-    res->baseline = -1;
-    if (list_options(r, best, res))
-        return cfit_diag_set(d, CFIT_ENOMEM, NULL, 0, 0, "out of memory");
-    size_t kept = 0;
-    for (size_t i = 0; i < res->n; i++) {
-        int drop = 0;
-        cfit_net_option x = res->opts[i];
-        int rc = evaluate_option(r, best, o, &x, &drop, d);
-        if (rc) {
-            cfit_net_result_fini(res);
-            return rc;
-        }
-        if (drop)
-            continue;
-        if (x.fabric == best->fabric && x.nics_per_node == best->node->nics_per_node && x.oversub == 1.0)
-            res->baseline = (int)kept;
-        res->opts[kept++] = x;
-    }
-    res->n = kept;
-    recommend(res);
-    value_gpu_time(r, best, res);
-    return CFIT_EOK;
-}
-
-void cfit_net_result_fini(cfit_net_result *res)
-{
-    free(res->opts);
-    res->opts = NULL;
-    res->n = 0;
 }

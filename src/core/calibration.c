@@ -5,6 +5,7 @@
  * "wrong" count of a bad row, the key that is missing (the position of its object then).
  */
 #include "clusterfit/calibration.h"
+#include "clusterfit/collective.h"
 #include "base/json.h"
 
 #include <errno.h>
@@ -75,16 +76,10 @@ static int need_int(const reader *r, const cfit__json *obj, const char *key, con
 
 int cfit_calibration_steps(const char *benchmark, int n)
 {
-    if (n < 2 || !benchmark)
+    const cfit_coll_info *e = cfit_coll_find(benchmark);
+    if (n < 2 || !e || strcmp(e->name, benchmark) != 0 || !e->ring_steps)   /* `bench --json` spells it so */
         return 0;
-    if (strcmp(benchmark, "allreduce") == 0)
-        return 2 * (n - 1);
-    if (strcmp(benchmark, "allgather") == 0 || strcmp(benchmark, "reducescatter") == 0 ||
-        strcmp(benchmark, "alltoall") == 0)
-        return n - 1;
-    if (strcmp(benchmark, "sendrecv") == 0)
-        return 1;
-    return 0;
+    return e->ring_steps(n);
 }
 
 /* One row of "results": its size, time, busbw and wrong count, checked. */
@@ -99,7 +94,7 @@ static int read_row(const reader *r, const cfit__json *it, row *out)
     if (it->type != CFIT__JSON_OBJECT)
         return fail_at(r, CFIT_EPARSE, it->line, it->col, "%s must be an object, not %s", where,
                        cfit__json_type_name(it->type));
-    long wrong;
+    long wrong = 0;
     int err = need_int(r, it, "wrong", where, 0, &wrong);
     if (err)
         return err;
@@ -130,7 +125,7 @@ static int read_row(const reader *r, const cfit__json *it, row *out)
 
 static int read_collective(const reader *r, const cfit__json *root, cfit_calibration *out)
 {
-    long ranks, hosts;
+    long ranks = 0, hosts = 0;
     int err;
     if ((err = need_int(r, root, "ranks", "the file", 1, &ranks)) ||
         (err = need_int(r, root, "hosts", "the file", 1, &hosts)))
@@ -219,9 +214,27 @@ static int read_pairs(const reader *r, const cfit__json *root, cfit_calibration 
     return CFIT_EOK;
 }
 
+/* The refusal of a "benchmark" that is neither a modelled collective (collective.h) nor pairs. */
+static int unknown_benchmark(const reader *r, const cfit__json *b)
+{
+    const char *fabric[CFIT_COLL_COUNT + 1];
+    for (int c = 0; c < CFIT_COLL_COUNT; c++)
+        fabric[c] = cfit_collective_name((cfit_collective)c);
+    fabric[CFIT_COLL_COUNT] = "pairs";
+    const char *near = cfit_closest(b->string, fabric, CFIT_COLL_COUNT + 1);
+    char list[160];
+    if (strcmp(b->string, "storage") == 0 || strcmp(b->string, "memory") == 0)
+        return fail_at(r, CFIT_EINVALID, b->line, b->col, "a %s benchmark measures no fabric; calibrate with "
+                       "a collective or pairs run across hosts", b->string);
+    if (near)
+        return fail_at(r, CFIT_EINVALID, b->line, b->col, "unknown benchmark \"%s\" (did you mean \"%s\"?)",
+                       b->string, near);
+    return fail_at(r, CFIT_EINVALID, b->line, b->col, "unknown benchmark \"%s\" (expected %s)", b->string,
+                   cfit_coll_list(list, sizeof list, 0, "pairs"));
+}
+
 static int parse_json(const char *text, size_t len, const char *file, cfit_calibration *out, cfit_diag *d)
 {
-    static const char *const fabric[] = {"allreduce", "allgather", "reducescatter", "alltoall", "sendrecv", "pairs"};
     reader r = {file ? file : "", d};
     memset(out, 0, sizeof *out);
     snprintf(out->file, sizeof out->file, "%s", r.file);
@@ -242,23 +255,13 @@ static int parse_json(const char *text, size_t len, const char *file, cfit_calib
         cfit__json_free(root);
         return err;
     }
-    size_t k = 0, nf = sizeof fabric / sizeof fabric[0];
-    while (k < nf && strcmp(b->string, fabric[k]) != 0)
-        k++;
-    if (k == nf) {
-        const char *near = cfit_closest(b->string, fabric, nf);
-        if (strcmp(b->string, "storage") == 0 || strcmp(b->string, "memory") == 0)
-            err = fail_at(&r, CFIT_EINVALID, b->line, b->col, "a %s benchmark measures no fabric; calibrate with "
-                          "a collective or pairs run across hosts", b->string);
-        else if (near)
-            err = fail_at(&r, CFIT_EINVALID, b->line, b->col, "unknown benchmark \"%s\" (did you mean \"%s\"?)",
-                          b->string, near);
-        else
-            err = fail_at(&r, CFIT_EINVALID, b->line, b->col, "unknown benchmark \"%s\" (expected allreduce, "
-                          "allgather, reducescatter, alltoall, sendrecv or pairs)", b->string);
+    const cfit_coll_info *e = cfit_coll_find(b->string);
+    int pairs = strcmp(b->string, "pairs") == 0;
+    if (pairs || (e && e->id != CFIT_COLL_COUNT && strcmp(e->name, b->string) == 0)) {
+        snprintf(out->benchmark, sizeof out->benchmark, "%s", b->string);
+        err = pairs ? read_pairs(&r, root, out) : read_collective(&r, root, out);
     } else {
-        snprintf(out->benchmark, sizeof out->benchmark, "%s", fabric[k]);
-        err = strcmp(fabric[k], "pairs") == 0 ? read_pairs(&r, root, out) : read_collective(&r, root, out);
+        err = unknown_benchmark(&r, b);
     }
     cfit__json_free(root);
     return err;

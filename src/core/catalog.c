@@ -37,8 +37,10 @@ typedef struct field {
 static const char *const mlp_names[] = {"gelu", "swiglu", NULL};
 static const char *const fabric_kinds[] = {"scaleout", "scaleup", NULL};
 /* In cfit_gpu_arch and cfit_fabric_family order. */
-static const char *const gpu_archs[] = {"other", "volta", "ampere", "ada", "hopper", "blackwell", "cdna3", "cdna4", NULL};
-static const char *const fabric_families[] = {"other", "ib", "roce", "efa", "nvlink", "pcie", "xgmi", NULL};
+static const char *const gpu_archs[] = {"other", "volta", "turing", "ampere", "ada", "hopper",
+                                        "blackwell", "cdna2", "cdna3", "cdna4", NULL};
+static const char *const fabric_families[] = {"other", "ib", "roce", "efa", "nvlink", "pcie", "xgmi",
+                                              "slingshot", "tcpxo", NULL};
 static const char *const p2p_modes[] = {"yes", "no", NULL};
 
 const char *cfit_gpu_arch_name(cfit_gpu_arch a)

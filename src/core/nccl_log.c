@@ -16,6 +16,7 @@
  * read cleanly; other lines without '#' (NCCL INFO output, launcher chatter) are skipped.
  */
 #include "clusterfit/calibration.h"
+#include "clusterfit/collective.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -458,29 +459,25 @@ int cfit_calibration_fit(const cfit_calibration_point *p, size_t n, double *alph
  * sendrecv (n > 2).  What those cannot tell apart is refused, never guessed. */
 static int collective(parser *p, int ranks, cfit_calibration *out)
 {
-    static const struct { const char *prog, *name; } known[] = {
-        {"all_reduce", "allreduce"}, {"all_gather", "allgather"}, {"reduce_scatter", "reducescatter"},
-        {"alltoall", "alltoall"}, {"sendrecv", "sendrecv"}};
-    static const char *const unmodelled[] = {"broadcast", "reduce", "gather", "scatter", "hypercube", "alltoallv"};
     int line = p->rows[0].line;
-    if (p->program[0]) {
-        char stem[64];
+    if (p->program[0]) {   /* the registry's nccl-tests names (collective.h), modelled or not */
+        char stem[64], list[160];
         snprintf(stem, sizeof stem, "%s", p->program);
         char *suf = strstr(stem, "_perf");
         if (suf)
             *suf = '\0';
-        for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-            if (strcmp(stem, known[i].prog) == 0) {
-                snprintf(out->benchmark, sizeof out->benchmark, "%s", known[i].name);
-                return CFIT_EOK;
-            }
-        for (size_t i = 0; i < sizeof unmodelled / sizeof unmodelled[0]; i++)
-            if (strcmp(stem, unmodelled[i]) == 0)
-                return fail(p, CFIT_EINVALID, line, 1, "%s measures a collective the planner does not model; "
-                            "calibrate with all_reduce_perf, all_gather_perf, reduce_scatter_perf, "
-                            "alltoall_perf or sendrecv_perf", p->program);
-        return fail(p, CFIT_EINVALID, line, 1, "unknown nccl-tests binary '%s' (expected all_reduce_perf, "
-                    "all_gather_perf, reduce_scatter_perf, alltoall_perf or sendrecv_perf)", p->program);
+        const cfit_coll_info *e = cfit_coll_find(stem);
+        if (e && strcmp(stem, e->nccl_name) != 0)
+            e = NULL;   /* a log names the binary, never clusterfit's spelling */
+        if (e && e->id != CFIT_COLL_COUNT) {
+            snprintf(out->benchmark, sizeof out->benchmark, "%s", e->name);
+            return CFIT_EOK;
+        }
+        cfit_coll_list(list, sizeof list, 1, NULL);
+        if (e)
+            return fail(p, CFIT_EINVALID, line, 1, "%s measures a collective the planner does not model; "
+                        "calibrate with %s", p->program, list);
+        return fail(p, CFIT_EINVALID, line, 1, "unknown nccl-tests binary '%s' (expected %s)", p->program, list);
     }
     static const struct { const char *name; double bytes; } types[] = {
         {"int8", 1}, {"uint8", 1}, {"char", 1}, {"f8e4m3", 1}, {"f8e5m2", 1}, {"half", 2}, {"float16", 2},
@@ -502,12 +499,12 @@ static int collective(parser *p, int ranks, cfit_calibration *out)
         int has_op = p->redop[0] != '\0', reduces = has_op && strcmp(p->redop, "none") != 0;
         int spread = fabs(per - n) < 0.01 * n && n > 1;   /* n x count elements */
         int flat = fabs(per - 1) < 0.01, may_reduce = !has_op || reduces;
-        if (flat && may_reduce && n > 2 && fabs(bus - 2 * (n - 1) / n) < 0.05)
-            guess = "allreduce";
-        else if (flat && may_reduce && n > 2 && fabs(bus - 1) < 0.05)
-            guess = "sendrecv";
+        if (flat && may_reduce && n > 2 && fabs(bus - cfit_coll_bus_factor(CFIT_COLL_ALLREDUCE, ranks)) < 0.05)
+            guess = cfit_collective_name(CFIT_COLL_ALLREDUCE);
+        else if (flat && may_reduce && n > 2 && fabs(bus - cfit_coll_bus_factor(CFIT_COLL_SENDRECV, ranks)) < 0.05)
+            guess = cfit_collective_name(CFIT_COLL_SENDRECV);
         else if (spread && reduces)
-            guess = "reducescatter";
+            guess = cfit_collective_name(CFIT_COLL_REDUCESCATTER);
         else if (flat && may_reduce)
             maybe = "all_reduce or sendrecv";
         else if (spread)

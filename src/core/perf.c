@@ -96,6 +96,8 @@ int cfit__ctx_init(cfit__ctx *ctx, const cfit_plan_request *r, const cfit_gpu *g
 
 void cfit__ctx_fini(cfit__ctx *ctx)
 {
+    cfit_sim_state_free(ctx->sim);
+    ctx->sim = NULL;
     cfit_topo_free(ctx->own_topo);
     cfit__comm_fini(ctx);
     free(ctx->slow);
@@ -165,7 +167,9 @@ static double topo_factor(const cfit__ctx *cctx, long nodes, int k, long stride,
         cfit_sim_exchange x = {nodes > 1 << 30 ? 1 << 30 : (int)nodes, k, stride, group, ctx->nic_bw, ctx->nic_lat};
         cfit_diag d;
         cfit_diag_clear(&d);
-        int rc = cfit_sim_internode_curve(t, &x, CFIT__SLOW_GRID, sizes, e->f, &d);
+        if (!ctx->sim)
+            ctx->sim = cfit_sim_state_new(t, &d);
+        int rc = ctx->sim ? cfit_sim_state_curve(ctx->sim, &x, CFIT__SLOW_GRID, sizes, e->f, &d) : CFIT_ENOMEM;
         if (rc && !ctx->topo_rc) {   /* an unroutable or disconnected fabric: the plan fails with it */
             char grp[40] = "";
             if (group)

@@ -42,6 +42,7 @@ typedef struct cfit__ctx {
     /* --topology / --fabric: simulated slowdowns of cross-node exchanges (perf.c topo_factor) */
     const struct cfit_topo *topo;  /* the topology simulated: the request's, own_topo, or NULL */
     struct cfit_topo *own_topo;    /* --fabric without --topology: the rail-optimised fabric assumed */
+    struct cfit_sim_state *sim;    /* topo_factor's simulator state on topo, made on first use (fini frees) */
     long job_gpus;                 /* GPUs of the layouts being costed (CP exchanges span the job) */
     struct cfit__topo_slow {       /* factors per exchange, on a grid of message sizes */
         long nodes, stride, group;

@@ -7,8 +7,6 @@
 
 #include <stdlib.h>
 
-static double bus_factor(int n) { return (double)(n - 1) / n; }
-
 /* Shared with reduce-scatter: the same ring, the same bytes. */
 int cfit__coll_ring_pass(cfit__sim *s, double bytes, long steps);
 int cfit__coll_ring_pass(cfit__sim *s, double bytes, long steps)
@@ -30,4 +28,4 @@ static int run(cfit__sim *s, cfit_algo a, double bytes)
     return cfit__coll_ring_pass(s, bytes, cfit__sim_ranks(s) - 1);
 }
 
-const cfit__coll cfit__coll_allgather = {CFIT_COLL_ALLGATHER, bus_factor, run};
+const cfit__coll cfit__coll_allgather = {CFIT_COLL_ALLGATHER, run};

@@ -11,8 +11,6 @@
 
 #include <stdlib.h>
 
-static double bus_factor(int n) { return (double)(n - 1) / n; }
-
 static int run(cfit__sim *s, cfit_algo a, double bytes)
 {
     if (a != CFIT_ALGO_RING)
@@ -31,4 +29,4 @@ static int run(cfit__sim *s, cfit_algo a, double bytes)
     return rc;
 }
 
-const cfit__coll cfit__coll_alltoall = {CFIT_COLL_ALLTOALL, bus_factor, run};
+const cfit__coll cfit__coll_alltoall = {CFIT_COLL_ALLTOALL, run};

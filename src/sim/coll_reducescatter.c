@@ -8,8 +8,6 @@
 
 int cfit__coll_ring_pass(cfit__sim *s, double bytes, long steps);
 
-static double bus_factor(int n) { return (double)(n - 1) / n; }
-
 static int run(cfit__sim *s, cfit_algo a, double bytes)
 {
     if (a != CFIT_ALGO_RING)
@@ -17,4 +15,4 @@ static int run(cfit__sim *s, cfit_algo a, double bytes)
     return cfit__coll_ring_pass(s, bytes, cfit__sim_ranks(s) - 1);
 }
 
-const cfit__coll cfit__coll_reducescatter = {CFIT_COLL_REDUCESCATTER, bus_factor, run};
+const cfit__coll cfit__coll_reducescatter = {CFIT_COLL_REDUCESCATTER, run};

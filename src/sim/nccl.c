@@ -38,6 +38,8 @@ static const double hw_lat_us[HW_COUNT][CFIT_NCCL_ALGO_COUNT][CFIT_NCCL_PROTO_CO
 static const double ll_max_one_node_gbs[CFIT_ARCH_COUNT] = {
     [CFIT_ARCH_OTHER] = 87.7, [CFIT_ARCH_VOLTA] = 39.0, [CFIT_ARCH_AMPERE] = 87.7, [CFIT_ARCH_ADA] = 87.7,
     [CFIT_ARCH_HOPPER] = 141.0, [CFIT_ARCH_BLACKWELL] = 282.0, [CFIT_ARCH_CDNA3] = 141.0, [CFIT_ARCH_CDNA4] = 141.0,
+    /* Turing (sm_75) takes NCCL's Volta row (compCapIndex: below 80 is Volta); CDNA2 as CDNA3 */
+    [CFIT_ARCH_TURING] = 39.0, [CFIT_ARCH_CDNA2] = 141.0,
 };
 static const double ll_max_two_nodes_gbs = 39.0, ll_max_more_nodes_gbs = 20.4;
 static const double net_overhead_us = 1.0;       /* getNetOverhead(), Intel x86; x3 with Simple */
@@ -58,6 +60,22 @@ static const double reference_net_latency_s = 5e-6;
  * p2pBandwidthLatencyTest on RTX 2080 Ti with P2P unsupported: 5.7 GB/s against ~12 GB/s over the
  * same PCIe 3.0 x16 with P2P (bench/data/collectives.csv AUTODL2080 rows). */
 static const double no_p2p_share = 0.5;
+
+/* NVLS pipelines: NCCL splits a message over its NVLS channels and heads and moves it in chunks;
+ * each chunk pays a fixed synchronisation cost beside its transfer, and NCCL shrinks the chunk for
+ * smaller messages (enqueue.cc calcCollChunking), so NVLS reaches its full rate only for large
+ * messages.  Channels: transport/nvls.cc NVLS_NCHANNELS_SM90 16, SM100 24 on one node
+ * (NVLS_NCHANNELS_SM100_NVL) and 32 across nodes; chunk: NCCL_NVLS_CHUNKSIZE 128 KiB, NVLSTree
+ * 64 KiB from 4 nodes (NCCL_NVLSTREE_MAX_CHUNKSIZE's fallback). */
+static const double nvls_max_chunk_bytes = 128 * 1024, nvls_tree_far_chunk_bytes = 64 * 1024;
+/* The per-chunk cost: 0.73 us, from one published curve - Azure ND H200 v5, 8 GPUs, NCCL 2.2x
+ * (bench/data/collectives.csv AZH200, Azure/AI-benchmarking-guide): its all-reduce busbw is 92% of
+ * the 8 GiB rate at 256 MiB (64 KiB chunks) and 79% at 32 MiB (32 KiB chunks); with 16 channels of
+ * 274 GB/s / 16 each, c / (c + 17.1e9 x sigma) relative to 128 KiB chunks gives sigma = 0.73 us for
+ * both.  The catalog's sharp_efficiency is the full-chunk rate (measured at >= 4 GiB). */
+static const double nvls_chunk_sync_s = 0.73e-6;
+/* NCCL_MAX_NVLS_ARITY (device.h): the NVLS graph search stops at 32 heads (search.cc). */
+static const int max_nvls_heads = 32;
 
 static const char *const algo_names[CFIT_NCCL_ALGO_COUNT] = {"ring", "tree", "nvls", "nvlstree",
                                                              "collnetdirect", "collnetchain", "pat", "p2p"};
@@ -241,6 +259,50 @@ int cfit_nccl_supported(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_
     }
 }
 
+/* NVLS channels NCCL opens (transport/nvls.cc), and the heads each spreads a message over: every
+ * GPU of a node heads its slice on one node, the GPUs with a NIC across nodes. */
+static double nvls_channels(const cfit_nccl_system *s)
+{
+    return s->arch == CFIT_ARCH_BLACKWELL ? (s->nodes > 1 ? 32 : 24) : 16;
+}
+
+static double nvls_heads(const cfit_nccl_system *s)
+{
+    int h = s->nodes > 1 && s->nics < s->gpus_per_node ? s->nics : s->gpus_per_node;
+    h = h < max_nvls_heads ? h : max_nvls_heads;
+    return h > 0 ? h : 1;
+}
+
+/* The chunk NCCL moves per NVLS / NVLSTree step for a message of `bytes` (enqueue.cc
+ * calcCollChunking: smaller chunks below fixed multiples of channels x heads x chunk). */
+static double nvls_chunk_bytes(const cfit_nccl_system *s, cfit_nccl_algo a, double bytes)
+{
+    double ops = nvls_channels(s) * nvls_heads(s), c = nvls_max_chunk_bytes;
+    if (a == CFIT_NCCL_NVLS_TREE) {
+        if (s->nodes >= 4)
+            c = nvls_tree_far_chunk_bytes;
+        static const double times[] = {32, 16, 4, 1}, floor_bytes[] = {262144, 131072, 65536, 32768};
+        for (int i = 0; i < 4; i++)
+            if (bytes < times[i] * ops * c && c > floor_bytes[i])
+                c = floor_bytes[i];
+        return c;
+    }
+    static const double times[] = {64, 8, 2}, floor_bytes[] = {65536, 32768, 16384};
+    for (int i = 0; i < 3; i++)
+        if (bytes < times[i] * ops * c && c > floor_bytes[i])
+            c = floor_bytes[i];
+    return c;
+}
+
+/* The share of NVLS's full-chunk rate a message of `bytes` gets: a chunk of c bytes takes
+ * c / b + sigma on a channel of rate b, against the 128 KiB chunks the catalog rate was measured with. */
+static double nvls_chunk_share(const cfit_nccl_system *s, cfit_nccl_algo a, double bytes)
+{
+    double b = s->nvls_bw / nvls_channels(s), c = nvls_chunk_bytes(s, a, bytes), full = nvls_max_chunk_bytes;
+    double sync_bytes = b * nvls_chunk_sync_s;
+    return (c / (c + sync_bytes)) / (full / (full + sync_bytes));
+}
+
 /* The largest of the given seconds-per-byte terms (0 terms are absent resources). */
 static double worst(double a, double b)
 {
@@ -249,13 +311,14 @@ static double worst(double a, double b)
 
 /* Seconds per byte of nccl-tests size for algorithm a, before the protocol's efficiency, and
  * which resource sets it. */
-static double per_byte(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_algo a, int *net_bound)
+static double per_byte(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_algo a, double bytes, int *net_bound)
 {
     double n = (double)s->nodes * s->gpus_per_node, g = s->gpus_per_node;
     int multi = s->nodes > 1, local = s->gpus_per_node > 1;
     double in = local ? 1.0 / (s->intra_bw * (s->p2p_off ? no_p2p_share : 1)) : 0;   /* one GPU's port */
     double net = multi ? s->net_slowdown / (s->nics * s->nic_bw) : 0;           /* one node's NICs */
-    double nvls = s->nvls_bw > 0 ? 1.0 / s->nvls_bw : 0;
+    int nvls_algo = a == CFIT_NCCL_NVLS || a == CFIT_NCCL_NVLS_TREE;
+    double nvls = s->nvls_bw > 0 && nvls_algo ? 1.0 / (s->nvls_bw * nvls_chunk_share(s, a, bytes)) : 0;
     double sharp = multi && s->sharp_bw > 0 ? s->net_slowdown / (s->nics * s->sharp_bw) : 0;
     double tree_up = s->nodes > 2 ? 2.0 : 1.0;   /* a double binary tree moves 2S per node, S with 2 nodes */
     double intra = 0, inter = 0;
@@ -348,13 +411,13 @@ int cfit_nccl_time(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_algo 
     if ((rc = cfit_nccl_supported(s, c, a, p, d)))
         return rc;
     int n = s->nodes * s->gpus_per_node, net_bound = 0;
-    double spb = per_byte(s, c, a, &net_bound) / proto_efficiency(s, a, p);
+    double spb = per_byte(s, c, a, bytes, &net_bound) / proto_efficiency(s, a, p);
     if (a == CFIT_NCCL_TREE && c == CFIT_COLL_ALLREDUCE) {
         int l = log2i((long)(bytes / 64));
         if (bytes >= 64 && l < 24)
             spb /= tree_correction[p][l];
     }
-    double bus = cfit_sim_bus_factor(c, n);
+    double bus = cfit_coll_bus_factor(c, n);
     if (p == CFIT_NCCL_LL && (a == CFIT_NCCL_RING || a == CFIT_NCCL_TREE)) {
         double cap = (s->nodes == 1 ? ll_max_one_node_gbs[s->arch] : s->nodes == 2 ? ll_max_two_nodes_gbs
                                                                                     : ll_max_more_nodes_gbs) * 1e9;

@@ -43,8 +43,9 @@ struct link_mark {
     int step, slot;
 };
 
-struct cfit__sim {
+struct cfit_sim_state {
     const cfit_topo *t;
+    cfit__topo_scratch *route_ws;   /* the router's search arrays (topo_internal.h) */
     int n;                      /* ranks */
     const int *host;            /* rank -> host */
     cfit_diag *d;
@@ -275,11 +276,11 @@ static int route_flow(cfit__sim *s, int src, int dst, int *nmin)
 {
     int hs = s->host[src], hd = s->host[dst];
     for (;;) {
-        int np = cfit__topo_paths_split(s->t, hs, hd, s->pbuf, s->plens, CFIT__SIM_ENUM_PATHS, s->max_len, nmin);
+        int np = cfit__topo_paths_split(s->t, s->route_ws, hs, hd, s->pbuf, s->plens, CFIT__SIM_ENUM_PATHS, s->max_len, nmin);
         if (np != CFIT_ERANGE)
             return np;
         if (s->max_len >= CFIT__SIM_ROUTE_LIMIT) {
-            int hops = cfit__topo_hops(s->t, hs, hd);
+            int hops = cfit__topo_hops(s->t, s->route_ws, hs, hd);
             char len[48];
             if (hops > CFIT__SIM_ROUTE_LIMIT)
                 snprintf(len, sizeof len, "%d links", hops);
@@ -642,55 +643,31 @@ void cfit__sim_shift(int n, int shift, int *src, int *dst)
     }
 }
 
-/* ---- names and the collective table ---- */
+/* ---- the schedules and the algorithm names ---- */
 
-static const char *const coll_names[CFIT_COLL_COUNT] = {"allreduce", "allgather", "reducescatter", "alltoall",
-                                                        "sendrecv"};
 static const char *const algo_names[CFIT_ALGO_COUNT] = {"ring", "tree", "rabenseifner", "hierarchical"};
 
+/* Each collective's schedule, by cfit_collective (its names and bus factor: collective.h). */
 static const cfit__coll *const colls[CFIT_COLL_COUNT] = {
     &cfit__coll_allreduce, &cfit__coll_allgather, &cfit__coll_reducescatter, &cfit__coll_alltoall,
     &cfit__coll_sendrecv,
 };
-
-const char *cfit_collective_name(cfit_collective c)
-{
-    return (unsigned)c < CFIT_COLL_COUNT ? coll_names[c] : "?";
-}
 
 const char *cfit_algo_name(cfit_algo a)
 {
     return (unsigned)a < CFIT_ALGO_COUNT ? algo_names[a] : "?";
 }
 
-static int parse_name(const char *what, const char *name, const char *const *names, int n, int *out, cfit_diag *d)
-{
-    for (int i = 0; i < n; i++)
-        if (strcmp(names[i], name) == 0)
-            return *out = i, CFIT_EOK;
-    const char *near = cfit_suggest(name, (const char *const *)names, (size_t)n);
-    if (near)
-        return cfit_diag_set(d, CFIT_EUNKNOWN, NULL, 0, 0, "unknown %s '%s' (did you mean '%s'?)", what, name, near);
-    return cfit_diag_set(d, CFIT_EUNKNOWN, NULL, 0, 0, "unknown %s '%s'", what, name);
-}
-
-int cfit_collective_parse(const char *name, cfit_collective *out, cfit_diag *d)
-{
-    int v = 0, rc = parse_name("collective", name, coll_names, CFIT_COLL_COUNT, &v, d);
-    *out = (cfit_collective)v;
-    return rc;
-}
-
 int cfit_algo_parse(const char *name, cfit_algo *out, cfit_diag *d)
 {
-    int v = 0, rc = parse_name("algorithm", name, algo_names, CFIT_ALGO_COUNT, &v, d);
-    *out = (cfit_algo)v;
-    return rc;
-}
-
-double cfit_sim_bus_factor(cfit_collective c, int n)
-{
-    return (unsigned)c < CFIT_COLL_COUNT && n > 0 ? colls[c]->bus_factor(n) : 0;
+    for (int i = 0; i < CFIT_ALGO_COUNT; i++)
+        if (strcmp(algo_names[i], name) == 0)
+            return *out = (cfit_algo)i, CFIT_EOK;
+    *out = CFIT_ALGO_RING;
+    const char *near = cfit_suggest(name, algo_names, CFIT_ALGO_COUNT);
+    if (near)
+        return cfit_diag_set(d, CFIT_EUNKNOWN, NULL, 0, 0, "unknown algorithm '%s' (did you mean '%s'?)", name, near);
+    return cfit_diag_set(d, CFIT_EUNKNOWN, NULL, 0, 0, "unknown algorithm '%s'", name);
 }
 
 int cfit__sim_no_algo(cfit__sim *s, cfit_collective c, cfit_algo a, const char *which)
@@ -701,18 +678,22 @@ int cfit__sim_no_algo(cfit__sim *s, cfit_collective c, cfit_algo a, const char *
 
 /* ---- the public entry ---- */
 
+/* ---- the state ---- */
+
 static void sim_fini(cfit__sim *s)
 {
     free(s->lk), free(s->pend), free(s->pmark), free(s->dlist), free(s->load), free(s->w), free(s->mark), free(s->used), free(s->link_bytes);
     free(s->off), free(s->len), free(s->bneck), free(s->nsub), free(s->left), free(s->rate);
     free(s->lat), free(s->frozen), free(s->pool), free(s->pbuf), free(s->plens), free(s->crate);
     free(s->hpos), free(s->inc_off), free(s->inc), free(s->heap);
+    cfit__topo_scratch_free(s->route_ws);
 }
 
-static int sim_init(cfit__sim *s, const cfit_topo *t, int n, const int *host, cfit_diag *d)
+/* The arrays every solve on t uses (the per-subflow ones grow on demand). */
+static int sim_init(cfit__sim *s, const cfit_topo *t)
 {
     memset(s, 0, sizeof *s);
-    s->t = t, s->n = n, s->host = host, s->d = d, s->bottleneck_tier = -1;
+    s->t = t, s->bottleneck_tier = -1;
     s->nlinks = cfit_topo_links(t);
     size_t nl = (size_t)(s->nlinks > 0 ? s->nlinks : 1);
     s->lk = malloc(nl * sizeof *s->lk);
@@ -724,94 +705,81 @@ static int sim_init(cfit__sim *s, const cfit_topo *t, int n, const int *host, cf
     s->pmark = calloc(nl, sizeof *s->pmark);
     s->dlist = malloc(nl * sizeof *s->dlist);
     s->hpos = malloc(nl * sizeof *s->hpos);
-    if (!s->hpos)
-        return CFIT_ENOMEM;
-    s->indexed = t->path_count && t->path_at && !t->route_split;
-    for (int l = 0; l < s->nlinks && s->indexed; l++)
-        s->indexed = !t->links[l].failed;
+    s->route_ws = cfit__topo_scratch_new(t);
     s->max_len = CFIT__SIM_MAX_LEN;
     s->pbuf = malloc((size_t)CFIT__SIM_ENUM_PATHS * CFIT__SIM_MAX_LEN * sizeof *s->pbuf);
     s->plens = malloc((size_t)CFIT__SIM_ENUM_PATHS * sizeof *s->plens);
-    return s->lk && s->pend && s->pmark && s->dlist && s->load && s->used && s->mark && s->link_bytes && s->pbuf && s->plens ? CFIT_EOK : CFIT_ENOMEM;
+    return s->lk && s->pend && s->pmark && s->dlist && s->load && s->used && s->mark && s->link_bytes && s->pbuf &&
+                   s->plens && s->hpos && s->route_ws
+               ? CFIT_EOK
+               : CFIT_ENOMEM;
 }
 
-static void sim_ws_free(void *ws)
+/* Start a solve of n ranks (rank -> host) on the state: its totals, link bytes and path-group
+ * cache reset, its arrays kept.  The step number runs on, so the per-link marks need no
+ * clearing (until it nears overflow).  The topology's failed links may differ from the last
+ * solve's (tests fail links between calls), so whether it may use indexed paths is redone. */
+static int sim_begin(cfit__sim *s, int n, const int *host, cfit_diag *d)
 {
-    if (ws)
-        sim_fini(ws);
-    free(ws);
-}
-
-/* Ready a simulator on t for n ranks: t's cached one when no other solve holds it (its arrays
- * kept, its per-solve state reset; the step number runs on, so the marks need no clearing),
- * else a new one.  *owned = 1 for one the caller must give to sim_ws_free.
- * Returns NULL on out of memory. */
-static cfit__sim *sim_take(const cfit_topo *ct, int n, const int *host, cfit_diag *d, int *owned)
-{
-    cfit_topo *t = (cfit_topo *)ct;   /* the work arrays are a cache, not part of the value */
-    cfit__sim *s = NULL;
-    if (!atomic_flag_test_and_set(&t->sim_ws_busy)) {
-        s = t->sim_ws;
-        if (s && s->nlinks == cfit_topo_links(ct) && s->stepno < INT_MAX / 2) {
-            s->n = n, s->host = host, s->d = d, s->bottleneck_tier = -1;
-            s->time_s = s->slowest_step_s = 0, s->steps = s->flows = s->solved = 0;
-            s->ntake = 0;
-            memset(s->take_n, 0, sizeof s->take_n);
-            s->indexed = ct->path_count && ct->path_at && !ct->route_split;
-            for (int l = 0; l < s->nlinks && s->indexed; l++)
-                s->indexed = !ct->links[l].failed;
-            *owned = 0;
-            return s;
-        }
-        sim_ws_free(s);
-        t->sim_ws = NULL;
-        s = malloc(sizeof *s);
-        if (s && !sim_init(s, ct, n, host, d)) {
-            t->sim_ws = s, t->sim_ws_free = sim_ws_free;
-            *owned = 0;
-            return s;
-        }
-        if (s)
-            sim_fini(s);
-        free(s);
-        atomic_flag_clear(&t->sim_ws_busy);
-        return NULL;
+    const cfit_topo *t = s->t;
+    if (cfit_topo_links(t) != s->nlinks)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "the topology has %d links, its simulator state was made for %d", cfit_topo_links(t),
+                             s->nlinks);
+    s->n = n, s->host = host, s->d = d, s->bottleneck_tier = -1;
+    s->time_s = s->slowest_step_s = 0, s->steps = s->flows = s->solved = 0;
+    s->ntake = 0;
+    memset(s->take_n, 0, sizeof s->take_n);
+    memset(s->link_bytes, 0, (size_t)s->nlinks * sizeof *s->link_bytes);
+    if (s->stepno >= INT_MAX / 2) {
+        for (int l = 0; l < s->nlinks; l++)
+            s->mark[l].step = s->pmark[l] = 0;
+        s->stepno = 0;
     }
-    s = malloc(sizeof *s);
-    if (s && sim_init(s, ct, n, host, d))
-        sim_fini(s), free(s), s = NULL;
-    else if (!s)
-        return NULL;
-    *owned = 1;
-    return s;
+    s->indexed = t->path_count && t->path_at && !t->route_split;
+    for (int l = 0; l < s->nlinks && s->indexed; l++)
+        s->indexed = !t->links[l].failed;
+    return CFIT_EOK;
 }
 
-static void sim_give(const cfit_topo *ct, cfit__sim *s, int owned)
+cfit_sim_state *cfit_sim_state_new(const cfit_topo *t, cfit_diag *d)
 {
-    if (owned)
-        sim_ws_free(s);
-    else
-        atomic_flag_clear(&((cfit_topo *)ct)->sim_ws_busy);
+    cfit_sim_state *s = t ? malloc(sizeof *s) : NULL;
+    if (s && sim_init(s, t) == CFIT_EOK)
+        return s;
+    if (s)
+        sim_fini(s);
+    free(s);
+    cfit_diag_set(d, t ? CFIT_ENOMEM : CFIT_EINVALID, NULL, 0, 0,
+                  t ? "out of memory for the simulator's state" : "no topology for the simulator's state");
+    return NULL;
 }
+
+void cfit_sim_state_free(cfit_sim_state *s)
+{
+    if (s)
+        sim_fini(s);
+    free(s);
+}
+
+const cfit_topo *cfit_sim_state_topo(const cfit_sim_state *s) { return s ? s->t : NULL; }
 
 int cfit__sim_flows(const cfit_topo *t, int nflows, const int *src_host, const int *dst_host, const double *bytes,
                     double *time_s, cfit_diag *d)
 {
     int hosts = cfit_topo_hosts(t);
     int *ident = malloc((size_t)(hosts > 0 ? hosts : 1) * sizeof *ident);
-    cfit__sim s;
-    int rc = sim_init(&s, t, hosts, ident, d);
-    if (ident)
-        for (int h = 0; h < hosts; h++)
-            ident[h] = h;
-    else
-        rc = CFIT_ENOMEM;
-    s.lat_mult = 1;
+    cfit_sim_state *s = ident ? cfit_sim_state_new(t, d) : NULL;
+    int rc = s ? sim_begin(s, hosts, ident, d) : CFIT_ENOMEM;
+    for (int h = 0; !rc && h < hosts; h++)
+        ident[h] = h;
+    if (!rc) {
+        s->lat_mult = 1;
+        rc = add_flows(s, nflows, src_host, dst_host, bytes, 0);
+    }
     if (!rc)
-        rc = add_flows(&s, nflows, src_host, dst_host, bytes, 0);
-    if (!rc)
-        rc = solve_step(&s, 1, 0, time_s);
-    sim_fini(&s);
+        rc = solve_step(s, 1, 0, time_s);
+    cfit_sim_state_free(s);
     free(ident);
     return rc;
 }
@@ -869,46 +837,66 @@ int cfit_sim_collective_links(const cfit_topo *t, cfit_collective c, cfit_algo a
                               const int *placement, double bytes, cfit_sim_result *out,
                               double *link_bytes, cfit_diag *d)
 {
+    cfit_sim_state *s = cfit_sim_state_new(t, d);
+    if (!s) {
+        memset(out, 0, sizeof *out);
+        out->hottest_link = out->bottleneck_tier = -1;
+        return CFIT_ENOMEM;
+    }
+    int rc = cfit_sim_run(s, c, a, ranks, placement, bytes, out, link_bytes, d);
+    cfit_sim_state_free(s);
+    return rc;
+}
+
+/* The result of the solve the state holds (c on ranks ranks, bytes as nccl-tests counts them). */
+static void sim_result(const cfit__sim *s, cfit_collective c, int ranks, double bytes, cfit_sim_result *out,
+                       double *link_bytes)
+{
+    out->time_s = s->time_s;
+    out->algbw_bytes_per_s = s->time_s > 0 ? bytes / s->time_s : 0;
+    out->busbw_bytes_per_s = out->algbw_bytes_per_s * cfit_coll_bus_factor(c, ranks);
+    out->steps = s->steps;
+    out->flows = s->flows;
+    out->flows_solved = s->solved;
+    out->bottleneck_tier = s->bottleneck_tier;
+    hot_links(s, out);
+    if (link_bytes)
+        memcpy(link_bytes, s->link_bytes, (size_t)s->nlinks * sizeof *link_bytes);
+}
+
+int cfit_sim_run(cfit_sim_state *s, cfit_collective c, cfit_algo a, int ranks, const int *placement, double bytes,
+                 cfit_sim_result *out, double *link_bytes, cfit_diag *d)
+{
     memset(out, 0, sizeof *out);
     out->hottest_link = -1;
     out->bottleneck_tier = -1;
+    if (!s)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "no simulator state");
     if ((unsigned)c >= CFIT_COLL_COUNT || (unsigned)a >= CFIT_ALGO_COUNT)
         return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "unknown collective or algorithm");
-    int hosts = cfit_topo_hosts(t);
+    int hosts = cfit_topo_hosts(s->t);
     if (ranks < 2 || ranks > hosts)
         return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "ranks must be 2 to %d (the topology's hosts), got %d",
                              hosts, ranks);
     if (!(bytes >= 0) || !isfinite(bytes))
         return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "size must be a finite number of bytes >= 0");
-    cfit__sim s;
     int *linear = NULL;
     int rc = CFIT_EOK;
     if (placement) {
-        rc = check_placement(t, ranks, placement, d);
+        rc = check_placement(s->t, ranks, placement, d);
     } else if ((linear = malloc((size_t)ranks * sizeof *linear))) {
         for (int r = 0; r < ranks; r++)
             linear[r] = r;
     } else {
         rc = CFIT_ENOMEM;
     }
-    int rc2 = sim_init(&s, t, ranks, placement ? placement : linear, d);
-    rc = rc ? rc : rc2;
     if (!rc)
-        rc = colls[c]->run(&s, a, bytes);
-    if (!rc) {
-        out->time_s = s.time_s;
-        out->algbw_bytes_per_s = s.time_s > 0 ? bytes / s.time_s : 0;
-        out->busbw_bytes_per_s = out->algbw_bytes_per_s * colls[c]->bus_factor(ranks);
-        out->steps = s.steps;
-        out->flows = s.flows;
-        out->flows_solved = s.solved;
-        out->bottleneck_tier = s.bottleneck_tier;
-        hot_links(&s, out);
-        if (link_bytes)
-            memcpy(link_bytes, s.link_bytes, (size_t)cfit_topo_links(t) * sizeof *link_bytes);
-    }
+        rc = sim_begin(s, ranks, placement ? placement : linear, d);
+    if (!rc)
+        rc = colls[c]->run(s, a, bytes);
+    if (!rc)
+        sim_result(s, c, ranks, bytes, out, link_bytes);
     free(linear);
-    sim_fini(&s);
     return rc;
 }
 
@@ -968,6 +956,22 @@ int cfit_sim_internode_curve(const cfit_topo *t, const cfit_sim_exchange *x, int
 {
     for (int i = 0; i < nsizes; i++)
         factor[i] = 1;
+    cfit_sim_state *s = cfit_sim_state_new(t, d);
+    if (!s)
+        return CFIT_ENOMEM;
+    int rc = cfit_sim_state_curve(s, x, nsizes, bytes, factor, d);
+    cfit_sim_state_free(s);
+    return rc;
+}
+
+int cfit_sim_state_curve(cfit_sim_state *s, const cfit_sim_exchange *x, int nsizes, const double *bytes,
+                         double *factor, cfit_diag *d)
+{
+    for (int i = 0; i < nsizes; i++)
+        factor[i] = 1;
+    if (!s)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "no simulator state");
+    const cfit_topo *t = s->t;
     int gpn = t->params.gpus_per_node > 0 ? t->params.gpus_per_node : 1;
     int tnodes = t->nhosts / gpn;
     int k = x->k < gpn ? x->k : gpn;
@@ -992,16 +996,13 @@ int cfit_sim_internode_curve(const cfit_topo *t, const cfit_sim_exchange *x, int
         if (to != r)
             src[m] = r, dst[m++] = (int)to;
     }
-    int owned = 0, rc = CFIT_ENOMEM;
-    cfit__sim *s = sim_take(t, n, place, d, &owned);
-    if (s) {
+    int rc = sim_begin(s, n, place, d);
+    if (!rc)
         rc = add_flows(s, m, src, dst, NULL, 1.0);
-        if (!rc)
-            rc = fill(s);
-        if (!rc)
-            rc = curve(s, x, nsizes, bytes, factor);
-        sim_give(t, s, owned);
-    }
+    if (!rc)
+        rc = fill(s);
+    if (!rc)
+        rc = curve(s, x, nsizes, bytes, factor);
     free(place);
     return rc;
 }

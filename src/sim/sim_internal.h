@@ -1,15 +1,15 @@
 /* sim_internal.h - the flow-level engine as the collective schedules see it.
  *
- * Adding a new collective: write coll_NAME.c defining a cfit__coll (its bus factor and a
- * function that emits the schedule's steps through cfit__sim_step), declare it below, and
- * add it to the table in sim.c.
+ * Adding a new collective: its registry entry (clusterfit/collective.h), then coll_NAME.c
+ * defining a cfit__coll (a function that emits the schedule's steps through cfit__sim_step),
+ * declared below and put in sim.c's table at its cfit_collective.
  */
 #ifndef CFIT_SIM_INTERNAL_H
 #define CFIT_SIM_INTERNAL_H
 
 #include "clusterfit/sim.h"
 
-typedef struct cfit__sim cfit__sim;
+typedef struct cfit_sim_state cfit__sim;   /* the engine is the caller's state (sim.h) */
 
 /* Simulate one step: flow i goes from rank src[i] to rank dst[i] with `bytes` bytes; the
  * step's time (slowest flow + lat_mult x its path latency) is added `repeat` times to the
@@ -42,7 +42,6 @@ void cfit__sim_shift(int n, int shift, int *src, int *dst);
 
 typedef struct cfit__coll {
     cfit_collective id;
-    double (*bus_factor)(int n);   /* nccl-tests busbw = algbw x this */
     /* Emit the schedule of algorithm a for bytes (nccl-tests size) on the engine's ranks;
      * CFIT_EINVALID with a message if a is not defined for this collective. */
     int (*run)(cfit__sim *s, cfit_algo a, double bytes);

@@ -4,8 +4,9 @@
  * default is every equal-cost shortest path: a BFS from the source host over non-failed links
  * that never passes through another GPU, with ties between equally short paths broken in favour
  * of fewer scale-out links (so two GPUs of one node talk over NVLink, not through their NICs).
- * The BFS work arrays live in the topology and are reused through a generation stamp, so a call
- * costs what it visits, not the size of the graph.
+ * The BFS work arrays are the caller's (a cfit__topo_scratch, which the simulator keeps in its
+ * state) and are reused through a generation stamp, so a call costs what it visits, not the size
+ * of the graph; a call without one allocates its own.  Routing never writes the topology.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -55,8 +56,6 @@ cfit_topo *cfit__topo_alloc(const char *kind, const cfit_topo_params *p)
         cfit_topo_params_init(&t->params);
     if (t->params.gpus_per_node < 1)
         t->params.gpus_per_node = 1;
-    atomic_flag_clear(&t->scratch_busy);
-    atomic_flag_clear(&t->sim_ws_busy);
     return t;
 }
 
@@ -202,12 +201,6 @@ void cfit_topo_free(cfit_topo *t)
         return;
     if (t->free_state)
         t->free_state(t->state);
-    if (t->scratch) {
-        struct cfit__topo_scratch *s = t->scratch;
-        free(s);
-    }
-    if (t->sim_ws && t->sim_ws_free)
-        t->sim_ws_free(t->sim_ws);
     free(t->vkind);
     free(t->host_vertex);
     free(t->vertex_host);
@@ -282,38 +275,29 @@ static struct cfit__topo_scratch *scratch_new(int nvert)
     return s;
 }
 
-static struct cfit__topo_scratch *scratch_take(const cfit_topo *ct, int *owned)
+cfit__topo_scratch *cfit__topo_scratch_new(const cfit_topo *t) { return scratch_new(t->nvert); }
+
+void cfit__topo_scratch_free(cfit__topo_scratch *s) { free(s); }
+
+/* Ready ws for a search on t (a new generation, so no stamp needs clearing), or, when ws is NULL
+ * or too small for t, a scratch of the call's own: *owned = 1, for scratch_give to free.
+ * NULL on out of memory. */
+static struct cfit__topo_scratch *scratch_take(const cfit_topo *t, cfit__topo_scratch *ws, int *owned)
 {
-    cfit_topo *t = (cfit_topo *)ct;   /* the scratch is a cache, not part of the value */
-    *owned = 0;
-    if (!atomic_flag_test_and_set(&t->scratch_busy)) {
-        if (!t->scratch || t->scratch->cap < t->nvert) {
-            free(t->scratch);
-            t->scratch = scratch_new(t->nvert);
-        }
-        if (t->scratch) {
-            if (++t->scratch->gen == 0) {
-                memset(t->scratch->stamp, 0, (size_t)t->scratch->cap * sizeof(unsigned));
-                t->scratch->gen = 1;
-            }
-            return t->scratch;
-        }
-        atomic_flag_clear(&t->scratch_busy);
-        return NULL;
+    *owned = !ws || ws->cap < t->nvert;
+    if (*owned)
+        ws = scratch_new(t->nvert);
+    if (ws && ++ws->gen == 0) {
+        memset(ws->stamp, 0, (size_t)ws->cap * sizeof(unsigned));
+        ws->gen = 1;
     }
-    *owned = 1;   /* another thread holds the cache: use a private one */
-    struct cfit__topo_scratch *s = scratch_new(t->nvert);
-    if (s)
-        s->gen = 1;
-    return s;
+    return ws;
 }
 
-static void scratch_give(const cfit_topo *ct, struct cfit__topo_scratch *s, int owned)
+static void scratch_give(struct cfit__topo_scratch *s, int owned)
 {
     if (owned)
         free(s);
-    else
-        atomic_flag_clear(&((cfit_topo *)ct)->scratch_busy);
 }
 
 static int is_out(const cfit_link *l) { return l->tier > 0; }
@@ -425,14 +409,14 @@ static int all_paths(const cfit_topo *t, struct cfit__topo_scratch *s, int src, 
     return np;
 }
 
-int cfit__topo_route_shortest(const cfit_topo *t, int src_host, int dst_host, int flow, int *paths,
+int cfit__topo_route_shortest(const cfit_topo *t, cfit__topo_scratch *ws, int src_host, int dst_host, int flow, int *paths,
                               int *lens, int max, int max_len)
 {
     if (!t || src_host < 0 || dst_host < 0 || src_host >= t->nhosts || dst_host >= t->nhosts ||
         src_host == dst_host || !paths || !lens || max < 1 || max_len < 1 || !t->adj_off)
         return CFIT_EINVALID;
     int owned, src = t->host_vertex[src_host], dst = t->host_vertex[dst_host], rc;
-    struct cfit__topo_scratch *s = scratch_take(t, &owned);
+    struct cfit__topo_scratch *s = scratch_take(t, ws, &owned);
     if (!s)
         return CFIT_ENOMEM;
     int len = bfs(t, s, src, dst);
@@ -448,31 +432,38 @@ int cfit__topo_route_shortest(const cfit_topo *t, int src_host, int dst_host, in
     } else {
         rc = all_paths(t, s, src, dst, paths, lens, max, max_len);
     }
-    scratch_give(t, s, owned);
+    scratch_give(s, owned);
     return rc;
 }
 
-int cfit__topo_hops(const cfit_topo *t, int src_host, int dst_host)
+int cfit__topo_hops(const cfit_topo *t, cfit__topo_scratch *ws, int src_host, int dst_host)
 {
     if (!t || src_host < 0 || dst_host < 0 || src_host >= t->nhosts || dst_host >= t->nhosts ||
         src_host == dst_host || !t->adj_off)
         return CFIT_EINVALID;
     int owned;
-    struct cfit__topo_scratch *s = scratch_take(t, &owned);
+    struct cfit__topo_scratch *s = scratch_take(t, ws, &owned);
     if (!s)
         return CFIT_ENOMEM;
     int len = bfs(t, s, t->host_vertex[src_host], t->host_vertex[dst_host]);
-    scratch_give(t, s, owned);
+    scratch_give(s, owned);
     return len < 0 ? 0 : len;
+}
+
+/* The router's paths with the caller's scratch (NULL: the router's own for the call). */
+static int paths_with(const cfit_topo *t, cfit__topo_scratch *ws, int src, int dst, int flow, int *paths, int *lens,
+                      int max, int max_len)
+{
+    if (!t)
+        return CFIT_EINVALID;
+    cfit__topo_router r = t->route ? t->route : cfit__topo_route_shortest;
+    return r(t, ws, src, dst, flow, paths, lens, max, max_len);
 }
 
 int cfit_topo_paths(const cfit_topo *t, int src, int dst, int flow, int *paths, int *lens, int max,
                     int max_len)
 {
-    if (!t)
-        return CFIT_EINVALID;
-    cfit__topo_router r = t->route ? t->route : cfit__topo_route_shortest;
-    return r(t, src, dst, flow, paths, lens, max, max_len);
+    return paths_with(t, NULL, src, dst, flow, paths, lens, max, max_len);
 }
 
 int cfit_topo_gpus_per_node(const cfit_topo *t)
@@ -480,12 +471,12 @@ int cfit_topo_gpus_per_node(const cfit_topo *t)
     return t && t->params.gpus_per_node > 0 ? t->params.gpus_per_node : 1;
 }
 
-int cfit__topo_paths_split(const cfit_topo *t, int src, int dst, int *paths, int *lens, int max, int max_len,
-                           int *nmin)
+int cfit__topo_paths_split(const cfit_topo *t, cfit__topo_scratch *ws, int src, int dst, int *paths, int *lens,
+                           int max, int max_len, int *nmin)
 {
     if (t && t->route_split)
-        return t->route_split(t, src, dst, paths, lens, max, max_len, nmin);
-    int np = cfit_topo_paths(t, src, dst, -1, paths, lens, max, max_len);
+        return t->route_split(t, ws, src, dst, paths, lens, max, max_len, nmin);
+    int np = paths_with(t, ws, src, dst, -1, paths, lens, max, max_len);
     *nmin = np > 0 ? np : 0;
     return np;
 }

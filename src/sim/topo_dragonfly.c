@@ -201,7 +201,7 @@ static int route_sets(const cfit_topo *t, int src, int dst, int flow, int want_m
     return np;
 }
 
-static int route(const cfit_topo *t, int src, int dst, int flow, int *paths, int *lens, int max,
+static int route(const cfit_topo *t, cfit__topo_scratch *ws, int src, int dst, int flow, int *paths, int *lens, int max,
                  int max_len)
 {
     const dfly *f = t->state;
@@ -215,11 +215,11 @@ static int route(const cfit_topo *t, int src, int dst, int flow, int *paths, int
     } else if (rc < 0) {
         return rc;
     }
-    return cfit__topo_route_shortest(t, src, dst, flow, paths, lens, max, max_len);
+    return cfit__topo_route_shortest(t, ws, src, dst, flow, paths, lens, max, max_len);
 }
 
 /* routing=ugal for the simulator: the minimal paths, then the Valiant ones, *nmin minimal. */
-static int route_split(const cfit_topo *t, int src, int dst, int *paths, int *lens, int max, int max_len,
+static int route_split(const cfit_topo *t, cfit__topo_scratch *ws, int src, int dst, int *paths, int *lens, int max, int max_len,
                        int *nmin)
 {
     int rc = local_route(t, src, dst, max, max_len);
@@ -236,7 +236,7 @@ static int route_split(const cfit_topo *t, int src, int dst, int *paths, int *le
     } else if (rc < 0) {
         return rc;
     }
-    rc = cfit__topo_route_shortest(t, src, dst, -1, paths, lens, max, max_len);
+    rc = cfit__topo_route_shortest(t, ws, src, dst, -1, paths, lens, max, max_len);
     *nmin = rc > 0 ? rc : 0;
     return rc;
 }

@@ -53,7 +53,7 @@ static int ft_path(const ft *f, int a, int b, int i, int *path)
     return len;
 }
 
-static int route(const cfit_topo *t, int src, int dst, int flow, int *paths, int *lens, int max,
+static int route(const cfit_topo *t, cfit__topo_scratch *ws, int src, int dst, int flow, int *paths, int *lens, int max,
                  int max_len)
 {
     const ft *f = t->state;
@@ -61,7 +61,7 @@ static int route(const cfit_topo *t, int src, int dst, int flow, int *paths, int
         max_len < 1 || !paths || !lens)
         return CFIT_EINVALID;
     if (src / f->gpus == dst / f->gpus)   /* same node: over the scale-up switch */
-        return cfit__topo_route_shortest(t, src, dst, flow, paths, lens, max, max_len);
+        return cfit__topo_route_shortest(t, ws, src, dst, flow, paths, lens, max, max_len);
     int es = src / f->half, ed = dst / f->half, np = 0;
     int n = es == ed ? 1 : es / f->half == ed / f->half ? f->up : f->up * f->half;
     if (max_len < 6)
@@ -84,7 +84,7 @@ static int route(const cfit_topo *t, int src, int dst, int flow, int *paths, int
             break;
     }
     if (np == 0)
-        return cfit__topo_route_shortest(t, src, dst, flow, paths, lens, max, max_len);
+        return cfit__topo_route_shortest(t, ws, src, dst, flow, paths, lens, max, max_len);
     return np;
 }
 

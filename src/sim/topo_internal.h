@@ -9,17 +9,23 @@
 #ifndef CFIT_TOPO_INTERNAL_H
 #define CFIT_TOPO_INTERNAL_H
 
-#include <stdatomic.h>
 #include <stdint.h>
 
 #include "clusterfit/topo.h"
 
-typedef int (*cfit__topo_router)(const cfit_topo *t, int src_host, int dst_host, int flow, int *paths,
-                                 int *lens, int max, int max_len);
+/* Work arrays of the shortest-path search (per vertex), owned by the caller: the simulator keeps
+ * one in its state (sim.h cfit_sim_state); NULL makes a router allocate its own for the call.
+ * One scratch serves one call at a time; the topology itself is never written by routing. */
+typedef struct cfit__topo_scratch cfit__topo_scratch;
+cfit__topo_scratch *cfit__topo_scratch_new(const cfit_topo *t);   /* NULL on out of memory */
+void cfit__topo_scratch_free(cfit__topo_scratch *s);              /* NULL is a no-op */
+
+typedef int (*cfit__topo_router)(const cfit_topo *t, cfit__topo_scratch *ws, int src_host, int dst_host, int flow,
+                                 int *paths, int *lens, int max, int max_len);
 
 /* An adaptive router: every candidate path from src to dst with the *nmin minimal ones first
  * and the non-minimal ones after (the simulator picks one kind per flow by load, UGAL). */
-typedef int (*cfit__topo_split_router)(const cfit_topo *t, int src_host, int dst_host, int *paths, int *lens,
+typedef int (*cfit__topo_split_router)(const cfit_topo *t, cfit__topo_scratch *ws, int src_host, int dst_host, int *paths, int *lens,
                                        int max, int max_len, int *nmin);
 
 struct cfit_topo {
@@ -43,8 +49,6 @@ struct cfit_topo {
         int first, count;
     } names[8];
     int nnames;
-    struct cfit__topo_scratch *scratch;  /* BFS work arrays reused across route calls */
-    atomic_flag scratch_busy;      /* set while a call uses scratch (others allocate their own) */
     cfit__topo_split_router route_split;   /* adaptive routing (dragonfly UGAL), or NULL */
     /* Optional indexed ECMP set, so the simulator can look at a few of many paths without
      * listing them all: path_count(src, dst) = n > 0 when path_at(src, dst, i, path) writes
@@ -58,9 +62,6 @@ struct cfit_topo {
      * its length.  The simulator's choice of a path within a slice (sim.c pick_indexed). */
     int (*path_best)(const cfit_topo *t, int src_host, int dst_host, int lo, int hi, const double *load,
                      int *path);
-    void *sim_ws;                  /* the simulator's work arrays, reused across its solves on t */
-    void (*sim_ws_free)(void *ws); /* frees sim_ws (set by the simulator) */
-    atomic_flag sim_ws_busy;       /* set while a solve uses sim_ws (others allocate their own) */
 };
 
 /* An empty topology of the given kind; NULL on out of memory. */
@@ -74,18 +75,18 @@ int cfit__topo_add_cable(cfit_topo *t, int a, int b, double bw_bytes_per_s, doub
 int cfit__topo_finish(cfit_topo *t);
 /* All equal-cost shortest paths (by hop count over non-failed links) from src to dst host,
  * up to max; with flow >= 0 only the one path flow hashes to (ECMP).  As cfit_topo_paths. */
-int cfit__topo_route_shortest(const cfit_topo *t, int src_host, int dst_host, int flow, int *paths,
+int cfit__topo_route_shortest(const cfit_topo *t, cfit__topo_scratch *ws, int src_host, int dst_host, int flow, int *paths,
                               int *lens, int max, int max_len);
 
 /* The links on a shortest route from src to dst host over the working links (NIC cables
  * included; what a route of the shortest-path router would take), 0 when failed links
  * disconnect them, or a negative cfit_err.  For error messages about routes that do not fit. */
-int cfit__topo_hops(const cfit_topo *t, int src_host, int dst_host);
+int cfit__topo_hops(const cfit_topo *t, cfit__topo_scratch *ws, int src_host, int dst_host);
 
 /* All candidate paths (as cfit_topo_paths with flow -1) with the minimal ones first: *nmin of
  * them, the rest non-minimal alternatives of an adaptive router (dragonfly routing=ugal);
  * *nmin = the count returned for every other topology.  Returns as cfit_topo_paths. */
-int cfit__topo_paths_split(const cfit_topo *t, int src_host, int dst_host, int *paths, int *lens, int max,
+int cfit__topo_paths_split(const cfit_topo *t, cfit__topo_scratch *ws, int src_host, int dst_host, int *paths, int *lens, int max,
                            int max_len, int *nmin);
 
 /* Size limits every builder checks before allocating (CFIT_ERANGE beyond them).  The host

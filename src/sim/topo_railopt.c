@@ -32,14 +32,14 @@ typedef struct ro {
 /* Structured ECMP (the same paths as the shortest-path search, without searching): a GPU's
  * NIC, then for two leaves every pair of their uplinks that meet at one spine.  Same node:
  * the scale-up switch; failed links dropped, none left: the generic search. */
-static int route(const cfit_topo *t, int src, int dst, int flow, int *paths, int *lens, int max, int max_len)
+static int route(const cfit_topo *t, cfit__topo_scratch *ws, int src, int dst, int flow, int *paths, int *lens, int max, int max_len)
 {
     const ro *r = t->state;
     if (src < 0 || dst < 0 || src >= t->nhosts || dst >= t->nhosts || src == dst || max < 1 || max_len < 4)
-        return src == dst || max < 1 ? CFIT_EINVALID : cfit__topo_route_shortest(t, src, dst, flow, paths, lens,
+        return src == dst || max < 1 ? CFIT_EINVALID : cfit__topo_route_shortest(t, ws, src, dst, flow, paths, lens,
                                                                                     max, max_len);
     if (src / r->gpus == dst / r->gpus)
-        return cfit__topo_route_shortest(t, src, dst, flow, paths, lens, max, max_len);
+        return cfit__topo_route_shortest(t, ws, src, dst, flow, paths, lens, max, max_len);
     int la = src / r->gpus / r->su_nodes * r->gpus + src % r->gpus;
     int lb = dst / r->gpus / r->su_nodes * r->gpus + dst % r->gpus;
     int up = r->nic0 + 2 * src, down = r->nic0 + 2 * dst + 1, np = 0, seen = 0;
@@ -48,7 +48,7 @@ static int route(const cfit_topo *t, int src, int dst, int flow, int *paths, int
                               : 0;
     if (la == lb) {
         if (t->links[up].failed || t->links[down].failed)
-            return cfit__topo_route_shortest(t, src, dst, flow, paths, lens, max, max_len);
+            return cfit__topo_route_shortest(t, ws, src, dst, flow, paths, lens, max, max_len);
         paths[0] = up, paths[1] = down, lens[0] = 2;
         return 1;
     }
@@ -78,7 +78,7 @@ static int route(const cfit_topo *t, int src, int dst, int flow, int *paths, int
             }
         }
     }
-    return np > 0 ? np : cfit__topo_route_shortest(t, src, dst, flow, paths, lens, max, max_len);
+    return np > 0 ? np : cfit__topo_route_shortest(t, ws, src, dst, flow, paths, lens, max, max_len);
 }
 
 /* Indexed paths (topo_internal.h) when every leaf has the same number m of cables to each

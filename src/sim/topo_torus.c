@@ -95,7 +95,7 @@ static int broken(const cfit_topo *t, const int *path, int len)
     return 0;
 }
 
-static int route(const cfit_topo *t, int src, int dst, int flow, int *paths, int *lens, int max,
+static int route(const cfit_topo *t, cfit__topo_scratch *ws, int src, int dst, int flow, int *paths, int *lens, int max,
                  int max_len)
 {
     const torus *tr = t->state;
@@ -103,7 +103,7 @@ static int route(const cfit_topo *t, int src, int dst, int flow, int *paths, int
         max_len < 1)
         return CFIT_EINVALID;
     if (src / tr->gpus == dst / tr->gpus)   /* same node: over the scale-up switch */
-        return cfit__topo_route_shortest(t, src, dst, flow, paths, lens, max, max_len);
+        return cfit__topo_route_shortest(t, ws, src, dst, flow, paths, lens, max, max_len);
     int nchoice = 1 << ties(tr, t, src, dst), first = 0, np = 0;
     if (flow >= 0)
         first = (int)(cfit__topo_mix(((uint64_t)(unsigned)src << 32 | (unsigned)dst) ^
@@ -120,7 +120,7 @@ static int route(const cfit_topo *t, int src, int dst, int flow, int *paths, int
             break;
     }
     if (np == 0)
-        return cfit__topo_route_shortest(t, src, dst, flow, paths, lens, max, max_len);
+        return cfit__topo_route_shortest(t, ws, src, dst, flow, paths, lens, max, max_len);
     return np;
 }
 

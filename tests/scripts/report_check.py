@@ -4,7 +4,7 @@
 Parses the page as XML (the writer emits XHTML-compatible markup, so every tag must balance),
 then checks: no <script>, nothing fetched (no http(s) src/href, no url(), no @import), every
 <svg> has a <title> and a <desc>, at least one table, and the section headings of KIND
-(plan-sizing, plan-fixed, sim-*, bench-*) are present.  Exit 0 or 1 with the reasons.
+(plan-sizing, plan-fixed, sim-*, sim-nccl-*, bench-*) are present.  Exit 0 or 1 with the reasons.
 """
 import re
 import sys
@@ -16,6 +16,8 @@ HEADINGS = {
     "plan-fixed": ["Top plans", "Memory per GPU", "Step time", "Scaling with the GPU count",
                    "Assumptions and sources"],
     "sim": ["Bus bandwidth vs message size", "Topology and link utilisation", "Topology properties"],
+    "sim-nccl": ["Bus bandwidth vs message size", "System"],
+    "sim-nccl-calibrated": ["Bus bandwidth vs message size", "Predicted vs measured", "System"],
     "bench": ["Bus bandwidth vs message size"],
     "bench-pairs": ["Bandwidth between hosts", "Latency between hosts"],
     "bench-storage": ["Storage against the need"],
@@ -52,7 +54,7 @@ def main():
         errors.append("no table")
     heads = {"".join(t.data for t in h.childNodes if t.nodeType == t.TEXT_NODE)
              for h in dom.getElementsByTagName("h2")}
-    want = HEADINGS.get(kind) or HEADINGS[kind.split("-")[0]]
+    want = HEADINGS.get(kind) or HEADINGS.get("-".join(kind.split("-")[:2])) or HEADINGS[kind.split("-")[0]]
     for h in want:
         if h not in heads:
             errors.append(f"missing section '{h}' (have {sorted(heads)})")

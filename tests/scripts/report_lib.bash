@@ -20,6 +20,15 @@ make_reports() {
             >"$dir/sim-dragonfly.out" 2>&1 ||
             { echo "sim --report (dragonfly) failed: $(cat "$dir/sim-dragonfly.out")" >&2; return 1; }
         echo sim-dragonfly
+        "$bin" sim --gpu h100-sxm --nodes 4 -b 8 -e 1G -f 4 --report "$dir/sim-nccl.html" \
+            >"$dir/sim-nccl.out" 2>&1 ||
+            { echo "sim --gpu --report failed: $(cat "$dir/sim-nccl.out")" >&2; return 1; }
+        echo sim-nccl
+        "$bin" sim --gpu h100-sxm --nodes 2 -b 8 -e 512M -f 4 \
+            --calibration "$(dirname "${BASH_SOURCE[0]}")/../fixtures/nccl/all_reduce_perf-2x8.log" \
+            --report "$dir/sim-nccl-calibrated.html" >"$dir/sim-nccl-calibrated.out" 2>&1 ||
+            { echo "sim --calibration --report failed: $(cat "$dir/sim-nccl-calibrated.out")" >&2; return 1; }
+        echo sim-nccl-calibrated
     fi
     if "$bin" bench allreduce --help 2>/dev/null | grep -q -- --report; then
         "$bin" bench allreduce --np 2 -b 1K -e 4M -f 4 -n 5 -w 1 --report "$dir/bench-allreduce.html" \

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # sim_json_doc.sh BINARY SRCDIR - docs/json.md and `clusterfit sim --json` agree (DESIGN.md §5).
 #
-# Runs `sim --json` (a two-size sweep, one size with --gpu for the "links" object, the NCCL engine) and
+# Runs `sim --json` (a two-size sweep, one size with --gpu for the "links" object, the NCCL engine, the
+# NCCL engine with --calibration) and
 # `sim --describe --json`; every key path of the output
 # (`results[].time_s`) must appear in the table under the "## `clusterfit sim --json`" heading,
 # and every path that table names must occur in the output.
@@ -20,8 +21,10 @@ trap 'rm -rf "$tmp"' EXIT
 "$bin" sim --engine flow --topology fattree:k=4 --gpu h100-sxm --size 1M --json >"$tmp/gpu.json" ||
     fail "sim --engine flow --gpu --json failed"
 "$bin" sim --gpu h100-sxm --nodes 4 -b 1K -e 1G -f 1024 --json >"$tmp/nccl.json" || fail "sim --gpu --nodes --json failed"
+"$bin" sim --gpu h100-sxm --nodes 2 --size 1G --calibration "$2/tests/fixtures/nccl/all_reduce_perf-2x8.log" --json \
+    >"$tmp/cal.json" || fail "sim --calibration --json failed"
 
-python3 - "$(dirname "${BASH_SOURCE[0]}")" "$doc" "$tmp/sim.json" "$tmp/describe.json" "$tmp/gpu.json" "$tmp/nccl.json" <<'PY'
+python3 - "$(dirname "${BASH_SOURCE[0]}")" "$doc" "$tmp/sim.json" "$tmp/describe.json" "$tmp/gpu.json" "$tmp/nccl.json" "$tmp/cal.json" <<'PY'
 import json, sys
 sys.path.insert(0, sys.argv.pop(1))
 from json_doc_lib import disagreements, paths, section_table

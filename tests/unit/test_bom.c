@@ -2,7 +2,8 @@
  *
  * The fat-tree cases are worked by hand in docs/sizing.md; two of them are the DGX
  * SuperPOD H100 reference architecture's tables (1 SU: 31 nodes, 8 leaves + 4 spines;
- * 4 SU: 127 nodes, 32 leaves + 16 spines, network.md).
+ * 4 SU: 127 nodes, 32 leaves + 16 spines, network.md).  The network comparison is checked
+ * for monotonicity in bandwidth and for its ranking by total cost (docs/sizing.md).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -175,46 +176,128 @@ static void test_bom_storage_and_capex(void **state)
     assert_true(fabs(b.checkpoint_write_bytes_per_s - ckpt / 60.0) < 1e-3);
 }
 
-/* Oversubscription divides the inter-node bandwidth: step time never falls, and more
- * NICs never slow a plan down. */
-static void test_network_compare(void **state)
+/* The network comparison for model on gpus H100s (1e11 tokens) into net; best into *best. */
+static void compare(const char *model, long gpus, cfit_net_result *net, cfit_plan_result *res)
 {
-    (void)state;
+    static const cfit_gpu *g;
+    g = cfit_catalog_gpu(cat, "h100-sxm", NULL);
     cfit_plan_request r;
     cfit_plan_request_init(&r);
     r.catalog = cat;
-    r.model = cfit_catalog_model(cat, "llama3-8b", NULL);
-    const cfit_gpu *g = cfit_catalog_gpu(cat, "h100-sxm", NULL);
+    r.model = cfit_catalog_model(cat, model, NULL);
     r.gpus = &g;
     r.ngpus = 1;
-    r.gpus_total = 512;
+    r.gpus_total = gpus;
     r.tokens = 1e11;
     r.top = 1;
-    cfit_plan_result res;
     cfit_diag d;
-    assert_int_equal(cfit_plan_search(&r, &res, &d), CFIT_EOK);
-    assert_true(res.nplans > 0);
+    assert_non_null(r.model);
+    assert_int_equal(cfit_plan_search(&r, res, &d), CFIT_EOK);
+    assert_true(res->nplans > 0);
     cfit_bom_options o;
     cfit_bom_options_init(&o);
-    cfit_net_result net;
-    assert_int_equal(cfit_network_compare(&r, &res.plans[0], &o, 0.10, &net, &d), CFIT_EOK);
-    /* 7 fabrics of 100G+, 1/2/4/8 NICs, 1:1 and 2:1; 2:1 is dropped where one switch holds every port */
-    assert_true(net.n > 7 * 4 && net.n <= 7 * 4 * 2);
-    assert_true(net.baseline >= 0);
-    assert_true(net.recommended >= 0 && net.cheapest >= 0);
-    for (size_t i = 1; i < net.n; i++) {
-        const cfit_net_option *a = &net.opts[i - 1], *b = &net.opts[i];
-        if (b->oversub != 2.0)
-            continue;
-        assert_true(a->oversub == 1.0 && a->fabric == b->fabric && a->nics_per_node == b->nics_per_node);
-        assert_true(b->plan.step_time_s >= a->plan.step_time_s * (1 - 1e-9));
-        assert_true(b->network_capex_usd < a->network_capex_usd);   /* fewer spines */
+    assert_int_equal(cfit_network_compare(&r, &res->plans[0], &o, net, &d), CFIT_EOK);
+}
+
+/* More bandwidth of the same fabric (no fewer NICs, no more oversubscription) never shows a
+ * longer step or more exposed communication, and never costs less. */
+static void assert_monotone(const cfit_net_result *net)
+{
+    size_t pairs = 0;
+    for (size_t i = 0; i < net->n; i++)
+        for (size_t j = 0; j < net->n; j++) {
+            const cfit_net_option *a = &net->opts[i], *b = &net->opts[j];
+            if (i == j || a->fabric != b->fabric || b->nics_per_node < a->nics_per_node || b->oversub > a->oversub)
+                continue;
+            assert_true(a->found && b->found);
+            assert_true(b->plan.step_time_s <= a->plan.step_time_s * (1 + 1e-12));
+            assert_true(b->exposed_comm_s <= a->exposed_comm_s + 1e-12 * a->plan.step_time_s);
+            assert_true(b->exposed_share <= a->exposed_share + 1e-12);
+            assert_true(b->plan.fits);
+            assert_true(b->network_capex_usd >= a->network_capex_usd);   /* more NICs, more spines */
+            pairs++;
+        }
+    assert_true(pairs > 0);
+}
+
+/* Every fabric that needs a spine is compared at 1, 2, 4 and 8 NICs x 1:1, 2:1 and 4:1. */
+static void assert_grid(const cfit_net_result *net)
+{
+    int full = 0;
+    for (size_t i = 0; i < net->n; i++) {
+        int seen = 0;
+        for (size_t j = 0; j < net->n; j++) {
+            const cfit_net_option *x = &net->opts[j];
+            if (x->fabric != net->opts[i].fabric)
+                continue;
+            int k = x->nics_per_node == 1 ? 0 : x->nics_per_node == 2 ? 1 : x->nics_per_node == 4 ? 2 : 3;
+            int o = x->oversub == 1.0 ? 0 : x->oversub == 2.0 ? 1 : 2;
+            assert_true(x->nics_per_node == 1 << k && x->oversub == (double)(1 << o));
+            seen |= 1 << (k * 3 + o);
+        }
+        full += seen == (1 << 12) - 1;
     }
-    const cfit_net_option *rec = &net.opts[net.recommended];
-    if (net.under_threshold)
-        for (size_t i = 0; i < net.n; i++)
-            if (net.opts[i].exposed_share < 0.10)
-                assert_true(net.opts[i].network_capex_usd >= rec->network_capex_usd);
+    assert_true(full > 0);
+}
+
+/* Ranked by total; the recommendation is the least network capex within 2% of the least total. */
+static void assert_ranked(const cfit_net_result *net)
+{
+    assert_true(net->n > 0 && net->opts[0].has_total);
+    assert_true(net->recommended >= 0 && net->baseline >= 0);
+    const cfit_net_option *rec = &net->opts[net->recommended];
+    double least = net->opts[0].total_usd;
+    assert_true(rec->total_usd <= least * (1 + CFIT_NET_TIE_FRACTION));
+    for (size_t i = 0; i < net->n; i++) {
+        const cfit_net_option *x = &net->opts[i];
+        assert_true(x->has_total);
+        assert_true(fabs(x->total_usd - (x->network_run_usd + x->gpu_time_usd)) < 1e-6 * x->total_usd);
+        assert_true(x->total_usd >= least);
+        if (i > 0)
+            assert_true(x->total_usd >= net->opts[i - 1].total_usd);
+        if (x->total_usd <= least * (1 + CFIT_NET_TIE_FRACTION))
+            assert_true(x->network_capex_usd >= rec->network_capex_usd);
+    }
+    assert_int_equal(net->compared, net->recommended == 0 ? 1 : 0);
+}
+
+static void test_network_compare(void **state)
+{
+    (void)state;
+    static const struct { const char *model; long gpus; } cases[] = {{"llama3-8b", 512}, {"llama3-70b", 1024}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        cfit_plan_result res;
+        cfit_net_result net;
+        compare(cases[c].model, cases[c].gpus, &net, &res);
+        /* 7 fabrics of 100G+ x 1/2/4/8 NICs x 1:1, 2:1, 4:1; oversubscription is dropped where
+         * one switch holds every port */
+        assert_true(net.n > 7 * 4 && net.n <= 7 * 4 * 3);
+        assert_grid(&net);
+        assert_monotone(&net);
+        assert_ranked(&net);
+        cfit_net_result_fini(&net);
+        cfit_plan_result_fini(&res);
+    }
+}
+
+/* The network's share of the run is capex x run years x (1 / amortisation + maintenance). */
+static void test_network_run_share(void **state)
+{
+    (void)state;
+    cfit_plan_result res;
+    cfit_net_result net;
+    compare("llama3-8b", 512, &net, &res);
+    const cfit_price *life = cfit_catalog_price(cat, "amortisation.years", NULL);
+    const cfit_price *maint = cfit_catalog_price(cat, "maintenance.fraction_per_year", NULL);
+    assert_true(net.has_share && fabs(net.network_share_per_year - (1 / life->value + maint->value)) < 1e-12);
+    const cfit_price *rate = cfit_catalog_price(cat, "cloud.on_demand.h100-sxm", NULL);
+    assert_true(net.has_rate && fabs(net.usd_per_gpu_hour - rate->value) < 1e-9);
+    for (size_t i = 0; i < net.n; i++) {
+        const cfit_net_option *x = &net.opts[i];
+        double years = x->plan.time_to_train_s / (365.25 * 86400);
+        assert_true(fabs(x->network_run_usd - x->network_capex_usd * years * net.network_share_per_year) < 1e-6);
+        assert_true(fabs(x->gpu_time_usd - x->plan.time_to_train_s / 3600 * 512 * rate->value) < 1e-6);
+    }
     cfit_net_result_fini(&net);
     cfit_plan_result_fini(&res);
 }
@@ -229,6 +312,7 @@ int main(void)
         cmocka_unit_test(test_one_switch_and_limits),
         cmocka_unit_test(test_bom_storage_and_capex),
         cmocka_unit_test(test_network_compare),
+        cmocka_unit_test(test_network_run_share),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

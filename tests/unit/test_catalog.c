@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "clusterfit/catalog.h"
+#include "clusterfit/nccl.h"
 #include "clusterfit/workload.h"
 
 static cfit_catalog *new_catalog(void)
@@ -511,9 +512,10 @@ static void test_load_errors(void **state)
              "\"flat_param_gather\": false, \"zero3_max_live_params\": 0, \"source\": \"s\"}]}",
          CFIT_ERANGE, 1, 104, "'attention_efficiency_scale' must be between", NULL},
         {"bad arch", "{\"gpus\": [{\"arch\": \"pascal\"}]}", CFIT_EPARSE, 1, 20,
-         "'arch' must be one of other, volta, ampere, ada, hopper, blackwell, cdna3 or cdna4", "'pascal'"},
+         "'arch' must be one of other, volta, turing, ampere, ada, hopper, blackwell, cdna2, cdna3 or cdna4",
+         "'pascal'"},
         {"bad family", "{\"fabrics\": [{\"family\": \"infiniband\"}]}", CFIT_EPARSE, 1, 25,
-         "'family' must be one of other, ib, roce, efa, nvlink, pcie or xgmi", "'infiniband'"},
+         "'family' must be one of other, ib, roce, efa, nvlink, pcie, xgmi, slingshot or tcpxo", "'infiniband'"},
         {"bad p2p", "{\"nodes\": [{\"p2p\": \"off\"}]}", CFIT_EPARSE, 1, 20, "'p2p' must be one of yes or no",
          "'off'"},
         {"sharp out of range", "{\"fabrics\": [{\"sharp_efficiency\": 1.5}]}", CFIT_ERANGE, 1, 35,
@@ -738,6 +740,64 @@ static void test_model_file(void **state)
     assert_string_equal(d.file, "/nonexistent/model.json");
 }
 
+/* Issue 12 hardware of bench/data/collectives.csv: Turing (T4, RTX 2080 Ti on PCIe 3.0), one MI250X
+ * GCD on CDNA2 Infinity Fabric, Slingshot-11 and GPUDirect-TCPXO, and their node types. */
+static void test_issue12_hardware(void **state)
+{
+    (void)state;
+    cfit_catalog *c = new_catalog();
+    const cfit_gpu *t4 = cfit_catalog_gpu(c, "t4", NULL), *ti = cfit_catalog_gpu(c, "rtx2080ti", NULL);
+    const cfit_gpu *gcd = cfit_catalog_gpu(c, "mi250x-gcd", NULL);
+    assert_true(t4 && ti && gcd);
+    assert_int_equal(t4->arch, CFIT_ARCH_TURING);
+    assert_int_equal(ti->arch, CFIT_ARCH_TURING);
+    assert_int_equal(gcd->arch, CFIT_ARCH_CDNA2);
+    assert_string_equal(cfit_gpu_arch_name(CFIT_ARCH_TURING), "turing");
+    assert_string_equal(cfit_gpu_arch_name(CFIT_ARCH_CDNA2), "cdna2");
+    assert_string_equal(t4->scaleup_fabric, "pcie3");
+    assert_int_equal(cfit_catalog_fabric(c, "pcie3", NULL)->family, CFIT_FAMILY_PCIE);
+    assert_int_equal(cfit_catalog_fabric(c, "infinity-fabric2", NULL)->family, CFIT_FAMILY_XGMI);
+    const cfit_fabric *ss = cfit_catalog_fabric(c, "slingshot-200g", NULL);
+    const cfit_fabric *tx = cfit_catalog_fabric(c, "tcpxo-200g", NULL);
+    assert_true(ss && tx && ss->kind == CFIT_FABRIC_SCALEOUT && tx->kind == CFIT_FABRIC_SCALEOUT);
+    assert_int_equal(ss->family, CFIT_FAMILY_SLINGSHOT);
+    assert_int_equal(tx->family, CFIT_FAMILY_TCPXO);
+    assert_string_equal(cfit_fabric_family_name(CFIT_FAMILY_TCPXO), "tcpxo");
+    assert_true(ss->bw_bytes_per_s == 25e9 && tx->bw_bytes_per_s == 25e9);
+    const cfit_node *ex = cfit_catalog_node(c, gcd->default_node, NULL);
+    const cfit_node *a3 = cfit_catalog_node(c, "gcp-a3-mega", NULL);
+    assert_true(ex && a3);
+    assert_string_equal(ex->name, "hpe-cray-ex235a");
+    assert_true(ex->gpus_per_node == 8 && ex->nics_per_node == 4 && strcmp(ex->fabric, "slingshot-200g") == 0);
+    assert_true(a3->gpus_per_node == 8 && a3->nics_per_node == 8 && strcmp(a3->gpu, "h100-sxm") == 0);
+    assert_int_equal(cfit_catalog_node(c, ti->default_node, NULL)->p2p_off, 1);
+    assert_string_equal(cfit_catalog_node(c, t4->default_node, NULL)->name, "aws-g4dn-metal");
+    cfit_catalog_free(c);
+}
+
+/* NCCL's LL bandwidth ceiling is a table by GPU generation: every embedded GPU's arch must have a
+ * row, or a one-node LL all-reduce would take forever. */
+static void test_every_arch_has_an_ll_ceiling(void **state)
+{
+    (void)state;
+    cfit_catalog *c = new_catalog();
+    for (size_t i = 0; i < cfit_catalog_gpu_count(c); i++) {
+        const cfit_gpu *g = cfit_catalog_gpu_at(c, i);
+        const cfit_fabric *up = cfit_catalog_fabric(c, g->scaleup_fabric, NULL);
+        cfit_nccl_system s;
+        cfit_nccl_estimate e;
+        cfit_diag d;
+        cfit_diag_clear(&d);
+        assert_int_equal(cfit_nccl_system_from_catalog(g, up, NULL, NULL, 1, 2, 0, &s, &d), CFIT_EOK);
+        assert_int_equal(cfit_nccl_time(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_RING, CFIT_NCCL_LL, 1 << 20, &e, &d),
+                         CFIT_EOK);
+        if (!(e.time_s > 0 && e.time_s < 1))
+            fail_msg("gpu '%s' (arch %s): 1 MiB LL all-reduce takes %g s", g->name, cfit_gpu_arch_name(g->arch),
+                     e.time_s);
+    }
+    cfit_catalog_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -749,6 +809,8 @@ int main(void)
         cmocka_unit_test(test_load_gpu_and_refs),
         cmocka_unit_test(test_load_errors),
         cmocka_unit_test(test_new_keys_and_entries),
+        cmocka_unit_test(test_issue12_hardware),
+        cmocka_unit_test(test_every_arch_has_an_ll_ceiling),
         cmocka_unit_test(test_load_file),
         cmocka_unit_test(test_model_file),
     };

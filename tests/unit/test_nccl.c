@@ -153,6 +153,37 @@ static void tree_two_nodes_half_bytes(void **state)
     assert_rel(e4.latency_s, (8.4 + 2 * (7 * 4.0 + 2 * 14.0)) * 1e-6, 1e-9);
 }
 
+/* NVLS reaches its full rate only with NCCL's full 128 KiB chunks: 8 Hopper GPUs run 16 channels
+ * x 8 heads, so chunks are 128 KiB from 1 GiB, 64 KiB from 64 MiB, 32 KiB from 8 MiB, 16 KiB
+ * below; each chunk pays 0.73 us beside c / (nvls_bw / 16). */
+static void nvls_chunk_ramp(void **state)
+{
+    (void)state;
+    cfit_diag d;
+    cfit_nccl_system s = nvlink_node(8);
+    s.arch = CFIT_ARCH_HOPPER;
+    s.nvls_bw = 274e9;
+    double sync = 274e9 / 16 * 0.73e-6, full = 131072.0 / (131072.0 + sync);
+    const double size[] = {GIB, 256.0 * 1024 * 1024, 32.0 * 1024 * 1024, 4.0 * 1024 * 1024};
+    const double chunk[] = {131072, 65536, 32768, 16384};
+    double prev = 1e30;
+    for (int i = 0; i < 4; i++) {
+        cfit_nccl_estimate e;
+        assert_int_equal(cfit_nccl_time(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_NVLS, CFIT_NCCL_SIMPLE, size[i], &e, &d),
+                         CFIT_EOK);
+        double share = chunk[i] / (chunk[i] + sync) / full;
+        assert_rel(e.time_s - e.latency_s, size[i] / (274e9 * share), 1e-9);
+        assert_true(e.busbw_bytes_per_s < prev);   /* smaller messages, smaller chunks, lower rate */
+        prev = e.busbw_bytes_per_s;
+    }
+    /* ring does not chunk this way: its bandwidth term is size-independent */
+    cfit_nccl_estimate a, b;
+    assert_int_equal(cfit_nccl_time(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_RING, CFIT_NCCL_SIMPLE, GIB, &a, &d), CFIT_EOK);
+    assert_int_equal(cfit_nccl_time(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_RING, CFIT_NCCL_SIMPLE, GIB / 64, &b, &d),
+                     CFIT_EOK);
+    assert_rel((a.time_s - a.latency_s) / 64, b.time_s - b.latency_s, 1e-9);
+}
+
 /* NCCL's rules for which algorithm x protocol runs where. */
 static void support_rules(void **state)
 {
@@ -454,7 +485,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(ring_ll_latency_one_node),  cmocka_unit_test(ring_simple_busbw_limits),
         cmocka_unit_test(net_slowdown_halves_busbw), cmocka_unit_test(tree_two_nodes_half_bytes),
-        cmocka_unit_test(support_rules),             cmocka_unit_test(tuner_choices),
+        cmocka_unit_test(support_rules),             cmocka_unit_test(nvls_chunk_ramp),             cmocka_unit_test(tuner_choices),
         cmocka_unit_test(mask_parsing),              cmocka_unit_test(system_from_catalog),
         cmocka_unit_test(bad_inputs),                cmocka_unit_test(best_quiet_agrees),
     };

@@ -19,9 +19,10 @@
 
 /* The star's one path: host src up its cable (link 2 src), down dst's (link 2 dst + 1).  The
  * shortest-path BFS would find the same, but visits every host per call (O(n^2) per ring). */
-static int star_route(const cfit_topo *t, int src, int dst, int flow, int *paths, int *lens, int max, int max_len)
+static int star_route(const cfit_topo *t, cfit__topo_scratch *ws, int src, int dst, int flow, int *paths, int *lens,
+                      int max, int max_len)
 {
-    (void)flow, (void)max, (void)max_len;
+    (void)ws, (void)flow, (void)max, (void)max_len;
     if (t->links[2 * src].failed || t->links[2 * dst + 1].failed)
         return 0;
     paths[0] = 2 * src, paths[1] = 2 * dst + 1, lens[0] = 2;
@@ -134,11 +135,11 @@ static void tree_matches_alpha_beta(void **state)
 static void bus_factors(void **state)
 {
     (void)state;
-    near(cfit_sim_bus_factor(CFIT_COLL_ALLREDUCE, 8), 2.0 * 7 / 8, 1e-12);
-    near(cfit_sim_bus_factor(CFIT_COLL_ALLGATHER, 8), 7.0 / 8, 1e-12);
-    near(cfit_sim_bus_factor(CFIT_COLL_REDUCESCATTER, 8), 7.0 / 8, 1e-12);
-    near(cfit_sim_bus_factor(CFIT_COLL_ALLTOALL, 8), 7.0 / 8, 1e-12);
-    near(cfit_sim_bus_factor(CFIT_COLL_SENDRECV, 8), 1, 1e-12);
+    near(cfit_coll_bus_factor(CFIT_COLL_ALLREDUCE, 8), 2.0 * 7 / 8, 1e-12);
+    near(cfit_coll_bus_factor(CFIT_COLL_ALLGATHER, 8), 7.0 / 8, 1e-12);
+    near(cfit_coll_bus_factor(CFIT_COLL_REDUCESCATTER, 8), 7.0 / 8, 1e-12);
+    near(cfit_coll_bus_factor(CFIT_COLL_ALLTOALL, 8), 7.0 / 8, 1e-12);
+    near(cfit_coll_bus_factor(CFIT_COLL_SENDRECV, 8), 1, 1e-12);
     cfit_topo *t = star(8);
     cfit_sim_result r;
     cfit_diag d;
@@ -595,6 +596,94 @@ static void long_routes(void **state)
     cfit_topo_free(t);
 }
 
+/* ---- the caller-owned state (sim.h cfit_sim_state) ---- */
+
+static void same_result(const cfit_sim_result *a, const cfit_sim_result *b)
+{
+    assert_true(a->time_s == b->time_s);   /* bit for bit: the same solve */
+    assert_true(a->algbw_bytes_per_s == b->algbw_bytes_per_s && a->busbw_bytes_per_s == b->busbw_bytes_per_s);
+    assert_int_equal(a->steps, b->steps);
+    assert_int_equal(a->flows, b->flows);
+    assert_int_equal(a->flows_solved, b->flows_solved);
+    assert_int_equal(a->bottleneck_tier, b->bottleneck_tier);
+    assert_int_equal(a->nhot, b->nhot);
+    for (int i = 0; i < a->nhot; i++)
+        assert_true(a->hot_links[i] == b->hot_links[i] && a->hot_link_bytes[i] == b->hot_link_bytes[i]);
+}
+
+static void state_lifecycle(void **state)
+{
+    (void)state;
+    cfit_sim_state_free(NULL);   /* a no-op */
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    assert_null(cfit_sim_state_new(NULL, &d));
+    assert_non_null(strstr(d.msg, "no topology"));
+    cfit_topo *t = star(4);
+    cfit_sim_state *s = cfit_sim_state_new(t, &d);
+    assert_non_null(s);
+    assert_ptr_equal(cfit_sim_state_topo(s), t);
+    cfit_sim_result r;
+    assert_int_equal(cfit_sim_run(NULL, CFIT_COLL_ALLREDUCE, CFIT_ALGO_RING, 4, NULL, 1e6, &r, NULL, &d),
+                     CFIT_EINVALID);
+    assert_int_equal(cfit_sim_run(s, CFIT_COLL_ALLREDUCE, CFIT_ALGO_RING, 5, NULL, 1e6, &r, NULL, &d), CFIT_EINVALID);
+    assert_int_equal(cfit_sim_run(s, CFIT_COLL_ALLREDUCE, CFIT_ALGO_RING, 4, NULL, 1e6, &r, NULL, &d), 0);
+    cfit_sim_state_free(s);
+    cfit_topo_free(t);
+}
+
+/* Two states on one (const) topology give the same results as each other and as a fresh
+ * state per call, whatever either solved before: a ring, an all-to-all, a hierarchical
+ * all-reduce and the exchange curve, on a fat-tree (indexed paths), an adaptive dragonfly and a
+ * rail-optimised fabric; and after a link fails between two solves of one state. */
+static void states_agree(void **state)
+{
+    (void)state;
+    static const char *const specs[] = {"fattree:k=8,oversub=2", "dragonfly:p=2,a=4,h=2,gpus=1,routing=ugal",
+                                        "railopt:nodes=4"};
+    for (int i = 0; i < 3; i++) {
+        cfit_topo_params p;
+        cfit_topo_params_init(&p);
+        cfit_topo *t = NULL;
+        cfit_diag d;
+        assert_int_equal(cfit_topo_new(specs[i], &p, &t, &d), 0);
+        const cfit_topo *ct = t;
+        int n = cfit_topo_hosts(ct), nl = cfit_topo_links(ct);
+        cfit_sim_state *a = cfit_sim_state_new(ct, &d), *b = cfit_sim_state_new(ct, &d);
+        assert_non_null(a);
+        assert_non_null(b);
+        double *la = calloc((size_t)nl, sizeof *la), *lb = calloc((size_t)nl, sizeof *lb);
+        assert_non_null(la);
+        assert_non_null(lb);
+        cfit_sim_result ra, rb, rf;
+        assert_int_equal(cfit_sim_run(a, CFIT_COLL_ALLREDUCE, CFIT_ALGO_RING, n, NULL, 1e8, &ra, NULL, &d), 0);
+        assert_int_equal(cfit_sim_run(a, CFIT_COLL_ALLTOALL, CFIT_ALGO_RING, n, NULL, 1e8, &ra, la, &d), 0);
+        assert_int_equal(cfit_sim_run(b, CFIT_COLL_ALLTOALL, CFIT_ALGO_RING, n, NULL, 1e8, &rb, lb, &d), 0);
+        assert_int_equal(cfit_sim_collective(ct, CFIT_COLL_ALLTOALL, CFIT_ALGO_RING, n, NULL, 1e8, &rf, &d), 0);
+        same_result(&ra, &rb);
+        same_result(&ra, &rf);
+        assert_memory_equal(la, lb, (size_t)nl * sizeof *la);
+        cfit_algo ar = cfit_topo_gpus_per_node(ct) > 1 ? CFIT_ALGO_HIERARCHICAL : CFIT_ALGO_TREE;
+        assert_int_equal(cfit_sim_run(a, CFIT_COLL_ALLREDUCE, ar, n, NULL, 1e8, &ra, NULL, &d), 0);
+        assert_int_equal(cfit_sim_collective(ct, CFIT_COLL_ALLREDUCE, ar, n, NULL, 1e8, &rf, &d), 0);
+        same_result(&ra, &rf);
+        cfit_sim_exchange x = {4, 1, 0, 0, 50e9, 5e-6};
+        double sz[3] = {1e3, 1e6, 1e9}, fa[3], fb[3];
+        assert_int_equal(cfit_sim_state_curve(a, &x, 3, sz, fa, &d), 0);
+        assert_int_equal(cfit_sim_internode_curve(ct, &x, 3, sz, fb, &d), 0);
+        assert_memory_equal(fa, fb, sizeof fa);
+        t->links[nl - 2].failed = t->links[nl - 1].failed = 1;   /* a switch cable: indexed paths off */
+        int rc = cfit_sim_run(a, CFIT_COLL_ALLREDUCE, CFIT_ALGO_RING, n, NULL, 1e8, &ra, NULL, &d);
+        assert_int_equal(cfit_sim_collective(ct, CFIT_COLL_ALLREDUCE, CFIT_ALGO_RING, n, NULL, 1e8, &rf, &d), rc);
+        if (rc == 0)
+            same_result(&ra, &rf);
+        free(la), free(lb);
+        cfit_sim_state_free(a);
+        cfit_sim_state_free(b);
+        cfit_topo_free(t);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -603,6 +692,8 @@ int main(void)
         cmocka_unit_test(rabenseifner_matches_alpha_beta),
         cmocka_unit_test(tree_matches_alpha_beta),
         cmocka_unit_test(bus_factors),
+        cmocka_unit_test(state_lifecycle),
+        cmocka_unit_test(states_agree),
         cmocka_unit_test(two_flows_share_a_link),
         cmocka_unit_test(bottleneck_elsewhere_leaves_the_rest),
         cmocka_unit_test(errors),

@@ -192,7 +192,7 @@ static void same_as_bfs(const char *spec, int gpus)
             if (a == b)
                 continue;
             int n = paths_of(t, a, b, -1, pa, la);
-            int m = cfit__topo_route_shortest(t, a, b, -1, pb, lb, MAXP, MAXL);
+            int m = cfit__topo_route_shortest(t, NULL, a, b, -1, pb, lb, MAXP, MAXL);
             if (n != m)
                 fail_msg("%s %d->%d: %d paths, BFS %d", spec, a, b, n, m);
             for (int i = 0; i < n; i++) {
@@ -409,9 +409,9 @@ static void test_torus_long_ring(void **state)
         v = cfit_topo_link(t, paths[j])->to;
     }
     assert_int_equal(v, cfit_topo_host_vertex(t, 63));
-    assert_int_equal(cfit__topo_hops(t, 0, 63), 65);
-    assert_int_equal(cfit__topo_hops(t, 0, 64), 65);   /* the other way round */
-    assert_int_equal(cfit__topo_hops(t, 0, 1), 3);
+    assert_int_equal(cfit__topo_hops(t, NULL, 0, 63), 65);
+    assert_int_equal(cfit__topo_hops(t, NULL, 0, 64), 65);   /* the other way round */
+    assert_int_equal(cfit__topo_hops(t, NULL, 0, 1), 3);
     cfit_topo_free(t);
     t = make("torus3d:128x1x1", 1);   /* distance 64 = n/2: both ways, 66 links each */
     assert_int_equal(cfit_topo_paths(t, 0, 64, -1, paths, lens, 8, 65), CFIT_ERANGE);
