@@ -102,6 +102,13 @@ int cfit_nccl_time(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_algo 
 int cfit_nccl_best(const cfit_nccl_system *s, cfit_collective c, unsigned algo_mask, unsigned proto_mask,
                    double bytes, cfit_nccl_estimate *out, cfit_diag *d);
 
+/* cfit_nccl_best's choice without its diagnostics, for callers that ask many times (the planner):
+ * the same pair (the first of least time in enum order), several times cheaper as refused pairs
+ * are skipped unformatted.  CFIT_EINVALID on a bad system or size, or when the masks leave no
+ * supported pair (cfit_nccl_best then says why). */
+int cfit_nccl_best_quiet(const cfit_nccl_system *s, cfit_collective c, unsigned algo_mask, unsigned proto_mask,
+                         double bytes, cfit_nccl_estimate *out);
+
 /* The system of `nodes` nodes of `gpus_per_node` ranks of catalog GPU g, scale-up fabric up,
  * node type node (its NIC count, P2P) and scale-out fabric net (NULL when nodes == 1 is fine).
  * nics > 0 is the NICs a node's ranks use; else, with fewer ranks per node than the node holds,

@@ -87,11 +87,11 @@ typedef struct cfit_plan_request {
     int unfused_attention;            /* CFIT_SEARCH (-1) = the framework's; 1 = attention scores
                                          materialised (pre-FlashAttention); 0 = fused kernel */
     int top;                          /* plans to keep, >= 1 */
-    const struct cfit_topo *topology; /* NULL = alpha-beta only (or see assume_topology); else
-                                         cross-node DP and
-                                         TP all-reduces, PP sends and CP ring-attention exchanges
-                                         are slowed by simulated factors
-                                         (cfit_sim_internode_curve, cached per exchange on a grid
+    const struct cfit_topo *topology; /* NULL = NCCL's model on a non-blocking fabric (or see
+                                         assume_topology); else the inter-node bytes of DP and TP
+                                         collectives, PP sends and CP ring-attention exchanges
+                                         are slowed by simulated factors (NCCL's net_slowdown;
+                                         cfit_sim_internode_curve, cached per exchange on a grid
                                          of sizes and interpolated; docs/plan.md) */
     int assume_topology;              /* 1 with fabric and no topology: simulate cross-node
                                          communication on cfit_plan_assumed_topology's fabric

@@ -374,7 +374,7 @@ static void sources_section(cfit__buf *b, const cfit_plan_request *r, const cfit
         cfit__html_table_end(b);
     }
     cfit__html_p(b, "Formulas: FLOPs per step after Narayanan et al. 2021, activation memory after Korthikanti et al. "
-                    "2022, roofline op times, alpha-beta collectives, pipeline bubble (p-1)/(v m): docs/model.md. "
+                    "2022, roofline op times, collectives on NCCL's cost model, pipeline bubble (p-1)/(v m): docs/model.md. "
                     "Sizing and cost: docs/sizing.md. Search and options: docs/plan.md. MFU counts model FLOPs "
                     "only (PaLM definition). GB = 1e9 bytes.");
 }

@@ -1,9 +1,9 @@
-/* perf.c - memory and step-time model of one training layout (docs/model.md §2-§4).
+/* perf.c - memory and step-time model of one training layout (docs/model.md §2-§5).
  *
  * Every operation costs max(FLOPs / (peak x efficiency), bytes / achievable bandwidth)
- * (a roofline); GEMM efficiency falls with small dimensions; collectives use alpha-beta
- * costs on the link they cross (the scale-up link inside a node, the scale-out fabric
- * between nodes, hierarchically).  Rates and efficiencies come from the catalog.
+ * (a roofline); GEMM efficiency falls with small dimensions; collectives take NCCL's model
+ * (comm.c, clusterfit/nccl.h) on each group's real shape and message size.  Rates and
+ * efficiencies come from the catalog.
  */
 #include "core/perf.h"
 #include "clusterfit/calibration.h"
@@ -71,10 +71,11 @@ int cfit__ctx_init(cfit__ctx *ctx, const cfit_plan_request *r, const cfit_gpu *g
     ctx->gpn = ctx->node->gpus_per_node;
     int nics = r->nics_per_node > 0 ? r->nics_per_node : ctx->node->nics_per_node;
     double oversub = r->oversub > 1.0 ? r->oversub : 1.0;   /* spine-crossing traffic shares uplinks */
-    ctx->nic_bw = ctx->out->bw_bytes_per_s * ctx->out->efficiency * nics / ctx->gpn / oversub;
+    ctx->nic_share = (double)nics / ctx->gpn / oversub;
+    ctx->nic_bw = ctx->out->bw_bytes_per_s * ctx->out->efficiency * ctx->nic_share;
     ctx->nic_lat = ctx->out->latency_s;
     if (r->calibration) {   /* measured by `clusterfit bench` (calibration.h): one NIC's achievable rate */
-        ctx->nic_bw = r->calibration->bw_bytes_per_s * nics / ctx->gpn / oversub;
+        ctx->nic_bw = r->calibration->bw_bytes_per_s * ctx->nic_share;
         ctx->nic_lat = r->calibration->latency_s;
     }
     ctx->overlap = ctx->out->overlap_efficiency;
@@ -84,6 +85,9 @@ int cfit__ctx_init(cfit__ctx *ctx, const cfit_plan_request *r, const cfit_gpu *g
     ctx->link_group = ctx->domain > 1 && ctx->domain < ctx->gpn ? ctx->domain : ctx->gpn;
     ctx->layer_params = cfit_model_layer_params(ctx->m);
     ctx->emb_params = cfit_model_embedding_params(ctx->m);
+    int rc = cfit__comm_init(ctx, d);
+    if (rc)
+        return rc;
     ctx->topo = r->topology;
     if (!r->topology && r->fabric && r->assume_topology)
         return assume_topology(ctx, d);
@@ -95,6 +99,7 @@ void cfit__ctx_fini(cfit__ctx *ctx)
     cfit_sim_state_free(ctx->sim);
     ctx->sim = NULL;
     cfit_topo_free(ctx->own_topo);
+    cfit__comm_fini(ctx);
     free(ctx->slow);
     ctx->slow = NULL;
     ctx->nslow = ctx->slow_cap = 0;
@@ -109,7 +114,7 @@ int cfit_plan_assumed_topology(long nodes, int gpus_per_node, char *spec, size_t
     return n >= 0 && (size_t)n < len ? CFIT_EOK : CFIT_ERANGE;
 }
 
-/* ---- collectives: alpha-beta, hierarchical over node boundaries ---- */
+/* ---- collectives: NCCL's model (comm.c) on each group, a topology's contention on top ---- */
 
 /* Ranks of a group of n with stride `stride` that share one scale-up link group. */
 static int ranks_per_node(const cfit__ctx *ctx, long n, long stride)
@@ -184,28 +189,17 @@ static double topo_factor(const cfit__ctx *cctx, long nodes, int k, long stride,
     return e->f[i] + (x - i) * (e->f[i + 1] - e->f[i]);
 }
 
-/* All-reduce of S bytes over n ranks, k of them per node: reduce-scatter inside the
- * node, all-reduce of S/k between nodes on each GPU's own NIC share, all-gather inside.
- * Bandwidth terms are the ring's; the inter-node latency term is a tree's (log2 N).  The
- * inter-node term is slowed by `slow` (a simulated factor; < 0: that of the group's own k rings
- * across its nodes, as for TP beyond the link group). */
-static double allreduce_f(const cfit__ctx *ctx, double S, long n, int k, double slow)
+/* Collective c of S bytes over n ranks, k of them per link group, on NCCL's model; the inter-node
+ * bytes are slowed by `slow` (a simulated factor; < 0: that of the group's own k rings across its
+ * nodes, ring steps of S/k/nodes per flow, as for TP beyond the link group). */
+static double coll_s(const cfit__ctx *ctx, cfit_collective c, double S, long n, int k, double slow)
 {
     if (n <= 1 || S <= 0)
         return 0.0;
-    double t = 0.0;
-    if (k > 1)
-        t += 2.0 * (k - 1) / k * S / ctx->up_bw + 2.0 * (k - 1) * ctx->up_lat;
-    long nodes = (n + k - 1) / k;   /* a group that does not fill its last node still spans it */
-    if (nodes > 1)   /* slowed as its ring steps (S/k/nodes per flow) are on the topology */
-        t += (2.0 * (nodes - 1) / nodes * (S / k) / ctx->nic_bw + 2.0 * log2((double)nodes) * ctx->nic_lat) *
-             (slow >= 0 ? slow : topo_factor(ctx, nodes, k, k, 0, S / k / nodes));
-    return t;
-}
-
-static double allreduce_s(const cfit__ctx *ctx, double S, long n, int k)
-{
-    return allreduce_f(ctx, S, n, k, -1.0);
+    long nodes = (n + k - 1) / k;
+    if (slow < 0)
+        slow = topo_factor(ctx, nodes, k, k, 0, S / k / nodes);
+    return cfit__comm_group_s(ctx, c, n, k, slow, S);
 }
 
 /* The factor of a data-parallel all-reduce of S bytes across nodes: every DP group of the job
@@ -218,13 +212,6 @@ static double dp_factor(const cfit__ctx *ctx, const cfit_layout *l, long N, int 
     if (l->dp <= 1 || nodes <= 1)
         return 1.0;
     return topo_factor(ctx, (N + ctx->gpn - 1) / ctx->gpn, ctx->gpn, tc * k, tc * l->dp, S / k / nodes);
-}
-
-/* Point-to-point transfer of S bytes inside a node or across nodes, the cross-node time
- * slowed by `slow` (a simulated factor, 1 for the alpha-beta time alone). */
-static double p2p_slow_s(const cfit__ctx *ctx, double S, int intra, double slow)
-{
-    return intra ? S / ctx->up_bw + ctx->up_lat : (S / ctx->nic_bw + ctx->nic_lat) * slow;
 }
 
 /* ---- compute: roofline per operation ---- */
@@ -366,9 +353,12 @@ void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int
         double S = 2.0 * tokens * h;
         int k = ranks_per_node(ctx, tp, 1);
         double n_coll = 4.0 + (recompute == CFIT_RECOMPUTE_FULL ? 2.0 : 0.0);
-        lc->tp_s = n_coll * allreduce_s(ctx, S, tp, k);
         long tnodes = (tp + k - 1) / k;
         lc->tp_slow = topo_factor(ctx, tnodes, k, k, 0, S / k / tnodes);
+        double one = sp ? coll_s(ctx, CFIT_COLL_ALLGATHER, S, tp, k, lc->tp_slow) +
+                              coll_s(ctx, CFIT_COLL_REDUCESCATTER, S, tp, k, lc->tp_slow)
+                        : coll_s(ctx, CFIT_COLL_ALLREDUCE, S, tp, k, lc->tp_slow);
+        lc->tp_s = n_coll * one;
     }
     /* CP: ring attention passes K,V (forward) and K,V + their gradients (backward)
      * around cp ranks, overlapped with the attention kernels. */
@@ -380,7 +370,7 @@ void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int
          * at once: the simulator's exchange over the whole job's nodes */
         long jnodes = (ctx->job_gpus + ctx->gpn - 1) / ctx->gpn;
         lc->cp_slow = intra ? 1.0 : topo_factor(ctx, jnodes, ctx->gpn, tp, (long)tp * cp, chunk);
-        double step = p2p_slow_s(ctx, chunk, intra, lc->cp_slow);
+        double step = cfit__comm_p2p_s(ctx, chunk, intra, lc->cp_slow);
         double fwd_comm = (cp - 1) * step, bwd_comm = 2.0 * (cp - 1) * step;
         double fwd_exp = fwd_comm - ctx->overlap * attn_s;
         double bwd_exp = bwd_comm - ctx->overlap * 2.5 * attn_s;
@@ -469,6 +459,35 @@ static void stage_memory(const cfit__ctx *ctx, const cfit__layer_cost *lc, const
     sm->total = sm->w + sm->gr + sm->opt + sm->act + sm->other;
 }
 
+/* Exposed data-parallel communication of one step (docs/model.md §5.9): gradients (and
+ * parameters when sharded) of P_dev parameters over the d ranks of stride tp x cp, each
+ * collective on NCCL's model, overlapped with the slower stage's forward (fwd_s) and backward
+ * (bwd_s) of one micro-batch when the framework overlaps.  *dp_slow: the gradients' factor. */
+static double dp_comm_s(const cfit__ctx *ctx, const cfit_layout *l, long N, double P_dev, long m_mb,
+                        double fwd_s, double bwd_s, double *dp_slow)
+{
+    long d = l->dp;
+    int kd = ranks_per_node(ctx, d, (long)l->tp * l->cp);
+    double Sg = ctx->grad_bytes * P_dev, Sp = 2.0 * P_dev;
+    double overlap = ctx->fw->dp_overlap ? ctx->overlap : 0.0;
+    *dp_slow = dp_factor(ctx, l, N, kd, Sg);
+    if (d <= 1)
+        return 0.0;
+    if (l->zero >= 3) {
+        /* per micro-batch: gather params for forward and backward, reduce-scatter grads;
+         * a flat gather moves the whole volume through each GPU's own NIC */
+        int kg = ctx->fw->flat_param_gather ? 1 : kd;
+        double per_mb = 2.0 * coll_s(ctx, CFIT_COLL_ALLGATHER, Sp, d, kg, dp_factor(ctx, l, N, kg, Sp)) +
+                        coll_s(ctx, CFIT_COLL_REDUCESCATTER, Sg, d, kg, dp_factor(ctx, l, N, kg, Sg));
+        double ex = per_mb - overlap * (fwd_s + bwd_s);
+        return m_mb * (ex > 0 ? ex : 0.0);
+    }
+    double rs = coll_s(ctx, l->zero >= 1 ? CFIT_COLL_REDUCESCATTER : CFIT_COLL_ALLREDUCE, Sg, d, kd, *dp_slow);
+    double ag = l->zero >= 1 ? coll_s(ctx, CFIT_COLL_ALLGATHER, Sp, d, kd, dp_factor(ctx, l, N, kd, Sp)) : 0.0;
+    double ex_rs = rs - overlap * bwd_s, ex_ag = ag - overlap * fwd_s;
+    return (ex_rs > 0 ? ex_rs : 0.0) + (ex_ag > 0 ? ex_ag : 0.0);
+}
+
 /* Cost a layout whose first stage runs layers costed lcf and whose last stage runs
  * layers costed lcl (the same for uniform recomputation; blends for block). */
 static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const cfit__layer_cost *lcl,
@@ -501,39 +520,19 @@ static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const c
         int intra = stride < ctx->link_group;
         if (!intra)   /* every GPU of a stage sends at once: the simulator's send-recv */
             pp_slow = topo_factor(ctx, (N + ctx->gpn - 1) / ctx->gpn, ctx->gpn, stride, 0, lc->pp_msg_bytes);
-        t_pp = 2.0 * l->vp * p2p_slow_s(ctx, lc->pp_msg_bytes, intra, pp_slow);
+        t_pp = 2.0 * l->vp * cfit__comm_p2p_s(ctx, lc->pp_msg_bytes, intra, pp_slow);
     }
     double t_mb = t_stage + t_pp;
     double bubble = p > 1 ? (p - 1.0) / l->vp * t_mb : 0.0;
 
     /* data parallel: gradients (and parameters when sharded) over the DP group */
     double P_dev = stage_params(ctx, n_max, p == 1, 1, l->tp);
-    int kd = ranks_per_node(ctx, d, (long)l->tp * l->cp);
-    double Sg = ctx->grad_bytes * P_dev, Sp = 2.0 * P_dev;
-    double dp_exposed = 0.0;
-    double bwd_mb = n_slow * lc->bwd_s, fwd_mb = n_slow * lc->fwd_s;
-    double overlap = ctx->fw->dp_overlap ? ctx->overlap : 0.0;
-    double dp_slow = dp_factor(ctx, l, N, kd, Sg);
-    if (d > 1) {
-        if (l->zero >= 3) {
-            /* per micro-batch: gather params for forward and backward, reduce-scatter grads;
-             * a flat gather moves the whole volume through each GPU's own NIC */
-            int kg = ctx->fw->flat_param_gather ? 1 : kd;
-            double per_mb = 0.5 * allreduce_f(ctx, 2.0 * Sp + Sg, d, kg, dp_factor(ctx, l, N, kg, 2.0 * Sp + Sg));
-            double ex = per_mb - overlap * (fwd_mb + bwd_mb);
-            dp_exposed = m_mb * (ex > 0 ? ex : 0.0);
-        } else {
-            double rs = (l->zero >= 1 ? 0.5 : 1.0) * allreduce_f(ctx, Sg, d, kd, dp_slow);
-            double ag = l->zero >= 1 ? 0.5 * allreduce_f(ctx, Sp, d, kd, dp_factor(ctx, l, N, kd, Sp)) : 0.0;
-            double ex_rs = rs - overlap * bwd_mb;
-            double ex_ag = ag - overlap * fwd_mb;
-            dp_exposed = (ex_rs > 0 ? ex_rs : 0.0) + (ex_ag > 0 ? ex_ag : 0.0);
-        }
-    }
+    double dp_slow = 1.0;
+    double dp_exposed = dp_comm_s(ctx, l, N, P_dev, m_mb, n_slow * lc->fwd_s, n_slow * lc->bwd_s, &dp_slow);
     /* optimizer: fp32 master, m, v read + written, fp32 grad read, bf16 weight written */
     double P_opt = P_dev / (l->zero >= 1 ? (double)d : 1.0);
     double t_opt = P_opt * 32.0 / ctx->mem_bw;
-    /* the factors applied: DP's gradient all-reduce (as allreduce_s counts nodes), TP's, PP's, CP's */
+    /* the factors applied: DP's gradient reduction, TP's, PP's, CP's */
     double slow = dp_slow > lc->tp_slow ? dp_slow : lc->tp_slow;
     slow = slow > pp_slow ? slow : pp_slow;
     slow = slow > lc->cp_slow ? slow : lc->cp_slow;

@@ -8,6 +8,7 @@
 #ifndef CFIT_PERF_H
 #define CFIT_PERF_H
 
+#include "clusterfit/nccl.h"
 #include "clusterfit/plan.h"
 
 #define CFIT__SLOW_GRID 14           /* message sizes simulated per exchange: 1 KiB .. 64 GiB, x4 apart */
@@ -32,6 +33,7 @@ typedef struct cfit__ctx {
     double mem_bw;                 /* achievable HBM bytes/s */
     double up_bw, up_lat;          /* achievable intra-node bytes/s per GPU, per-step latency */
     double nic_bw, nic_lat;        /* achievable scale-out bytes/s per GPU, latency */
+    double nic_share;              /* NICs per GPU: nics per node / GPUs per node / oversubscription */
     double overlap;                /* fraction of compute usable to hide comm */
     int gpn;                       /* GPUs per node */
     int link_group;                /* GPUs that reach each other over the scale-up link */
@@ -48,9 +50,14 @@ typedef struct cfit__ctx {
         double f[CFIT__SLOW_GRID]; /* at 2^(10 + 2i) bytes per flow */
     } *slow;                       /* owned, grown as needed (cfit__ctx_fini frees it) */
     int nslow, slow_cap;
-    /* The first simulation that failed (an unroutable or disconnected topology, out of memory):
-     * its cfit_err (0 = none) and message.  Its factors are not used: the search and evaluate
-     * return this error instead of a plan (docs/plan.md). */
+    /* collectives (comm.c): NCCL's model on the GPU's node and fabric, and its answers memoised */
+    cfit_nccl_system nccl;         /* the template: each group sets its nodes, ranks per node, NICs, factor */
+    struct cfit__comm_memo *memo;  /* open addressing, memo_cap slots (a power of two), nmemo used */
+    int nmemo, memo_cap;
+    /* The first simulation or NCCL evaluation that failed (an unroutable or disconnected
+     * topology, out of memory, hardware the NCCL model cannot run): its cfit_err (0 = none) and
+     * message.  Its numbers are not used: the search and evaluate return this error instead of a
+     * plan (docs/plan.md). */
     int topo_rc;
     cfit_diag topo_diag;
 } cfit__ctx;
@@ -71,6 +78,18 @@ typedef struct cfit__layer_cost {
     double logits_bytes;             /* logits kept for the loss, last stage */
     double pp_msg_bytes;             /* activation sent between stages per micro-batch */
 } cfit__layer_cost;
+
+/* The time of collective c (nccl-tests sizes: bytes is the all-reduce buffer, the all-gather's
+ * output, the reduce-scatter's input) over a group of n ranks, k of them per link group, its
+ * inter-node bytes slowed by slow (>= 1; a simulated factor): NCCL's tuner's least time
+ * (cfit_nccl_best over every algorithm and protocol), memoised in ctx.  0 for n <= 1. */
+double cfit__comm_group_s(const cfit__ctx *ctx, cfit_collective c, long n, int k, double slow, double bytes);
+/* A send-recv of bytes inside a link group (intra) or across link groups, each GPU on its own NIC
+ * share, the inter-node bytes slowed by slow. */
+double cfit__comm_p2p_s(const cfit__ctx *ctx, double bytes, int intra, double slow);
+/* Set up / free ctx's NCCL template and memo (called by cfit__ctx_init / cfit__ctx_fini). */
+int cfit__comm_init(cfit__ctx *ctx, cfit_diag *d);
+void cfit__comm_fini(cfit__ctx *ctx);
 
 /* Fill ctx for one GPU type.  Fails with CFIT_EINVALID when the GPU lacks the
  * precision, CFIT_EUNKNOWN when its node/fabric entries are missing. */

@@ -555,3 +555,21 @@ int cfit_nccl_system_from_catalog(const cfit_gpu *g, const cfit_fabric *up, cons
     }
     return CFIT_EOK;
 }
+
+int cfit_nccl_best_quiet(const cfit_nccl_system *s, cfit_collective c, unsigned algo_mask, unsigned proto_mask,
+                         double bytes, cfit_nccl_estimate *out)
+{
+    int found = 0;
+    for (int a = 0; a < CFIT_NCCL_ALGO_COUNT; a++)
+        for (int p = 0; p < CFIT_NCCL_PROTO_COUNT; p++) {
+            cfit_nccl_estimate est;
+            if (!(algo_mask & (1u << a)) || !(proto_mask & (1u << p)) ||
+                cfit_nccl_supported(s, c, (cfit_nccl_algo)a, (cfit_nccl_proto)p, NULL) ||
+                cfit_nccl_time(s, c, (cfit_nccl_algo)a, (cfit_nccl_proto)p, bytes, &est, NULL))
+                continue;
+            if (!found || est.time_s < out->time_s)
+                *out = est;
+            found = 1;
+        }
+    return found ? CFIT_EOK : CFIT_EINVALID;
+}

@@ -474,6 +474,35 @@ static void bad_inputs(void **state)
     assert_true(e.algbw_bytes_per_s == 0);
 }
 
+/* cfit_nccl_best_quiet picks what cfit_nccl_best picks (pair and time, bit for bit) on one node,
+ * across nodes, with NVLS, one GPU per node (PAT), every collective, sizes 0 B to 16 GiB; and
+ * refuses what it refuses. */
+static void best_quiet_agrees(void **state)
+{
+    (void)state;
+    cfit_nccl_system sys[4] = {nvlink_node(8), cluster(16, 8, 8, NIC_BW), cluster(16, 8, 8, NIC_BW),
+                               cluster(64, 1, 1, NIC_BW)};
+    sys[2].nvls_bw = 0.6 * INTRA_BW;
+    for (int i = 0; i < 4; i++)
+        for (int c = 0; c < CFIT_COLL_COUNT; c++)
+            for (double b = 0; b <= 16 * GIB; b = b ? b * 4 : 8) {
+                cfit_nccl_estimate e, q;
+                cfit_diag d;
+                cfit_diag_clear(&d);
+                int rc = cfit_nccl_best(&sys[i], (cfit_collective)c, CFIT_NCCL_ALL_ALGOS, CFIT_NCCL_ALL_PROTOS, b, &e, &d);
+                assert_int_equal(cfit_nccl_best_quiet(&sys[i], (cfit_collective)c, CFIT_NCCL_ALL_ALGOS,
+                                                      CFIT_NCCL_ALL_PROTOS, b, &q), rc);
+                if (rc)
+                    continue;
+                assert_int_equal(q.algo, e.algo);
+                assert_int_equal(q.proto, e.proto);
+                assert_true(q.time_s == e.time_s);
+            }
+    cfit_nccl_estimate q;
+    assert_int_equal(cfit_nccl_best_quiet(&sys[0], CFIT_COLL_ALLREDUCE, 1u << CFIT_NCCL_NVLS, CFIT_NCCL_ALL_PROTOS, GIB, &q),
+                     CFIT_EINVALID);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -482,7 +511,7 @@ int main(void)
         cmocka_unit_test(support_rules),             cmocka_unit_test(pipeline_fill),
         cmocka_unit_test(tuner_ignores_fill),             cmocka_unit_test(tuner_choices),
         cmocka_unit_test(mask_parsing),              cmocka_unit_test(system_from_catalog),
-        cmocka_unit_test(bad_inputs),
+        cmocka_unit_test(bad_inputs),                cmocka_unit_test(best_quiet_agrees),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

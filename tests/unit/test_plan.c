@@ -499,6 +499,94 @@ static void test_partial_node_group(void **state)
     assert_true(part.br.dp_comm_s > 1.3 * one.br.dp_comm_s);
 }
 
+/* NCCL's model (src/core/comm.c): at a fixed batch per data-parallel rank, the gradients' reduction
+ * takes longer over more nodes - the ring's 2(n-1)/n and its steps, the tree's depth - one rank per
+ * node (tp 8, where all-gather and reduce-scatter may run PAT) and four (tp 2), plain and ZeRO-1. */
+static void test_dp_comm_grows_with_nodes(void **state)
+{
+    (void)state;
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    const cfit_gpu *g[] = {gpu("h100-sxm")};
+    cfit_plan_request r;
+    request(&r, "llama3-8b", g, 1, 16);
+    r.framework = cfit_catalog_framework(cat, "megatron-lm-2021", &d);   /* nothing overlapped */
+    assert_non_null(r.framework);
+    for (int tp = 2; tp <= 8; tp *= 4)
+        for (int zero = 0; zero <= 1; zero++) {
+            double prev = 0;
+            for (int nodes = 2; nodes <= 1024; nodes *= 2) {
+                int dp = nodes * 8 / tp;
+                r.gpus_total = (long)nodes * 8;
+                r.global_batch = 2L * dp;
+                cfit_plan p = evaluate(&r, g[0], layout(tp, 1, dp, 1, 1, 1, zero, CFIT_RECOMPUTE_FULL, 0));
+                if (!(p.br.dp_comm_s > prev))
+                    fail_msg("tp %d zero %d: %d nodes %.9g s, not more than %.9g s on half as many", tp, zero,
+                             nodes, p.br.dp_comm_s, prev);
+                prev = p.br.dp_comm_s;
+            }
+        }
+}
+
+/* More NIC bandwidth (more NICs per node, no oversubscription, a faster fabric of the same
+ * family) never gives a longer step: for fixed layouts whose TP, CP, PP and DP cross nodes, and
+ * for the search's best plan. */
+static double best_step_s(const cfit_plan_request *r)
+{
+    cfit_plan_result res;
+    search_ok(r, &res);
+    assert_true(res.nplans > 0);
+    double t = res.plans[0].step_time_s;
+    cfit_plan_result_fini(&res);
+    return t;
+}
+
+static void nic_steps_s(cfit_plan_request *r, const cfit_gpu *g, double *out)
+{
+    static const int dims[][5] = {{8, 1, 32, 1, 0}, {2, 1, 128, 1, 1}, {16, 1, 16, 1, 1}, {4, 4, 8, 2, 1},
+                                  {8, 8, 2, 2, 1}};   /* tp, pp, dp, cp, zero on 256 GPUs */
+    for (int i = 0; i < 5; i++)
+        out[i] = evaluate(r, g, layout(dims[i][0], dims[i][1], dims[i][2], dims[i][3], 1, 1, dims[i][4],
+                                       CFIT_RECOMPUTE_FULL, 1)).step_time_s;
+    out[5] = best_step_s(r);
+}
+
+static void test_more_nic_bandwidth_never_slower(void **state)
+{
+    (void)state;
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    const cfit_gpu *g[] = {gpu("h100-sxm")};
+    cfit_plan_request r;
+    request(&r, "llama3-70b", g, 1, 256);
+    r.global_batch = 512;
+    /* NICs per node 1, 2, 4, 8 by oversubscription 4, 2, 1: each step must be no longer than its
+     * neighbour's with fewer NICs or more oversubscription */
+    static const double oversub[] = {4, 2, 1};
+    double grid[3][4][6], prev[6], cur[6];
+    for (int o = 0; o < 3; o++)
+        for (int n = 0; n < 4; n++) {
+            r.oversub = oversub[o];
+            r.nics_per_node = 1 << n;
+            nic_steps_s(&r, g[0], grid[o][n]);
+            for (int i = 0; i < 6; i++)
+                if ((n && grid[o][n][i] > grid[o][n - 1][i]) || (o && grid[o][n][i] > grid[o - 1][n][i]))
+                    fail_msg("case %d: %d NICs at oversub %g: step %.9g s, longer than with less bandwidth", i,
+                             1 << n, oversub[o], grid[o][n][i]);
+        }
+    static const char *const ib[] = {"ib-hdr", "ib-ndr", "ib-xdr"};
+    r.oversub = 1, r.nics_per_node = 0;
+    for (int f = 0; f < 3; f++) {
+        r.fabric = cfit_catalog_fabric(cat, ib[f], &d);
+        assert_non_null(r.fabric);
+        nic_steps_s(&r, g[0], cur);
+        for (int i = 0; i < 6 && f; i++)
+            if (cur[i] > prev[i])
+                fail_msg("case %d: %s: step %.9g s > %.9g s on the slower fabric", i, ib[f], cur[i], prev[i]);
+        memcpy(prev, cur, sizeof prev);
+    }
+}
+
 static void test_pipeline_bubble(void **state)
 {
     (void)state;
@@ -1167,6 +1255,8 @@ int main(void)
         cmocka_unit_test(test_topology_pp),
         cmocka_unit_test(test_topology_unroutable),
         cmocka_unit_test(test_assumed_topology),
+        cmocka_unit_test(test_dp_comm_grows_with_nodes),
+        cmocka_unit_test(test_more_nic_bandwidth_never_slower),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
