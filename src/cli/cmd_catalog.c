@@ -124,8 +124,69 @@ static void list_storage(const cfit_catalog *cat)
     }
 }
 
+static void show_moe(const cfit_model *m)
+{
+    printf("  %-20s %d routed, top-%d, %d wide each\n", "experts", m->num_experts, m->experts_per_token,
+           m->moe_ffn_hidden_size);
+    if (m->shared_ffn_hidden_size > 0)
+        printf("  %-20s %d wide in all%s\n", "shared experts", m->shared_ffn_hidden_size,
+               m->shared_expert_gate ? ", gated" : "");
+    printf("  %-20s %d of %d", "MoE layers", cfit_model_moe_layers(m), m->layers);
+    if (m->first_dense_layers > 0)
+        printf(", after %d dense", m->first_dense_layers);
+    if (m->moe_layer_step > 1)
+        printf(", every %d (layer i when (i + 1) %% %d == 0)", m->moe_layer_step, m->moe_layer_step);
+    for (int i = 0; i < m->dense_layers.n; i++)
+        printf("%s%d", i == 0 ? ", dense also: " : " ", m->dense_layers.layer[i]);
+    printf("\n");
+}
+
+static void show_model(const cfit_model *m)
+{
+    char p[32];
+    printf("model %s\n", m->name);
+    printf("  %-20s %s (%.0f)\n", "parameters", fmt_count(p, sizeof p, cfit_model_params(m)), cfit_model_params(m));
+    if (cfit_model_is_moe(m))
+        printf("  %-20s %s (%.0f) per token\n", "active parameters",
+               fmt_count(p, sizeof p, cfit_model_active_params(m)), cfit_model_active_params(m));
+    printf("  %-20s %d\n  %-20s %d\n  %-20s %d\n", "layers", m->layers, "hidden_size",
+           m->hidden_size, "ffn_hidden_size", m->ffn_hidden_size);
+    printf("  %-20s %d\n  %-20s %d\n", "num_heads", m->num_heads, "num_kv_heads", m->num_kv_heads);
+    if (m->head_dim > 0)
+        printf("  %-20s %d\n", "head_dim", m->head_dim);
+    if (cfit_model_is_mla(m))
+        printf("  %-20s MLA: q_lora_rank %d, kv_lora_rank %d, qk head %d + %d rope, v head %d\n", "attention",
+               m->q_lora_rank, m->kv_lora_rank, m->qk_nope_head_dim, m->qk_rope_head_dim, m->v_head_dim);
+    if (m->sliding_layers > 0)
+        printf("  %-20s %d tokens on %d of %d layers\n", "sliding window", m->sliding_window, m->sliding_layers,
+               m->layers);
+    printf("  %-20s %d\n  %-20s %d\n", "vocab_size", m->vocab_size, "seq_len", m->seq_len);
+    printf("  %-20s %s\n  %-20s %s\n", "mlp", m->mlp == CFIT_MLP_SWIGLU ? "swiglu" : "gelu",
+           "tied_embeddings", m->tied_embeddings ? "true" : "false");
+    if (cfit_model_is_moe(m))
+        show_moe(m);
+    printf("  %-20s %.4g FLOP (model, fwd+bwd, seq %d)\n", "FLOPs per token",
+           cfit_model_flops_per_token(m, m->seq_len), m->seq_len);
+    printf("  %-20s %s\n", "source", m->source);
+}
+
+/* `catalog show FILE`: a model file (clusterfit's format or a Hugging Face config.json). */
+static int show_model_file(const char *path)
+{
+    cfit_model m;
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    int rc = cfit_model_load_file(path, &m, &d);
+    if (rc)
+        return cli_error_diag(&d, rc);
+    show_model(&m);
+    return 0;
+}
+
 static int show(const cfit_catalog *cat, const char *name)
 {
+    if (strchr(name, '/') || strstr(name, ".json"))
+        return show_model_file(name);
     const cfit_gpu *g = cfit_catalog_gpu(cat, name, NULL);
     if (g) {
         const cfit_gpu_calibration *k = &g->cal;
@@ -156,19 +217,7 @@ static int show(const cfit_catalog *cat, const char *name)
     }
     const cfit_model *m = cfit_catalog_model(cat, name, NULL);
     if (m) {
-        char p[32];
-        printf("model %s\n", m->name);
-        printf("  %-20s %s (%.0f)\n", "parameters", fmt_count(p, sizeof p, cfit_model_params(m)),
-               cfit_model_params(m));
-        printf("  %-20s %d\n  %-20s %d\n  %-20s %d\n", "layers", m->layers, "hidden_size",
-               m->hidden_size, "ffn_hidden_size", m->ffn_hidden_size);
-        printf("  %-20s %d\n  %-20s %d\n  %-20s %d\n  %-20s %d\n", "num_heads", m->num_heads,
-               "num_kv_heads", m->num_kv_heads, "vocab_size", m->vocab_size, "seq_len", m->seq_len);
-        printf("  %-20s %s\n  %-20s %s\n", "mlp", m->mlp == CFIT_MLP_SWIGLU ? "swiglu" : "gelu",
-               "tied_embeddings", m->tied_embeddings ? "true" : "false");
-        printf("  %-20s %.4g FLOP (model, fwd+bwd, seq %d)\n", "FLOPs per token",
-               cfit_model_flops_per_token(m, m->seq_len), m->seq_len);
-        printf("  %-20s %s\n", "source", m->source);
+        show_model(m);
         return 0;
     }
     const cfit_fabric *f = cfit_catalog_fabric(cat, name, NULL);

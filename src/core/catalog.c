@@ -10,6 +10,7 @@
 #include "clusterfit/workload.h"
 #include "base/json.h"
 #include "core/embedded.h"
+#include "core/hf_json.h"
 
 #include <errno.h>
 #include <float.h>
@@ -683,7 +684,11 @@ int cfit_model_load_buffer(const char *text, size_t len, const char *name, cfit_
     if (root->type != CFIT__JSON_OBJECT)
         rc = cfit_diag_set(d, CFIT_EPARSE, name, root->line, root->col,
                            "a model file must be one object like an entry of \"models\"");
-    else
+    else if (cfit__hf_is_config(root)) {
+        rc = cfit__hf_model_from_json(root, name, out, d);
+        cfit__json_free(root);
+        return rc;
+    } else
         rc = load_fields(root, model_fields, (char *)out, "model", name, d);
     if (!rc && cfit_model_validate(out, d))
         rc = cfit_diag_set(d, CFIT_EINVALID, name, root->line, root->col, "%s", d ? d->msg : "invalid model");
