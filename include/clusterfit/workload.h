@@ -61,6 +61,12 @@ double cfit_model_flops_per_token(const cfit_model *m, int seq);
  * (BLOCK counts as FULL here, an upper bound; a plan scales it by the layers it reruns). */
 double cfit_model_hw_flops_per_token(const cfit_model *m, int seq, cfit_recompute r);
 
+/* What the planner (src/core/perf.c costs dense MHA/GQA layers from hidden_size, ffn_hidden_size
+ * and num_heads) cannot cost yet at sequence length seq: "MoE", "MLA", "head_dim" (a head width
+ * other than hidden_size / num_heads) or "sliding-window" (a window shorter than seq); NULL
+ * when it can.  Issue 13 lifts these. */
+const char *cfit_model_unplanned_feature(const cfit_model *m, int seq);
+
 /* Check a model's fields (positive sizes, heads divide hidden, kv heads divide heads);
  * returns CFIT_EOK or CFIT_ERANGE/CFIT_EINVALID with d->msg set. */
 int cfit_model_validate(const cfit_model *m, cfit_diag *d);

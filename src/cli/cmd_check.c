@@ -64,6 +64,8 @@ static int resolve(check_cli *c, cfit_check_request *r)
     } else if (c->model && !(r->model = cfit_catalog_model(c->cc.cat, c->model, &d))) {
         return cli_error("--model: %s", d.msg);
     }
+    if (r->model && cli_model_plannable(r->model, c->seq > 0 ? (int)c->seq : r->model->seq_len))
+        return EXIT_USAGE;
     if (c->gpu && !(r->gpu = cfit_catalog_gpu(c->cc.cat, c->gpu, &d)))
         return cli_error("--gpu: %s", d.msg);
     r->gpus = c->gpus;

@@ -220,6 +220,8 @@ static int resolve(plan_cli *c, const cfit_gpu ***gpus_out)
         if (!c->req.model)
             return cli_error("--model: %s", d.msg);
     }
+    if (cli_model_plannable(c->req.model, c->req.seq_len > 0 ? c->req.seq_len : c->req.model->seq_len))
+        return EXIT_USAGE;
     if (c->fabric) {
         c->req.fabric = cfit_catalog_fabric(cat, c->fabric, &d);
         if (!c->req.fabric)
