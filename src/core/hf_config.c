@@ -43,12 +43,15 @@ static int hf_int(const hf *c, const char *key, int required, int lo, int dflt, 
         *out = dflt;
         return required ? hf_missing(c, key) : CFIT_EOK;
     }
-    if (v->type != CFIT__JSON_NUMBER || v->number != (double)(long long)v->number)
+    if (v->type != CFIT__JSON_NUMBER)
         return cfit_diag_set(c->d, CFIT_EPARSE, c->file, v->line, v->col, "config.json key '%s' must be a whole number, got %s",
-                             key, v->type == CFIT__JSON_NUMBER ? "a fraction" : cfit__json_type_name(v->type));
+                             key, cfit__json_type_name(v->type));
     if (v->number < lo || v->number > HF_MAX_DIM)
         return cfit_diag_set(c->d, CFIT_ERANGE, c->file, v->line, v->col, "config.json key '%s' must be between %d and %d, got %g",
                              key, lo, HF_MAX_DIM, v->number);
+    if (v->number != (double)(int)v->number)
+        return cfit_diag_set(c->d, CFIT_EPARSE, c->file, v->line, v->col, "config.json key '%s' must be a whole number, got %g",
+                             key, v->number);
     *out = (int)v->number;
     return CFIT_EOK;
 }
