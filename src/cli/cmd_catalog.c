@@ -47,15 +47,18 @@ static void list_gpus(const cfit_catalog *cat)
 
 static void list_models(const cfit_catalog *cat)
 {
-    printf("%-18s %9s %7s %7s %7s %6s %4s %8s %6s %-6s\n", "model", "params", "layers", "hidden",
-           "ffn", "heads", "kv", "vocab", "seq", "mlp");
+    printf("%-18s %9s %9s %7s %7s %7s %6s %4s %8s %6s %-6s %s\n", "model", "params", "active", "layers", "hidden",
+           "ffn", "heads", "kv", "vocab", "seq", "mlp", "experts");
     for (size_t i = 0; i < cfit_catalog_model_count(cat); i++) {
         const cfit_model *m = cfit_catalog_model_at(cat, i);
-        char p[32];
-        printf("%-18s %9s %7d %7d %7d %6d %4d %8d %6d %-6s\n", m->name,
-               fmt_count(p, sizeof p, cfit_model_params(m)), m->layers, m->hidden_size,
-               m->ffn_hidden_size, m->num_heads, m->num_kv_heads, m->vocab_size, m->seq_len,
-               m->mlp == CFIT_MLP_SWIGLU ? "swiglu" : "gelu");
+        char p[32], a[32], e[48] = "-";
+        if (cfit_model_is_moe(m))
+            snprintf(e, sizeof e, "%d top-%d%s%s", m->num_experts, m->experts_per_token,
+                     m->shared_ffn_hidden_size > 0 ? " +shared" : "", cfit_model_is_mla(m) ? ", MLA" : "");
+        printf("%-18s %9s %9s %7d %7d %7d %6d %4d %8d %6d %-6s %s\n", m->name,
+               fmt_count(p, sizeof p, cfit_model_params(m)), fmt_count(a, sizeof a, cfit_model_active_params(m)),
+               m->layers, m->hidden_size, m->ffn_hidden_size, m->num_heads, m->num_kv_heads, m->vocab_size,
+               m->seq_len, m->mlp == CFIT_MLP_SWIGLU ? "swiglu" : "gelu", e);
     }
 }
 
