@@ -1,4 +1,4 @@
-/* cmd_catalog.c - `clusterfit catalog list [KIND]` and `clusterfit catalog show NAME`. */
+/* cmd_catalog.c - `clusterfit catalog list [KIND]` and `clusterfit catalog show NAME|FILE`. */
 #include "cli.h"
 #include "clusterfit/workload.h"
 
@@ -315,9 +315,10 @@ int cmd_catalog(int argc, char **argv)
     ctx c;
     memset(&c, 0, sizeof c);
     int rc = cli_parse(argc, argv, opts, on_opt, &c,
-                       "clusterfit catalog list [gpus|models|fabrics|nodes|frameworks|prices|switches|storage] | catalog show NAME",
+                       "clusterfit catalog list [gpus|models|fabrics|nodes|frameworks|prices|switches|storage] | catalog show NAME|FILE",
                        "List the catalog entries clusterfit plans with (GPUs, models, fabrics, node types,\n"
                        "training frameworks, prices, switches, storage), or show one entry with its source.\n"
+                       "catalog show FILE shows a model file or a Hugging Face config.json as a model.\n"
                        "The catalog is embedded in the binary; --catalog FILE adds or overrides entries by name.");
     if (rc)
         return rc < 0 ? EXIT_OK : rc;
@@ -346,7 +347,7 @@ int cmd_catalog(int argc, char **argv)
     } else if (strcmp(action, "show") == 0 && c.npos == 2) {
         rc = show(c.cc.cat, c.pos[1]);
     } else {
-        rc = cli_error("catalog: usage: 'catalog list [gpus|models|fabrics|nodes|frameworks|prices|switches|storage]' or 'catalog show NAME'");
+        rc = cli_error("catalog: usage: 'catalog list [gpus|models|fabrics|nodes|frameworks|prices|switches|storage]' or 'catalog show NAME|FILE'");
     }
     cfit_catalog_free(c.cc.cat);
     return rc;
