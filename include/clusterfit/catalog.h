@@ -226,7 +226,9 @@ int cfit_catalog_load_buffer(cfit_catalog *c, const char *text, size_t len,
                              const char *name, cfit_diag *d);
 
 /* Parse one model object (the format of a "models" entry) from a file or a buffer (name
- * is used in diagnostics).  Errors as for catalog files; *out is valid only on success. */
+ * is used in diagnostics).  Errors as for catalog files; *out is valid only on success.
+ * An object with a "model_type" or "architectures" key is read as a Hugging Face config.json
+ * instead (hf_config.h). */
 int cfit_model_load_file(const char *path, cfit_model *out, cfit_diag *d);
 int cfit_model_load_buffer(const char *text, size_t len, const char *name, cfit_model *out, cfit_diag *d);
 
