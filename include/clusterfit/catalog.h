@@ -62,6 +62,14 @@ typedef struct cfit_gpu {
     char source[CFIT_TEXT_MAX];
 } cfit_gpu;
 
+#define CFIT_MODEL_MAX_DENSE_LIST 64
+
+/* A list of layer numbers (0-based). */
+typedef struct cfit_layer_list {
+    int n;
+    int layer[CFIT_MODEL_MAX_DENSE_LIST];
+} cfit_layer_list;
+
 typedef enum cfit_mlp { CFIT_MLP_GELU = 0, CFIT_MLP_SWIGLU = 1 } cfit_mlp;
 
 typedef struct cfit_model {
@@ -75,6 +83,28 @@ typedef struct cfit_model {
     int seq_len;                /* default training sequence length */
     cfit_mlp mlp;
     int tied_embeddings;        /* input and output embeddings share weights */
+    int head_dim;               /* per attention head; 0 = hidden_size / num_heads (Qwen3 and gpt-oss
+                                   set it explicitly) */
+    /* Mixture of experts (docs/model.md §1.1): all 0 for a dense model. */
+    int num_experts;            /* routed experts in each MoE layer; 0 = dense */
+    int experts_per_token;      /* top-k routed experts a token goes to */
+    int moe_ffn_hidden_size;    /* per routed expert, per branch (HF moe_intermediate_size) */
+    int shared_ffn_hidden_size; /* all shared experts together, per branch (HF
+                                   shared_expert_intermediate_size, or n_shared_experts x
+                                   moe_intermediate_size); 0 = none */
+    int shared_expert_gate;     /* a hidden -> 1 sigmoid gate on the shared expert (Qwen2-MoE) */
+    int first_dense_layers;     /* the first k layers have a dense MLP (first_k_dense_replace) */
+    int moe_layer_step;         /* of the rest, layer i (from 0) is MoE when (i + 1) % step == 0
+                                   (decoder_sparse_step, interleave_moe_layer_step); 0 = 1 */
+    cfit_layer_list dense_layers; /* further layers with a dense MLP (mlp_only_layers) */
+    /* Multi-head latent attention (DeepSeek-V2/V3): kv_lora_rank 0 = ordinary attention. */
+    int q_lora_rank;            /* 0 = a plain q projection */
+    int kv_lora_rank;
+    int qk_nope_head_dim, qk_rope_head_dim, v_head_dim;
+    /* Local attention (gpt-oss alternates 128-token windows): sliding_layers of the layers attend
+       to at most sliding_window tokens; 0 = none. */
+    int sliding_window;
+    int sliding_layers;
     char source[CFIT_TEXT_MAX];
 } cfit_model;
 
@@ -196,7 +226,9 @@ int cfit_catalog_load_buffer(cfit_catalog *c, const char *text, size_t len,
                              const char *name, cfit_diag *d);
 
 /* Parse one model object (the format of a "models" entry) from a file or a buffer (name
- * is used in diagnostics).  Errors as for catalog files; *out is valid only on success. */
+ * is used in diagnostics).  Errors as for catalog files; *out is valid only on success.
+ * An object with a "model_type" or "architectures" key is read as a Hugging Face config.json
+ * instead (hf_config.h). */
 int cfit_model_load_file(const char *path, cfit_model *out, cfit_diag *d);
 int cfit_model_load_buffer(const char *text, size_t len, const char *name, cfit_model *out, cfit_diag *d);
 

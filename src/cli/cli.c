@@ -1,6 +1,7 @@
 /* cli.c - option-table parsing, error printing and number formatting for the CLI. */
 #include "cli.h"
 #include "base/json.h"
+#include "clusterfit/workload.h"
 
 #include <errno.h>
 #include <math.h>
@@ -122,6 +123,22 @@ int cli_error_diag(const cfit_diag *d, int err)
     }
     fprintf(stderr, "%s\n", d->msg[0] ? d->msg : cfit_strerror(err));
     return err == CFIT_EIO || err == CFIT_ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
+}
+
+int cli_model_plannable(const cfit_model *m, int seq)
+{
+    const char *f = cfit_model_unplanned_feature(m, seq);
+    if (!f)
+        return 0;
+    char total[32], active[32];
+    fmt_count(total, sizeof total, cfit_model_params(m));
+    fmt_count(active, sizeof active, cfit_model_active_params(m));
+    const char *what = strcmp(f, "MoE") == 0 ? "MoE models are" : strcmp(f, "MLA") == 0 ? "models with MLA attention are"
+                       : strcmp(f, "head_dim") == 0 ? "models whose head_dim differs from hidden_size / num_heads are"
+                       : "models with a sliding window shorter than the sequence are";
+    return cli_error("--model '%s': %s not planned yet (issue 13): the planner costs dense layers only; "
+                     "'clusterfit catalog show' prints its %s parameters (%s active per token) and FLOPs",
+                     m->name, what, total, active);
 }
 
 int cli_int(const char *name, const char *value, long min, long max, long *out)

@@ -35,6 +35,9 @@ void cli_usage(FILE *out, const cli_opt *opts, const char *usage, const char *de
 /* "clusterfit: error: FILE:LINE:COL: msg" or "clusterfit: error: msg"; returns 2
  * (or 1 for CFIT_EIO / CFIT_ENOMEM). */
 int cli_error_diag(const cfit_diag *d, int err);
+/* Exit 2 when the planner cannot cost model m at sequence length seq yet (MoE, MLA, ...),
+ * naming what it has and where its counts are shown; 0 otherwise. */
+int cli_model_plannable(const cfit_model *m, int seq);
 int cli_error(const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 1, 2)))

@@ -1,4 +1,4 @@
-/* cmd_catalog.c - `clusterfit catalog list [KIND]` and `clusterfit catalog show NAME`. */
+/* cmd_catalog.c - `clusterfit catalog list [KIND]` and `clusterfit catalog show NAME|FILE`. */
 #include "cli.h"
 #include "clusterfit/workload.h"
 
@@ -47,15 +47,18 @@ static void list_gpus(const cfit_catalog *cat)
 
 static void list_models(const cfit_catalog *cat)
 {
-    printf("%-18s %9s %7s %7s %7s %6s %4s %8s %6s %-6s\n", "model", "params", "layers", "hidden",
-           "ffn", "heads", "kv", "vocab", "seq", "mlp");
+    printf("%-18s %9s %9s %7s %7s %7s %6s %4s %8s %6s %-6s %s\n", "model", "params", "active", "layers", "hidden",
+           "ffn", "heads", "kv", "vocab", "seq", "mlp", "experts");
     for (size_t i = 0; i < cfit_catalog_model_count(cat); i++) {
         const cfit_model *m = cfit_catalog_model_at(cat, i);
-        char p[32];
-        printf("%-18s %9s %7d %7d %7d %6d %4d %8d %6d %-6s\n", m->name,
-               fmt_count(p, sizeof p, cfit_model_params(m)), m->layers, m->hidden_size,
-               m->ffn_hidden_size, m->num_heads, m->num_kv_heads, m->vocab_size, m->seq_len,
-               m->mlp == CFIT_MLP_SWIGLU ? "swiglu" : "gelu");
+        char p[32], a[32], e[48] = "-";
+        if (cfit_model_is_moe(m))
+            snprintf(e, sizeof e, "%d top-%d%s%s", m->num_experts, m->experts_per_token,
+                     m->shared_ffn_hidden_size > 0 ? " +shared" : "", cfit_model_is_mla(m) ? ", MLA" : "");
+        printf("%-18s %9s %9s %7d %7d %7d %6d %4d %8d %6d %-6s %s\n", m->name,
+               fmt_count(p, sizeof p, cfit_model_params(m)), fmt_count(a, sizeof a, cfit_model_active_params(m)),
+               m->layers, m->hidden_size, m->ffn_hidden_size, m->num_heads, m->num_kv_heads, m->vocab_size,
+               m->seq_len, m->mlp == CFIT_MLP_SWIGLU ? "swiglu" : "gelu", e);
     }
 }
 
@@ -124,8 +127,69 @@ static void list_storage(const cfit_catalog *cat)
     }
 }
 
+static void show_moe(const cfit_model *m)
+{
+    printf("  %-20s %d routed, top-%d, %d wide each\n", "experts", m->num_experts, m->experts_per_token,
+           m->moe_ffn_hidden_size);
+    if (m->shared_ffn_hidden_size > 0)
+        printf("  %-20s %d wide in all%s\n", "shared experts", m->shared_ffn_hidden_size,
+               m->shared_expert_gate ? ", gated" : "");
+    printf("  %-20s %d of %d", "MoE layers", cfit_model_moe_layers(m), m->layers);
+    if (m->first_dense_layers > 0)
+        printf(", after %d dense", m->first_dense_layers);
+    if (m->moe_layer_step > 1)
+        printf(", every %d (layer i when (i + 1) %% %d == 0)", m->moe_layer_step, m->moe_layer_step);
+    for (int i = 0; i < m->dense_layers.n; i++)
+        printf("%s%d", i == 0 ? ", dense also: " : " ", m->dense_layers.layer[i]);
+    printf("\n");
+}
+
+static void show_model(const cfit_model *m)
+{
+    char p[32];
+    printf("model %s\n", m->name);
+    printf("  %-20s %s (%.0f)\n", "parameters", fmt_count(p, sizeof p, cfit_model_params(m)), cfit_model_params(m));
+    if (cfit_model_is_moe(m))
+        printf("  %-20s %s (%.0f) per token\n", "active parameters",
+               fmt_count(p, sizeof p, cfit_model_active_params(m)), cfit_model_active_params(m));
+    printf("  %-20s %d\n  %-20s %d\n  %-20s %d\n", "layers", m->layers, "hidden_size",
+           m->hidden_size, "ffn_hidden_size", m->ffn_hidden_size);
+    printf("  %-20s %d\n  %-20s %d\n", "num_heads", m->num_heads, "num_kv_heads", m->num_kv_heads);
+    if (m->head_dim > 0)
+        printf("  %-20s %d\n", "head_dim", m->head_dim);
+    if (cfit_model_is_mla(m))
+        printf("  %-20s MLA: q_lora_rank %d, kv_lora_rank %d, qk head %d + %d rope, v head %d\n", "attention",
+               m->q_lora_rank, m->kv_lora_rank, m->qk_nope_head_dim, m->qk_rope_head_dim, m->v_head_dim);
+    if (m->sliding_layers > 0)
+        printf("  %-20s %d tokens on %d of %d layers\n", "sliding window", m->sliding_window, m->sliding_layers,
+               m->layers);
+    printf("  %-20s %d\n  %-20s %d\n", "vocab_size", m->vocab_size, "seq_len", m->seq_len);
+    printf("  %-20s %s\n  %-20s %s\n", "mlp", m->mlp == CFIT_MLP_SWIGLU ? "swiglu" : "gelu",
+           "tied_embeddings", m->tied_embeddings ? "true" : "false");
+    if (cfit_model_is_moe(m))
+        show_moe(m);
+    printf("  %-20s %.4g FLOP (model, fwd+bwd, seq %d)\n", "FLOPs per token",
+           cfit_model_flops_per_token(m, m->seq_len), m->seq_len);
+    printf("  %-20s %s\n", "source", m->source);
+}
+
+/* `catalog show FILE`: a model file (clusterfit's format or a Hugging Face config.json). */
+static int show_model_file(const char *path)
+{
+    cfit_model m;
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    int rc = cfit_model_load_file(path, &m, &d);
+    if (rc)
+        return cli_error_diag(&d, rc);
+    show_model(&m);
+    return 0;
+}
+
 static int show(const cfit_catalog *cat, const char *name)
 {
+    if (strchr(name, '/') || strstr(name, ".json"))
+        return show_model_file(name);
     const cfit_gpu *g = cfit_catalog_gpu(cat, name, NULL);
     if (g) {
         const cfit_gpu_calibration *k = &g->cal;
@@ -156,19 +220,7 @@ static int show(const cfit_catalog *cat, const char *name)
     }
     const cfit_model *m = cfit_catalog_model(cat, name, NULL);
     if (m) {
-        char p[32];
-        printf("model %s\n", m->name);
-        printf("  %-20s %s (%.0f)\n", "parameters", fmt_count(p, sizeof p, cfit_model_params(m)),
-               cfit_model_params(m));
-        printf("  %-20s %d\n  %-20s %d\n  %-20s %d\n", "layers", m->layers, "hidden_size",
-               m->hidden_size, "ffn_hidden_size", m->ffn_hidden_size);
-        printf("  %-20s %d\n  %-20s %d\n  %-20s %d\n  %-20s %d\n", "num_heads", m->num_heads,
-               "num_kv_heads", m->num_kv_heads, "vocab_size", m->vocab_size, "seq_len", m->seq_len);
-        printf("  %-20s %s\n  %-20s %s\n", "mlp", m->mlp == CFIT_MLP_SWIGLU ? "swiglu" : "gelu",
-               "tied_embeddings", m->tied_embeddings ? "true" : "false");
-        printf("  %-20s %.4g FLOP (model, fwd+bwd, seq %d)\n", "FLOPs per token",
-               cfit_model_flops_per_token(m, m->seq_len), m->seq_len);
-        printf("  %-20s %s\n", "source", m->source);
+        show_model(m);
         return 0;
     }
     const cfit_fabric *f = cfit_catalog_fabric(cat, name, NULL);
@@ -263,9 +315,10 @@ int cmd_catalog(int argc, char **argv)
     ctx c;
     memset(&c, 0, sizeof c);
     int rc = cli_parse(argc, argv, opts, on_opt, &c,
-                       "clusterfit catalog list [gpus|models|fabrics|nodes|frameworks|prices|switches|storage] | catalog show NAME",
+                       "clusterfit catalog list [gpus|models|fabrics|nodes|frameworks|prices|switches|storage] | catalog show NAME|FILE",
                        "List the catalog entries clusterfit plans with (GPUs, models, fabrics, node types,\n"
                        "training frameworks, prices, switches, storage), or show one entry with its source.\n"
+                       "catalog show FILE shows a model file or a Hugging Face config.json as a model.\n"
                        "The catalog is embedded in the binary; --catalog FILE adds or overrides entries by name.");
     if (rc)
         return rc < 0 ? EXIT_OK : rc;
@@ -294,7 +347,7 @@ int cmd_catalog(int argc, char **argv)
     } else if (strcmp(action, "show") == 0 && c.npos == 2) {
         rc = show(c.cc.cat, c.pos[1]);
     } else {
-        rc = cli_error("catalog: usage: 'catalog list [gpus|models|fabrics|nodes|frameworks|prices|switches|storage]' or 'catalog show NAME'");
+        rc = cli_error("catalog: usage: 'catalog list [gpus|models|fabrics|nodes|frameworks|prices|switches|storage]' or 'catalog show NAME|FILE'");
     }
     cfit_catalog_free(c.cc.cat);
     return rc;

@@ -10,7 +10,7 @@ enum { O_GPUS = 1, O_MODEL, O_GPU, O_SEQ, O_TP, O_PP, O_CP, O_JSON, O_CATALOG };
 
 static const cli_opt opts[] = {
     {"gpus", 0, "N", "world size: total GPUs the job runs on (enables the batch and world-size checks)", O_GPUS},
-    {"model", 0, "NAME|FILE", "model from the catalog or a JSON file (enables the memory check, given a world size)", O_MODEL},
+    {"model", 0, "NAME|FILE", "model from the catalog, a JSON model file or a config.json (enables the memory check, given a world size)", O_MODEL},
     {"gpu", 0, "NAME", "GPU type for the memory check (default h100-sxm)", O_GPU},
     {"seq", 0, "N", "sequence length in tokens (default: the model's)", O_SEQ},
     {"tp", 0, "N", "tensor parallel size the launch gives DeepSpeed through an mpu (Megatron-DeepSpeed)", O_TP},
@@ -64,6 +64,8 @@ static int resolve(check_cli *c, cfit_check_request *r)
     } else if (c->model && !(r->model = cfit_catalog_model(c->cc.cat, c->model, &d))) {
         return cli_error("--model: %s", d.msg);
     }
+    if (r->model && cli_model_plannable(r->model, c->seq > 0 ? (int)c->seq : r->model->seq_len))
+        return EXIT_USAGE;
     if (c->gpu && !(r->gpu = cfit_catalog_gpu(c->cc.cat, c->gpu, &d)))
         return cli_error("--gpu: %s", d.msg);
     r->gpus = c->gpus;

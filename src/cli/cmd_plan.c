@@ -20,7 +20,7 @@ enum { O_CALIBRATION = 300 };   /* --calibration FILE: a bench --json file or nc
 enum { O_REPORT = 400 };        /* --report FILE.html: plan_report.c */
 
 static const cli_opt opts[] = {
-    {"model", 0, "NAME|FILE", "model from the catalog or a JSON file (default llama3-70b)", O_MODEL},
+    {"model", 0, "NAME|FILE", "model from the catalog, a JSON model file or a Hugging Face config.json (default llama3-70b)", O_MODEL},
     {"seq", 0, "N", "sequence length in tokens (default: the model's)", O_SEQ},
     {"gbs", 0, "N", "global batch in sequences (default: 4 Mi tokens, x2 per doubling beyond 100B params)", O_GBS},
     {"tokens", 0, "N", "tokens to train, K M B T = powers of 1000 (default 1T)", O_TOKENS},
@@ -220,6 +220,8 @@ static int resolve(plan_cli *c, const cfit_gpu ***gpus_out)
         if (!c->req.model)
             return cli_error("--model: %s", d.msg);
     }
+    if (cli_model_plannable(c->req.model, c->req.seq_len > 0 ? c->req.seq_len : c->req.model->seq_len))
+        return EXIT_USAGE;
     if (c->fabric) {
         c->req.fabric = cfit_catalog_fabric(cat, c->fabric, &d);
         if (!c->req.fabric)

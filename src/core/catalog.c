@@ -10,6 +10,7 @@
 #include "clusterfit/workload.h"
 #include "base/json.h"
 #include "core/embedded.h"
+#include "core/hf_json.h"
 
 #include <errno.h>
 #include <float.h>
@@ -18,8 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum ftype { F_STR, F_TEXT, F_NOTE, F_INT, F_DBL, F_BOOL, F_ENUM, F_OBJ } ftype;
-/* F_STR: a name (< CFIT_NAME_MAX); F_TEXT: free text stored; F_NOTE: free text checked, not stored */
+typedef enum ftype { F_STR, F_TEXT, F_NOTE, F_INT, F_DBL, F_BOOL, F_ENUM, F_OBJ, F_LAYERS } ftype;
+/* F_STR: a name (< CFIT_NAME_MAX); F_TEXT: free text stored; F_NOTE: free text checked, not stored;
+ * F_LAYERS: an array of whole numbers in [min, max] into a cfit_layer_list */
 
 typedef struct field {
     const char *key;
@@ -110,6 +112,22 @@ static const field model_fields[] = {
     {"seq_len", F_INT, M(seq_len), 1, 1, 1 << 24, NULL, NULL},
     {"mlp", F_ENUM, M(mlp), 1, 0, 0, mlp_names, NULL},
     {"tied_embeddings", F_BOOL, M(tied_embeddings), 0, 0, 0, NULL, NULL},
+    {"head_dim", F_INT, M(head_dim), 0, 1, 1 << 16, NULL, NULL},
+    {"num_experts", F_INT, M(num_experts), 0, 0, 1 << 16, NULL, NULL},
+    {"experts_per_token", F_INT, M(experts_per_token), 0, 1, 1 << 16, NULL, NULL},
+    {"moe_ffn_hidden_size", F_INT, M(moe_ffn_hidden_size), 0, 1, 1 << 24, NULL, NULL},
+    {"shared_ffn_hidden_size", F_INT, M(shared_ffn_hidden_size), 0, 0, 1 << 24, NULL, NULL},
+    {"shared_expert_gate", F_BOOL, M(shared_expert_gate), 0, 0, 0, NULL, NULL},
+    {"first_dense_layers", F_INT, M(first_dense_layers), 0, 0, 1 << 16, NULL, NULL},
+    {"moe_layer_step", F_INT, M(moe_layer_step), 0, 1, 1 << 16, NULL, NULL},
+    {"dense_layers", F_LAYERS, M(dense_layers), 0, 0, (1 << 16) - 1, NULL, NULL},
+    {"q_lora_rank", F_INT, M(q_lora_rank), 0, 0, 1 << 20, NULL, NULL},
+    {"kv_lora_rank", F_INT, M(kv_lora_rank), 0, 0, 1 << 20, NULL, NULL},
+    {"qk_nope_head_dim", F_INT, M(qk_nope_head_dim), 0, 1, 1 << 16, NULL, NULL},
+    {"qk_rope_head_dim", F_INT, M(qk_rope_head_dim), 0, 1, 1 << 16, NULL, NULL},
+    {"v_head_dim", F_INT, M(v_head_dim), 0, 1, 1 << 16, NULL, NULL},
+    {"sliding_window", F_INT, M(sliding_window), 0, 1, 1 << 24, NULL, NULL},
+    {"sliding_layers", F_INT, M(sliding_layers), 0, 0, 1 << 16, NULL, NULL},
     {"source", F_TEXT, M(source), 1, 0, 0, NULL, NULL},
     END};
 #undef M
@@ -274,16 +292,37 @@ static int key_names(const field *fs, const char **out, size_t max)
 static int load_fields(const cfit__json *obj, const field *fs, char *base, const char *what,
                        const char *file, cfit_diag *d);
 
+static int load_layers(const cfit__json *v, const field *f, cfit_layer_list *out, const char *what,
+                       const char *file, cfit_diag *d)
+{
+    if (v->n > CFIT_MODEL_MAX_DENSE_LIST)
+        return cfit_diag_set(d, CFIT_ERANGE, file, v->line, v->col, "%s key '%s' lists %zu layers; at most %d",
+                             what, f->key, v->n, CFIT_MODEL_MAX_DENSE_LIST);
+    out->n = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        const cfit__json *e = v->items[i];
+        if (e->type != CFIT__JSON_NUMBER || e->number < f->min || e->number > f->max ||
+            e->number != (double)(int)e->number)
+            return cfit_diag_set(d, CFIT_EPARSE, file, e->line, e->col,
+                                 "%s key '%s' must list whole layer numbers from %g to %g", what, f->key,
+                                 f->min, f->max);
+        out->layer[out->n++] = (int)e->number;
+    }
+    return CFIT_EOK;
+}
+
 static int load_value(const cfit__json *v, const field *f, char *base, const char *what,
                       const char *file, cfit_diag *d)
 {
     static const char *const want[] = {"a string", "a string", "a string", "a whole number",
-                                       "a number", "true or false", "a string", "an object"};
+                                       "a number", "true or false", "a string", "an object",
+                                       "an array of layer numbers"};
     int ok;
     switch (f->type) {
     case F_STR: case F_TEXT: case F_NOTE: case F_ENUM: ok = v->type == CFIT__JSON_STRING; break;
     case F_INT: case F_DBL: ok = v->type == CFIT__JSON_NUMBER; break;
     case F_BOOL: ok = v->type == CFIT__JSON_BOOL; break;
+    case F_LAYERS: ok = v->type == CFIT__JSON_ARRAY; break;
     default: ok = v->type == CFIT__JSON_OBJECT; break;
     }
     if (!ok)
@@ -343,6 +382,8 @@ static int load_value(const cfit__json *v, const field *f, char *base, const cha
         return CFIT_EOK;
     case F_OBJ:
         return load_fields(v, f->sub, base, what, file, d);
+    case F_LAYERS:
+        return load_layers(v, f, (cfit_layer_list *)(void *)(base + f->off), what, file, d);
     }
     return CFIT_EOK;
 }
@@ -645,7 +686,11 @@ int cfit_model_load_buffer(const char *text, size_t len, const char *name, cfit_
     if (root->type != CFIT__JSON_OBJECT)
         rc = cfit_diag_set(d, CFIT_EPARSE, name, root->line, root->col,
                            "a model file must be one object like an entry of \"models\"");
-    else
+    else if (cfit__hf_is_config(root)) {
+        rc = cfit__hf_model_from_json(root, name, out, d);
+        cfit__json_free(root);
+        return rc;
+    } else
         rc = load_fields(root, model_fields, (char *)out, "model", name, d);
     if (!rc && cfit_model_validate(out, d))
         rc = cfit_diag_set(d, CFIT_EINVALID, name, root->line, root->col, "%s", d ? d->msg : "invalid model");

@@ -15,18 +15,112 @@ const char *cfit_precision_name(cfit_precision p)
     return (unsigned)p < CFIT_PREC_COUNT ? names[p] : "?";
 }
 
+int cfit_model_head_dim(const cfit_model *m)
+{
+    return m->head_dim > 0 ? m->head_dim : m->hidden_size / m->num_heads;
+}
+
+int cfit_model_is_moe(const cfit_model *m)
+{
+    return m->num_experts > 0;
+}
+
+int cfit_model_is_mla(const cfit_model *m)
+{
+    return m->kv_lora_rank > 0;
+}
+
+int cfit_model_layer_is_moe(const cfit_model *m, int layer)
+{
+    int step = m->moe_layer_step > 0 ? m->moe_layer_step : 1;
+    if (!cfit_model_is_moe(m) || layer < m->first_dense_layers || (layer + 1) % step != 0)
+        return 0;
+    for (int i = 0; i < m->dense_layers.n; i++)
+        if (m->dense_layers.layer[i] == layer)
+            return 0;
+    return 1;
+}
+
+int cfit_model_moe_layers(const cfit_model *m)
+{
+    int n = 0;
+    for (int i = 0; i < m->layers; i++)
+        n += cfit_model_layer_is_moe(m, i);
+    return n;
+}
+
+/* Widths of one token's query-key and value per head: nope + rope and v_head_dim under MLA. */
+static double qk_head_dim(const cfit_model *m)
+{
+    return cfit_model_is_mla(m) ? m->qk_nope_head_dim + m->qk_rope_head_dim : cfit_model_head_dim(m);
+}
+
+static double v_head_dim(const cfit_model *m)
+{
+    return cfit_model_is_mla(m) ? m->v_head_dim : cfit_model_head_dim(m);
+}
+
+/* MLA (DeepSeek-V3 report, arXiv:2412.19437, §2.1.1): q down/up (or a plain q), the joint KV
+ * down projection with the decoupled rope key, K/V up, output from heads x v_head_dim. */
+static double mla_params(const cfit_model *m)
+{
+    double h = m->hidden_size, a = m->num_heads, qk = qk_head_dim(m), v = v_head_dim(m);
+    double q = m->q_lora_rank > 0 ? h * m->q_lora_rank + (double)m->q_lora_rank * a * qk : h * a * qk;
+    double kv = h * (m->kv_lora_rank + m->qk_rope_head_dim) + (double)m->kv_lora_rank * a * (m->qk_nope_head_dim + v);
+    return q + kv + a * v * h;
+}
+
+double cfit_model_attn_params(const cfit_model *m)
+{
+    if (cfit_model_is_mla(m))
+        return mla_params(m);
+    double h = m->hidden_size, d = cfit_model_head_dim(m);
+    double q = (double)m->num_heads * d, kv = (double)m->num_kv_heads * d;
+    return h * q + 2.0 * h * kv + q * h;                    /* Q, K, V, output */
+}
+
+static double mlp_factor(const cfit_model *m)
+{
+    return m->mlp == CFIT_MLP_SWIGLU ? 3.0 : 2.0;
+}
+
+double cfit_model_dense_mlp_params(const cfit_model *m)
+{
+    return mlp_factor(m) * m->hidden_size * m->ffn_hidden_size;
+}
+
+/* One MoE layer's MLP: routed experts (all, or the top-k a token uses), shared experts, router
+ * (hidden x experts) and Qwen2-MoE's shared-expert gate. */
+double cfit_model_moe_mlp_params(const cfit_model *m, int active)
+{
+    double h = m->hidden_size, routed = active ? m->experts_per_token : m->num_experts;
+    double experts = mlp_factor(m) * h * (routed * m->moe_ffn_hidden_size + m->shared_ffn_hidden_size);
+    return experts + h * m->num_experts + (m->shared_expert_gate ? h : 0.0);
+}
+
+/* Norm weights of one layer: the two pre-norms, and MLA's norms on the q and kv latents. */
+static double layer_norm_params(const cfit_model *m)
+{
+    double mla = cfit_model_is_mla(m) ? (double)m->q_lora_rank + m->kv_lora_rank : 0.0;
+    return 2.0 * m->hidden_size + mla;
+}
+
+/* GEMM weights of all layers; active: only what one token's forward pass multiplies by. */
+static double layers_matmul_params(const cfit_model *m, int active)
+{
+    int moe = cfit_model_moe_layers(m), dense = m->layers - moe;
+    return m->layers * cfit_model_attn_params(m) + dense * cfit_model_dense_mlp_params(m) +
+           (moe ? moe * cfit_model_moe_mlp_params(m, active) : 0.0);
+}
+
 double cfit_model_layer_matmul_params(const cfit_model *m)
 {
-    double h = m->hidden_size, f = m->ffn_hidden_size;
-    double kv = (double)m->num_kv_heads * (h / m->num_heads);
-    double attn = h * h + 2.0 * h * kv + h * h;            /* Q, K, V, output */
-    double mlp = (m->mlp == CFIT_MLP_SWIGLU ? 3.0 : 2.0) * h * f;
-    return attn + mlp;
+    return layers_matmul_params(m, 0) / m->layers;
 }
 
 double cfit_model_layer_params(const cfit_model *m)
 {
-    return cfit_model_layer_matmul_params(m) + 2.0 * m->hidden_size;   /* two norms */
+    return cfit_model_layer_matmul_params(m) + layer_norm_params(m);
 }
 
 double cfit_model_embedding_params(const cfit_model *m)
@@ -34,20 +128,37 @@ double cfit_model_embedding_params(const cfit_model *m)
     return (double)m->vocab_size * m->hidden_size;
 }
 
-double cfit_model_params(const cfit_model *m)
+static double params(const cfit_model *m, int active)
 {
     double emb = cfit_model_embedding_params(m) * (m->tied_embeddings ? 1.0 : 2.0);
-    return m->layers * cfit_model_layer_params(m) + emb + m->hidden_size;
+    return layers_matmul_params(m, active) + m->layers * layer_norm_params(m) + emb + m->hidden_size;
 }
 
-/* Forward FLOPs per token: GEMMs, full attention scores (QK^T and AV), logits. */
+double cfit_model_params(const cfit_model *m)
+{
+    return params(m, 0);
+}
+
+double cfit_model_active_params(const cfit_model *m)
+{
+    return params(m, 1);
+}
+
+/* Score FLOPs of all layers per token: QK^T over qk_head_dim and A.V over v_head_dim for every
+ * head, the full s x s matrix; sliding-window layers see at most the window. */
+static double attn_score_flops(const cfit_model *m, int seq)
+{
+    double a = m->num_heads, per_key = 2.0 * a * (qk_head_dim(m) + v_head_dim(m));
+    double local = m->sliding_window > 0 && m->sliding_window < seq ? m->sliding_window : seq;
+    return per_key * ((double)(m->layers - m->sliding_layers) * seq + (double)m->sliding_layers * local);
+}
+
+/* Forward FLOPs per token: GEMMs (active experts and router only), attention scores, logits. */
 static double fwd_flops_per_token(const cfit_model *m, int seq)
 {
-    double h = m->hidden_size;
-    double gemm = 2.0 * cfit_model_layer_matmul_params(m) * m->layers;
-    double attn = 4.0 * (double)seq * h * m->layers;
-    double logits = 2.0 * h * m->vocab_size;
-    return gemm + attn + logits;
+    double gemm = 2.0 * layers_matmul_params(m, 1);
+    double logits = 2.0 * m->hidden_size * m->vocab_size;
+    return gemm + attn_score_flops(m, seq) + logits;
 }
 
 double cfit_model_flops_per_token(const cfit_model *m, int seq)
@@ -61,8 +172,71 @@ double cfit_model_hw_flops_per_token(const cfit_model *m, int seq, cfit_recomput
     if (r == CFIT_RECOMPUTE_FULL || r == CFIT_RECOMPUTE_BLOCK)
         return model + fwd_flops_per_token(m, seq) - 2.0 * (double)m->hidden_size * m->vocab_size;
     if (r == CFIT_RECOMPUTE_SELECTIVE)
-        return model + 4.0 * (double)seq * m->hidden_size * m->layers;
+        return model + attn_score_flops(m, seq);
     return model;
+}
+
+const char *cfit_model_unplanned_feature(const cfit_model *m, int seq)
+{
+    if (cfit_model_is_moe(m))
+        return "MoE";
+    if (cfit_model_is_mla(m))
+        return "MLA";
+    if (m->head_dim > 0 && (long long)m->head_dim * m->num_heads != m->hidden_size)
+        return "head_dim";
+    if (m->sliding_layers > 0 && m->sliding_window < seq)
+        return "sliding-window";
+    return NULL;
+}
+
+static int bad(cfit_diag *d, const cfit_model *m, const char *what)
+{
+    return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "model '%s': %s", m->name, what);
+}
+
+static int validate_moe(const cfit_model *m, cfit_diag *d)
+{
+    if (!cfit_model_is_moe(m)) {
+        if (m->experts_per_token || m->moe_ffn_hidden_size || m->shared_ffn_hidden_size || m->shared_expert_gate)
+            return bad(d, m, "experts_per_token, moe_ffn_hidden_size and shared experts need num_experts");
+        return CFIT_EOK;
+    }
+    if (m->experts_per_token < 1 || m->experts_per_token > m->num_experts)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "model '%s': experts_per_token (top-k) %d must be between 1 and num_experts %d",
+                             m->name, m->experts_per_token, m->num_experts);
+    if (m->moe_ffn_hidden_size < 1)
+        return bad(d, m, "an MoE model needs moe_ffn_hidden_size (the routed experts' width)");
+    if (m->first_dense_layers > m->layers || m->moe_layer_step > m->layers)
+        return bad(d, m, "first_dense_layers and moe_layer_step must not exceed layers");
+    for (int i = 0; i < m->dense_layers.n; i++)
+        if (m->dense_layers.layer[i] < 0 || m->dense_layers.layer[i] >= m->layers)
+            return cfit_diag_set(d, CFIT_ERANGE, NULL, 0, 0, "model '%s': dense layer %d is not between 0 and %d",
+                                 m->name, m->dense_layers.layer[i], m->layers - 1);
+    if (cfit_model_moe_layers(m) == 0)
+        return bad(d, m, "num_experts is set but no layer is an MoE layer");
+    return CFIT_EOK;
+}
+
+static int validate_attention(const cfit_model *m, cfit_diag *d)
+{
+    if (cfit_model_is_mla(m)) {
+        if (m->qk_nope_head_dim < 1 || m->qk_rope_head_dim < 1 || m->v_head_dim < 1)
+            return bad(d, m, "MLA (kv_lora_rank) needs qk_nope_head_dim, qk_rope_head_dim and v_head_dim");
+    } else if (m->q_lora_rank || m->qk_nope_head_dim || m->qk_rope_head_dim || m->v_head_dim) {
+        return bad(d, m, "q_lora_rank and the qk/v head dims are MLA keys and need kv_lora_rank");
+    }
+    if (m->head_dim == 0 && !cfit_model_is_mla(m) && m->hidden_size % m->num_heads != 0)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "model '%s': num_heads %d does not divide hidden_size %d (give head_dim)",
+                             m->name, m->num_heads, m->hidden_size);
+    if (m->num_heads % m->num_kv_heads != 0)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "model '%s': num_kv_heads %d does not divide num_heads %d",
+                             m->name, m->num_kv_heads, m->num_heads);
+    if (m->sliding_layers > m->layers || (m->sliding_layers > 0) != (m->sliding_window > 0))
+        return bad(d, m, "sliding_window and sliding_layers go together, sliding_layers at most layers");
+    return CFIT_EOK;
 }
 
 int cfit_model_validate(const cfit_model *m, cfit_diag *d)
@@ -78,13 +252,6 @@ int cfit_model_validate(const cfit_model *m, cfit_diag *d)
             return cfit_diag_set(d, CFIT_ERANGE, NULL, 0, 0,
                                  "model '%s': %s must be between 1 and %d, got %d",
                                  m->name, f[i].name, max_dim, f[i].v);
-    if (m->hidden_size % m->num_heads != 0)
-        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
-                             "model '%s': num_heads %d does not divide hidden_size %d",
-                             m->name, m->num_heads, m->hidden_size);
-    if (m->num_heads % m->num_kv_heads != 0)
-        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
-                             "model '%s': num_kv_heads %d does not divide num_heads %d",
-                             m->name, m->num_kv_heads, m->num_heads);
-    return CFIT_EOK;
+    int rc = validate_attention(m, d);
+    return rc ? rc : validate_moe(m, d);
 }

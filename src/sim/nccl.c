@@ -482,6 +482,12 @@ int cfit_nccl_time(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_algo 
     return CFIT_EOK;
 }
 
+/* Whether NCCL's tuner takes a over b: by its own cost, latency + bandwidth, which has no fill. */
+static int tuner_prefers(const cfit_nccl_estimate *a, const cfit_nccl_estimate *b)
+{
+    return a->time_s - a->fill_s < b->time_s - b->fill_s;
+}
+
 int cfit_nccl_best(const cfit_nccl_system *s, cfit_collective c, unsigned algo_mask, unsigned proto_mask,
                    double bytes, cfit_nccl_estimate *out, cfit_diag *d)
 {
@@ -508,8 +514,7 @@ int cfit_nccl_best(const cfit_nccl_system *s, cfit_collective c, unsigned algo_m
                 }
                 continue;
             }
-            /* by NCCL's own cost, which has no fill */
-            if (!found || est.time_s - est.fill_s < out->time_s - out->fill_s)
+            if (!found || tuner_prefers(&est, out))
                 *out = est;
             found = 1;
         }
@@ -567,7 +572,7 @@ int cfit_nccl_best_quiet(const cfit_nccl_system *s, cfit_collective c, unsigned 
                 cfit_nccl_supported(s, c, (cfit_nccl_algo)a, (cfit_nccl_proto)p, NULL) ||
                 cfit_nccl_time(s, c, (cfit_nccl_algo)a, (cfit_nccl_proto)p, bytes, &est, NULL))
                 continue;
-            if (!found || est.time_s < out->time_s)
+            if (!found || tuner_prefers(&est, out))
                 *out = est;
             found = 1;
         }

@@ -52,6 +52,13 @@ static void assert_rel(double got, double want, double tol, const char *what)
                  fabs(got - want) / fabs(want), tol);
 }
 
+/* Dense MHA/GQA models: the closed forms below hold for them only (MoE, MLA, explicit head
+ * widths and sliding windows have their own tests). */
+static int plain(const cfit_model *m)
+{
+    return !cfit_model_is_moe(m) && !cfit_model_is_mla(m) && m->head_dim == 0 && m->sliding_layers == 0;
+}
+
 /* ---- parameter counts ------------------------------------------------------------ */
 
 static void test_params_published(void **state)
@@ -94,6 +101,8 @@ static void test_params_formula_all_models(void **state)
     assert_true(cfit_catalog_model_count(c) > 0);
     for (size_t i = 0; i < cfit_catalog_model_count(c); i++) {
         const cfit_model *m = cfit_catalog_model_at(c, i);
+        if (!plain(m))
+            continue;
         double h = m->hidden_size, f = m->ffn_hidden_size, L = m->layers, V = m->vocab_size;
         double kv = h / m->num_heads * m->num_kv_heads;
         double mm = 2.0 * h * h + 2.0 * h * kv + (m->mlp == CFIT_MLP_SWIGLU ? 3.0 : 2.0) * h * f;
@@ -141,6 +150,8 @@ static void test_flops_megatron_formula(void **state)
     static const int seqs[] = {0, 1, 2048, 4096, 8192, 131072};
     for (size_t i = 0; i < cfit_catalog_model_count(c); i++) {
         const cfit_model *m = cfit_catalog_model_at(c, i);
+        if (!plain(m))
+            continue;
         for (size_t j = 0; j < sizeof seqs / sizeof seqs[0]; j++) {
             int s = seqs[j] ? seqs[j] : m->seq_len;
             char what[128];
@@ -178,6 +189,8 @@ static void test_hw_flops(void **state)
     const cfit_catalog *c = *state;
     for (size_t i = 0; i < cfit_catalog_model_count(c); i++) {
         const cfit_model *m = cfit_catalog_model_at(c, i);
+        if (!plain(m))
+            continue;
         int s = m->seq_len;
         double model_f = cfit_model_flops_per_token(m, s);
         double none = cfit_model_hw_flops_per_token(m, s, CFIT_RECOMPUTE_NONE);
@@ -266,6 +279,166 @@ static void test_validate(void **state)
     assert_int_equal(cfit_model_validate(&m, NULL), CFIT_ERANGE);
 }
 
+
+/* ---- mixture of experts and MLA (docs/model.md §1.1, §2.1) ----------------------- */
+
+/* Published totals and active counts, each in its publisher's convention:
+ *  - embeddings counted (input and output): Mixtral (arXiv:2401.04088 sec. 2: 46.7B / 12.9B
+ *    "per token"), Mistral's 8x22B announcement, Qwen3 (the 22B and 3.3B only match with
+ *    them), Llama 4, DeepSeek-V3 (arXiv:2412.19437: 671B / 37B; its README's finer 36.6B
+ *    activated excludes the input embedding) and Kimi K2 (arXiv:2507.20534 Table 2: 1.04T /
+ *    32.6B; its model card rounds to 32B);
+ *  - gpt-oss (arXiv:2508.10925 Table 1): "active" excludes the embedding table (the
+ *    unembedding is counted), totals count both;
+ *  - MTP modules excluded (DeepSeek-V3's 671B excludes its 14B MTP layer; clusterfit does not
+ *    model it); Llama 4's totals (109B Scout) include the vision encoder, not modelled here. */
+static void test_moe_published(void **state)
+{
+    static const struct { const char *name; double total, active; int active_without_input_embedding; } pub[] = {
+        {"deepseek-v3", 671e9, 37e9, 0},       {"kimi-k2", 1.04e12, 32.6e9, 0},
+        {"qwen3-235b-a22b", 235e9, 22e9, 0},   {"qwen3-30b-a3b", 30.5e9, 3.3e9, 0},
+        {"gpt-oss-120b", 116.83e9, 5.13e9, 1}, {"gpt-oss-20b", 20.91e9, 3.61e9, 1},
+        {"llama4-scout", 109e9, 17e9, 0},      {"llama4-maverick", 400e9, 17e9, 0},
+        {"mixtral-8x7b", 46.7e9, 12.9e9, 0},   {"mixtral-8x22b", 141e9, 39e9, 0},
+    };
+    for (size_t i = 0; i < sizeof pub / sizeof pub[0]; i++) {
+        const cfit_model *m = model(state, pub[i].name);
+        assert_true(cfit_model_is_moe(m));
+        double active = cfit_model_active_params(m);
+        if (pub[i].active_without_input_embedding)
+            active -= cfit_model_embedding_params(m);
+        char what[96];
+        snprintf(what, sizeof what, "%s total", pub[i].name);
+        assert_rel(cfit_model_params(m), pub[i].total, 0.02, what);
+        snprintf(what, sizeof what, "%s active", pub[i].name);
+        assert_rel(active, pub[i].active, 0.02, what);
+    }
+}
+
+static void test_active_equals_total_dense(void **state)
+{
+    const cfit_catalog *c = *state;
+    for (size_t i = 0; i < cfit_catalog_model_count(c); i++) {
+        const cfit_model *m = cfit_catalog_model_at(c, i);
+        if (!cfit_model_is_moe(m))
+            assert_true(cfit_model_active_params(m) == cfit_model_params(m));
+        else
+            assert_true(cfit_model_active_params(m) < 0.5 * cfit_model_params(m));
+    }
+}
+
+/* DeepSeek-V3 by hand (arXiv:2412.19437 sec. 2.1.1 and 4.2): MLA per layer is W_DQ h x d_c',
+ * W_UQ (with the rope queries) d_c' x n_h (d_h + d_h^R), W_DKV and W_KR h x (d_c + d_h^R),
+ * W_UK and W_UV d_c x n_h (d_h + d_h), W_O n_h d_h x h; an MoE layer 257 SwiGLU experts of 2048
+ * (256 routed + 1 shared) and a 7168 x 256 router; the first 3 layers dense (18432). */
+static void test_mla_deepseek_by_hand(void **state)
+{
+    const cfit_model *m = model(state, "deepseek-v3");
+    double h = 7168, a = 128, dc = 512, dq = 1536, dh = 128, dr = 64;
+    double mla = h * dq + dq * a * (dh + dr) + h * (dc + dr) + dc * a * (dh + dh) + a * dh * h;
+    assert_rel(cfit_model_attn_params(m), mla, 1e-15, "MLA weights");
+    double expert = 3.0 * h * 2048;
+    assert_rel(cfit_model_moe_mlp_params(m, 0), 257.0 * expert + h * 256, 1e-15, "MoE layer");
+    assert_rel(cfit_model_moe_mlp_params(m, 1), 9.0 * expert + h * 256, 1e-15, "MoE layer, active");
+    assert_int_equal(cfit_model_moe_layers(m), 58);
+    assert_false(cfit_model_layer_is_moe(m, 2));
+    assert_true(cfit_model_layer_is_moe(m, 3));
+    double norms = 61.0 * (2.0 * h + dq + dc);
+    double want = 61.0 * mla + 3.0 * 3.0 * h * 18432 + 58.0 * (257.0 * expert + h * 256) + norms + 2.0 * 129280 * h + h;
+    assert_rel(cfit_model_params(m), want, 1e-15, "deepseek-v3 total");
+    /* without q compression the query is one h x n_h (d_h + d_h^R) projection */
+    cfit_model plain_q = *m;
+    plain_q.q_lora_rank = 0;
+    assert_rel(cfit_model_attn_params(&plain_q), mla - h * dq - dq * a * (dh + dr) + h * a * (dh + dr), 1e-15,
+               "MLA without q_lora_rank");
+}
+
+/* Model FLOPs count what one token multiplies by: 6 x the active GEMM weights, the logits, and
+ * scores over qk_head_dim (nope + rope) and v_head_dim per head. */
+static void test_moe_flops_active_only(void **state)
+{
+    const char *const names[] = {"deepseek-v3", "kimi-k2", "qwen3-235b-a22b", "mixtral-8x7b", "llama4-maverick"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const cfit_model *m = model(state, names[i]);
+        double h = m->hidden_size, V = m->vocab_size, L = m->layers, s = 4096, a = m->num_heads;
+        double norms = L * (2.0 * h + (cfit_model_is_mla(m) ? m->q_lora_rank + m->kv_lora_rank : 0));
+        double gemm = cfit_model_active_params(m) - norms - h - V * h * (m->tied_embeddings ? 1 : 2);
+        double qk = cfit_model_is_mla(m) ? m->qk_nope_head_dim + m->qk_rope_head_dim : cfit_model_head_dim(m);
+        double v = cfit_model_is_mla(m) ? m->v_head_dim : cfit_model_head_dim(m);
+        double want = 3.0 * (2.0 * gemm + 2.0 * h * V + 2.0 * a * (qk + v) * s * L);
+        assert_rel(cfit_model_flops_per_token(m, 4096), want, 1e-12, names[i]);
+        assert_true(cfit_model_flops_per_token(m, 4096) < 3.0 * cfit_model_params(m));
+    }
+}
+
+/* gpt-oss: half the layers attend to 128 tokens, so past 128 only the full layers grow. */
+static void test_sliding_window(void **state)
+{
+    const cfit_model *m = model(state, "gpt-oss-120b");
+    double per_key = 2.0 * m->num_heads * (2.0 * cfit_model_head_dim(m));
+    double d = cfit_model_flops_per_token(m, 8192) - cfit_model_flops_per_token(m, 4096);
+    assert_rel(d, 3.0 * per_key * (m->layers - m->sliding_layers) * 4096.0, 1e-12, "slope");
+    d = cfit_model_flops_per_token(m, 128) - cfit_model_flops_per_token(m, 64);
+    assert_rel(d, 3.0 * per_key * m->layers * 64.0, 1e-12, "below the window");
+}
+
+static void test_moe_layers(void **state)
+{
+    const cfit_model *mav = model(state, "llama4-maverick");
+    assert_int_equal(cfit_model_moe_layers(mav), 24);
+    assert_false(cfit_model_layer_is_moe(mav, 0));
+    assert_true(cfit_model_layer_is_moe(mav, 1));
+    cfit_model m = *model(state, "qwen3-30b-a3b");
+    m.dense_layers.n = 2;
+    m.dense_layers.layer[0] = 0, m.dense_layers.layer[1] = 47;
+    assert_int_equal(cfit_model_moe_layers(&m), 46);
+    double one_dense = cfit_model_dense_mlp_params(&m) - cfit_model_moe_mlp_params(&m, 0);
+    assert_rel(cfit_model_params(&m) - cfit_model_params(model(state, "qwen3-30b-a3b")), 2.0 * one_dense, 1e-12,
+               "mlp_only_layers");
+}
+
+static void test_unplanned(void **state)
+{
+    assert_null(cfit_model_unplanned_feature(model(state, "llama3-70b"), 8192));
+    assert_string_equal(cfit_model_unplanned_feature(model(state, "deepseek-v3"), 4096), "MoE");
+    cfit_model m = *model(state, "llama3-8b");
+    m.head_dim = 64;
+    assert_string_equal(cfit_model_unplanned_feature(&m, 4096), "head_dim");
+    m.head_dim = 128;   /* = 4096 / 32: the same model */
+    assert_null(cfit_model_unplanned_feature(&m, 4096));
+    m.sliding_window = 4096, m.sliding_layers = 32;
+    assert_null(cfit_model_unplanned_feature(&m, 4096));
+    assert_string_equal(cfit_model_unplanned_feature(&m, 8192), "sliding-window");
+}
+
+static void test_validate_moe(void **state)
+{
+    cfit_model m = *model(state, "mixtral-8x7b");
+    m.experts_per_token = 9;
+    expect_invalid(&m, CFIT_EINVALID, "experts_per_token (top-k) 9 must be between 1 and num_experts 8");
+    m = *model(state, "mixtral-8x7b");
+    m.moe_ffn_hidden_size = 0;
+    expect_invalid(&m, CFIT_EINVALID, "moe_ffn_hidden_size");
+    m = *model(state, "llama3-8b");
+    m.experts_per_token = 2;
+    expect_invalid(&m, CFIT_EINVALID, "need num_experts");
+    m = *model(state, "deepseek-v3");
+    m.v_head_dim = 0;
+    expect_invalid(&m, CFIT_EINVALID, "v_head_dim");
+    m = *model(state, "deepseek-v3");
+    m.first_dense_layers = 61;
+    expect_invalid(&m, CFIT_EINVALID, "no layer is an MoE layer");
+    m = *model(state, "qwen3-30b-a3b");
+    m.dense_layers.n = 1, m.dense_layers.layer[0] = 48;
+    expect_invalid(&m, CFIT_ERANGE, "dense layer 48");
+    m = *model(state, "llama3-8b");
+    m.q_lora_rank = 64;
+    expect_invalid(&m, CFIT_EINVALID, "need kv_lora_rank");
+    m = *model(state, "gpt-oss-20b");
+    m.sliding_layers = 25;
+    expect_invalid(&m, CFIT_EINVALID, "sliding_layers");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -279,6 +452,14 @@ int main(void)
         cmocka_unit_test(test_hw_flops),
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_validate),
+        cmocka_unit_test(test_moe_published),
+        cmocka_unit_test(test_active_equals_total_dense),
+        cmocka_unit_test(test_mla_deepseek_by_hand),
+        cmocka_unit_test(test_moe_flops_active_only),
+        cmocka_unit_test(test_sliding_window),
+        cmocka_unit_test(test_moe_layers),
+        cmocka_unit_test(test_unplanned),
+        cmocka_unit_test(test_validate_moe),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
