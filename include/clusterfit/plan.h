@@ -26,6 +26,9 @@ typedef struct cfit_layout {
     int zero;             /* ZeRO stage 0..3 (1 = distributed optimizer) */
     int recompute;        /* cfit_recompute */
     int sp;               /* sequence parallelism 0/1 */
+    int ep, etp;          /* expert parallel and expert tensor parallel sizes of an MoE model's
+                             expert layers (Megatron-Core's parallel folding, docs/model.md);
+                             0 or 1 = none, as for every dense model */
 } cfit_layout;
 
 typedef struct cfit_memory {

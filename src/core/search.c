@@ -28,6 +28,7 @@ void cfit_plan_request_init(cfit_plan_request *r)
     r->unfused_attention = CFIT_SEARCH;
     r->fixed.tp = r->fixed.pp = r->fixed.dp = r->fixed.cp = r->fixed.vp = CFIT_SEARCH;
     r->fixed.mbs = r->fixed.zero = r->fixed.recompute = r->fixed.sp = CFIT_SEARCH;
+    r->fixed.ep = r->fixed.etp = CFIT_SEARCH;
 }
 
 static int seq_of(const cfit_plan_request *r)
@@ -266,7 +267,7 @@ static void search_pp(const cfit__ctx *ctx, long N, int tp, int c, int mbs, int 
                 if ((f->zero >= 0 && zero != f->zero) || (zero >= 2 && pp > 1) ||  /* frameworks reject it */
                     (zero > 0 && dp == 1 && f->zero < 0))                          /* nothing to shard */
                     continue;
-                cfit_layout l = {tp, pp, (int)dp, c, vp, mbs, zero, CFIT_RECOMPUTE_NONE, sp};
+                cfit_layout l = {tp, pp, (int)dp, c, vp, mbs, zero, CFIT_RECOMPUTE_NONE, sp, 1, 1};
                 search_recompute(ctx, lcs, l, s);
             }
         }

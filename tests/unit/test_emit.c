@@ -56,7 +56,7 @@ static void plan(void **state, fixture *f, const char *m, long gbs, int tp, int 
     f->req.global_batch = gbs;
     f->req.precision = prec;
     f->req.gpus_total = (long)tp * pp * dp * cp;
-    cfit_layout l = {tp, pp, dp, cp, vp, mbs, zero, rec, tp > 1};
+    cfit_layout l = {tp, pp, dp, cp, vp, mbs, zero, rec, tp > 1, 1, 1};
     f->req.fixed = l;
     cfit_diag d;
     cfit_diag_clear(&d);
