@@ -596,6 +596,17 @@ static long check_world_batch(mg *c)
     return dp;
 }
 
+/* The expert parallel sizes the arguments give an MoE model (ETP defaults to TP); 1 when dense. */
+static int moe_ep(const mg *c)
+{
+    return c->v[F_EXPERTS] > 0 ? (int)val(c, F_EP, 1) : 1;
+}
+
+static int moe_etp(const mg *c)
+{
+    return c->v[F_EXPERTS] > 0 ? (int)(c->at[F_ETP] ? val(c, F_ETP, 1) : val(c, F_TP, 1)) : 1;
+}
+
 static void check_memory(mg *c, long dp)
 {
     const cfit_check_request *r = c->r;
@@ -623,7 +634,7 @@ static void check_memory(mg *c, long dp)
               strcmp(gran, "full") == 0 ? (c->s[F_RMETHOD] && strcmp(c->s[F_RMETHOD], "block") == 0 ?
                                            CFIT_RECOMPUTE_BLOCK : CFIT_RECOMPUTE_FULL) : CFIT_RECOMPUTE_NONE;
     cfit_layout l = {(int)val(c, F_TP, 1), (int)pp, (int)dp, (int)val(c, F_CP, 1), vp, (int)mbs, zero, rec,
-                     c->at[F_SP] && val(c, F_TP, 1) > 1, 1, 1};
+                     c->at[F_SP] && val(c, F_TP, 1) > 1, moe_ep(c), moe_etp(c)};
     req.fixed = l;
     cfit_diag d;
     cfit_diag_clear(&d);
@@ -780,8 +791,8 @@ static void check_moe_grid(mg *c, long experts)
             c->at[F_ETP] ? "" : ", TP's: ETP defaults to TP");
     if (ep > 1 && !c->at[F_DISPATCH])
         add(c, CFIT_SEV_WARNING, c->at[F_EP], "add --moe-token-dispatcher-type alltoall (or flex)",
-            "expert parallelism with the default allgather dispatcher: Megatron-Core's MoE guide recommends "
-            "alltoall when EP > 1");
+            "expert parallelism with the default allgather dispatcher: Megatron-Core's MoE README "
+            "(megatron/core/transformer/moe) lists allgather for TP-only setups, alltoall or flex for EP > 1");
     if (!c->world || etp < 1 || !known(c, F_EP) || !known(c, F_ETP) || c->world % (etp * ep * pp) == 0)
         return;
     add(c, CFIT_SEV_ERROR, where(c, c->at[F_EP] ? F_EP : F_ETP), "choose ETP x EP x PP dividing the world size",
