@@ -174,8 +174,17 @@ int cfit_web_config_parse(const char *text, size_t len, const char *file, cfit_w
 int cfit_web_config_load(const char *path, cfit_web_config *wc, cfit_diag *d);
 void cfit_web_config_fini(cfit_web_config *wc);
 
-/* 1 when password matches user's bcrypt hash (through crypt(3)), else 0. */
+/* 1 when password matches user's bcrypt hash (through crypt(3)), else 0.  Takes the same time
+ * whatever the username: an unknown user is checked against a dummy bcrypt setting with the
+ * highest cost of the configured hashes, and every comparison is constant-time. */
 int cfit_web_check_password(const cfit_web_config *wc, const char *user, const char *password);
+/* The index of user in wc->users (every name compared, in constant time), or -1. */
+int cfit_web_user_index(const cfit_web_config *wc, const char *user);
+/* Decode an "Authorization: Basic BASE64" header into user and pass (NUL-terminated).  0, or -1
+ * when it is missing, not Basic, not base64, has no ':', does not fit, or holds a NUL byte. */
+int cfit_web_parse_basic(const char *header, char *user, size_t user_n, char *pass, size_t pass_n);
+/* How many crypt(3) checks cfit_web_check_password has run in this process (for tests). */
+unsigned long cfit_web_hash_runs(void);
 
 /* ---- idle-GPU watchdog (opt-in; dry run unless enforce is set) ------------------------- */
 

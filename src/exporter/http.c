@@ -5,6 +5,7 @@
  * connection count, the connections per client address and the idle time of a connection
  * are limited, and MHD's per-connection memory limit (16 KiB) cuts off oversized requests,
  * so a slow or hostile client cannot hold the server.  Only GET and HEAD are answered. */
+#define _DEFAULT_SOURCE   /* explicit_bzero */
 #include "clusterfit/exporter.h"
 
 #include <crypt.h>
@@ -33,6 +34,7 @@ struct cfit_http {
      * (as exporter-toolkit caches).  Wrong passwords still pay the full bcrypt. */
     pthread_mutex_t auth_lock;
     char *auth_cache[CFIT_WEB_MAX_USERS];
+    char auth_dummy[CRYPT_GENSALT_OUTPUT_SIZE];   /* what unknown users are checked against */
 };
 
 static const char landing[] =
@@ -64,56 +66,63 @@ static mhd_result respond_text(struct MHD_Connection *c, unsigned status, const 
     return respond(c, status, "text/plain; charset=utf-8", (char *)text, strlen(text), MHD_RESPMEM_PERSISTENT);
 }
 
-/* 1 when password matches the cached digest of user idx's last good password. */
-static int cache_hit(struct cfit_http *h, size_t idx, const char *password)
+/* 1 when password matches the cached digest of user idx's last good password.  Always one
+ * SHA-512 crypt: against the dummy digest when idx is -1 (unknown user) or has no cache yet, so
+ * this step takes the same time whatever the username. */
+static int cache_hit(struct cfit_http *h, int idx, const char *password)
 {
     pthread_mutex_lock(&h->auth_lock);
-    char *digest = h->auth_cache[idx] ? strdup(h->auth_cache[idx]) : NULL;
+    const char *cached = idx >= 0 ? h->auth_cache[idx] : NULL;
+    char *digest = strdup(cached ? cached : h->auth_dummy);
     pthread_mutex_unlock(&h->auth_lock);
     struct crypt_data *cd = digest ? calloc(1, sizeof *cd) : NULL;
     const char *got = cd ? crypt_r(password, digest, cd) : NULL;
-    int ok = got && strcmp(got, digest) == 0;
+    int ok = cached && got && strcmp(got, digest) == 0;
     free(cd);
     free(digest);
     return ok;
 }
 
-static void cache_store(struct cfit_http *h, size_t idx, const char *password)
+/* A fresh SHA-512-crypt setting (random salt, 1000 rounds) into buf, or NULL. */
+static const char *sha_setting(char *buf, size_t n)
+{
+    return crypt_gensalt_rn("$6$", 1000, NULL, 0, buf, (int)n);
+}
+
+static void cache_store(struct cfit_http *h, int idx, const char *password)
 {
     char setting[CRYPT_GENSALT_OUTPUT_SIZE];
     struct crypt_data *cd = calloc(1, sizeof *cd);
     const char *digest = NULL;
-    if (cd && crypt_gensalt_rn("$6$", 1000, NULL, 0, setting, sizeof setting))
+    if (cd && sha_setting(setting, sizeof setting))
         digest = crypt_r(password, setting, cd);
     char *copy = digest && digest[0] == '$' ? strdup(digest) : NULL;
     free(cd);
-    if (!copy)
+    if (!copy || idx < 0) {
+        free(copy);
         return;
+    }
     pthread_mutex_lock(&h->auth_lock);
     free(h->auth_cache[idx]);
     h->auth_cache[idx] = copy;
     pthread_mutex_unlock(&h->auth_lock);
 }
 
-/* 1 when the request carries a user and password the web config accepts. */
+/* 1 when the request carries a user and password the web config accepts (auth.c decodes the
+ * header: NUL bytes refused; the same work whatever the username). */
 static int authorised(struct cfit_http *h, struct MHD_Connection *c)
 {
-    char *pass = NULL;
-    char *user = MHD_basic_auth_get_username_password(c, &pass);
-    int ok = 0;
-    for (size_t i = 0; user && pass && i < h->web->nusers; i++)
-        if (strcmp(h->web->users[i], user) == 0) {
-            ok = cache_hit(h, i, pass);
-            if (!ok && cfit_web_check_password(h->web, user, pass)) {
-                ok = 1;
-                cache_store(h, i, pass);
-            }
-            break;
-        }
-    if (user)
-        MHD_free(user);
-    if (pass)
-        MHD_free(pass);
+    char user[256], pass[768];
+    const char *hdr = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+    if (cfit_web_parse_basic(hdr, user, sizeof user, pass, sizeof pass))
+        return 0;
+    int idx = cfit_web_user_index(h->web, user);
+    int ok = cache_hit(h, idx, pass);
+    if (!ok && cfit_web_check_password(h->web, user, pass)) {
+        ok = 1;
+        cache_store(h, idx, pass);
+    }
+    explicit_bzero(pass, sizeof pass);
     return ok;
 }
 
@@ -238,6 +247,8 @@ int cfit_http_start(cfit_exporter *x, const cfit_http_config *hc, cfit_http **ou
     h->x = x;
     h->web = hc->web;
     pthread_mutex_init(&h->auth_lock, NULL);
+    if (!sha_setting(h->auth_dummy, sizeof h->auth_dummy))
+        snprintf(h->auth_dummy, sizeof h->auth_dummy, "$6$rounds=1000$clusterfitdummy");
     int tls = hc->web && hc->web->cert_file;
     if (tls && ((rc = read_file(hc->web->cert_file, &h->cert, d)) || (rc = read_file(hc->web->key_file, &h->key, d)))) {
         cfit_http_stop(h);

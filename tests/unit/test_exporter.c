@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "clusterfit/exporter.h"
@@ -206,6 +207,69 @@ static void test_web_config(void **st)
     }
 }
 
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median wall time of n checks of (user, password). */
+static double median_check_s(const cfit_web_config *wc, const char *user, const char *password, int n)
+{
+    double t[31];
+    for (int i = 0; i < n; i++) {
+        double t0 = now_s();
+        assert_int_equal(cfit_web_check_password(wc, user, password), 0);
+        t[i] = now_s() - t0;
+    }
+    qsort(t, (size_t)n, sizeof t[0], cmp_double);
+    return t[n / 2];
+}
+
+/* Issue 16: an unknown user costs one bcrypt of the configured cost like a known user with a
+ * wrong password (counted, and timed by medians with a wide tolerance for a loaded machine);
+ * NUL bytes in the Authorization header are refused. */
+static void test_auth_constant_time(void **st)
+{
+    (void)st;
+    static const char H6[] = "$2b$06$HDAtvIPT.dAsknaSo6M5le.oneH524aZCqRMACNaDTwGC3dlYM5yC";   /* "secret" */
+    cfit_web_config wc = {.nusers = 2};
+    wc.users[0] = "alice", wc.hashes[0] = (char *)H6;
+    wc.users[1] = "bob", wc.hashes[1] = (char *)H6;
+    assert_int_equal(cfit_web_check_password(&wc, "alice", "secret"), 1);
+    assert_int_equal(cfit_web_user_index(&wc, "bob"), 1);
+    assert_int_equal(cfit_web_user_index(&wc, "bo"), -1);
+    assert_int_equal(cfit_web_user_index(&wc, "bobby"), -1);
+    unsigned long r0 = cfit_web_hash_runs();
+    assert_int_equal(cfit_web_check_password(&wc, "mallory", "secret"), 0);
+    assert_int_equal(cfit_web_hash_runs() - r0, 1);   /* the unknown user paid a bcrypt too */
+    assert_int_equal(cfit_web_check_password(&wc, "alice", "wrong"), 0);
+    assert_int_equal(cfit_web_hash_runs() - r0, 2);
+    double unknown = median_check_s(&wc, "mallory", "wrong", 31), known = median_check_s(&wc, "alice", "wrong", 31);
+    if (unknown < 0.5 * known || unknown > 2 * known)
+        fail_msg("unknown user %.3f ms vs known user, wrong password %.3f ms", unknown * 1e3, known * 1e3);
+
+    char user[64], pass[64];
+    assert_int_equal(cfit_web_parse_basic("Basic YWxpY2U6c2VjcmV0", user, sizeof user, pass, sizeof pass), 0);
+    assert_string_equal(user, "alice");
+    assert_string_equal(pass, "secret");
+    assert_int_equal(cfit_web_parse_basic("basic YWxpY2U6c2VjcmV0", user, sizeof user, pass, sizeof pass), 0);
+    /* "alice:secret\0junk" and "alice\0x:secret" */
+    assert_int_equal(cfit_web_parse_basic("Basic YWxpY2U6c2VjcmV0AGp1bms=", user, sizeof user, pass, sizeof pass), -1);
+    assert_int_equal(cfit_web_parse_basic("Basic YWxpY2UAeDpzZWNyZXQ=", user, sizeof user, pass, sizeof pass), -1);
+    assert_int_equal(cfit_web_parse_basic("Basic YWxpY2U=", user, sizeof user, pass, sizeof pass), -1);   /* no ':' */
+    assert_int_equal(cfit_web_parse_basic("Basic !!!", user, sizeof user, pass, sizeof pass), -1);
+    assert_int_equal(cfit_web_parse_basic("Bearer abc", user, sizeof user, pass, sizeof pass), -1);
+    assert_int_equal(cfit_web_parse_basic(NULL, user, sizeof user, pass, sizeof pass), -1);
+}
+
 static void test_watchdog_decide(void **st)
 {
     (void)st;
@@ -298,6 +362,7 @@ int main(void)
         cmocka_unit_test(test_values_and_negotiation),
         cmocka_unit_test(test_job_lines),
         cmocka_unit_test(test_web_config),
+        cmocka_unit_test(test_auth_constant_time),
         cmocka_unit_test(test_watchdog_decide),
         cmocka_unit_test(test_collectors_table),
         cmocka_unit_test(test_failing_collector_rolled_back),
