@@ -133,7 +133,8 @@ typedef struct cfit_gpu_sample {
     unsigned index;
     int up;                     /* 1 when NVML answered for this GPU */
     double utilization_ratio;   /* 0..1, negative when not supported */
-    unsigned pids[64];          /* compute processes on it */
+    int minor;                  /* NVML minor number (/dev/nvidiaMINOR), -1 when unknown */
+    unsigned pids[64];          /* compute processes on it (NVML's unsigned pids, unchecked) */
     unsigned npids;
 } cfit_gpu_sample;
 
@@ -195,6 +196,10 @@ typedef struct cfit_watchdog_config {
     const char *action;         /* shell command run when acting (sh -c), or NULL */
     int signal;                 /* signal sent to the idle GPUs' processes, or 0 */
     int enforce;                /* 0: log what would be done and do nothing */
+    /* Device node prefix a process must hold open (/proc/PID/fd) to be signalled: NULL means
+     * "/dev/nvidia" (the node is PREFIX + the GPU's minor number).  For tests only: the CLI takes
+     * it from $CFIT_WATCHDOG_DEVICE_PREFIX so a test child can open a fake device file. */
+    const char *device_prefix;
     void (*log)(void *ctx, const char *fmt, ...)
 #if defined(__GNUC__)
         __attribute__((format(printf, 2, 3)))
@@ -213,6 +218,23 @@ typedef enum cfit_watchdog_verdict {
 /* The decision alone (for tests): idle_since is the watchdog's timer, -1 when not idle. */
 cfit_watchdog_verdict cfit_watchdog_decide(const cfit_watchdog_config *c, const cfit_gpu_sample *s, size_t n,
                                            double now, double *idle_since, double *max_util);
+
+/* Why a pid NVML listed may (CFIT_WD_PID_OK) or may not be signalled. */
+typedef enum cfit_watchdog_pid_check {
+    CFIT_WD_PID_OK,
+    CFIT_WD_PID_RESERVED,       /* 0, 1, or above INT_MAX (never kill(0), kill(1), kill(-N)) */
+    CFIT_WD_PID_SELF,           /* the exporter itself or a member of its process group */
+    CFIT_WD_PID_DEAD,           /* no such process */
+    CFIT_WD_PID_NO_DEVICE,      /* does not hold /dev/nvidiaMINOR open (or its fds cannot be read) */
+    CFIT_WD_PID_NO_MINOR        /* the GPU's minor number is unknown: nothing to check against */
+} cfit_watchdog_pid_check;
+
+/* Check one pid NVML listed on a GPU with minor number minor (-1 unknown). */
+cfit_watchdog_pid_check cfit_watchdog_check_pid(const cfit_watchdog_config *c, unsigned pid, int minor);
+const char *cfit_watchdog_pid_check_text(cfit_watchdog_pid_check k);
+/* Send c->signal (when enforce is set; else only log) to every checked pid of the n samples;
+ * the others are logged and skipped.  Returns how many pids passed the checks. */
+size_t cfit_watchdog_signal_gpus(const cfit_watchdog_config *c, const cfit_gpu_sample *s, size_t n);
 
 typedef struct cfit_watchdog cfit_watchdog;
 /* Start a thread sampling the gpu collector's state every interval_s and logging every

@@ -212,6 +212,7 @@ int cmd_exporter(int argc, char **argv)
     c.cfg.log_ctx = &c;
     c.wd.log = log_line;
     c.wd.log_ctx = &c;
+    c.wd.device_prefix = getenv("CFIT_WATCHDOG_DEVICE_PREFIX");   /* tests only (docs/exporter.md) */
     int enable[16];
     for (size_t i = 0; cfit_collectors[i]; i++) {
         enable[i] = c.set[i] ? c.enable[i] : cfit_collectors[i]->default_on;
