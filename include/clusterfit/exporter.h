@@ -81,6 +81,8 @@ typedef struct cfit_exporter_config {
     const char *procfs;         /* default "/proc" */
     const char *nvml_library;   /* default "libnvidia-ml.so.1" */
     const char *job_socket;     /* NULL: the job collector listens nowhere */
+    double job_stale_s;         /* drop a (job, rank) pair not heard from this long; 0 = 600 s */
+    size_t job_max_series;      /* (job, rank) pairs kept; past it the oldest is dropped; 0 = 1024 */
     int gpu_pcie;               /* 1: also sample PCIe throughput (costs ~40 ms per GPU) */
     double gpu_lost_retry_s;    /* re-initialise NVML to look for a lost GPU at most this often; 0 = 60 s */
     /* log sink for collectors' one-time warnings (NULL: silent) */
@@ -123,6 +125,9 @@ void cfit_exporter_free(cfit_exporter *x);
 /* One scrape, rendered in format f; *out malloc'ed (caller frees).  Thread-safe (scrapes are
  * serialised).  Only CFIT_ENOMEM fails. */
 int cfit_exporter_scrape(cfit_exporter *x, cfit_expo_format f, char **out, size_t *len);
+
+/* Why the named collector's init failed, or NULL (not enabled, or it started). */
+const char *cfit_exporter_collector_error(const cfit_exporter *x, const char *name);
 
 /* The state of a named collector (for the watchdog), or NULL when it is not enabled. */
 void *cfit_exporter_collector_state(cfit_exporter *x, const char *name);

@@ -13,6 +13,7 @@
 enum {
     O_LISTEN = 1, O_WEBCFG, O_MAXCONN, O_PERIP, O_TIMEOUT, O_NVML, O_SYSFS, O_PROCFS, O_JOBSOCK, O_PCIE,
     O_ONCE, O_OPENMETRICS, O_QUIET, O_WD_IDLE, O_WD_FOR, O_WD_ACTION, O_WD_SIGNAL, O_WD_INTERVAL, O_WD_ENFORCE,
+    O_JOB_STALE, O_JOB_MAX,
     O_COLL_ON = 100, O_COLL_OFF = 200
 };
 
@@ -36,6 +37,8 @@ static const cli_opt opts[] = {
     {"path.sysfs", 0, "DIR", "sysfs mount point (default /sys)", O_SYSFS},
     {"path.procfs", 0, "DIR", "procfs mount point (default /proc)", O_PROCFS},
     {"job-socket", 0, "PATH", "unix datagram socket training processes report steps to (mode 0600)", O_JOBSOCK},
+    {"job-socket.stale-after", 0, "TIME", "drop a (job, rank) not heard from this long (default 10m)", O_JOB_STALE},
+    {"job-socket.max-series", 0, "N", "(job, rank) pairs kept; past it the oldest is dropped (default 1024)", O_JOB_MAX},
     {"watchdog.idle-below", 0, "RATIO", "watch for GPUs idle below this utilisation (0..1; enables the watchdog)", O_WD_IDLE},
     {"watchdog.for", 0, "TIME", "act after every GPU has been idle this long (default 10m)", O_WD_FOR},
     {"watchdog.action", 0, "CMD", "shell command to run when acting", O_WD_ACTION},
@@ -128,6 +131,8 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
     case O_PROCFS: c->cfg.procfs = value; return 0;
     case O_JOBSOCK: c->cfg.job_socket = value; return 0;
     case O_PCIE: c->cfg.gpu_pcie = 1; return 0;
+    case O_JOB_STALE: return opt_time(name, value, 1, &c->cfg.job_stale_s);
+    case O_JOB_MAX: rc = cli_int(name, value, 1, 100000, &n); c->cfg.job_max_series = (size_t)n; return rc;
     case O_ONCE: c->once = 1; return 0;
     case O_OPENMETRICS: c->openmetrics = 1; return 0;
     case O_QUIET: c->quiet = 1; return 0;
@@ -236,7 +241,8 @@ int cmd_exporter(int argc, char **argv)
     if (c.cfg.job_socket && !cfit_exporter_collector_state(x, "job")) {
         cfit_exporter_free(x);
         cfit_web_config_fini(&web);
-        fprintf(stderr, "clusterfit: error: --job-socket: the job collector could not start (see above)\n");
+        const char *why = cfit_exporter_collector_error(x, "job");
+        fprintf(stderr, "clusterfit: error: --job-socket: %s\n", why ? why : "the job collector could not start");
         return EXIT_RUNTIME;
     }
     if (c.once) {

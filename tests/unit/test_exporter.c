@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -270,6 +272,127 @@ static void test_auth_constant_time(void **st)
     assert_int_equal(cfit_web_parse_basic(NULL, user, sizeof user, pass, sizeof pass), -1);
 }
 
+/* ---- job socket (issue 16 part 5) ---- */
+
+static cfit_exporter *job_exporter(cfit_exporter_config *cfg)
+{
+    int enable[8] = {0};
+    for (size_t i = 0; cfit_collectors[i]; i++)
+        enable[i] = strcmp(cfit_collectors[i]->name, "job") == 0;
+    return cfit_exporter_new(cfg, enable);
+}
+
+static void job_send(const char *path, const char *line)
+{
+    int fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+    assert_true(sendto(fd, line, strlen(line), 0, (struct sockaddr *)&a, sizeof a) == (ssize_t)strlen(line));
+    close(fd);
+}
+
+static char *job_scrape(cfit_exporter *x)
+{
+    char *out;
+    size_t len;
+    assert_int_equal(cfit_exporter_scrape(x, CFIT_EXPO_TEXT, &out, &len), 0);
+    return out;
+}
+
+/* Scrape until the scrape holds want (the receiving thread is asynchronous). */
+static char *job_scrape_until(cfit_exporter *x, const char *want)
+{
+    for (int i = 0; i < 200; i++) {
+        char *out = job_scrape(x);
+        if (strstr(out, want))
+            return out;
+        free(out);
+        nanosleep(&(struct timespec){0, 10000000}, NULL);
+    }
+    char *out = job_scrape(x);
+    fail_msg("scrape lacks '%s':\n%s", want, out);
+    return NULL;
+}
+
+static void expect_in(const char *out, const char *line, int present)
+{
+    if ((strstr(out, line) != NULL) != present)
+        fail_msg("scrape %s '%s':\n%s", present ? "lacks" : "holds", line, out);
+}
+
+static void test_job_series_bound_and_straggler(void **st)
+{
+    (void)st;
+    char dir[] = "/tmp/cfit-job.XXXXXX", path[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/job.sock", dir);
+    cfit_exporter_config cfg = {.job_socket = path, .job_max_series = 3, .job_stale_s = 1.5};
+    cfit_exporter *x = job_exporter(&cfg);
+    assert_null(cfit_exporter_collector_error(x, "job"));
+    job_send(path, "job=a rank=0 step=1 allreduce=0.5\njob=a rank=1 step=1 allreduce=0.4\n"
+                   "job=a rank=2 step=1.6 allreduce=0.1\n");
+    char *out = job_scrape_until(x, "clusterfit_job_reports_total 3\n");
+    expect_in(out, "clusterfit_job_series 3\n", 1);
+    /* busy times 0.5, 0.6, 1.5: median 0.6 */
+    expect_in(out, "clusterfit_job_step_time_ratio_to_median{training_job=\"a\",rank=\"1\"} 1\n", 1);
+    expect_in(out, "clusterfit_job_step_time_ratio_to_median{training_job=\"a\",rank=\"2\"} 2.5\n", 1);
+    free(out);
+    nanosleep(&(struct timespec){0, 20000000}, NULL);
+    job_send(path, "job=a rank=1 step=1 allreduce=0.4\njob=a rank=2 step=1.6 allreduce=0.1\n");
+    job_scrape_until(x, "clusterfit_job_reports_total 5\n");
+    nanosleep(&(struct timespec){0, 20000000}, NULL);
+    job_send(path, "job=b rank=0 step=2\n");   /* past the limit: a/0, heard from longest ago, makes room */
+    out = job_scrape_until(x, "clusterfit_job_reports_total 6\n");
+    expect_in(out, "clusterfit_job_bad_lines_total 0\n", 1);
+    expect_in(out, "clusterfit_job_series_evicted_total 1\n", 1);
+    expect_in(out, "training_job=\"a\",rank=\"0\"", 0);
+    expect_in(out, "clusterfit_job_steps_total{training_job=\"b\",rank=\"0\"} 1\n", 1);
+    expect_in(out, "clusterfit_job_step_time_ratio_to_median{training_job=\"b\",rank=\"0\"} 1\n", 1);
+    free(out);
+    nanosleep(&(struct timespec){1, 800000000}, NULL);   /* past stale-after: every pair dropped */
+    out = job_scrape(x);
+    expect_in(out, "clusterfit_job_series 0\n", 1);
+    expect_in(out, "clusterfit_job_series_evicted_total 4\n", 1);
+    free(out);
+    cfit_exporter_free(x);
+    assert_int_equal(access(path, F_OK), -1);   /* removed at exit */
+    rmdir(dir);
+}
+
+static void test_job_socket_takeover(void **st)
+{
+    (void)st;
+    char dir[] = "/tmp/cfit-jobs.XXXXXX", path[64], moved[80];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/job.sock", dir);
+    snprintf(moved, sizeof moved, "%s/old.sock", dir);
+    cfit_exporter_config cfg = {.job_socket = path};
+    cfit_exporter *a = job_exporter(&cfg);
+    assert_null(cfit_exporter_collector_error(a, "job"));
+    cfit_exporter *b = job_exporter(&cfg);   /* a live socket: refused, left alone */
+    const char *why = cfit_exporter_collector_error(b, "job");
+    assert_non_null(why);
+    assert_non_null(strstr(why, "served by another live process"));
+    cfit_exporter_free(b);
+    job_send(path, "job=a rank=0 step=1\n");   /* a still hears its reporters */
+    free(job_scrape_until(a, "clusterfit_job_reports_total 1\n"));
+
+    /* a successor took the path: a's exit must not delete the successor's socket */
+    assert_int_equal(rename(path, moved), 0);
+    int fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+    assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+    cfit_exporter_free(a);
+    assert_int_equal(access(path, F_OK), 0);
+    close(fd);   /* now a stale socket: nobody listens; a new exporter replaces it */
+    cfit_exporter *c = job_exporter(&cfg);
+    assert_null(cfit_exporter_collector_error(c, "job"));
+    cfit_exporter_free(c);
+    unlink(moved);
+    rmdir(dir);
+}
+
 static void test_watchdog_decide(void **st)
 {
     (void)st;
@@ -363,6 +486,8 @@ int main(void)
         cmocka_unit_test(test_job_lines),
         cmocka_unit_test(test_web_config),
         cmocka_unit_test(test_auth_constant_time),
+        cmocka_unit_test(test_job_series_bound_and_straggler),
+        cmocka_unit_test(test_job_socket_takeover),
         cmocka_unit_test(test_watchdog_decide),
         cmocka_unit_test(test_collectors_table),
         cmocka_unit_test(test_failing_collector_rolled_back),
