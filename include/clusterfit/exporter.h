@@ -252,10 +252,19 @@ void cfit_watchdog_stop(cfit_watchdog *w);   /* NULL ok */
 typedef struct cfit_http_config {
     const char *listen_address;    /* HOST:PORT, [V6ADDR]:PORT or :PORT (every address); port 0 = any */
     const cfit_web_config *web;    /* TLS and basic auth; NULL = neither */
-    unsigned max_connections;      /* 0 = 512 */
+    unsigned max_connections;      /* 0 = 512; past it the oldest connection still sending its
+                                      request headers is dropped */
     unsigned max_per_ip;           /* 0 = 256 */
-    unsigned timeout_s;            /* idle / slow client cut-off; 0 = 10 */
+    unsigned timeout_s;            /* idle cut-off; 0 = 10 */
+    double header_timeout_s;       /* request headers must be in this long after the connection
+                                      (or the previous response); 0 = 5 */
+    int max_requests;              /* scrapes at once, more get 503; 0 = 40, negative = no limit */
 } cfit_http_config;
+
+/* 1 when an Accept-Encoding header value accepts gzip (not with q=0); NULL = 0. */
+int cfit_http_accepts_gzip(const char *accept_encoding);
+/* gzip of in (n bytes) into *out (malloc'ed, *out_n bytes).  0 or CFIT_ENOMEM. */
+int cfit_http_gzip(const char *in, size_t n, char **out, size_t *out_n);
 
 typedef struct cfit_http cfit_http;
 

@@ -13,7 +13,7 @@
 enum {
     O_LISTEN = 1, O_WEBCFG, O_MAXCONN, O_PERIP, O_TIMEOUT, O_NVML, O_SYSFS, O_PROCFS, O_JOBSOCK, O_PCIE,
     O_ONCE, O_OPENMETRICS, O_QUIET, O_WD_IDLE, O_WD_FOR, O_WD_ACTION, O_WD_SIGNAL, O_WD_INTERVAL, O_WD_ENFORCE,
-    O_JOB_STALE, O_JOB_MAX,
+    O_JOB_STALE, O_JOB_MAX, O_HDR_TIMEOUT, O_MAXREQ,
     O_COLL_ON = 100, O_COLL_OFF = 200
 };
 
@@ -24,9 +24,11 @@ enum {
 static const cli_opt opts[] = {
     {"web.listen-address", 0, "HOST:PORT", "address to serve on (default 127.0.0.1:9400; :PORT = every address)", O_LISTEN},
     {"web.config.file", 0, "FILE", "TLS certificate/key and bcrypt basic-auth users (docs/exporter.md)", O_WEBCFG},
-    {"web.max-connections", 0, "N", "connections served at once (default 512)", O_MAXCONN},
+    {"web.max-connections", 0, "N", "connections at once; past it the oldest still sending headers goes (default 512)", O_MAXCONN},
     {"web.max-connections-per-ip", 0, "N", "connections from one client address (default 256)", O_PERIP},
     {"web.timeout", 0, "TIME", "close a connection idle this long (default 10s)", O_TIMEOUT},
+    {"web.read-header-timeout", 0, "TIME", "drop a connection whose request headers take longer (default 5s)", O_HDR_TIMEOUT},
+    {"web.max-requests", 0, "N", "scrapes at once; more get 503 at once (default 40, 0 = no limit)", O_MAXREQ},
     COLL("gpu", "on by default"),
     COLL("netdev", "on by default"),
     COLL("infiniband", "on by default"),
@@ -126,6 +128,8 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
         c->http.timeout_s = (unsigned)(t > 86400 ? 86400 : t);
         return rc;
     }
+    case O_HDR_TIMEOUT: return opt_time(name, value, 0.1, &c->http.header_timeout_s);
+    case O_MAXREQ: rc = cli_int(name, value, 0, 65536, &n); c->http.max_requests = n ? (int)n : -1; return rc;
     case O_NVML: c->cfg.nvml_library = value; return 0;
     case O_SYSFS: c->cfg.sysfs = value; return 0;
     case O_PROCFS: c->cfg.procfs = value; return 0;
