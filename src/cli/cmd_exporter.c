@@ -243,10 +243,10 @@ int cmd_exporter(int argc, char **argv)
         return cli_error("out of memory");
     }
     if (c.cfg.job_socket && !cfit_exporter_collector_state(x, "job")) {
-        cfit_exporter_free(x);
-        cfit_web_config_fini(&web);
         const char *why = cfit_exporter_collector_error(x, "job");
         fprintf(stderr, "clusterfit: error: --job-socket: %s\n", why ? why : "the job collector could not start");
+        cfit_exporter_free(x);
+        cfit_web_config_fini(&web);
         return EXIT_RUNTIME;
     }
     if (c.once) {

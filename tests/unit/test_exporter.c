@@ -344,7 +344,7 @@ static void test_job_series_bound_and_straggler(void **st)
     free(out);
     nanosleep(&(struct timespec){0, 20000000}, NULL);
     job_send(path, "job=a rank=1 step=1 allreduce=0.4\njob=a rank=2 step=1.6 allreduce=0.1\n");
-    job_scrape_until(x, "clusterfit_job_reports_total 5\n");
+    free(job_scrape_until(x, "clusterfit_job_reports_total 5\n"));
     nanosleep(&(struct timespec){0, 20000000}, NULL);
     job_send(path, "job=b rank=0 step=2\n");   /* past the limit: a/0, heard from longest ago, makes room */
     out = job_scrape_until(x, "clusterfit_job_reports_total 6\n");
