@@ -4,6 +4,7 @@
 #include "clusterfit/exporter.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -112,7 +113,7 @@ cfit_watchdog_pid_check cfit_watchdog_check_pid(const cfit_watchdog_config *c, u
     if (p == getpid())
         return CFIT_WD_PID_SELF;
     pid_t group = getpgid(p);
-    if (group < 0)
+    if (group < 0 && errno == ESRCH)
         return CFIT_WD_PID_DEAD;
     if (group == getpgrp())
         return CFIT_WD_PID_SELF;
