@@ -88,6 +88,19 @@ def concurrent(port, clients):
     return ok[0], time.perf_counter() - t0
 
 
+def write_fixture(tmp):
+    """The fake NVML fixture: 8 H100s (tests/fakenvml/fakenvml.c); returns its path."""
+    fixture = os.path.join(tmp, "nvml.txt")
+    with open(fixture, "w") as f:
+        f.write("driver 550.54.15\n")
+        for i in range(8):
+            f.write("gpu uuid=GPU-bench-%d name=NVIDIA_H100_80GB_HBM3 util=%d memutil=40 mem_total=85520809984 "
+                    "mem_used=60000000000 power_mw=600000 energy_mj=%d temp=60 sm_mhz=1980 mem_mhz=2619 "
+                    "ecc_corrected=0 ecc_uncorrected=0 nvlink_links=18 nvlink_tx_kib=1800000 nvlink_rx_kib=1800000 "
+                    "throttle=0 xids=79\n" % (i, 80 + i, 10 ** 9 + i))
+    return fixture
+
+
 def memory_kib(pid):
     status = open("/proc/%d/status" % pid).read()
     rss = int(re.search(r"VmRSS:\s+(\d+)", status).group(1))
@@ -120,14 +133,7 @@ def main(argv):
     if not os.path.exists(fake):
         raise SystemExit("no fake NVML library at %s (build with tests, or set CFIT_FAKENVML)" % fake)
     tmp = tempfile.mkdtemp(prefix="cfit-bench.")
-    fixture = os.path.join(tmp, "nvml.txt")
-    with open(fixture, "w") as f:
-        f.write("driver 550.54.15\n")
-        for i in range(8):
-            f.write("gpu uuid=GPU-bench-%d name=NVIDIA_H100_80GB_HBM3 util=%d memutil=40 mem_total=85520809984 "
-                    "mem_used=60000000000 power_mw=600000 energy_mj=%d temp=60 sm_mhz=1980 mem_mhz=2619 "
-                    "ecc_corrected=0 ecc_uncorrected=0 nvlink_links=18 nvlink_tx_kib=1800000 nvlink_rx_kib=1800000 "
-                    "throttle=0 xids=79\n" % (i, 80 + i, 10 ** 9 + i))
+    fixture = write_fixture(tmp)
     env = dict(os.environ, FAKENVML_FIXTURE=fixture)
     port = free_port()
     results = [measure("clusterfit exporter (8 fake GPUs, real /sys, /proc)",

@@ -18,6 +18,8 @@ PACKAGES=(
     # clusterfit exporter: HTTP/TLS server, bcrypt basic auth through crypt(3); tests: a real
     # Prometheus server + promtool, openssl (test certificates), curl (HTTP checks)
     libmicrohttpd-dev libcrypt-dev prometheus openssl curl
+    # gzip-compressed scrapes (Accept-Encoding: gzip)
+    zlib1g-dev
     # bench/exporter_bench.py: the reference exporter measured side by side
     prometheus-node-exporter
     # tests/scripts/report_render.sh: --report pages rendered in headless Chromium (issue 7)

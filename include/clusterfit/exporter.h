@@ -81,6 +81,8 @@ typedef struct cfit_exporter_config {
     const char *procfs;         /* default "/proc" */
     const char *nvml_library;   /* default "libnvidia-ml.so.1" */
     const char *job_socket;     /* NULL: the job collector listens nowhere */
+    double job_stale_s;         /* drop a (job, rank) pair not heard from this long; 0 = 600 s */
+    size_t job_max_series;      /* (job, rank) pairs kept; past it the oldest is dropped; 0 = 1024 */
     int gpu_pcie;               /* 1: also sample PCIe throughput (costs ~40 ms per GPU) */
     double gpu_lost_retry_s;    /* re-initialise NVML to look for a lost GPU at most this often; 0 = 60 s */
     /* log sink for collectors' one-time warnings (NULL: silent) */
@@ -124,6 +126,9 @@ void cfit_exporter_free(cfit_exporter *x);
  * serialised).  Only CFIT_ENOMEM fails. */
 int cfit_exporter_scrape(cfit_exporter *x, cfit_expo_format f, char **out, size_t *len);
 
+/* Why the named collector's init failed, or NULL (not enabled, or it started). */
+const char *cfit_exporter_collector_error(const cfit_exporter *x, const char *name);
+
 /* The state of a named collector (for the watchdog), or NULL when it is not enabled. */
 void *cfit_exporter_collector_state(cfit_exporter *x, const char *name);
 
@@ -133,7 +138,8 @@ typedef struct cfit_gpu_sample {
     unsigned index;
     int up;                     /* 1 when NVML answered for this GPU */
     double utilization_ratio;   /* 0..1, negative when not supported */
-    unsigned pids[64];          /* compute processes on it */
+    int minor;                  /* NVML minor number (/dev/nvidiaMINOR), -1 when unknown */
+    unsigned pids[64];          /* compute processes on it (NVML's unsigned pids, unchecked) */
     unsigned npids;
 } cfit_gpu_sample;
 
@@ -174,8 +180,17 @@ int cfit_web_config_parse(const char *text, size_t len, const char *file, cfit_w
 int cfit_web_config_load(const char *path, cfit_web_config *wc, cfit_diag *d);
 void cfit_web_config_fini(cfit_web_config *wc);
 
-/* 1 when password matches user's bcrypt hash (through crypt(3)), else 0. */
+/* 1 when password matches user's bcrypt hash (through crypt(3)), else 0.  Takes the same time
+ * whatever the username: an unknown user is checked against a dummy bcrypt setting with the
+ * highest cost of the configured hashes, and every comparison is constant-time. */
 int cfit_web_check_password(const cfit_web_config *wc, const char *user, const char *password);
+/* The index of user in wc->users (every name compared, in constant time), or -1. */
+int cfit_web_user_index(const cfit_web_config *wc, const char *user);
+/* Decode an "Authorization: Basic BASE64" header into user and pass (NUL-terminated).  0, or -1
+ * when it is missing, not Basic, not base64, has no ':', does not fit, or holds a NUL byte. */
+int cfit_web_parse_basic(const char *header, char *user, size_t user_n, char *pass, size_t pass_n);
+/* How many crypt(3) checks cfit_web_check_password has run in this process (for tests). */
+unsigned long cfit_web_hash_runs(void);
 
 /* ---- idle-GPU watchdog (opt-in; dry run unless enforce is set) ------------------------- */
 
@@ -186,6 +201,10 @@ typedef struct cfit_watchdog_config {
     const char *action;         /* shell command run when acting (sh -c), or NULL */
     int signal;                 /* signal sent to the idle GPUs' processes, or 0 */
     int enforce;                /* 0: log what would be done and do nothing */
+    /* Device node prefix a process must hold open (/proc/PID/fd) to be signalled: NULL means
+     * "/dev/nvidia" (the node is PREFIX + the GPU's minor number).  For tests only: the CLI takes
+     * it from $CFIT_WATCHDOG_DEVICE_PREFIX so a test child can open a fake device file. */
+    const char *device_prefix;
     void (*log)(void *ctx, const char *fmt, ...)
 #if defined(__GNUC__)
         __attribute__((format(printf, 2, 3)))
@@ -205,6 +224,23 @@ typedef enum cfit_watchdog_verdict {
 cfit_watchdog_verdict cfit_watchdog_decide(const cfit_watchdog_config *c, const cfit_gpu_sample *s, size_t n,
                                            double now, double *idle_since, double *max_util);
 
+/* Why a pid NVML listed may (CFIT_WD_PID_OK) or may not be signalled. */
+typedef enum cfit_watchdog_pid_check {
+    CFIT_WD_PID_OK,
+    CFIT_WD_PID_RESERVED,       /* 0, 1, or above INT_MAX (never kill(0), kill(1), kill(-N)) */
+    CFIT_WD_PID_SELF,           /* the exporter itself or a member of its process group */
+    CFIT_WD_PID_DEAD,           /* no such process */
+    CFIT_WD_PID_NO_DEVICE,      /* does not hold /dev/nvidiaMINOR open (or its fds cannot be read) */
+    CFIT_WD_PID_NO_MINOR        /* the GPU's minor number is unknown: nothing to check against */
+} cfit_watchdog_pid_check;
+
+/* Check one pid NVML listed on a GPU with minor number minor (-1 unknown). */
+cfit_watchdog_pid_check cfit_watchdog_check_pid(const cfit_watchdog_config *c, unsigned pid, int minor);
+const char *cfit_watchdog_pid_check_text(cfit_watchdog_pid_check k);
+/* Send c->signal (when enforce is set; else only log) to every checked pid of the n samples;
+ * the others are logged and skipped.  Returns how many pids passed the checks. */
+size_t cfit_watchdog_signal_gpus(const cfit_watchdog_config *c, const cfit_gpu_sample *s, size_t n);
+
 typedef struct cfit_watchdog cfit_watchdog;
 /* Start a thread sampling the gpu collector's state every interval_s and logging every
  * decision.  c must outlive it.  NULL when out of memory or the thread cannot start. */
@@ -216,10 +252,19 @@ void cfit_watchdog_stop(cfit_watchdog *w);   /* NULL ok */
 typedef struct cfit_http_config {
     const char *listen_address;    /* HOST:PORT, [V6ADDR]:PORT or :PORT (every address); port 0 = any */
     const cfit_web_config *web;    /* TLS and basic auth; NULL = neither */
-    unsigned max_connections;      /* 0 = 512 */
+    unsigned max_connections;      /* 0 = 512; past it the oldest connection still sending its
+                                      request headers is dropped */
     unsigned max_per_ip;           /* 0 = 256 */
-    unsigned timeout_s;            /* idle / slow client cut-off; 0 = 10 */
+    unsigned timeout_s;            /* idle cut-off; 0 = 10 */
+    double header_timeout_s;       /* request headers must be in this long after the connection
+                                      (or the previous response); 0 = 5 */
+    int max_requests;              /* scrapes at once, more get 503; 0 = 40, negative = no limit */
 } cfit_http_config;
+
+/* 1 when an Accept-Encoding header value accepts gzip (not with q=0); NULL = 0. */
+int cfit_http_accepts_gzip(const char *accept_encoding);
+/* gzip of in (n bytes) into *out (malloc'ed, *out_n bytes).  0 or CFIT_ENOMEM. */
+int cfit_http_gzip(const char *in, size_t n, char **out, size_t *out_n);
 
 typedef struct cfit_http cfit_http;
 

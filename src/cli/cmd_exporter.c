@@ -13,6 +13,7 @@
 enum {
     O_LISTEN = 1, O_WEBCFG, O_MAXCONN, O_PERIP, O_TIMEOUT, O_NVML, O_SYSFS, O_PROCFS, O_JOBSOCK, O_PCIE,
     O_ONCE, O_OPENMETRICS, O_QUIET, O_WD_IDLE, O_WD_FOR, O_WD_ACTION, O_WD_SIGNAL, O_WD_INTERVAL, O_WD_ENFORCE,
+    O_JOB_STALE, O_JOB_MAX, O_HDR_TIMEOUT, O_MAXREQ,
     O_COLL_ON = 100, O_COLL_OFF = 200
 };
 
@@ -23,9 +24,11 @@ enum {
 static const cli_opt opts[] = {
     {"web.listen-address", 0, "HOST:PORT", "address to serve on (default 127.0.0.1:9400; :PORT = every address)", O_LISTEN},
     {"web.config.file", 0, "FILE", "TLS certificate/key and bcrypt basic-auth users (docs/exporter.md)", O_WEBCFG},
-    {"web.max-connections", 0, "N", "connections served at once (default 512)", O_MAXCONN},
+    {"web.max-connections", 0, "N", "connections at once; past it the oldest still sending headers goes (default 512)", O_MAXCONN},
     {"web.max-connections-per-ip", 0, "N", "connections from one client address (default 256)", O_PERIP},
     {"web.timeout", 0, "TIME", "close a connection idle this long (default 10s)", O_TIMEOUT},
+    {"web.read-header-timeout", 0, "TIME", "drop a connection whose request headers take longer (default 5s)", O_HDR_TIMEOUT},
+    {"web.max-requests", 0, "N", "scrapes at once; more get 503 at once (default 40, 0 = no limit)", O_MAXREQ},
     COLL("gpu", "on by default"),
     COLL("netdev", "on by default"),
     COLL("infiniband", "on by default"),
@@ -36,6 +39,8 @@ static const cli_opt opts[] = {
     {"path.sysfs", 0, "DIR", "sysfs mount point (default /sys)", O_SYSFS},
     {"path.procfs", 0, "DIR", "procfs mount point (default /proc)", O_PROCFS},
     {"job-socket", 0, "PATH", "unix datagram socket training processes report steps to (mode 0600)", O_JOBSOCK},
+    {"job-socket.stale-after", 0, "TIME", "drop a (job, rank) not heard from this long (default 10m)", O_JOB_STALE},
+    {"job-socket.max-series", 0, "N", "(job, rank) pairs kept; past it the oldest is dropped (default 1024)", O_JOB_MAX},
     {"watchdog.idle-below", 0, "RATIO", "watch for GPUs idle below this utilisation (0..1; enables the watchdog)", O_WD_IDLE},
     {"watchdog.for", 0, "TIME", "act after every GPU has been idle this long (default 10m)", O_WD_FOR},
     {"watchdog.action", 0, "CMD", "shell command to run when acting", O_WD_ACTION},
@@ -123,11 +128,15 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
         c->http.timeout_s = (unsigned)(t > 86400 ? 86400 : t);
         return rc;
     }
+    case O_HDR_TIMEOUT: return opt_time(name, value, 0.1, &c->http.header_timeout_s);
+    case O_MAXREQ: rc = cli_int(name, value, 0, 65536, &n); c->http.max_requests = n ? (int)n : -1; return rc;
     case O_NVML: c->cfg.nvml_library = value; return 0;
     case O_SYSFS: c->cfg.sysfs = value; return 0;
     case O_PROCFS: c->cfg.procfs = value; return 0;
     case O_JOBSOCK: c->cfg.job_socket = value; return 0;
     case O_PCIE: c->cfg.gpu_pcie = 1; return 0;
+    case O_JOB_STALE: return opt_time(name, value, 1, &c->cfg.job_stale_s);
+    case O_JOB_MAX: rc = cli_int(name, value, 1, 100000, &n); c->cfg.job_max_series = (size_t)n; return rc;
     case O_ONCE: c->once = 1; return 0;
     case O_OPENMETRICS: c->openmetrics = 1; return 0;
     case O_QUIET: c->quiet = 1; return 0;
@@ -212,6 +221,7 @@ int cmd_exporter(int argc, char **argv)
     c.cfg.log_ctx = &c;
     c.wd.log = log_line;
     c.wd.log_ctx = &c;
+    c.wd.device_prefix = getenv("CFIT_WATCHDOG_DEVICE_PREFIX");   /* tests only (docs/exporter.md) */
     int enable[16];
     for (size_t i = 0; cfit_collectors[i]; i++) {
         enable[i] = c.set[i] ? c.enable[i] : cfit_collectors[i]->default_on;
@@ -233,9 +243,10 @@ int cmd_exporter(int argc, char **argv)
         return cli_error("out of memory");
     }
     if (c.cfg.job_socket && !cfit_exporter_collector_state(x, "job")) {
+        const char *why = cfit_exporter_collector_error(x, "job");
+        fprintf(stderr, "clusterfit: error: --job-socket: %s\n", why ? why : "the job collector could not start");
         cfit_exporter_free(x);
         cfit_web_config_fini(&web);
-        fprintf(stderr, "clusterfit: error: --job-socket: the job collector could not start (see above)\n");
         return EXIT_RUNTIME;
     }
     if (c.once) {

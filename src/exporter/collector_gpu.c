@@ -44,6 +44,7 @@
     X(0, nvmlDeviceGetFieldValues, (nvmlDevice_t, int, nvmlFieldValue_t *))                    \
     X(0, nvmlDeviceGetCurrentClocksEventReasons, (nvmlDevice_t, unsigned long long *))         \
     X(0, nvmlDeviceGetCurrentClocksThrottleReasons, (nvmlDevice_t, unsigned long long *))      \
+    X(0, nvmlDeviceGetMinorNumber, (nvmlDevice_t, unsigned int *))                             \
     X(0, nvmlDeviceGetComputeRunningProcesses_v3, (nvmlDevice_t, unsigned int *, nvmlProcessInfo_t *)) \
     X(0, nvmlEventSetCreate, (nvmlEventSet_t *))                                               \
     X(0, nvmlDeviceRegisterEvents, (nvmlDevice_t, unsigned long long, nvmlEventSet_t))         \
@@ -457,6 +458,11 @@ size_t cfit_gpu_sample_all(void *state, cfit_gpu_sample *out, size_t max)
         o->up = g->have_handle && !lifecycle_error(r);
         if (r == NVML_SUCCESS)
             o->utilization_ratio = u.gpu / 100.0;
+        unsigned minor = 0;
+        o->minor = -1;
+        if (o->up && s->api.nvmlDeviceGetMinorNumber && s->api.nvmlDeviceGetMinorNumber(g->h, &minor) == NVML_SUCCESS &&
+            minor < 4096)
+            o->minor = (int)minor;
         nvmlProcessInfo_t p[64];
         unsigned np = 64;
         if (o->up && s->api.nvmlDeviceGetComputeRunningProcesses_v3 &&

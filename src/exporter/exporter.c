@@ -33,6 +33,7 @@ struct cfit_exporter {
     pthread_mutex_t lock;        /* one scrape at a time: collectors keep state */
     int enabled[NCOLL];
     int init_rc[NCOLL];          /* 0, or why init failed (scraped as success 0) */
+    char init_msg[NCOLL][sizeof(((cfit_diag *)0)->msg)];   /* and the message */
     int failing[NCOLL];          /* last scrape failed: log only on change */
     void *state[NCOLL];
 };
@@ -54,6 +55,7 @@ cfit_exporter *cfit_exporter_new(const cfit_exporter_config *cfg, const int *ena
         x->init_rc[i] = ops->init(cfg, &x->state[i], &d);
         if (x->init_rc[i]) {
             x->state[i] = NULL;
+            snprintf(x->init_msg[i], sizeof x->init_msg[i], "%s", d.msg[0] ? d.msg : cfit_strerror(x->init_rc[i]));
             if (cfg->log)
                 cfg->log(cfg->log_ctx, "collector %s: %s", ops->name, d.msg[0] ? d.msg : cfit_strerror(x->init_rc[i]));
         }
@@ -77,6 +79,14 @@ void *cfit_exporter_collector_state(cfit_exporter *x, const char *name)
     for (size_t i = 0; i < NCOLL; i++)
         if (x->enabled[i] && strcmp(cfit_collectors[i]->name, name) == 0)
             return x->state[i];
+    return NULL;
+}
+
+const char *cfit_exporter_collector_error(const cfit_exporter *x, const char *name)
+{
+    for (size_t i = 0; i < NCOLL; i++)
+        if (x->enabled[i] && x->init_rc[i] && strcmp(cfit_collectors[i]->name, name) == 0)
+            return x->init_msg[i];
     return NULL;
 }
 

@@ -2,19 +2,30 @@
  * the / landing page and /-/healthy; basic auth and TLS from the web config.
  *
  * Robustness (docs/exporter.md "HTTP"): a small thread pool polls the sockets; the
- * connection count, the connections per client address and the idle time of a connection
- * are limited, and MHD's per-connection memory limit (16 KiB) cuts off oversized requests,
- * so a slow or hostile client cannot hold the server.  Only GET and HEAD are answered. */
+ * connections per client address and the idle time of a connection are limited, and MHD's
+ * per-connection memory limit (16 KiB) cuts off oversized requests.  Against slow clients
+ * (slowloris) the server keeps its own list of the connections still waiting for their request
+ * headers, oldest first: a connection past --web.max-connections drops the oldest of them, and a
+ * connection that has not sent its headers within --web.read-header-timeout is dropped (a
+ * shutdown(2) of its socket, which MHD then closes).  At most --web.max-requests scrapes run at
+ * once; more are answered 503 at once.  /metrics is gzip-compressed when the client asks.
+ * Only GET and HEAD are answered. */
+#define _DEFAULT_SOURCE   /* explicit_bzero */
 #include "clusterfit/exporter.h"
 
 #include <crypt.h>
 #include <microhttpd.h>
 #include <netdb.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <time.h>
+
+#include "base/clock.h"
 
 #if MHD_VERSION >= 0x00097002
 typedef enum MHD_Result mhd_result;
@@ -22,8 +33,28 @@ typedef enum MHD_Result mhd_result;
 typedef int mhd_result;
 #endif
 
+/* A connection, on the waiting list while its request headers are incomplete. */
+typedef struct conn_slot {
+    struct conn_slot *prev, *next;
+    int fd;
+    int waiting;        /* on the list */
+    int dropped;        /* shut down by us; MHD closes it */
+    double since_s;     /* when it started waiting for headers (monotonic) */
+} conn_slot;
+
 struct cfit_http {
     struct MHD_Daemon *daemon;
+    pthread_mutex_t conn_lock;
+    conn_slot *oldest, *newest;   /* the waiting list, oldest first */
+    unsigned live;                /* connections not dropped by us */
+    unsigned max_live;
+    double header_timeout_s;
+    pthread_t sweeper;
+    int sweeping;
+    _Atomic int stop;
+    _Atomic unsigned scrapes;     /* scrapes in progress (until their response is sent) */
+    unsigned max_scrapes;         /* 0 = no limit */
+    int counted;                  /* address used as the request context of a counted scrape */
     cfit_exporter *x;
     const cfit_web_config *web;
     char *cert, *key;     /* PEM text for MHD (it wants memory, not file names) */
@@ -33,6 +64,7 @@ struct cfit_http {
      * (as exporter-toolkit caches).  Wrong passwords still pay the full bcrypt. */
     pthread_mutex_t auth_lock;
     char *auth_cache[CFIT_WEB_MAX_USERS];
+    char auth_dummy[CRYPT_GENSALT_OUTPUT_SIZE];   /* what unknown users are checked against */
 };
 
 static const char landing[] =
@@ -41,8 +73,10 @@ static const char landing[] =
     "<p>Metric reference: docs/metrics.md; alert rules: <code>clusterfit rules</code>.</p>\n"
     "</body></html>\n";
 
+/* Queue a response; encoding non-NULL marks a negotiated body (Vary: Accept-Encoding), and
+ * adds Content-Encoding unless it is "identity". */
 static mhd_result respond(struct MHD_Connection *c, unsigned status, const char *type, char *body, size_t len,
-                          enum MHD_ResponseMemoryMode mode)
+                          enum MHD_ResponseMemoryMode mode, const char *encoding)
 {
     struct MHD_Response *r = MHD_create_response_from_buffer(len, body, mode);
     if (!r) {
@@ -54,6 +88,10 @@ static mhd_result respond(struct MHD_Connection *c, unsigned status, const char 
     MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
     if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
         MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+    if (encoding)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, "Accept-Encoding");
+    if (encoding && strcmp(encoding, "identity") != 0)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING, encoding);
     mhd_result rc = MHD_queue_response(c, status, r);
     MHD_destroy_response(r);
     return rc;
@@ -61,60 +99,225 @@ static mhd_result respond(struct MHD_Connection *c, unsigned status, const char 
 
 static mhd_result respond_text(struct MHD_Connection *c, unsigned status, const char *text)
 {
-    return respond(c, status, "text/plain; charset=utf-8", (char *)text, strlen(text), MHD_RESPMEM_PERSISTENT);
+    return respond(c, status, "text/plain; charset=utf-8", (char *)text, strlen(text), MHD_RESPMEM_PERSISTENT, NULL);
 }
 
-/* 1 when password matches the cached digest of user idx's last good password. */
-static int cache_hit(struct cfit_http *h, size_t idx, const char *password)
+/* 1 when password matches the cached digest of user idx's last good password.  Always one
+ * SHA-512 crypt: against the dummy digest when idx is -1 (unknown user) or has no cache yet, so
+ * this step takes the same time whatever the username. */
+static int cache_hit(struct cfit_http *h, int idx, const char *password)
 {
     pthread_mutex_lock(&h->auth_lock);
-    char *digest = h->auth_cache[idx] ? strdup(h->auth_cache[idx]) : NULL;
+    const char *cached = idx >= 0 ? h->auth_cache[idx] : NULL;
+    char *digest = strdup(cached ? cached : h->auth_dummy);
     pthread_mutex_unlock(&h->auth_lock);
     struct crypt_data *cd = digest ? calloc(1, sizeof *cd) : NULL;
     const char *got = cd ? crypt_r(password, digest, cd) : NULL;
-    int ok = got && strcmp(got, digest) == 0;
+    int ok = cached && got && strcmp(got, digest) == 0;
     free(cd);
     free(digest);
     return ok;
 }
 
-static void cache_store(struct cfit_http *h, size_t idx, const char *password)
+/* A fresh SHA-512-crypt setting (random salt, 1000 rounds) into buf, or NULL. */
+static const char *sha_setting(char *buf, size_t n)
+{
+    return crypt_gensalt_rn("$6$", 1000, NULL, 0, buf, (int)n);
+}
+
+static void cache_store(struct cfit_http *h, int idx, const char *password)
 {
     char setting[CRYPT_GENSALT_OUTPUT_SIZE];
     struct crypt_data *cd = calloc(1, sizeof *cd);
     const char *digest = NULL;
-    if (cd && crypt_gensalt_rn("$6$", 1000, NULL, 0, setting, sizeof setting))
+    if (cd && sha_setting(setting, sizeof setting))
         digest = crypt_r(password, setting, cd);
     char *copy = digest && digest[0] == '$' ? strdup(digest) : NULL;
     free(cd);
-    if (!copy)
+    if (!copy || idx < 0) {
+        free(copy);
         return;
+    }
     pthread_mutex_lock(&h->auth_lock);
     free(h->auth_cache[idx]);
     h->auth_cache[idx] = copy;
     pthread_mutex_unlock(&h->auth_lock);
 }
 
-/* 1 when the request carries a user and password the web config accepts. */
+/* 1 when the request carries a user and password the web config accepts (auth.c decodes the
+ * header: NUL bytes refused; the same work whatever the username). */
 static int authorised(struct cfit_http *h, struct MHD_Connection *c)
 {
-    char *pass = NULL;
-    char *user = MHD_basic_auth_get_username_password(c, &pass);
-    int ok = 0;
-    for (size_t i = 0; user && pass && i < h->web->nusers; i++)
-        if (strcmp(h->web->users[i], user) == 0) {
-            ok = cache_hit(h, i, pass);
-            if (!ok && cfit_web_check_password(h->web, user, pass)) {
-                ok = 1;
-                cache_store(h, i, pass);
-            }
-            break;
-        }
-    if (user)
-        MHD_free(user);
-    if (pass)
-        MHD_free(pass);
+    char user[256], pass[768];
+    const char *hdr = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+    if (cfit_web_parse_basic(hdr, user, sizeof user, pass, sizeof pass))
+        return 0;
+    int idx = cfit_web_user_index(h->web, user);
+    int ok = cache_hit(h, idx, pass);
+    if (!ok && cfit_web_check_password(h->web, user, pass)) {
+        ok = 1;
+        cache_store(h, idx, pass);
+    }
+    explicit_bzero(pass, sizeof pass);
     return ok;
+}
+
+/* ---- slow clients: the waiting list ------------------------------------------------- */
+
+static void wait_push(struct cfit_http *h, conn_slot *s, double now_s)
+{
+    s->since_s = now_s;
+    s->waiting = 1;
+    s->next = NULL;
+    s->prev = h->newest;
+    if (h->newest)
+        h->newest->next = s;
+    else
+        h->oldest = s;
+    h->newest = s;
+}
+
+static void wait_remove(struct cfit_http *h, conn_slot *s)
+{
+    if (!s->waiting)
+        return;
+    if (s->prev)
+        s->prev->next = s->next;
+    else
+        h->oldest = s->next;
+    if (s->next)
+        s->next->prev = s->prev;
+    else
+        h->newest = s->prev;
+    s->prev = s->next = NULL;
+    s->waiting = 0;
+}
+
+/* Drop a waiting connection: MHD sees end of file and closes it.  The fd is still MHD's (it
+ * closes it only after the CLOSED notification, which takes conn_lock). */
+static void drop_locked(struct cfit_http *h, conn_slot *s)
+{
+    wait_remove(h, s);
+    s->dropped = 1;
+    h->live--;
+    shutdown(s->fd, SHUT_RDWR);
+}
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code)
+{
+    struct cfit_http *h = cls;
+    conn_slot *s = *socket_context;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        s = ci ? calloc(1, sizeof *s) : NULL;
+        *socket_context = s;
+        if (!s)
+            return;
+        s->fd = ci->connect_fd;
+        pthread_mutex_lock(&h->conn_lock);
+        h->live++;
+        wait_push(h, s, cfit__now());
+        if (h->live > h->max_live)   /* the oldest connection still sending its headers goes */
+            drop_locked(h, h->oldest);
+        pthread_mutex_unlock(&h->conn_lock);
+        return;
+    }
+    if (!s)
+        return;
+    pthread_mutex_lock(&h->conn_lock);
+    wait_remove(h, s);
+    if (!s->dropped)
+        h->live--;
+    pthread_mutex_unlock(&h->conn_lock);
+    free(s);
+    *socket_context = NULL;
+}
+
+static conn_slot *slot_of(struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return ci ? ci->socket_context : NULL;
+}
+
+/* The request's headers are in: off the waiting list (the idle timeout applies from now). */
+static void headers_done(struct cfit_http *h, struct MHD_Connection *c)
+{
+    conn_slot *s = slot_of(c);
+    if (!s)
+        return;
+    pthread_mutex_lock(&h->conn_lock);
+    wait_remove(h, s);
+    pthread_mutex_unlock(&h->conn_lock);
+}
+
+/* A request finished: a counted scrape ends, and a kept-alive connection waits for its next
+ * request's headers again. */
+static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls, enum MHD_RequestTerminationCode toe)
+{
+    struct cfit_http *h = cls;
+    if (*req_cls == &h->counted)
+        h->scrapes--;
+    *req_cls = NULL;
+    conn_slot *s = toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? slot_of(c) : NULL;
+    if (!s)
+        return;
+    pthread_mutex_lock(&h->conn_lock);
+    if (!s->dropped && !s->waiting)
+        wait_push(h, s, cfit__now());
+    pthread_mutex_unlock(&h->conn_lock);
+}
+
+/* Drop the connections that have waited longer than the header timeout, every 1/4 of it. */
+static void *sweep(void *arg)
+{
+    struct cfit_http *h = arg;
+    double period_s = h->header_timeout_s / 4 < 0.05 ? 0.05 : h->header_timeout_s / 4;
+    struct timespec ts = {(time_t)period_s, (long)((period_s - (double)(time_t)period_s) * 1e9)};
+    while (!h->stop) {
+        nanosleep(&ts, NULL);
+        double now_s = cfit__now();
+        pthread_mutex_lock(&h->conn_lock);
+        while (h->oldest && now_s - h->oldest->since_s > h->header_timeout_s)
+            drop_locked(h, h->oldest);
+        pthread_mutex_unlock(&h->conn_lock);
+    }
+    return NULL;
+}
+
+/* Compress body (len bytes, freed) when the client accepts gzip; 1 when it did. */
+static int maybe_gzip(struct MHD_Connection *c, char **body, size_t *len)
+{
+    const char *ae = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING);
+    char *z;
+    size_t zn;
+    if (!cfit_http_accepts_gzip(ae) || cfit_http_gzip(*body, *len, &z, &zn))
+        return 0;
+    free(*body);
+    *body = z;
+    *len = zn;
+    return 1;
+}
+
+/* /metrics: at most max_scrapes at once (503 beyond, as node_exporter's --web.max-requests). */
+static mhd_result serve_metrics(struct cfit_http *h, struct MHD_Connection *c, void **req_cls)
+{
+    if (h->max_scrapes && ++h->scrapes > h->max_scrapes) {
+        h->scrapes--;
+        return respond_text(c, MHD_HTTP_SERVICE_UNAVAILABLE,
+                            "too many scrapes at once (--web.max-requests): try again later\n");
+    }
+    if (h->max_scrapes)
+        *req_cls = &h->counted;   /* on_completed gives the slot back */
+    const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+    cfit_expo_format f = cfit_expo_negotiate(accept);
+    char *body;
+    size_t len;
+    if (cfit_exporter_scrape(h->x, f, &body, &len))
+        return respond_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+    int gz = maybe_gzip(c, &body, &len);
+    return respond(c, MHD_HTTP_OK, cfit_expo_content_type(f), body, len, MHD_RESPMEM_MUST_FREE,
+                   gz ? "gzip" : "identity");
 }
 
 static mhd_result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
@@ -127,6 +330,7 @@ static mhd_result on_request(void *cls, struct MHD_Connection *c, const char *ur
     int get = strcmp(method, MHD_HTTP_METHOD_GET) == 0, head = strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
     if (*req_cls == NULL) {   /* headers only so far: refuse bodies and other methods at once */
         *req_cls = &first;
+        headers_done(h, c);
         if (!get && !head)
             return respond_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD are served\n");
         return MHD_YES;
@@ -144,18 +348,11 @@ static mhd_result on_request(void *cls, struct MHD_Connection *c, const char *ur
         MHD_destroy_response(r);
         return rc;
     }
-    if (strcmp(url, "/metrics") == 0) {
-        const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
-        cfit_expo_format f = cfit_expo_negotiate(accept);
-        char *body;
-        size_t len;
-        if (cfit_exporter_scrape(h->x, f, &body, &len))
-            return respond_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
-        return respond(c, MHD_HTTP_OK, cfit_expo_content_type(f), body, len, MHD_RESPMEM_MUST_FREE);
-    }
+    if (strcmp(url, "/metrics") == 0)
+        return serve_metrics(h, c, req_cls);
     if (strcmp(url, "/") == 0)
         return respond(c, MHD_HTTP_OK, "text/html; charset=utf-8", (char *)landing, sizeof landing - 1,
-                       MHD_RESPMEM_PERSISTENT);
+                       MHD_RESPMEM_PERSISTENT, NULL);
     if (strcmp(url, "/-/healthy") == 0)
         return respond_text(c, MHD_HTTP_OK, "OK\n");
     return respond_text(c, MHD_HTTP_NOT_FOUND, "not found: see /metrics\n");
@@ -223,6 +420,37 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
     (void)ap;   /* MHD's own messages (client resets, timeouts) are noise for users */
 }
 
+/* MHD's own limit: room above ours for the dropped connections it has not closed yet (it splits
+ * the limit between its 4 threads). */
+static unsigned mhd_limit(const struct cfit_http *h)
+{
+    return 2 * h->max_live + 64;
+}
+
+/* Raise the soft limit on open files towards the hard one so that MHD's connection limit
+ * can be reached (systemd's default soft limit is 1024). */
+static void raise_nofile(unsigned want)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= want)
+        return;
+    rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
+    (void)setrlimit(RLIMIT_NOFILE, &rl);
+}
+
+static int guard_start(struct cfit_http *h, const cfit_http_config *hc, cfit_diag *d)
+{
+    pthread_mutex_init(&h->conn_lock, NULL);
+    h->max_live = hc->max_connections ? hc->max_connections : 512u;
+    h->header_timeout_s = hc->header_timeout_s > 0 ? hc->header_timeout_s : 5;
+    h->max_scrapes = hc->max_requests < 0 ? 0 : hc->max_requests ? (unsigned)hc->max_requests : 40u;
+    raise_nofile(mhd_limit(h) + 64);
+    if (pthread_create(&h->sweeper, NULL, sweep, h) != 0)
+        return cfit_diag_set(d, CFIT_ESYS, NULL, 0, 0, "cannot start the connection sweeper thread");
+    h->sweeping = 1;
+    return 0;
+}
+
 int cfit_http_start(cfit_exporter *x, const cfit_http_config *hc, cfit_http **out, cfit_diag *d)
 {
     *out = NULL;
@@ -238,8 +466,14 @@ int cfit_http_start(cfit_exporter *x, const cfit_http_config *hc, cfit_http **ou
     h->x = x;
     h->web = hc->web;
     pthread_mutex_init(&h->auth_lock, NULL);
+    if (!sha_setting(h->auth_dummy, sizeof h->auth_dummy))
+        snprintf(h->auth_dummy, sizeof h->auth_dummy, "$6$rounds=1000$clusterfitdummy");
     int tls = hc->web && hc->web->cert_file;
     if (tls && ((rc = read_file(hc->web->cert_file, &h->cert, d)) || (rc = read_file(hc->web->key_file, &h->key, d)))) {
+        cfit_http_stop(h);
+        return rc;
+    }
+    if ((rc = guard_start(h, hc, d))) {
         cfit_http_stop(h);
         return rc;
     }
@@ -263,7 +497,9 @@ int cfit_http_start(cfit_exporter *x, const cfit_http_config *hc, cfit_http **ou
         MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
         MHD_OPTION_THREAD_POOL_SIZE, 4u,
-        MHD_OPTION_CONNECTION_LIMIT, hc->max_connections ? hc->max_connections : 512u,
+        MHD_OPTION_CONNECTION_LIMIT, mhd_limit(h),
+        MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, hc->max_per_ip ? hc->max_per_ip : 256u,
         MHD_OPTION_CONNECTION_TIMEOUT, hc->timeout_s ? hc->timeout_s : 10u,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)16384,
@@ -291,8 +527,14 @@ void cfit_http_stop(cfit_http *h)
 {
     if (!h)
         return;
+    if (h->sweeping) {
+        h->stop = 1;
+        pthread_join(h->sweeper, NULL);
+    }
     if (h->daemon)
         MHD_stop_daemon(h->daemon);
+    if (h->max_live)
+        pthread_mutex_destroy(&h->conn_lock);
     free(h->cert);
     free(h->key);
     for (size_t i = 0; i < CFIT_WEB_MAX_USERS; i++)

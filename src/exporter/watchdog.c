@@ -3,6 +3,9 @@
  * Dry run unless enforce is set; every decision is logged. */
 #include "clusterfit/exporter.h"
 
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -62,18 +65,90 @@ static double wall(void)
 }
 
 #define LOG(w, ...) ((w)->c->log ? (w)->c->log((w)->c->log_ctx, __VA_ARGS__) : (void)0)
+#define CLOG(c, ...) ((c)->log ? (c)->log((c)->log_ctx, __VA_ARGS__) : (void)0)
+
+const char *cfit_watchdog_pid_check_text(cfit_watchdog_pid_check k)
+{
+    switch (k) {
+    case CFIT_WD_PID_OK: return "ok";
+    case CFIT_WD_PID_RESERVED: return "not a process id that may be signalled (0, 1 or out of range)";
+    case CFIT_WD_PID_SELF: return "the exporter itself or its process group";
+    case CFIT_WD_PID_DEAD: return "no such process";
+    case CFIT_WD_PID_NO_DEVICE: return "does not hold the GPU's device open";
+    case CFIT_WD_PID_NO_MINOR: return "the GPU's minor number is unknown";
+    }
+    return "?";
+}
+
+/* 1 when one of /proc/PID/fd links to exactly dev. */
+static int holds_device(pid_t pid, const char *dev)
+{
+    char dir[64];
+    snprintf(dir, sizeof dir, "/proc/%ld/fd", (long)pid);
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int found = 0;
+    struct dirent *ent;
+    while (!found && (ent = readdir(d))) {
+        char link[320], target[PATH_MAX];
+        if (ent->d_name[0] == '.')
+            continue;
+        snprintf(link, sizeof link, "%s/%s", dir, ent->d_name);
+        ssize_t n = readlink(link, target, sizeof target - 1);
+        if (n <= 0)
+            continue;
+        target[n] = '\0';
+        found = strcmp(target, dev) == 0;
+    }
+    closedir(d);
+    return found;
+}
+
+cfit_watchdog_pid_check cfit_watchdog_check_pid(const cfit_watchdog_config *c, unsigned pid, int minor)
+{
+    if (pid <= 1 || pid > (unsigned)INT_MAX)   /* 4294967295 must never become kill(-1) */
+        return CFIT_WD_PID_RESERVED;
+    pid_t p = (pid_t)pid;
+    if (p == getpid())
+        return CFIT_WD_PID_SELF;
+    pid_t group = getpgid(p);
+    if (group < 0 && errno == ESRCH)
+        return CFIT_WD_PID_DEAD;
+    if (group == getpgrp())
+        return CFIT_WD_PID_SELF;
+    if (minor < 0)
+        return CFIT_WD_PID_NO_MINOR;
+    char dev[PATH_MAX];
+    snprintf(dev, sizeof dev, "%s%d", c->device_prefix ? c->device_prefix : "/dev/nvidia", minor);
+    return holds_device(p, dev) ? CFIT_WD_PID_OK : CFIT_WD_PID_NO_DEVICE;
+}
+
+size_t cfit_watchdog_signal_gpus(const cfit_watchdog_config *c, const cfit_gpu_sample *s, size_t n)
+{
+    const char *mode = c->enforce ? "" : "dry run: would ";
+    size_t ok = 0;
+    for (size_t i = 0; c->signal && i < n; i++)
+        for (unsigned k = 0; k < s[i].npids && k < 64; k++) {
+            unsigned pid = s[i].pids[k];
+            cfit_watchdog_pid_check why = cfit_watchdog_check_pid(c, pid, s[i].minor);
+            if (why != CFIT_WD_PID_OK) {
+                CLOG(c, "watchdog: skipping pid %u on gpu %u: %s", pid, s[i].index, cfit_watchdog_pid_check_text(why));
+                continue;
+            }
+            ok++;
+            CLOG(c, "watchdog: %ssend signal %d to pid %u on gpu %u", mode, c->signal, pid, s[i].index);
+            if (c->enforce && kill((pid_t)pid, c->signal) != 0)
+                CLOG(c, "watchdog: signal to pid %u failed", pid);
+        }
+    return ok;
+}
 
 static void act(cfit_watchdog *w, const cfit_gpu_sample *s, size_t n)
 {
     const cfit_watchdog_config *c = w->c;
     const char *mode = c->enforce ? "" : "dry run: would ";
-    if (c->signal)
-        for (size_t i = 0; i < n; i++)
-            for (unsigned k = 0; k < s[i].npids; k++) {
-                LOG(w, "watchdog: %ssend signal %d to pid %u on gpu %u", mode, c->signal, s[i].pids[k], s[i].index);
-                if (c->enforce && kill((pid_t)s[i].pids[k], c->signal) != 0)
-                    LOG(w, "watchdog: signal to pid %u failed", s[i].pids[k]);
-            }
+    cfit_watchdog_signal_gpus(c, s, n);
     if (c->action) {
         LOG(w, "watchdog: %srun: %s", mode, c->action);
         if (c->enforce) {

@@ -8,6 +8,7 @@
  *       util memutil mem_total mem_used power_mw energy_mj temp sm_mhz mem_mhz ecc_corrected
  *       ecc_uncorrected pcie_tx_kbs pcie_rx_kbs nvlink_links nvlink_tx_kib nvlink_rx_kib
  *       throttle (hex or decimal) xids (comma list, delivered as events) pids (comma list)
+ *       minor (nvmlDeviceGetMinorNumber; the GPU's index when left out, as on a plain install)
  *       lost=1 (every call for it returns GPU_IS_LOST)
  *   A value "ns" makes that call return NOT_SUPPORTED; a key left out does the same.
  * The fixture is read by nvmlInit_v2; its XIDs are delivered once per fixture (not again after
@@ -28,12 +29,12 @@
 
 enum {
     K_UTIL, K_MEMUTIL, K_MEM_TOTAL, K_MEM_USED, K_POWER, K_ENERGY, K_TEMP, K_SM, K_MEMCLK, K_ECC_C, K_ECC_U,
-    K_PCIE_TX, K_PCIE_RX, K_NVL, K_NVL_TX, K_NVL_RX, K_THROTTLE, NKEYS
+    K_PCIE_TX, K_PCIE_RX, K_NVL, K_NVL_TX, K_NVL_RX, K_THROTTLE, K_MINOR, NKEYS
 };
 static const char *const keynames[NKEYS] = {
     "util", "memutil", "mem_total", "mem_used", "power_mw", "energy_mj", "temp", "sm_mhz", "mem_mhz",
     "ecc_corrected", "ecc_uncorrected", "pcie_tx_kbs", "pcie_rx_kbs", "nvlink_links", "nvlink_tx_kib",
-    "nvlink_rx_kib", "throttle",
+    "nvlink_rx_kib", "throttle", "minor",
 };
 
 typedef struct fgpu {
@@ -96,6 +97,7 @@ static void load(void)
             memset(g, 0, sizeof *g);
             for (int k = 0; k < NKEYS; k++)
                 g->v[k] = NS;
+            g->v[K_MINOR] = (long long)(ngpus - 1);
             while ((tok = strtok_r(NULL, " \t\n", &save))) {
                 char *eq = strchr(tok, '=');
                 if (!eq)
@@ -337,6 +339,14 @@ PROTO(nvmlReturn_t, nvmlDeviceGetCurrentClocksEventReasons, (nvmlDevice_t d, uns
     long long v;
     VALUE(d, K_THROTTLE, &v);
     *bits = (unsigned long long)v;
+    return NVML_SUCCESS;
+}
+
+PROTO(nvmlReturn_t, nvmlDeviceGetMinorNumber, (nvmlDevice_t d, unsigned int *minor))
+{
+    long long v;
+    VALUE(d, K_MINOR, &v);
+    *minor = (unsigned)v;
     return NVML_SUCCESS;
 }
 

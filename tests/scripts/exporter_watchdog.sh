@@ -10,10 +10,18 @@ BIN=$1 src=$2
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cfit-wd.XXXXXX") || fail mktemp
 PIDS=()
 trap 'for p in "${PIDS[@]}"; do stop "$p"; done; rm -rf "$tmp"' EXIT
-sleep 60 &
+# The watchdog signals only processes holding the GPU's device open: the victim holds a stand-in
+# for /dev/nvidia0 (CFIT_WATCHDOG_DEVICE_PREFIX, a test-only setting) in its own process group.
+: >"$tmp/nvidia0"
+export CFIT_WATCHDOG_DEVICE_PREFIX=$tmp/nvidia
+set -m
+sleep 60 3<"$tmp/nvidia0" &
 victim=$!
-PIDS+=("$victim")
-printf 'driver 550.54.15\ngpu uuid=GPU-a util=10 memutil=0 pids=%s\ngpu uuid=GPU-b util=30 memutil=0\n' "$victim" >"$tmp/idle.txt"
+set +m
+sleep 60 &
+bystander=$!
+PIDS+=("$victim" "$bystander")
+printf 'driver 550.54.15\ngpu uuid=GPU-a util=10 memutil=0 pids=%s,%s,0,1,4294967295\ngpu uuid=GPU-b util=30 memutil=0\n' "$victim" "$bystander" >"$tmp/idle.txt"
 printf 'driver 550.54.15\ngpu uuid=GPU-a util=10 memutil=0\ngpu uuid=GPU-b util=95 memutil=0\n' >"$tmp/busy.txt"
 common=(--web.listen-address 127.0.0.1:0 --nvml-library "$CFIT_FAKENVML" --no-collector.netdev
     --no-collector.disk --no-collector.infiniband --watchdog.idle-below 0.8 --watchdog.for 1s --watchdog.interval 0.2s)
@@ -44,9 +52,12 @@ stop "$EXPORTER_PID"
 FAKENVML_FIXTURE=$tmp/idle.txt start_exporter "$tmp/enf.log" "${common[@]}" --watchdog.action "touch $tmp/acted" \
     --watchdog.signal TERM --watchdog.enforce
 PIDS+=("$EXPORTER_PID")
+wait_for grep -q "skipping pid 4294967295 on gpu 0: not a process id" "$tmp/enf.log" || fail "pid 4294967295 not skipped"
+grep -q "skipping pid 0 on gpu 0: not a process id" "$tmp/enf.log" || fail "pid 0 not skipped"
 wait_for test -e "$tmp/acted" || fail "the action did not run: $(cat "$tmp/enf.log")"
 wait_for grep -q 'action exited with status 0' "$tmp/enf.log" || fail "action status not logged"
 gone() { ! kill -0 "$victim" 2>/dev/null; }
 wait_for gone || fail "the GPU's process was not signalled"
 grep -q "watchdog: send signal 15 to pid $victim on gpu 0" "$tmp/enf.log" || fail "signal not logged"
+kill -0 "$EXPORTER_PID" && kill -0 "$bystander" || fail "the exporter or a process of the test's group was signalled"
 echo "exporter_watchdog.sh: ok"

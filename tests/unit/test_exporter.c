@@ -10,6 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "clusterfit/exporter.h"
@@ -206,6 +209,218 @@ static void test_web_config(void **st)
     }
 }
 
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median wall times of n checks each of an unknown user and a known user with a wrong password,
+ * interleaved so that a change in the machine's load hits both alike. */
+static void median_checks_s(const cfit_web_config *wc, int n, double *unknown_s, double *known_s)
+{
+    double t[2][31];
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < 2; k++) {
+            double t0 = now_s();
+            assert_int_equal(cfit_web_check_password(wc, k ? "alice" : "mallory", "wrong"), 0);
+            t[k][i] = now_s() - t0;
+        }
+    qsort(t[0], (size_t)n, sizeof t[0][0], cmp_double);
+    qsort(t[1], (size_t)n, sizeof t[1][0], cmp_double);
+    *unknown_s = t[0][n / 2];
+    *known_s = t[1][n / 2];
+}
+
+/* Issue 16: an unknown user costs one bcrypt of the configured cost like a known user with a
+ * wrong password (counted, and timed by medians with a wide tolerance for a loaded machine);
+ * NUL bytes in the Authorization header are refused. */
+static void test_auth_constant_time(void **st)
+{
+    (void)st;
+    static const char H6[] = "$2b$06$HDAtvIPT.dAsknaSo6M5le.oneH524aZCqRMACNaDTwGC3dlYM5yC";   /* "secret" */
+    cfit_web_config wc = {.nusers = 2};
+    wc.users[0] = "alice", wc.hashes[0] = (char *)H6;
+    wc.users[1] = "bob", wc.hashes[1] = (char *)H6;
+    assert_int_equal(cfit_web_check_password(&wc, "alice", "secret"), 1);
+    assert_int_equal(cfit_web_user_index(&wc, "bob"), 1);
+    assert_int_equal(cfit_web_user_index(&wc, "bo"), -1);
+    assert_int_equal(cfit_web_user_index(&wc, "bobby"), -1);
+    unsigned long r0 = cfit_web_hash_runs();
+    assert_int_equal(cfit_web_check_password(&wc, "mallory", "secret"), 0);
+    assert_int_equal(cfit_web_hash_runs() - r0, 1);   /* the unknown user paid a bcrypt too */
+    assert_int_equal(cfit_web_check_password(&wc, "alice", "wrong"), 0);
+    assert_int_equal(cfit_web_hash_runs() - r0, 2);
+    double unknown, known;   /* the counts above are the exact check; this one is loose for loaded machines */
+    median_checks_s(&wc, 31, &unknown, &known);
+    if (unknown < known / 3 || unknown > 3 * known)
+        fail_msg("unknown user %.3f ms vs known user, wrong password %.3f ms", unknown * 1e3, known * 1e3);
+
+    char user[64], pass[64];
+    assert_int_equal(cfit_web_parse_basic("Basic YWxpY2U6c2VjcmV0", user, sizeof user, pass, sizeof pass), 0);
+    assert_string_equal(user, "alice");
+    assert_string_equal(pass, "secret");
+    assert_int_equal(cfit_web_parse_basic("basic YWxpY2U6c2VjcmV0", user, sizeof user, pass, sizeof pass), 0);
+    /* "alice:secret\0junk" and "alice\0x:secret" */
+    assert_int_equal(cfit_web_parse_basic("Basic YWxpY2U6c2VjcmV0AGp1bms=", user, sizeof user, pass, sizeof pass), -1);
+    assert_int_equal(cfit_web_parse_basic("Basic YWxpY2UAeDpzZWNyZXQ=", user, sizeof user, pass, sizeof pass), -1);
+    assert_int_equal(cfit_web_parse_basic("Basic YWxpY2U=", user, sizeof user, pass, sizeof pass), -1);   /* no ':' */
+    assert_int_equal(cfit_web_parse_basic("Basic !!!", user, sizeof user, pass, sizeof pass), -1);
+    assert_int_equal(cfit_web_parse_basic("Bearer abc", user, sizeof user, pass, sizeof pass), -1);
+    assert_int_equal(cfit_web_parse_basic(NULL, user, sizeof user, pass, sizeof pass), -1);
+}
+
+/* ---- job socket (issue 16 part 5) ---- */
+
+static cfit_exporter *job_exporter(cfit_exporter_config *cfg)
+{
+    int enable[8] = {0};
+    for (size_t i = 0; cfit_collectors[i]; i++)
+        enable[i] = strcmp(cfit_collectors[i]->name, "job") == 0;
+    return cfit_exporter_new(cfg, enable);
+}
+
+static void job_send(const char *path, const char *line)
+{
+    int fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+    assert_true(sendto(fd, line, strlen(line), 0, (struct sockaddr *)&a, sizeof a) == (ssize_t)strlen(line));
+    close(fd);
+}
+
+static char *job_scrape(cfit_exporter *x)
+{
+    char *out;
+    size_t len;
+    assert_int_equal(cfit_exporter_scrape(x, CFIT_EXPO_TEXT, &out, &len), 0);
+    return out;
+}
+
+/* Scrape until the scrape holds want (the receiving thread is asynchronous). */
+static char *job_scrape_until(cfit_exporter *x, const char *want)
+{
+    for (int i = 0; i < 200; i++) {
+        char *out = job_scrape(x);
+        if (strstr(out, want))
+            return out;
+        free(out);
+        nanosleep(&(struct timespec){0, 10000000}, NULL);
+    }
+    char *out = job_scrape(x);
+    fail_msg("scrape lacks '%s':\n%s", want, out);
+    return NULL;
+}
+
+static void expect_in(const char *out, const char *line, int present)
+{
+    if ((strstr(out, line) != NULL) != present)
+        fail_msg("scrape %s '%s':\n%s", present ? "lacks" : "holds", line, out);
+}
+
+static void test_job_series_bound_and_straggler(void **st)
+{
+    (void)st;
+    char dir[] = "/tmp/cfit-job.XXXXXX", path[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/job.sock", dir);
+    cfit_exporter_config cfg = {.job_socket = path, .job_max_series = 3, .job_stale_s = 1.5};
+    cfit_exporter *x = job_exporter(&cfg);
+    assert_null(cfit_exporter_collector_error(x, "job"));
+    job_send(path, "job=a rank=0 step=1 allreduce=0.5\njob=a rank=1 step=1 allreduce=0.4\n"
+                   "job=a rank=2 step=1.6 allreduce=0.1\n");
+    char *out = job_scrape_until(x, "clusterfit_job_reports_total 3\n");
+    expect_in(out, "clusterfit_job_series 3\n", 1);
+    /* busy times 0.5, 0.6, 1.5: median 0.6 */
+    expect_in(out, "clusterfit_job_step_time_ratio_to_median{training_job=\"a\",rank=\"1\"} 1\n", 1);
+    expect_in(out, "clusterfit_job_step_time_ratio_to_median{training_job=\"a\",rank=\"2\"} 2.5\n", 1);
+    free(out);
+    nanosleep(&(struct timespec){0, 20000000}, NULL);
+    job_send(path, "job=a rank=1 step=1 allreduce=0.4\njob=a rank=2 step=1.6 allreduce=0.1\n");
+    free(job_scrape_until(x, "clusterfit_job_reports_total 5\n"));
+    nanosleep(&(struct timespec){0, 20000000}, NULL);
+    job_send(path, "job=b rank=0 step=2\n");   /* past the limit: a/0, heard from longest ago, makes room */
+    out = job_scrape_until(x, "clusterfit_job_reports_total 6\n");
+    expect_in(out, "clusterfit_job_bad_lines_total 0\n", 1);
+    expect_in(out, "clusterfit_job_series_evicted_total 1\n", 1);
+    expect_in(out, "training_job=\"a\",rank=\"0\"", 0);
+    expect_in(out, "clusterfit_job_steps_total{training_job=\"b\",rank=\"0\"} 1\n", 1);
+    expect_in(out, "clusterfit_job_step_time_ratio_to_median{training_job=\"b\",rank=\"0\"} 1\n", 1);
+    free(out);
+    nanosleep(&(struct timespec){1, 800000000}, NULL);   /* past stale-after: every pair dropped */
+    out = job_scrape(x);
+    expect_in(out, "clusterfit_job_series 0\n", 1);
+    expect_in(out, "clusterfit_job_series_evicted_total 4\n", 1);
+    free(out);
+    cfit_exporter_free(x);
+    assert_int_equal(access(path, F_OK), -1);   /* removed at exit */
+    rmdir(dir);
+}
+
+static void test_job_socket_takeover(void **st)
+{
+    (void)st;
+    char dir[] = "/tmp/cfit-jobs.XXXXXX", path[64], moved[80];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/job.sock", dir);
+    snprintf(moved, sizeof moved, "%s/old.sock", dir);
+    cfit_exporter_config cfg = {.job_socket = path};
+    cfit_exporter *a = job_exporter(&cfg);
+    assert_null(cfit_exporter_collector_error(a, "job"));
+    cfit_exporter *b = job_exporter(&cfg);   /* a live socket: refused, left alone */
+    const char *why = cfit_exporter_collector_error(b, "job");
+    assert_non_null(why);
+    assert_non_null(strstr(why, "served by another live process"));
+    cfit_exporter_free(b);
+    job_send(path, "job=a rank=0 step=1\n");   /* a still hears its reporters */
+    free(job_scrape_until(a, "clusterfit_job_reports_total 1\n"));
+
+    /* a successor took the path: a's exit must not delete the successor's socket */
+    assert_int_equal(rename(path, moved), 0);
+    int fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+    assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+    cfit_exporter_free(a);
+    assert_int_equal(access(path, F_OK), 0);
+    close(fd);   /* now a stale socket: nobody listens; a new exporter replaces it */
+    cfit_exporter *c = job_exporter(&cfg);
+    assert_null(cfit_exporter_collector_error(c, "job"));
+    cfit_exporter_free(c);
+    unlink(moved);
+    rmdir(dir);
+}
+
+/* Issue 16: gzip only when Accept-Encoding allows it; the body is a gzip member zlib inflates. */
+static void test_gzip(void **st)
+{
+    (void)st;
+    assert_int_equal(cfit_http_accepts_gzip("gzip"), 1);
+    assert_int_equal(cfit_http_accepts_gzip("deflate, GZIP;q=0.5"), 1);
+    assert_int_equal(cfit_http_accepts_gzip("br, gzip ; q=1.0"), 1);
+    assert_int_equal(cfit_http_accepts_gzip("gzip;q=0"), 0);
+    assert_int_equal(cfit_http_accepts_gzip("gzip; q=0.000, br"), 0);
+    assert_int_equal(cfit_http_accepts_gzip("x-gzip2, identity"), 0);
+    assert_int_equal(cfit_http_accepts_gzip(""), 0);
+    assert_int_equal(cfit_http_accepts_gzip(NULL), 0);
+    char in[4096], *z;
+    for (size_t i = 0; i < sizeof in; i++)
+        in[i] = "clusterfit_gpu_up 1\n"[i % 20];
+    size_t zn;
+    assert_int_equal(cfit_http_gzip(in, sizeof in, &z, &zn), 0);
+    assert_true(zn > 18 && zn < sizeof in / 4);
+    assert_int_equal((unsigned char)z[0], 0x1f);   /* RFC 1952 magic */
+    assert_int_equal((unsigned char)z[1], 0x8b);
+    free(z);
+}
+
 static void test_watchdog_decide(void **st)
 {
     (void)st;
@@ -298,6 +513,10 @@ int main(void)
         cmocka_unit_test(test_values_and_negotiation),
         cmocka_unit_test(test_job_lines),
         cmocka_unit_test(test_web_config),
+        cmocka_unit_test(test_auth_constant_time),
+        cmocka_unit_test(test_job_series_bound_and_straggler),
+        cmocka_unit_test(test_job_socket_takeover),
+        cmocka_unit_test(test_gzip),
         cmocka_unit_test(test_watchdog_decide),
         cmocka_unit_test(test_collectors_table),
         cmocka_unit_test(test_failing_collector_rolled_back),
