@@ -264,7 +264,7 @@ static void assert_ranked(const cfit_net_result *net)
 static void test_network_compare(void **state)
 {
     (void)state;
-    static const struct { const char *model; long gpus; } cases[] = {{"llama3-8b", 512}, {"llama3-70b", 1024}};
+    static const struct { const char *model; long gpus; } cases[] = {{"llama3-8b", 512}, {"llama3-70b", 512}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         cfit_plan_result res;
         cfit_net_result net;
@@ -286,7 +286,7 @@ static void test_network_run_share(void **state)
     (void)state;
     cfit_plan_result res;
     cfit_net_result net;
-    compare("llama3-8b", 512, &net, &res);
+    compare("llama3-8b", 256, &net, &res);
     const cfit_price *life = cfit_catalog_price(cat, "amortisation.years", NULL);
     const cfit_price *maint = cfit_catalog_price(cat, "maintenance.fraction_per_year", NULL);
     assert_true(net.has_share && fabs(net.network_share_per_year - (1 / life->value + maint->value)) < 1e-12);
@@ -296,7 +296,7 @@ static void test_network_run_share(void **state)
         const cfit_net_option *x = &net.opts[i];
         double years = x->plan.time_to_train_s / (365.25 * 86400);
         assert_true(fabs(x->network_run_usd - x->network_capex_usd * years * net.network_share_per_year) < 1e-6);
-        assert_true(fabs(x->gpu_time_usd - x->plan.time_to_train_s / 3600 * 512 * rate->value) < 1e-6);
+        assert_true(fabs(x->gpu_time_usd - x->plan.time_to_train_s / 3600 * 256 * rate->value) < 1e-6);
     }
     cfit_net_result_fini(&net);
     cfit_plan_result_fini(&res);
