@@ -186,6 +186,16 @@ static void consider(search_state *s, const cfit_plan *p)
     }
 }
 
+/* Goodput of the plans a count's search keeps (goodput.h): it depends on the count, not the
+ * layout, so applying it after the ranking by tokens/s ranks by wall time too. */
+static void goodput_kept(const cfit_plan_request *r, search_state *s)
+{
+    for (int i = 0; i < s->top.n; i++)
+        cfit_plan_goodput(r, &s->top.v[i]);
+    if (s->has_closest)
+        cfit_plan_goodput(r, &s->closest);
+}
+
 /* ---- enumeration ---- */
 
 /* The layer costs of one (tp, cp, micro-batch, sp), per recompute mode, computed on
@@ -309,6 +319,7 @@ static void search_count(const cfit__ctx *ctx, long N, search_state *s)
             }
         }
     }
+    goodput_kept(r, s);
 }
 
 /* The cost of a plan on the request's basis; 0 when a price is missing. */
@@ -472,6 +483,7 @@ static int plan_gpu(const cfit_plan_request *r, const cfit_gpu *g, cfit_plan *bu
                 s.top.v[0] = p;
                 s.top.n = 1;
             }
+            goodput_kept(r, &s);
         } else {
             search_count(&ctx, fixedN, &s);
         }
@@ -535,7 +547,7 @@ static int sizing_mode(const cfit_plan_request *r)
 static int by_gpu_hours(const void *pa, const void *pb)
 {
     const cfit_plan *a = pa, *b = pb;
-    double ha = a->gpus / a->tokens_per_s, hb = b->gpus / b->tokens_per_s;
+    double ha = a->gpus / (a->tokens_per_s * a->goodput.fraction), hb = b->gpus / (b->tokens_per_s * b->goodput.fraction);
     if (!a->fits != !b->fits)
         return a->fits ? -1 : 1;
     return ha < hb ? -1 : ha > hb ? 1 : 0;
@@ -660,6 +672,7 @@ int cfit_plan_evaluate(const cfit_plan_request *r, const cfit_gpu *gpu, const cf
         lcs.have = 0;
         ctx.job_gpus = (long)l->tp * l->pp * l->dp * l->cp;
         cost_layout(&ctx, &lcs, l, out);
+        cfit_plan_goodput(r, out);
         if (ctx.topo_rc)   /* a simulation failed: no plan rests on a factor it did not compute */
             rc = cfit_diag_set(d, ctx.topo_rc, NULL, 0, 0, "%s", ctx.topo_diag.msg);
     }
