@@ -31,6 +31,10 @@ typedef enum cfit_nccl_algo {
 
 typedef enum cfit_nccl_proto { CFIT_NCCL_LL = 0, CFIT_NCCL_LL128, CFIT_NCCL_SIMPLE, CFIT_NCCL_PROTO_COUNT } cfit_nccl_proto;
 
+/* The per-step network latency NCCL's network constants were measured with (InfiniBand, the
+ * catalog's 5 us): a fabric's latency beyond it is added to each network hop. */
+#define CFIT_NCCL_REFERENCE_NET_LATENCY_S 5e-6
+
 #define CFIT_NCCL_ALL_ALGOS ((1u << CFIT_NCCL_ALGO_COUNT) - 1)
 #define CFIT_NCCL_ALL_PROTOS ((1u << CFIT_NCCL_PROTO_COUNT) - 1)
 

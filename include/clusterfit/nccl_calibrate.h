@@ -16,6 +16,7 @@
 #ifndef CLUSTERFIT_NCCL_CALIBRATE_H
 #define CLUSTERFIT_NCCL_CALIBRATE_H
 
+#include "clusterfit/calibration.h"
 #include "clusterfit/nccl.h"
 
 #ifdef __cplusplus
@@ -54,6 +55,23 @@ int cfit_nccl_fit_network(const cfit_nccl_system *sys, const cfit_nccl_measured 
 /* Put the solved terms into s (a system on the same fabric): nic_bw, net_extra_latency_s and,
  * where s has SHARP, sharp_bw. */
 void cfit_nccl_apply_network(cfit_nccl_system *s, const cfit_nccl_network_fit *f);
+
+/* The run a calibration file measured, on catalog hardware, with its network terms solved: the
+ * file's hosts as nodes and its ranks / hosts per node (the same count on every host, at most the
+ * node's GPUs), GPU g on scale-up fabric up in node type `node`, scale-out fabric net, nics > 0
+ * the NICs its ranks used (else the node's share, as cfit_nccl_system_from_catalog), p2p_off >= 0
+ * overriding the node's P2P.  Fills *run (the solved terms applied) and *fit.  A `bench pairs`
+ * file or a collective the model has no NCCL path for is CFIT_EINVALID, like the solve's own
+ * refusals, with d->msg saying why (no "FILE:" prefix: the caller names the file). */
+int cfit_nccl_fit_calibration(const cfit_calibration *cal, const cfit_gpu *g, const cfit_fabric *up,
+                              const cfit_node *node, const cfit_fabric *net, int nics, int p2p_off,
+                              cfit_nccl_system *run, cfit_nccl_network_fit *fit, cfit_diag *d);
+
+/* The solved terms in the catalog's units: a NIC's achievable rate (fit->nic_bw) and the per-step
+ * latency whose excess over NCCL's InfiniBand constants is the solved extra latency
+ * (CFIT_NCCL_REFERENCE_NET_LATENCY_S + net_extra_latency_s), for a planner that takes a fabric's
+ * rate and latency. */
+double cfit_nccl_fit_step_latency_s(const cfit_nccl_network_fit *fit);
 
 #ifdef __cplusplus
 }

@@ -122,7 +122,8 @@ int cmd_check(int argc, char **argv)
                        "and world size; with --model also whether the implied layout fits in GPU memory.\n"
                        "A FILE not named *.json and not starting with '{' is read as Megatron-LM arguments\n"
                        "(shell words, one per line, or a torchrun line) and checked against Megatron-LM's\n"
-                       "validate_args rules.\n"
+                       "validate_args rules, MoE and MLA arguments included (EP dividing the experts,\n"
+                       "ETP x EP x PP dividing the world, top-k, --moe-layer-freq patterns, dispatchers).\n"
                        "Each finding: FILE:LINE:COL, severity, JSON path, message and fix (docs/check.md).\n"
                        "Exit status: 0 no errors (warnings allowed), 2 errors found or FILE malformed\n"
                        "(not a JSON object, an unterminated quote), 1 FILE cannot be read.");

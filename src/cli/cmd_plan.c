@@ -394,6 +394,36 @@ static int open_topology(const char *spec, cfit_topo **out)
     return err ? cli_error("--topology: %s", d.msg) : 0;
 }
 
+/* A collective's measurement calibrates the NCCL model as `sim --calibration` does: its network
+ * terms solved on the run it measured (its hosts and ranks on the plan's GPU, node type, fabric and
+ * --nics), then taken as the planner's NIC rate and per-step latency (docs/plan.md "Calibration"). */
+static int solve_calibration(plan_cli *c)
+{
+    const cfit_gpu *g = c->req.gpus[0];
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    if (c->req.ngpus != 1)
+        return cli_error("--calibration: %s measured one GPU type's cluster; name it with --gpu (the model is "
+                         "solved on the run's own hardware)", c->cal.file);
+    const cfit_node *node = cfit_catalog_node(c->req.catalog, g->default_node, &d);
+    const cfit_fabric *up = node ? cfit_catalog_fabric(c->req.catalog, g->scaleup_fabric, &d) : NULL;
+    const cfit_fabric *net = c->req.fabric ? c->req.fabric : node ? cfit_catalog_fabric(c->req.catalog, node->fabric, &d) : NULL;
+    if (!node || !up || !net)
+        return cli_error_diag(&d, CFIT_EUNKNOWN);
+    cfit_nccl_system catalog_run, run;
+    int per_node = c->cal.hosts > 0 ? c->cal.ranks / c->cal.hosts : 1;
+    if (!cfit_nccl_system_from_catalog(g, up, node, net, c->cal.hosts, per_node > 0 ? per_node : 1,
+                                       c->req.nics_per_node, &catalog_run, &d))
+        c->cal_catalog_nic_bw = catalog_run.nic_bw, c->cal_catalog_extra_s = catalog_run.net_extra_latency_s;
+    int err = cfit_nccl_fit_calibration(&c->cal, g, up, node, net, c->req.nics_per_node, -1, &run, &c->cal_fit, &d);
+    if (err)
+        return cli_error("--calibration: %s: %s", c->cal.file, d.msg);
+    c->cal_model.bw_bytes_per_s = c->cal_fit.nic_bw;
+    c->cal_model.latency_s = cfit_nccl_fit_step_latency_s(&c->cal_fit);
+    c->cal_solved = 1;
+    return 0;
+}
+
 /* --calibration FILE: measured fabric numbers replace the catalog's (docs/plan.md "Calibration"). */
 static int open_calibration(plan_cli *c)
 {
@@ -404,7 +434,10 @@ static int open_calibration(plan_cli *c)
     int err = cfit_calibration_load(c->calibration_file, &c->cal, &d);
     if (err)
         return cli_error_diag(&d, err);
-    c->req.calibration = &c->cal;
+    c->cal_model = c->cal;
+    if (strcmp(c->cal.benchmark, "pairs") != 0 && (err = solve_calibration(c)))
+        return err;
+    c->req.calibration = &c->cal_model;
     return 0;
 }
 

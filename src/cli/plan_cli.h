@@ -9,6 +9,7 @@
 #include "emit_opt.h"
 #include "plan_bom.h"
 #include "clusterfit/calibration.h"
+#include "clusterfit/nccl_calibrate.h"
 #include "clusterfit/cost.h"
 #include "clusterfit/plan.h"
 
@@ -31,7 +32,12 @@ typedef struct plan_cli {
     cli_emit emit;
     cli_bom bom;
     const char *calibration_file;     /* --calibration */
-    cfit_calibration cal;
+    cfit_calibration cal;             /* as measured */
+    cfit_calibration cal_model;       /* what the planner uses: a collective's network terms solved on
+                                         the measured run (nccl_calibrate.h), a pairs file as measured */
+    int cal_solved;                   /* 1: cal_model holds solved terms, cal_fit and the catalog's below */
+    cfit_nccl_network_fit cal_fit;
+    double cal_catalog_nic_bw, cal_catalog_extra_s;
     const char *report;               /* --report FILE.html */
 } plan_cli;
 

@@ -166,8 +166,11 @@ static void j_calibration(cfit__buf *b, const plan_cli *c)
     cfit__buf_puts(b, ", \"calibration\": {");
     cfit__buf_key_string(b, "file", c->calibration_file, 0);
     cfit__buf_key_string(b, "benchmark", c->cal.benchmark, 1);
-    cfit__buf_key_number(b, "bandwidth_bytes_per_s", c->cal.bw_bytes_per_s, 1);
-    cfit__buf_key_number(b, "latency_s", c->cal.latency_s, 1);
+    cfit__buf_key_number(b, "bandwidth_bytes_per_s", c->cal_model.bw_bytes_per_s, 1);
+    cfit__buf_key_number(b, "latency_s", c->cal_model.latency_s, 1);
+    cfit__buf_printf(b, ", \"solved\": %s", c->cal_solved ? "true" : "false");
+    cfit__buf_key_number(b, "measured_bandwidth_bytes_per_s", c->cal.bw_bytes_per_s, 1);
+    cfit__buf_key_number(b, "measured_latency_s", c->cal.latency_s, 1);
     const cfit_calibration *k = &c->cal;
     int log = strcmp(k->source, "nccl-tests") == 0;
     cfit__buf_key_string(b, "source", k->source, 1);

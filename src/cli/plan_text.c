@@ -35,6 +35,31 @@ static void plan_header(int cost)
     printf(cost ? " %9s %9s\n" : "\n", "on-demand", "run");
 }
 
+/* Where --calibration's network terms came from: the file, what it measured and, for a collective,
+ * the terms solved on its run (docs/plan.md "Calibration"). */
+static void print_calibration(const plan_cli *c, const cfit_plan *p)
+{
+    const cfit_calibration *k = &c->cal;
+    if (strcmp(k->source, "nccl-tests") == 0)
+        printf("  fabric: calibrated from %s (nccl-tests %s: %s, %d ranks across %d hosts%s%s): busbw %.3g GB/s at "
+               "%.0f B, fit time = %.3g us + size / %.3g GB/s over %d sizes (median error %.1f%%)", c->calibration_file,
+               k->program[0] ? k->program : "log", k->benchmark, k->ranks, k->hosts, k->gpu[0] ? ", " : "", k->gpu,
+               k->bw_bytes_per_s / 1e9, k->bw_size_bytes, k->fit_alpha_s * 1e6, k->fit_beta_bytes_per_s / 1e9,
+               k->fit_rows, k->fit_error * 100);
+    else
+        printf("  fabric: calibrated from %s (%s across %d hosts): %s %.3g GB/s, %.3g us per step", c->calibration_file,
+               k->benchmark, k->hosts, c->cal_solved ? "busbw" : "median link", k->bw_bytes_per_s / 1e9,
+               k->latency_s * 1e6);
+    if (c->cal_solved)
+        printf("; solved on that run (as sim --calibration): %.3g GB/s per NIC per direction, %.3g us per network "
+               "step, instead of the catalog's %.3g GB/s and %.3g us\n", c->cal_fit.nic_bw / 1e9,
+               c->cal_model.latency_s * 1e6, c->cal_catalog_nic_bw / 1e9,
+               (CFIT_NCCL_REFERENCE_NET_LATENCY_S + c->cal_catalog_extra_s) * 1e6);
+    else
+        printf(", taken as one NIC's rate and the per-step latency, instead of the catalog's %.3g GB/s x %.2f and "
+               "%.3g us\n", p->fabric->bw_bytes_per_s / 1e9, p->fabric->efficiency, p->fabric->latency_s * 1e6);
+}
+
 /* The rent and own cells: "-" where a price is missing. */
 static void cost_cells(const plan_cli *c, const cfit_plan *p)
 {
@@ -143,19 +168,8 @@ static void print_details(const plan_cli *c, const cfit_plan *p, double tokens)
                c->topology ? "" : ": non-blocking rail-optimised)", p->fabric_slowdown, p->slowdown_dp,
                p->slowdown_tp, p->slowdown_pp, p->slowdown_cp);
     }
-    if (c->calibration_file && strcmp(c->cal.source, "nccl-tests") == 0)
-        printf("  fabric: calibrated from %s (nccl-tests %s: %s, %d ranks across %d hosts%s%s): %.3g GB/s per NIC "
-               "per direction, %.3g us per step (fit time = %.3g us + size / %.3g GB/s over %d sizes, median "
-               "error %.1f%%), instead of the catalog's %.3g GB/s x %.2f and %.3g us\n", c->calibration_file,
-               c->cal.program[0] ? c->cal.program : "log", c->cal.benchmark, c->cal.ranks, c->cal.hosts,
-               c->cal.gpu[0] ? ", " : "", c->cal.gpu, c->cal.bw_bytes_per_s / 1e9, c->cal.latency_s * 1e6,
-               c->cal.fit_alpha_s * 1e6, c->cal.fit_beta_bytes_per_s / 1e9, c->cal.fit_rows, c->cal.fit_error * 100,
-               p->fabric->bw_bytes_per_s / 1e9, p->fabric->efficiency, p->fabric->latency_s * 1e6);
-    else if (c->calibration_file)
-        printf("  fabric: calibrated from %s (%s across %d hosts): %.3g GB/s per NIC per direction, %.3g us per "
-               "step, instead of the catalog's %.3g GB/s x %.2f and %.3g us\n", c->calibration_file,
-               c->cal.benchmark, c->cal.hosts, c->cal.bw_bytes_per_s / 1e9, c->cal.latency_s * 1e6,
-               p->fabric->bw_bytes_per_s / 1e9, p->fabric->efficiency, p->fabric->latency_s * 1e6);
+    if (c->calibration_file)
+        print_calibration(c, p);
     printf("\n%-34s %10s  %s\n", "memory per GPU (busiest stage)", "GB", "source");
     printf("  %-32s %10.2f  %s\n", "weights", m->weights_bytes / 1e9, "2 B/param (+1 fp8 copy), / dp at ZeRO-3");
     printf("  %-32s %10.2f  %s\n", "gradients", m->grads_bytes / 1e9, "--grad-precision B/param, / dp at ZeRO-2+");

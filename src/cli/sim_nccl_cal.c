@@ -47,19 +47,15 @@ static int solve(const sim_cli *c, const cfit_nccl_system *sys, sim_nccl_cal *k)
 {
     cfit_diag d;
     cfit_diag_clear(&d);
+    cfit_nccl_system catalog_run;
     int err = cfit_nccl_system_from_catalog(c->g, c->up, c->node_entry, c->out, k->nodes, k->per_node, (int)c->nics,
-                                            &k->log_sys, &d);
+                                            &catalog_run, &d);
     if (err)
         return cli_error_diag(&d, err);
-    k->log_sys.p2p_off = sys->p2p_off;
-    const cfit_calibration *cal = &k->cal;
-    int log = strcmp(cal->source, "nccl-tests") == 0;
-    cfit_nccl_measured m = {k->coll, cal->bw_size_bytes, cal->bw_bytes_per_s, cal->lat_size_bytes,
-                            log ? cal->fit_alpha_s : cal->latency_s * cal->steps};
-    k->catalog_nic_bw = k->log_sys.nic_bw, k->catalog_extra_s = k->log_sys.net_extra_latency_s;
-    if ((err = cfit_nccl_fit_network(&k->log_sys, &m, &k->fit, &d)))
-        return cli_error("--calibration: %s: %s", cal->file, d.msg);
-    cfit_nccl_apply_network(&k->log_sys, &k->fit);
+    k->catalog_nic_bw = catalog_run.nic_bw, k->catalog_extra_s = catalog_run.net_extra_latency_s;
+    if ((err = cfit_nccl_fit_calibration(&k->cal, c->g, c->up, c->node_entry, c->out, (int)c->nics, sys->p2p_off,
+                                         &k->log_sys, &k->fit, &d)))
+        return cli_error("--calibration: %s: %s", k->cal.file, d.msg);
     return 0;
 }
 

@@ -163,7 +163,11 @@ enum {
     F_NONE, F_TP, F_PP, F_CP, F_VPL, F_VPS, F_VP_OLD, F_SP, F_MBS, F_GBS, F_LAYERS, F_HIDDEN, F_FFN,
     F_HEADS, F_GQA, F_GROUPS, F_SEQ, F_MAXPOS, F_BF16, F_FP16, F_FP8, F_DISTOPT, F_MFSDP, F_FSDP_STRAT,
     F_OGR, F_OPG, F_RGRAN, F_RMETHOD, F_RNUM, F_RACT, F_FIRST, F_LAST, F_NO_P2P, F_TORCH_FSDP2, F_CKPT,
-    F_UNTIE, F_VPG, F_TPCO, F_DSA, F_REMOVED, F_COUNT
+    F_UNTIE, F_VPG, F_TPCO, F_DSA, F_REMOVED,
+    /* MoE and MLA (Megatron-LM d98e8a6: _add_moe_args, _add_mla_args, TransformerConfig fields) */
+    F_EXPERTS, F_TOPK, F_EP, F_ETP, F_MOE_FFN, F_SHARED_FFN, F_SHARED_GATE, F_LFREQ, F_DISPATCH, F_FLEX,
+    F_DEEPEP, F_GGEMM, F_PAD_CAP, F_CAPF, F_PRE_SOFTMAX, F_SCORE, F_LB, F_NGROUPS, F_GTOPK, F_NOBIAS,
+    F_MLA, F_QLORA, F_KVLORA, F_QKHD, F_QKPOS, F_VHD, F_COUNT
 };
 
 typedef enum { MG_INT, MG_FLAG, MG_STR, MG_LIST } mg_kind;   /* MG_LIST: nargs, one or more words */
@@ -194,17 +198,34 @@ static const mg_flag flags[] = {
     {"ckpt-format", MG_STR, F_CKPT}, {"microbatch-group-size-per-virtual-pipeline-stage", MG_INT, F_VPG},
     {"batch-size", MG_INT, F_REMOVED}, {"warmup", MG_INT, F_REMOVED},
     {"model-parallel-size", MG_INT, F_REMOVED}, {"checkpoint-activations", MG_FLAG, F_REMOVED},
+    {"num-experts", MG_INT, F_EXPERTS}, {"moe-router-topk", MG_INT, F_TOPK},
+    {"expert-model-parallel-size", MG_INT, F_EP}, {"expert-tensor-parallel-size", MG_INT, F_ETP},
+    {"moe-ffn-hidden-size", MG_INT, F_MOE_FFN}, {"moe-shared-expert-intermediate-size", MG_INT, F_SHARED_FFN},
+    {"moe-shared-expert-gate", MG_FLAG, F_SHARED_GATE}, {"moe-layer-freq", MG_STR, F_LFREQ},
+    {"moe-token-dispatcher-type", MG_STR, F_DISPATCH}, {"moe-flex-dispatcher-backend", MG_STR, F_FLEX},
+    {"moe-enable-deepep", MG_FLAG, F_DEEPEP}, {"moe-grouped-gemm", MG_FLAG, F_GGEMM},
+    {"moe-pad-expert-input-to-capacity", MG_FLAG, F_PAD_CAP}, {"moe-expert-capacity-factor", MG_STR, F_CAPF},
+    {"moe-router-pre-softmax", MG_FLAG, F_PRE_SOFTMAX}, {"moe-router-score-function", MG_STR, F_SCORE},
+    {"moe-router-load-balancing-type", MG_LIST, F_LB}, {"moe-router-num-groups", MG_INT, F_NGROUPS},
+    {"moe-router-group-topk", MG_INT, F_GTOPK}, {"multi-latent-attention", MG_FLAG, F_MLA},
+    {"q-lora-rank", MG_INT, F_QLORA}, {"kv-lora-rank", MG_INT, F_KVLORA}, {"qk-head-dim", MG_INT, F_QKHD},
+    {"qk-pos-emb-head-dim", MG_INT, F_QKPOS}, {"v-head-dim", MG_INT, F_VHD},
+    /* MoE flags known, not reasoned about */
+    {"moe-aux-loss-coeff", MG_LIST, 0}, {"moe-z-loss-coeff", MG_STR, 0}, {"moe-permute-fusion", MG_FLAG, 0},
+    {"moe-router-dtype", MG_STR, 0}, {"moe-router-enable-expert-bias", MG_FLAG, 0},
+    {"moe-router-topk-scaling-factor", MG_STR, 0}, {"moe-router-bias-update-rate", MG_STR, 0},
+    {"moe-shared-expert-overlap", MG_FLAG, 0}, {"moe-token-drop-policy", MG_STR, 0},
+    {"overlap-moe-expert-parallel-comm", MG_FLAG, 0}, {"moe-router-fusion", MG_FLAG, 0},
     /* known, not reasoned about */
     {"swiglu", MG_FLAG, 0}, {"untie-embeddings-and-output-weights", MG_FLAG, F_UNTIE}, {"kv-channels", MG_INT, 0},
     {"position-embedding-type", MG_STR, 0}, {"normalization", MG_STR, 0}, {"fp8-recipe", MG_STR, 0},
-    {"fp8-param-gather", MG_FLAG, 0}, {"expert-model-parallel-size", MG_INT, 0},
-    {"expert-tensor-parallel-size", MG_INT, 0}, {"num-experts", MG_INT, 0}, {"cp-comm-type", MG_LIST, 0},
+    {"fp8-param-gather", MG_FLAG, 0}, {"cp-comm-type", MG_LIST, 0},
     {"train-iters", MG_INT, 0}, {"train-samples", MG_INT, 0}, {"lr", MG_STR, 0}, {"min-lr", MG_STR, 0},
     {"lr-decay-style", MG_STR, 0}, {"lr-warmup-iters", MG_INT, 0}, {"lr-warmup-fraction", MG_STR, 0},
     {"lr-decay-iters", MG_INT, 0}, {"weight-decay", MG_STR, 0}, {"clip-grad", MG_STR, 0},
     {"adam-beta1", MG_STR, 0}, {"adam-beta2", MG_STR, 0}, {"adam-eps", MG_STR, 0},
     {"init-method-std", MG_STR, 0}, {"attention-dropout", MG_STR, 0}, {"hidden-dropout", MG_STR, 0},
-    {"disable-bias-linear", MG_FLAG, 0}, {"transformer-impl", MG_STR, 0}, {"use-flash-attn", MG_FLAG, 0},
+    {"disable-bias-linear", MG_FLAG, F_NOBIAS}, {"transformer-impl", MG_STR, 0}, {"use-flash-attn", MG_FLAG, 0},
     {"rotary-base", MG_INT, 0}, {"data-path", MG_LIST, 0}, {"split", MG_STR, 0}, {"tokenizer-type", MG_STR, 0},
     {"tokenizer-model", MG_STR, 0}, {"vocab-file", MG_STR, 0}, {"merge-file", MG_STR, 0},
     {"save", MG_STR, 0}, {"load", MG_STR, 0}, {"save-interval", MG_INT, 0}, {"eval-interval", MG_INT, 0},
@@ -483,6 +504,11 @@ static void check_choices(mg *c)
         {F_FP8, {"e4m3", "hybrid"}},
         {F_FSDP_STRAT, {"no_shard", "optim", "optim_grads", "optim_grads_params"}},
         {F_CKPT, {"torch", "torch_dist", "zarr", "torch_dcp", "fsdp_dtensor"}},
+        /* TransformerConfig Literal[...] fields */
+        {F_DISPATCH, {"allgather", "alltoall", "flex"}},
+        {F_FLEX, {"deepep", "hybridep", "ncclep"}},
+        {F_SCORE, {"softmax", "sigmoid", "sqrtsoftplus"}},
+        {F_LB, {"aux_loss", "seq_aux_loss", "global_aux_loss", "sinkhorn", "quantile_balancing", "none"}},
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
         const char *v = c->s[t[i].id];
@@ -570,6 +596,17 @@ static long check_world_batch(mg *c)
     return dp;
 }
 
+/* The expert parallel sizes the arguments give an MoE model (ETP defaults to TP); 1 when dense. */
+static int moe_ep(const mg *c)
+{
+    return c->v[F_EXPERTS] > 0 ? (int)val(c, F_EP, 1) : 1;
+}
+
+static int moe_etp(const mg *c)
+{
+    return c->v[F_EXPERTS] > 0 ? (int)(c->at[F_ETP] ? val(c, F_ETP, 1) : val(c, F_TP, 1)) : 1;
+}
+
 static void check_memory(mg *c, long dp)
 {
     const cfit_check_request *r = c->r;
@@ -597,7 +634,7 @@ static void check_memory(mg *c, long dp)
               strcmp(gran, "full") == 0 ? (c->s[F_RMETHOD] && strcmp(c->s[F_RMETHOD], "block") == 0 ?
                                            CFIT_RECOMPUTE_BLOCK : CFIT_RECOMPUTE_FULL) : CFIT_RECOMPUTE_NONE;
     cfit_layout l = {(int)val(c, F_TP, 1), (int)pp, (int)dp, (int)val(c, F_CP, 1), vp, (int)mbs, zero, rec,
-                     c->at[F_SP] && val(c, F_TP, 1) > 1, 1, 1};
+                     c->at[F_SP] && val(c, F_TP, 1) > 1, moe_ep(c), moe_etp(c)};
     req.fixed = l;
     cfit_diag d;
     cfit_diag_clear(&d);
@@ -616,6 +653,215 @@ static void check_memory(mg *c, long dp)
             p.mem.activations_bytes / 1e9, p.mem.capacity_bytes / 1e9);
 }
 
+/* ---- Mixture of experts and multi-head latent attention ----
+ * Megatron-LM main at d98e8a6 (2026-08-22): validate_args in megatron/training/arguments.py,
+ * TransformerConfig.__post_init__ (megatron/core/transformer/transformer_config.py),
+ * initialize_model_parallel's expert grid (megatron/core/parallel_state.py) and the layer
+ * pattern of get_gpt_decoder_block_spec (megatron/core/models/gpt/gpt_layer_specs.py). */
+
+/* The flag was given with the literal value 0. */
+static int given_zero(const mg *c, int id)
+{
+    long v;
+    return c->at[id] && c->s[id] && parse_long(c->s[id], &v) && v == 0;
+}
+
+/* Whether value checks may use flag id: absent (the default applies) or a number we read. */
+static int known(const mg *c, int id)
+{
+    return !c->at[id] || c->v[id] > 0 || given_zero(c, id);
+}
+
+static int is(const mg *c, int id, const char *value)
+{
+    return c->s[id] && strcmp(c->s[id], value) == 0;
+}
+
+/* Sizes that must be positive when given (0 reaches the model as a zero-width layer). */
+static void check_positive(mg *c, const int *ids, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (given_zero(c, ids[i]))
+            add(c, CFIT_SEV_ERROR, c->at[ids[i]], "give a positive size", "must be positive, got 0");
+}
+
+/* --moe-layer-freq: an integer N (MoE on layers i % N == 0) or a list expression of 0 (dense)
+ * and 1 (MoE) per layer.  Returns 1 when the pattern has dense layers, 0 when not, -1 unknown. */
+static int check_layer_freq(mg *c)
+{
+    const word *w = c->at[F_LFREQ];
+    const char *v = c->s[F_LFREQ];
+    long n = 0, L = c->v[F_LAYERS];
+    if (!w || !v || v[0] == '$')
+        return w ? -1 : 0;
+    if (!strchr(v, '[')) {
+        if (!python_int(v))
+            add(c, CFIT_SEV_ERROR, w, "write an integer N or a list expression such as '([0]*3+[1]*58)'",
+                "expects an integer or a Python list expression, got \"%s\"", v);
+        else if (parse_long(v, &n) && n == 0)
+            add(c, CFIT_SEV_ERROR, w, "write 1 for MoE on every layer", "0 divides by zero (layer i is MoE when i %% N == 0)");
+        return parse_long(v, &n) && n > 0 ? n > 1 : -1;
+    }
+    int *items;
+    size_t count, at;
+    const char *err = cfit__layer_pattern_eval(v, &items, &count, &at);
+    if (err) {
+        add(c, CFIT_SEV_ERROR, w, "write a list expression such as '([0]*3+[1]*58)' (quote it in a shell)",
+            "pattern \"%s\": %s (at character %zu)", v, err, at + 1);
+        return -1;
+    }
+    int dense = 0, bad = 0;
+    for (size_t i = 0; i < count; i++)
+        dense |= items[i] == 0, bad |= items[i] != 0 && items[i] != 1;
+    free(items);
+    if (bad)
+        add(c, CFIT_SEV_ERROR, w, "use 1 for an MoE layer and 0 for a dense one",
+            "Invalid layer pattern: elements other than 0 and 1");
+    if (L && (long)count != L)
+        add(c, CFIT_SEV_ERROR, w, "give one element per layer",
+            "Invalid length of moe_layer_pattern: %zu, expected %ld (--num-layers)", count, L);
+    return dense;
+}
+
+/* MoE flags without --num-experts (or with 0, which validate_args turns into None). */
+static void check_moe_without_experts(mg *c, int mixed)
+{
+    static const int ids[] = {F_TOPK, F_ETP, F_SHARED_FFN, F_SHARED_GATE, F_LFREQ, F_DISPATCH, F_GGEMM,
+                              F_CAPF, F_NGROUPS, F_GTOPK};
+    if (val(c, F_EP, 1) > 1)
+        add(c, CFIT_SEV_ERROR, c->at[F_EP], "add --num-experts N or drop --expert-model-parallel-size",
+            "num_experts must be non None to use expert model parallelism");
+    if (c->at[F_MOE_FFN] && mixed == 0)
+        add(c, CFIT_SEV_ERROR, c->at[F_MOE_FFN], "add --num-experts N or drop --moe-ffn-hidden-size",
+            "moe_ffn_hidden_size is set but num_moe_experts is None");
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
+        if (c->at[ids[i]])
+            add(c, CFIT_SEV_WARNING, c->at[ids[i]], "add --num-experts N, or drop it",
+                "has no effect without --num-experts (a dense model)");
+}
+
+static void check_moe_router(mg *c, long experts)
+{
+    long k = val(c, F_TOPK, 2), groups = c->v[F_NGROUPS], gk = c->v[F_GTOPK];
+    if (given_zero(c, F_TOPK))
+        add(c, CFIT_SEV_ERROR, c->at[F_TOPK], "route each token to at least one expert", "must be at least 1, got 0");
+    else if (known(c, F_TOPK) && k > experts)
+        add(c, CFIT_SEV_ERROR, where(c, F_TOPK), "choose --moe-router-topk at most --num-experts",
+            "moe_router_topk %ld is larger than num_experts %ld: the router's top-k cannot pick more experts "
+            "than there are", k, experts);
+    if (c->v[F_TOPK] == 1 && !c->at[F_PRE_SOFTMAX] && (!c->s[F_SCORE] || is(c, F_SCORE, "softmax")) &&
+        !is(c, F_LB, "sinkhorn"))
+        add(c, CFIT_SEV_ERROR, c->at[F_TOPK], "add --moe-router-pre-softmax (or a sigmoid score function)",
+            "Please use --moe-router-pre-softmax when topk is 1 (softmax over one score has zero gradient)");
+    if (c->at[F_GTOPK] && !c->at[F_NGROUPS])
+        add(c, CFIT_SEV_ERROR, c->at[F_GTOPK], "add --moe-router-num-groups G",
+            "When using group limited routing, moe_router_num_groups must be specified");
+    if (groups && experts % groups)
+        add(c, CFIT_SEV_ERROR, c->at[F_NGROUPS], "choose a group count dividing the experts",
+            "num_moe_experts (%ld) should be divisible by moe_router_num_groups (%ld)", experts, groups);
+    if (groups && gk > groups)
+        add(c, CFIT_SEV_ERROR, c->at[F_GTOPK], "choose --moe-router-group-topk at most --moe-router-num-groups",
+            "moe_router_group_topk (%ld) should be smaller than moe_router_num_groups (%ld)", gk, groups);
+}
+
+static void check_moe_sizes(mg *c)
+{
+    if (!c->at[F_MOE_FFN])
+        add(c, CFIT_SEV_WARNING, c->at[F_EXPERTS], "add --moe-ffn-hidden-size (fine-grained experts are narrower)",
+            "moe_ffn_hidden_size is not set, using ffn_hidden_size for MoE instead");
+    if (c->at[F_SHARED_GATE] && !c->at[F_SHARED_FFN])
+        add(c, CFIT_SEV_WARNING, c->at[F_SHARED_GATE], "add --moe-shared-expert-intermediate-size N, or drop it",
+            "only effective when --moe-shared-expert-intermediate-size is set");
+}
+
+/* Expert parallelism: EP divides the experts; the expert grid ETP x EP x PP divides the world
+ * (parallel folding: the dense grid is TP x CP x DP x PP over the same GPUs). */
+static void check_moe_grid(mg *c, long experts)
+{
+    long ep = val(c, F_EP, 1), pp = val(c, F_PP, 1), tp = val(c, F_TP, 1);
+    long etp = c->at[F_ETP] ? c->v[F_ETP] : tp;
+    if (known(c, F_EP) && !given_zero(c, F_EP) && experts % ep)
+        add(c, CFIT_SEV_ERROR, c->at[F_EP], "choose an EP dividing the experts",
+            "Number of experts should be a multiple of expert model parallel_size (%ld experts, EP %ld)",
+            experts, ep);
+    if (etp > 1 && !c->at[F_NOBIAS])
+        add(c, CFIT_SEV_ERROR, c->at[F_ETP] ? c->at[F_ETP] : where(c, F_TP),
+            "add --disable-bias-linear, or --expert-tensor-parallel-size 1",
+            "Bias in Moe is only supported when ETP==1 (ETP %ld%s; linear layers have biases by default)", etp,
+            c->at[F_ETP] ? "" : ", TP's: ETP defaults to TP");
+    if (ep > 1 && !c->at[F_DISPATCH])
+        add(c, CFIT_SEV_WARNING, c->at[F_EP], "add --moe-token-dispatcher-type alltoall (or flex)",
+            "expert parallelism with the default allgather dispatcher: Megatron-Core's MoE README "
+            "(megatron/core/transformer/moe) lists allgather for TP-only setups, alltoall or flex for EP > 1");
+    if (!c->world || etp < 1 || !known(c, F_EP) || !known(c, F_ETP) || c->world % (etp * ep * pp) == 0)
+        return;
+    add(c, CFIT_SEV_ERROR, where(c, c->at[F_EP] ? F_EP : F_ETP), "choose ETP x EP x PP dividing the world size",
+        "world_size (%ld) is not divisible by expert_tensor_model_pipeline_parallel size (ETP %ld x EP %ld x "
+        "PP %ld = %ld)", c->world, etp, ep, pp, etp * ep * pp);
+}
+
+static void check_moe_dispatch(mg *c)
+{
+    int flex = is(c, F_DISPATCH, "flex");
+    if (c->at[F_DEEPEP] && !flex)
+        add(c, CFIT_SEV_ERROR, c->at[F_DEEPEP], "add --moe-token-dispatcher-type flex",
+            "DeepEP backend is only supported with flex token dispatcher");
+    if (c->at[F_DEEPEP] && is(c, F_FLEX, "hybridep"))
+        add(c, CFIT_SEV_ERROR, c->at[F_DEEPEP], "drop --moe-enable-deepep (deprecated)",
+            "Only one backend is supported for flex token dispatcher");
+    if (is(c, F_FLEX, "ncclep") && !flex)
+        add(c, CFIT_SEV_ERROR, c->at[F_FLEX], "add --moe-token-dispatcher-type flex",
+            "moe_flex_dispatcher_backend='ncclep' requires moe_token_dispatcher_type='flex'");
+    if (flex && c->at[F_PAD_CAP] && (c->at[F_DEEPEP] || !c->s[F_FLEX] || is(c, F_FLEX, "deepep")))
+        add(c, CFIT_SEV_ERROR, c->at[F_PAD_CAP], "drop it, or use another dispatcher",
+            "Flex token dispatcher with deepep backend does not support moe_pad_expert_input_to_capacity");
+    if (c->at[F_PAD_CAP] && !c->at[F_CAPF])
+        add(c, CFIT_SEV_ERROR, c->at[F_PAD_CAP], "add --moe-expert-capacity-factor F",
+            "moe_expert_capacity_factor must be set to use moe_pad_expert_input_to_capacity");
+    if (c->at[F_CAPF] && (is(c, F_LB, "sinkhorn") || is(c, F_LB, "quantile_balancing")))
+        add(c, CFIT_SEV_ERROR, c->at[F_CAPF], "use aux_loss, seq_aux_loss, global_aux_loss or none",
+            "moe_expert_capacity_factor only works with aux_loss, seq_aux_loss, global_aux_loss or none load "
+            "balancing");
+}
+
+static void check_mla(mg *c)
+{
+    static const int ids[] = {F_QLORA, F_KVLORA, F_QKHD, F_QKPOS, F_VHD};
+    if (!c->at[F_MLA]) {
+        for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
+            if (c->at[ids[i]])
+                add(c, CFIT_SEV_WARNING, c->at[ids[i]], "add --multi-latent-attention, or drop it",
+                    "has no effect without --multi-latent-attention");
+        return;
+    }
+    check_positive(c, ids, sizeof ids / sizeof ids[0]);
+    if (c->at[F_GQA])
+        add(c, CFIT_SEV_ERROR, c->at[F_GQA], "drop --group-query-attention and --num-query-groups",
+            "Group query attention is mutually exclusive with multi latent attention");
+    if (!c->at[F_KVLORA])
+        add(c, CFIT_SEV_WARNING, c->at[F_MLA], "give --kv-lora-rank (DeepSeek-V3: 512)",
+            "kv_lora_rank is not set: Megatron-LM's parser default is 32");
+}
+
+static void check_moe(mg *c)
+{
+    static const int sizes[] = {F_EP, F_ETP, F_MOE_FFN, F_SHARED_FFN, F_NGROUPS, F_GTOPK};
+    int mixed = check_layer_freq(c);
+    long experts = c->v[F_EXPERTS];
+    check_mla(c);
+    check_moe_dispatch(c);
+    if (!c->at[F_EXPERTS] || given_zero(c, F_EXPERTS)) {
+        check_moe_without_experts(c, mixed);
+        return;
+    }
+    if (!experts)
+        return;   /* a shell variable */
+    check_positive(c, sizes, sizeof sizes / sizeof sizes[0]);
+    check_moe_router(c, experts);
+    check_moe_sizes(c);
+    check_moe_grid(c, experts);
+}
+
 /* The arguments' model shape against --model. */
 static void check_model_shape(mg *c)
 {
@@ -623,6 +869,7 @@ static void check_model_shape(mg *c)
     struct { int id; long want; const char *what; } rows[] = {
         {F_LAYERS, m->layers, "layers"}, {F_HIDDEN, m->hidden_size, "hidden_size"},
         {F_FFN, m->ffn_hidden_size, "ffn_hidden_size"}, {F_HEADS, m->num_heads, "num_heads"},
+        {F_EXPERTS, m->num_experts, "num_experts"},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
         if (c->v[rows[i].id] && c->v[rows[i].id] != rows[i].want)
@@ -652,6 +899,7 @@ int cfit_check_megatron(const char *text, size_t len, const char *file, const cf
     check_vp(&c);
     check_choices(&c);
     check_recompute(&c);
+    check_moe(&c);
     long dp = check_world_batch(&c);
     if (r->model && r->catalog && dp) {
         check_model_shape(&c);

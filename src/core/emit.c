@@ -4,6 +4,9 @@
  * data/references/frameworks.md (DeepSpeed runtime/config.py and zero/config.py,
  * Megatron-LM arguments.py, torch/distributed/run.py); docs/plan.md lists what each
  * emitted line means and what the user still has to add (data, tokenizer, checkpoints).
+ * The MoE and MLA arguments follow Megatron-LM main at d98e8a6 (2026-08-22):
+ * megatron/training/arguments.py (_add_moe_args, _add_mla_args, validate_args) and the
+ * TransformerConfig / ModelParallelConfig fields it turns into flags (docs/check.md).
  */
 #include "clusterfit/frameworks.h"
 #include "clusterfit/workload.h"
@@ -119,6 +122,10 @@ static void mg_parallel(cfit__buf *b, const cfit_model *m, const cfit_plan *p)
     else if (l->vp > 1)
         cfit__buf_printf(b, "--num-virtual-stages-per-pipeline-rank %d\n", l->vp);
     cfit__buf_printf(b, "--context-parallel-size %d\n", l->cp);
+    if (cfit_model_is_moe(m))
+        /* explicit ETP: Megatron's default for it is TP, not 1 */
+        cfit__buf_printf(b, "--expert-model-parallel-size %d\n--expert-tensor-parallel-size %d\n",
+                         l->ep > 1 ? l->ep : 1, l->etp > 1 ? l->etp : 1);
     if (l->sp && l->tp > 1)
         cfit__buf_puts(b, "--sequence-parallel\n");
     cfit__buf_printf(b, "--micro-batch-size %d\n--global-batch-size %ld\n", l->mbs, p->global_batch);
@@ -157,12 +164,101 @@ static void mg_memory(cfit__buf *b, const cfit_plan *p, int overlap)
     }
 }
 
-static void mg_model(cfit__buf *b, const cfit_model *m, int seq)
+/* Run-length form of layers [0, n) of the MoE pattern: "[0]*3+[1]*58". */
+static void mg_pattern_runs(cfit__buf *b, const cfit_model *m, int n)
+{
+    for (int i = 0; i < n;) {
+        int v = cfit_model_layer_is_moe(m, i), run = 1;
+        while (i + run < n && cfit_model_layer_is_moe(m, i + run) == v)
+            run++;
+        cfit__buf_printf(b, "%s[%d]", i ? "+" : "", v);
+        if (run > 1)
+            cfit__buf_printf(b, "*%d", run);
+        i += run;
+    }
+}
+
+/* The shortest period of the MoE pattern that repeats a whole number of times (layers if none). */
+static int mg_pattern_period(const cfit_model *m)
+{
+    for (int p = 1; p < m->layers; p++) {
+        int ok = m->layers % p == 0;
+        for (int i = p; ok && i < m->layers; i++)
+            ok = cfit_model_layer_is_moe(m, i) == cfit_model_layer_is_moe(m, i % p);
+        if (ok)
+            return p;
+    }
+    return m->layers;
+}
+
+/* --moe-layer-freq: 1 when every layer is MoE, else the pattern as the Python list expression
+ * Megatron evaluates (1 = MoE, 0 = dense; its integer form N puts MoE on layers i % N == 0, which
+ * the models' "every step-th layer from step - 1" cannot match), quoted for a shell. */
+static void mg_layer_freq(cfit__buf *b, const cfit_model *m)
+{
+    if (cfit_model_moe_layers(m) == m->layers) {
+        cfit__buf_puts(b, "--moe-layer-freq 1\n");
+        return;
+    }
+    int p = mg_pattern_period(m);
+    cfit__buf_puts(b, "--moe-layer-freq '(");
+    mg_pattern_runs(b, m, p);
+    if (p < m->layers)
+        cfit__buf_printf(b, ")*%d'\n", m->layers / p);
+    else
+        cfit__buf_puts(b, ")'\n");
+}
+
+/* Megatron-Core MoE layers: experts, router, dispatcher. */
+static void mg_moe(cfit__buf *b, const cfit_model *m, const cfit_layout *l)
+{
+    cfit__buf_printf(b, "--num-experts %d\n--moe-router-topk %d\n--moe-ffn-hidden-size %d\n", m->num_experts,
+                     m->experts_per_token, m->moe_ffn_hidden_size);
+    /* TransformerConfig: "Please use --moe-router-pre-softmax when topk is 1" (softmax scores) */
+    if (m->experts_per_token == 1)
+        cfit__buf_puts(b, "--moe-router-pre-softmax\n");
+    if (m->shared_ffn_hidden_size > 0)
+        cfit__buf_printf(b, "--moe-shared-expert-intermediate-size %d\n", m->shared_ffn_hidden_size);
+    if (m->shared_ffn_hidden_size > 0 && m->shared_expert_gate)
+        cfit__buf_puts(b, "--moe-shared-expert-gate\n");
+    mg_layer_freq(b, m);
+    cfit__buf_puts(b, "--moe-token-dispatcher-type alltoall\n--moe-grouped-gemm\n");
+    /* TransformerConfig: "Bias in Moe is only supported when ETP==1" (add_bias_linear defaults on) */
+    if (l->etp > 1)
+        cfit__buf_puts(b, "--disable-bias-linear\n");
+}
+
+/* Multi-head latent attention: Megatron's own defaults (kv rank 32) are not DeepSeek's, so every
+ * size is written. */
+static void mg_mla(cfit__buf *b, const cfit_model *m)
+{
+    cfit__buf_puts(b, "--multi-latent-attention\n");
+    if (m->q_lora_rank > 0)
+        cfit__buf_printf(b, "--q-lora-rank %d\n", m->q_lora_rank);
+    cfit__buf_printf(b, "--kv-lora-rank %d\n--qk-head-dim %d\n--qk-pos-emb-head-dim %d\n--v-head-dim %d\n",
+                     m->kv_lora_rank, m->qk_nope_head_dim, m->qk_rope_head_dim, m->v_head_dim);
+}
+
+static void mg_attention(cfit__buf *b, const cfit_model *m)
+{
+    if (cfit_model_is_mla(m)) {
+        mg_mla(b, m);   /* validate_args: group query attention is exclusive with MLA */
+        return;
+    }
+    if (m->num_kv_heads > 0 && m->num_kv_heads < m->num_heads)
+        cfit__buf_printf(b, "--group-query-attention\n--num-query-groups %d\n", m->num_kv_heads);
+    /* Megatron's kv_channels defaults to hidden / heads (TransformerConfig.__post_init__) */
+    if (m->head_dim > 0 && (long)m->head_dim * m->num_heads != m->hidden_size)
+        cfit__buf_printf(b, "--kv-channels %d\n", m->head_dim);
+}
+
+static void mg_model(cfit__buf *b, const cfit_model *m, const cfit_layout *l, int seq)
 {
     cfit__buf_printf(b, "--num-layers %d\n--hidden-size %d\n--ffn-hidden-size %d\n--num-attention-heads %d\n",
                      m->layers, m->hidden_size, m->ffn_hidden_size, m->num_heads);
-    if (m->num_kv_heads > 0 && m->num_kv_heads < m->num_heads)
-        cfit__buf_printf(b, "--group-query-attention\n--num-query-groups %d\n", m->num_kv_heads);
+    mg_attention(b, m);
+    if (cfit_model_is_moe(m))
+        mg_moe(b, m, l);
     cfit__buf_printf(b, "--seq-length %d\n--max-position-embeddings %d\n", seq,
                      seq > m->seq_len ? seq : m->seq_len);
     if (m->mlp == CFIT_MLP_SWIGLU)
@@ -177,7 +273,7 @@ static void emit_megatron(cfit__buf *b, const cfit_plan_request *r, const cfit_p
     int overlap = fw ? fw->dp_overlap : 1;
     mg_parallel(b, r->model, p);
     mg_memory(b, p, overlap);
-    mg_model(b, r->model, seq);
+    mg_model(b, r->model, &p->layout, seq);
     cfit__buf_puts(b, "--bf16\n");
     if (r->precision == CFIT_PREC_FP8)
         cfit__buf_puts(b, "--fp8-format hybrid\n");
@@ -204,6 +300,19 @@ static void emit_torchrun(cfit__buf *b, const cfit_plan *p)
                      nodes, per_node, nodes, per_node);
 }
 
+/* Expert parallelism the model cannot take: the plan is not one Megatron would start. */
+static int moe_layout_bad(const cfit_model *m, const cfit_layout *l, cfit_diag *d)
+{
+    int ep = l->ep > 1 ? l->ep : 1, etp = l->etp > 1 ? l->etp : 1;
+    if (!cfit_model_is_moe(m) && (ep > 1 || etp > 1))
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "emit: EP %d x ETP %d needs an MoE model; '%s' is dense",
+                             ep, etp, m->name);
+    if (cfit_model_is_moe(m) && m->num_experts % ep)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "emit: EP %d does not divide the %d experts of '%s'",
+                             ep, m->num_experts, m->name);
+    return CFIT_EOK;
+}
+
 int cfit_emit(cfit_emit_kind k, const cfit_plan_request *r, const cfit_plan *p, int seq_len,
               char **out, cfit_diag *d)
 {
@@ -211,6 +320,9 @@ int cfit_emit(cfit_emit_kind k, const cfit_plan_request *r, const cfit_plan *p, 
     if (!r || !r->model || !p || p->layout.tp < 1 || p->layout.pp < 1 || p->layout.dp < 1 ||
         p->layout.cp < 1 || p->layout.mbs < 1 || p->global_batch < 1 || p->grad_accum < 1)
         return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "emit needs a complete plan");
+    int bad = moe_layout_bad(r->model, &p->layout, d);
+    if (bad)
+        return bad;
     cfit__buf b;
     cfit__buf_init(&b);
     switch (k) {

@@ -55,7 +55,7 @@ static const double tree_correction[CFIT_NCCL_PROTO_COUNT][24] = {
 static const int typical_channels = 16;
 /* The catalog's per-step latency of InfiniBand (5 us), which NCCL's network constants above were
  * measured on: a fabric's latency beyond it (EFA's SRD, TCP) is added to each network hop. */
-static const double reference_net_latency_s = 5e-6;
+static const double reference_net_latency_s = CFIT_NCCL_REFERENCE_NET_LATENCY_S;
 /* Without GPU peer-to-peer NCCL's SHM transport copies through host memory: the sender's PCIe write
  * and the receiver's read both cross the CPU's root complex, halving what a GPU gets - CUDA's
  * p2pBandwidthLatencyTest on RTX 2080 Ti with P2P unsupported: 5.7 GB/s against ~12 GB/s over the

@@ -151,3 +151,42 @@ void cfit_nccl_apply_network(cfit_nccl_system *s, const cfit_nccl_network_fit *f
     if (s->sharp_bw > 0)
         s->sharp_bw = f->sharp_bw;
 }
+
+int cfit_nccl_fit_calibration(const cfit_calibration *cal, const cfit_gpu *g, const cfit_fabric *up,
+                              const cfit_node *node, const cfit_fabric *net, int nics, int p2p_off,
+                              cfit_nccl_system *run, cfit_nccl_network_fit *fit, cfit_diag *d)
+{
+    cfit_collective coll;
+    if (strcmp(cal->benchmark, "pairs") == 0)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "a `bench pairs` run measures links, not a collective; the NCCL model is calibrated by "
+                             "a collective (an nccl-tests log or `clusterfit bench COLLECTIVE --json`)");
+    if (cfit_collective_parse(cal->benchmark, &coll, d))
+        return CFIT_EINVALID;
+    if (cal->hosts < 2 || cal->ranks % cal->hosts)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "%d ranks on %d hosts is not the same count on every host; the model needs one count "
+                             "per node", cal->ranks, cal->hosts);
+    int per_node = cal->ranks / cal->hosts;
+    if (node && per_node > node->gpus_per_node)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "the run had %d ranks per host, more than the %d GPUs of a %s node; name the node type "
+                             "it ran on", per_node, node->gpus_per_node, node->name);
+    int rc = cfit_nccl_system_from_catalog(g, up, node, net, cal->hosts, per_node, nics, run, d);
+    if (rc)
+        return rc;
+    if (p2p_off >= 0)
+        run->p2p_off = p2p_off;
+    int log = strcmp(cal->source, "nccl-tests") == 0;
+    cfit_nccl_measured m = {coll, cal->bw_size_bytes, cal->bw_bytes_per_s, cal->lat_size_bytes,
+                            log ? cal->fit_alpha_s : cal->latency_s * cal->steps};
+    if ((rc = cfit_nccl_fit_network(run, &m, fit, d)))
+        return rc;
+    cfit_nccl_apply_network(run, fit);
+    return CFIT_EOK;
+}
+
+double cfit_nccl_fit_step_latency_s(const cfit_nccl_network_fit *fit)
+{
+    return CFIT_NCCL_REFERENCE_NET_LATENCY_S + fit->net_extra_latency_s;
+}

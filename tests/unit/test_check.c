@@ -391,6 +391,153 @@ static void test_megatron_bad_input(void **state)
     assert_int_equal(cfit_check_megatron("--a\0b", 5, "m.txt", &r, &res, &d), CFIT_EPARSE);
 }
 
+/* A DeepSeek-V3 layout as Megatron-Core runs it (EP 64 over 1,024 GPUs, MLA, flex dispatcher):
+ * every MoE and MLA flag is known and the expert grid fits. */
+static const char *mg_moe_ok =
+    "torchrun --nnodes 128 --nproc-per-node 8 pretrain_gpt.py\n"
+    "--tensor-model-parallel-size 2 --pipeline-model-parallel-size 16 --sequence-parallel\n"
+    "--expert-model-parallel-size 64 --expert-tensor-parallel-size 1\n"
+    "--micro-batch-size 1 --global-batch-size 8192 --num-layers 61\n"
+    "--decoder-first-pipeline-num-layers 3 --decoder-last-pipeline-num-layers 2\n"
+    "--multi-latent-attention --q-lora-rank 1536 --kv-lora-rank 512 --qk-head-dim 128\n"
+    "--qk-pos-emb-head-dim 64 --v-head-dim 128 --num-experts 256 --moe-router-topk 8\n"
+    "--moe-ffn-hidden-size 2048 --moe-shared-expert-intermediate-size 2048\n"
+    "--moe-layer-freq '([0]*3+[1]*58)' --moe-token-dispatcher-type flex\n"
+    "--moe-flex-dispatcher-backend deepep --moe-grouped-gemm --moe-router-num-groups 8\n"
+    "--moe-router-group-topk 4 --moe-router-score-function sigmoid --moe-router-enable-expert-bias\n";
+
+static void test_megatron_moe_clean(void **state)
+{
+    cfit_check_result res;
+    run_mg(state, mg_moe_ok, 0, NULL, &res);
+    for (size_t i = 0; i < res.n; i++)
+        print_message("  %s: %s\n", res.findings[i].path, res.findings[i].message);
+    assert_int_equal(res.n, 0);
+    cfit_check_result_fini(&res);
+}
+
+/* Expert parallelism: EP divides the experts, ETP x EP x PP divides the world, ETP (default TP)
+ * > 1 needs --disable-bias-linear, EP without experts. */
+static void test_megatron_moe_grid(void **state)
+{
+    cfit_check_result res;
+    run_mg(state, "--micro-batch-size 1 --tensor-model-parallel-size 2 --pipeline-model-parallel-size 2\n"
+           "--num-experts 60 --moe-ffn-hidden-size 512 --expert-model-parallel-size 8\n", 64, NULL, &res);
+    must(&res, "--expert-model-parallel-size", "multiple of expert model parallel_size (60 experts, EP 8)",
+         CFIT_SEV_ERROR);
+    must(&res, "--tensor-model-parallel-size", "ETP defaults to TP", CFIT_SEV_ERROR);
+    must(&res, "--expert-model-parallel-size", "alltoall", CFIT_SEV_WARNING);
+    cfit_check_result_fini(&res);
+    run_mg(state, "--micro-batch-size 1 --pipeline-model-parallel-size 2 --num-experts 64 --moe-ffn-hidden-size 512\n"
+           "--expert-model-parallel-size 8 --expert-tensor-parallel-size 4 --disable-bias-linear\n"
+           "--moe-token-dispatcher-type alltoall\n", 32, NULL, &res);
+    const cfit_finding *f = must(&res, "--expert-model-parallel-size", "world_size (32)", CFIT_SEV_ERROR);
+    assert_non_null(strstr(f->message, "ETP 4 x EP 8 x PP 2 = 64"));
+    assert_int_equal(res.errors, 1);
+    cfit_check_result_fini(&res);
+    /* the same on 64 GPUs fits: expert-data-parallel size 1 */
+    run_mg(state, "--micro-batch-size 1 --pipeline-model-parallel-size 2 --num-experts 64 --moe-ffn-hidden-size 512\n"
+           "--expert-model-parallel-size 8 --expert-tensor-parallel-size 4 --disable-bias-linear\n"
+           "--moe-token-dispatcher-type alltoall\n", 64, NULL, &res);
+    assert_int_equal(res.n, 0);
+    cfit_check_result_fini(&res);
+    run_mg(state, "--micro-batch-size 1 --expert-model-parallel-size 2 --moe-ffn-hidden-size 512 --moe-grouped-gemm\n",
+           0, NULL, &res);
+    must(&res, "--expert-model-parallel-size", "num_experts must be non None", CFIT_SEV_ERROR);
+    must(&res, "--moe-ffn-hidden-size", "num_moe_experts is None", CFIT_SEV_ERROR);
+    must(&res, "--moe-grouped-gemm", "without --num-experts", CFIT_SEV_WARNING);
+    cfit_check_result_fini(&res);
+    /* a mixed dense/MoE pattern lets --moe-ffn-hidden-size stand without experts (a warning in Megatron) */
+    run_mg(state, "--micro-batch-size 1 --moe-ffn-hidden-size 512 --moe-layer-freq 2\n", 0, NULL, &res);
+    assert_null(find(&res, "--moe-ffn-hidden-size", NULL));
+    cfit_check_result_fini(&res);
+}
+
+/* Router, sizes, dispatcher choices and combinations. */
+static void test_megatron_moe_router(void **state)
+{
+    cfit_check_result res;
+    run_mg(state, "--micro-batch-size 1 --num-experts 8 --moe-router-topk 16 --moe-ffn-hidden-size 0\n"
+           "--moe-token-dispatcher-type all2all --moe-router-num-groups 3 --moe-router-group-topk 4\n"
+           "--moe-grouped-gemm=true --moe-shared-expert-gate\n", 0, NULL, &res);
+    must(&res, "--moe-router-topk", "larger than num_experts 8", CFIT_SEV_ERROR);
+    must(&res, "--moe-ffn-hidden-size", "positive", CFIT_SEV_ERROR);
+    must(&res, "--moe-token-dispatcher-type", "invalid choice", CFIT_SEV_ERROR);
+    must(&res, "--moe-router-num-groups", "divisible by moe_router_num_groups (3)", CFIT_SEV_ERROR);
+    must(&res, "--moe-router-group-topk", "smaller than moe_router_num_groups", CFIT_SEV_ERROR);
+    must(&res, "--moe-grouped-gemm", "switch", CFIT_SEV_ERROR);
+    must(&res, "--moe-shared-expert-gate", "only effective", CFIT_SEV_WARNING);
+    assert_int_equal(res.errors, 6);
+    cfit_check_result_fini(&res);
+    run_mg(state, "--micro-batch-size 1 --num-experts 16 --moe-router-topk 1 --moe-ffn-hidden-size 8192\n"
+           "--moe-enable-deepep --moe-flex-dispatcher-backend hybridep --moe-pad-expert-input-to-capacity\n"
+           "--moe-router-load-balancing-type sinkhorn --moe-expert-capacity-factor 1.0\n", 0, NULL, &res);
+    assert_null(find(&res, "--moe-router-topk", NULL));   /* sinkhorn: no pre-softmax needed */
+    must(&res, "--moe-enable-deepep", "flex token dispatcher", CFIT_SEV_ERROR);
+    must(&res, "--moe-enable-deepep", "Only one backend", CFIT_SEV_ERROR);
+    must(&res, "--moe-expert-capacity-factor", "load balancing", CFIT_SEV_ERROR);
+    cfit_check_result_fini(&res);
+    run_mg(state, "--micro-batch-size 1 --num-experts 16 --moe-router-topk 1 --moe-ffn-hidden-size 8192\n"
+           "--moe-token-dispatcher-type flex --moe-pad-expert-input-to-capacity\n", 0, NULL, &res);
+    must(&res, "--moe-router-topk", "--moe-router-pre-softmax", CFIT_SEV_ERROR);
+    must(&res, "--moe-pad-expert-input-to-capacity", "deepep backend", CFIT_SEV_ERROR);
+    must(&res, "--moe-pad-expert-input-to-capacity", "capacity_factor must be set", CFIT_SEV_ERROR);
+    cfit_check_result_fini(&res);
+}
+
+/* --moe-layer-freq: Megatron's whitelist, Python's meaning, one element per layer. */
+static void test_megatron_moe_layer_freq(void **state)
+{
+    static const struct {
+        const char *freq;
+        const char *word;   /* NULL: clean */
+    } t[] = {
+        {"1", NULL}, {"4", NULL}, {"'([0]*3+[1]*21)'", NULL}, {"'([0]+[1])*12'", NULL}, {"'2*[0,1,]*6'", NULL},
+        {"'[1]*(20+4)'", NULL}, {"0", "divides by zero"}, {"x", "expects an integer"},
+        {"'[1]*23'", "Invalid length of moe_layer_pattern: 23, expected 24"}, {"'([1] * 24)'", "allows only"},
+        {"'[2]*24'", "Invalid layer pattern"}, {"'[01]+[1]*23'", "leading zeros"},
+        {"'[1]*3*[1]'", "list times a list"}, {"'[1]*23+1'", "list plus a number"},
+        {"'([1],[0])'", "tuple"}, {"'[[1]]*24'", "a list inside"}, {"'[1'", "unclosed '['"},
+        {"'[1]*65537'", "limit of 65536"}, {"1+2", "expects an integer"},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        char text[300];
+        snprintf(text, sizeof text, "--micro-batch-size 1 --num-layers 24 --num-experts 8 --moe-ffn-hidden-size 64 "
+                 "--moe-layer-freq %s\n", t[i].freq);
+        cfit_check_result res;
+        run_mg(state, text, 0, NULL, &res);
+        if (t[i].word)
+            must(&res, "--moe-layer-freq", t[i].word, CFIT_SEV_ERROR);
+        else if (res.n)
+            fail_msg("%s: %s", t[i].freq, res.findings[0].message);
+        cfit_check_result_fini(&res);
+    }
+    /* nesting deeper than CPython's parser allows is refused, not recursed into */
+    char deep[700] = "--micro-batch-size 1 --num-experts 8 --moe-layer-freq ";
+    size_t n = strlen(deep);
+    for (int i = 0; i < 300; i++)
+        deep[n++] = '(';
+    memcpy(deep + n, "[1]", 4);
+    cfit_check_result res;
+    run_mg(state, deep, 0, NULL, &res);
+    must(&res, "--moe-layer-freq", "nested", CFIT_SEV_ERROR);
+    cfit_check_result_fini(&res);
+}
+
+static void test_megatron_mla(void **state)
+{
+    cfit_check_result res;
+    run_mg(state, "--micro-batch-size 1 --multi-latent-attention --group-query-attention --num-query-groups 8\n"
+           "--q-lora-rank 0 --v-head-dim 128\n", 0, NULL, &res);
+    must(&res, "--group-query-attention", "mutually exclusive", CFIT_SEV_ERROR);
+    must(&res, "--q-lora-rank", "positive", CFIT_SEV_ERROR);
+    must(&res, "--multi-latent-attention", "default is 32", CFIT_SEV_WARNING);
+    cfit_check_result_fini(&res);
+    run_mg(state, "--micro-batch-size 1 --kv-lora-rank 512\n", 0, NULL, &res);
+    must(&res, "--kv-lora-rank", "without --multi-latent-attention", CFIT_SEV_WARNING);
+    cfit_check_result_fini(&res);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -407,6 +554,11 @@ int main(void)
         cmocka_unit_test(test_megatron_rules),
         cmocka_unit_test(test_megatron_table),
         cmocka_unit_test(test_megatron_bad_input),
+        cmocka_unit_test(test_megatron_moe_clean),
+        cmocka_unit_test(test_megatron_moe_grid),
+        cmocka_unit_test(test_megatron_moe_router),
+        cmocka_unit_test(test_megatron_moe_layer_freq),
+        cmocka_unit_test(test_megatron_mla),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

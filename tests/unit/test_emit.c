@@ -215,6 +215,105 @@ static void test_torchrun(void **state)
     free(text);
 }
 
+/* An MoE plan built by hand (the planner does not cost MoE yet): layout, batch and GPUs only. */
+static void moe_plan(void **state, fixture *f, const char *m, int tp, int pp, int dp, int ep, int etp, long gbs)
+{
+    cfit_catalog *cat = *state;
+    memset(f, 0, sizeof *f);
+    cfit_plan_request_init(&f->req);
+    f->req.catalog = cat;
+    f->req.model = cfit_catalog_model(cat, m, NULL);
+    assert_non_null(f->req.model);
+    f->gpu = cfit_catalog_gpu(cat, "h100-sxm", NULL);
+    f->plan.gpu = f->gpu;
+    f->plan.gpus = (long)tp * pp * dp;
+    f->plan.layout = (cfit_layout){tp, pp, dp, 1, 1, 1, 1, CFIT_RECOMPUTE_NONE, tp > 1, ep, etp};
+    f->plan.global_batch = gbs;
+    f->plan.grad_accum = gbs / dp;
+}
+
+/* The emitted arguments pass check on the plan's GPUs with no error and no warning. */
+static void checks_clean(void **state, const fixture *f, const char *text)
+{
+    cfit_check_request r;
+    cfit_check_request_init(&r);
+    r.catalog = *state;
+    r.gpus = f->plan.gpus;
+    cfit_check_result res;
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    assert_int_equal(cfit_check_megatron(text, strlen(text), "m.txt", &r, &res, &d), CFIT_EOK);
+    for (size_t i = 0; i < res.n; i++)
+        print_message("%s: %s\n", res.findings[i].path, res.findings[i].message);
+    assert_int_equal(res.errors, 0);
+    assert_int_equal(res.warnings, 0);
+    cfit_check_result_fini(&res);
+}
+
+/* DeepSeek-V3: 256 experts top-8, one shared expert, the first 3 layers dense, MLA. */
+static void test_megatron_moe_mla(void **state)
+{
+    fixture f;
+    moe_plan(state, &f, "deepseek-v3", 2, 16, 32, 64, 1, 8192);
+    char *text = emit(&f, CFIT_EMIT_MEGATRON);
+    static const char *const want[] = {
+        "--expert-model-parallel-size 64", "--expert-tensor-parallel-size 1", "--num-experts 256",
+        "--moe-router-topk 8", "--moe-ffn-hidden-size 2048", "--moe-shared-expert-intermediate-size 2048",
+        "--moe-layer-freq '([0]*3+[1]*58)'", "--moe-token-dispatcher-type alltoall", "--moe-grouped-gemm",
+        "--multi-latent-attention", "--q-lora-rank 1536", "--kv-lora-rank 512", "--qk-head-dim 128",
+        "--qk-pos-emb-head-dim 64", "--v-head-dim 128", "--decoder-last-pipeline-num-layers 1",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        has_line(text, want[i]);
+    assert_null(strstr(text, "--group-query-attention"));   /* exclusive with MLA */
+    assert_null(strstr(text, "--disable-bias-linear"));     /* ETP 1: biases allowed */
+    checks_clean(state, &f, text);
+    free(text);
+}
+
+/* Llama 4 Maverick alternates dense and MoE layers (the pattern repeats), top-1 needs
+ * pre-softmax; ETP 2 needs the biases off; Qwen3's head_dim 128 differs from hidden / heads. */
+static void test_megatron_moe_patterns(void **state)
+{
+    fixture f;
+    moe_plan(state, &f, "llama4-maverick", 4, 4, 16, 16, 2, 1024);
+    char *text = emit(&f, CFIT_EMIT_MEGATRON);
+    has_line(text, "--moe-layer-freq '([0]+[1])*24'");
+    has_line(text, "--moe-router-pre-softmax");
+    has_line(text, "--expert-tensor-parallel-size 2");
+    has_line(text, "--disable-bias-linear");
+    has_line(text, "--group-query-attention");
+    checks_clean(state, &f, text);
+    free(text);
+    moe_plan(state, &f, "qwen3-30b-a3b", 1, 1, 64, 8, 0, 512);
+    text = emit(&f, CFIT_EMIT_MEGATRON);
+    has_line(text, "--moe-layer-freq 1");
+    has_line(text, "--kv-channels 128");
+    has_line(text, "--expert-tensor-parallel-size 1");
+    assert_null(strstr(text, "--moe-shared-expert-intermediate-size"));
+    checks_clean(state, &f, text);
+    free(text);
+}
+
+/* Expert parallelism the model cannot take is refused, not emitted. */
+static void test_megatron_moe_refused(void **state)
+{
+    fixture f;
+    char *out = (char *)1;
+    cfit_diag d;
+    moe_plan(state, &f, "mixtral-8x7b", 1, 1, 8, 3, 1, 64);
+    assert_int_equal(cfit_emit(CFIT_EMIT_MEGATRON, &f.req, &f.plan, 0, &out, &d), CFIT_EINVALID);
+    assert_non_null(strstr(d.msg, "EP 3 does not divide the 8 experts"));
+    assert_null(out);
+    moe_plan(state, &f, "llama3-8b", 1, 1, 8, 2, 1, 64);
+    assert_int_equal(cfit_emit(CFIT_EMIT_MEGATRON, &f.req, &f.plan, 0, &out, &d), CFIT_EINVALID);
+    assert_non_null(strstr(d.msg, "dense"));
+    moe_plan(state, &f, "llama3-8b", 1, 1, 8, 1, 1, 64);   /* EP 1: a dense model's plain layout */
+    out = emit(&f, CFIT_EMIT_MEGATRON);
+    assert_null(strstr(out, "expert"));
+    free(out);
+}
+
 static void test_kinds(void **state)
 {
     (void)state;
@@ -241,6 +340,9 @@ int main(void)
         cmocka_unit_test(test_megatron_uneven_block),
         cmocka_unit_test(test_megatron_fsdp),
         cmocka_unit_test(test_torchrun),
+        cmocka_unit_test(test_megatron_moe_mla),
+        cmocka_unit_test(test_megatron_moe_patterns),
+        cmocka_unit_test(test_megatron_moe_refused),
         cmocka_unit_test(test_kinds),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,5 +1,5 @@
 /* test_nccl_calibrate.c - the NCCL model's network terms solved from a measurement
- * (clusterfit/nccl_calibrate.h), on hand-built systems (no catalog). */
+ * (clusterfit/nccl_calibrate.h), on hand-built systems, and on catalog hardware for a calibration file. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "clusterfit/catalog.h"
 #include "clusterfit/nccl_calibrate.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
@@ -120,6 +121,54 @@ static void refusals(void **state)
     assert_non_null(strstr(d.msg, "latency, not bandwidth"));
 }
 
+/* cfit_nccl_fit_calibration: a calibration file's run on catalog hardware (2 hosts x 8 H100 on
+ * their node type's NICs) solved as cfit_nccl_fit_network solves it; its step latency is 5 us +
+ * the extra; a pairs file, uneven ranks and more ranks per host than the node has are refused. */
+static void fit_from_calibration(void **state)
+{
+    (void)state;
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    cfit_catalog *cat = cfit_catalog_new(&d);
+    assert_non_null(cat);
+    const cfit_gpu *g = cfit_catalog_gpu(cat, "h100-sxm", &d);
+    const cfit_node *node = cfit_catalog_node(cat, g->default_node, &d);
+    const cfit_fabric *up = cfit_catalog_fabric(cat, g->scaleup_fabric, &d), *net = cfit_catalog_fabric(cat, node->fabric, &d);
+    assert_non_null(node);
+    assert_non_null(up);
+    assert_non_null(net);
+    cfit_nccl_system truth;
+    assert_int_equal(cfit_nccl_system_from_catalog(g, up, node, net, 2, 8, 0, &truth, &d), CFIT_EOK);
+    truth.nic_bw = 5e9, truth.net_extra_latency_s = 3e-6;
+    cfit_calibration cal;
+    memset(&cal, 0, sizeof cal);
+    strcpy(cal.benchmark, "allreduce");
+    strcpy(cal.source, "nccl-tests");
+    cal.ranks = 16, cal.hosts = 2, cal.bw_size_bytes = GIB, cal.lat_size_bytes = 0;
+    cal.bw_bytes_per_s = tuned(&truth, CFIT_COLL_ALLREDUCE, GIB).busbw_bytes_per_s;
+    cal.fit_alpha_s = tuned(&truth, CFIT_COLL_ALLREDUCE, 0).time_s;
+    cfit_nccl_system run;
+    cfit_nccl_network_fit f;
+    assert_int_equal(cfit_nccl_fit_calibration(&cal, g, up, node, net, 0, -1, &run, &f, &d), CFIT_EOK);
+    assert_rel(f.nic_bw, 5e9, 1e-6);
+    assert_rel(run.nic_bw, 5e9, 1e-6);
+    assert_rel(cfit_nccl_fit_step_latency_s(&f), 5e-6 + 3e-6, 1e-6);
+    assert_int_equal(run.nodes, 2);
+    assert_int_equal(run.gpus_per_node, 8);
+
+    cfit_calibration bad = cal;
+    strcpy(bad.benchmark, "pairs");
+    assert_int_equal(cfit_nccl_fit_calibration(&bad, g, up, node, net, 0, -1, &run, &f, &d), CFIT_EINVALID);
+    assert_non_null(strstr(d.msg, "pairs"));
+    bad = cal, bad.ranks = 15;
+    assert_int_equal(cfit_nccl_fit_calibration(&bad, g, up, node, net, 0, -1, &run, &f, &d), CFIT_EINVALID);
+    assert_non_null(strstr(d.msg, "same count"));
+    bad = cal, bad.ranks = 32;
+    assert_int_equal(cfit_nccl_fit_calibration(&bad, g, up, node, net, 0, -1, &run, &f, &d), CFIT_EINVALID);
+    assert_non_null(strstr(d.msg, "ranks per host"));
+    cfit_catalog_free(cat);
+}
+
 /* SHARP keeps the catalog's SHARP / plain ratio; a system without SHARP gets none. */
 static void apply_sharp(void **state)
 {
@@ -150,6 +199,7 @@ int main(void)
         cmocka_unit_test(latency_floor),
         cmocka_unit_test(refusals),
         cmocka_unit_test(apply_sharp),
+        cmocka_unit_test(fit_from_calibration),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
