@@ -101,9 +101,41 @@ def rates(binary, gpu, gpus):
     return plans[0]["goodput"]["interruptions_per_hour"], None
 
 
+def field(row, *names):
+    """The first non-empty cell among header names (case, spaces and dashes ignored)."""
+    norm = {re.sub(r"[^a-z0-9]+", "_", (k or "").lower()).strip("_"): v for k, v in row.items()}
+    for n in names:
+        v = norm.get(n)
+        if v and v.strip():
+            return v.strip()
+    return ""
+
+
+def normalise(row):
+    """Accept the column spellings a hand-made CSV may use (`gpu generation`, `interruptions or
+    MTBI as stated`, ...) by filling this script's own names."""
+    row = dict(row)
+    row["gpu"] = field(row, "gpu", "gpu_generation", "generation", "gpu_type")
+    row["gpus"] = field(row, "gpus", "gpu_count", "n_gpus", "size")
+    row["duration"] = field(row, "duration", "period", "time")
+    stated = field(row, "interruptions_or_mtbi_as_stated", "stated", "value")
+    row["interruptions"] = field(row, "interruptions", "failures", "count")
+    row["mtbi_hours"] = field(row, "mtbi_hours", "mtbi", "mttf_hours", "mttf")
+    if stated and not row["interruptions"] and not row["mtbi_hours"]:
+        if re.search(r"mtb|mttf|hour|\d\s*h\b|min", stated.lower()):
+            v = number(stated)
+            row["mtbi_hours"] = str(v / 60 if v is not None and "min" in stated.lower() else v)
+        else:
+            row["interruptions"] = stated
+    row["counts"] = field(row, "counts", "class")
+    row["what_counts"] = field(row, "what_counts", "what_counts_as_an_interruption", "definition")
+    row["role"] = field(row, "role") or "holdout"
+    return row
+
+
 def score(row, binary):
     """(predicted, published, unit) for one row, or None with a reason."""
-    gpu = gpu_name(row.get("gpu") or row.get("gpu_generation"))
+    gpu = gpu_name(row.get("gpu"))
     gpus = int(number(row.get("gpus")) or 0)
     if not gpu or gpus < 1:
         return None, "no GPU type or count"
@@ -126,8 +158,9 @@ def print_rows(rows, binary):
     scored = []
     print(f"{'id':<24} {'gpu':<13} {'GPUs':>7} {'duration':>8} {'counts':<10} {'predicted':>10} {'published':>10}"
           f" {'ratio':>6}  x2   role")
-    for row in rows:
-        role = (row.get("role") or "holdout").strip()
+    for i, row in enumerate(rows):
+        row["id"] = field(row, "id", "name") or f"row{i + 1}"
+        role = row["role"]
         res, why = score(row, binary)
         if res is None:
             print(f"{row['id']:<24} {'':<13} {'':>7} {'':>8} {'':<10} {'-':>10} {'-':>10} {'-':>6}  -    {role}"
@@ -194,7 +227,7 @@ def main(argv):
         usage(f"not an executable: {binary}")
     try:
         with open(path, newline="") as fh:
-            rows = [r for r in csv.DictReader(fh) if (r.get("id") or "").strip()]
+            rows = [normalise(r) for r in csv.DictReader(fh) if any((v or "").strip() for v in r.values())]
     except OSError as e:
         usage(str(e))
     scored = print_rows(rows, binary)
