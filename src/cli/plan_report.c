@@ -304,7 +304,7 @@ static void goodput_section(cfit__buf *b, const cfit_plan *best)
              best->gpu->name, g->mtbi_hours, g->checkpoint_write_s, g->restart_s);
     cfit__series s[] = {{"goodput (Daly 2006)", x, y, NGOODPUT, 0}, {"interval used", mx, my, 2, 1}};
     cfit__chart c = {CFIT__CHART_LINE, "plan-goodput", "Goodput vs checkpoint interval", desc,
-                     {"checkpoint interval (s)", 2, CFIT__FMT_NUM, 0, 0}, {"goodput (%)", 0, CFIT__FMT_PLAIN, 0, 0},
+                     {"checkpoint interval (s)", 10, CFIT__FMT_NUM, 0, 0}, {"goodput (%)", 0, CFIT__FMT_PLAIN, 0, 0},
                      NULL, 0, s, 2, 0, 0};
     cfit__html_figure_begin(b);
     cfit__chart_svg(b, &c);
