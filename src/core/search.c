@@ -418,6 +418,51 @@ static int deadline_refine(const cfit__ctx *ctx, cfit_plan *buf, int k, search_s
     return lowest;
 }
 
+/* The best plan's wall time at ladder index i (INFINITY when nothing fits there). */
+static double time_at(const cfit__ctx *ctx, cfit_plan *buf, int k, search_state *s, uint64_t *evaluated,
+                      uint64_t *feasible, int i)
+{
+    state_init(s, buf, k);
+    search_count(ctx, ladder(i) * ctx->gpn, s);
+    *evaluated += s->evaluated;
+    *feasible += s->feasible;
+    return s->top.n > 0 ? s->top.v[0].time_to_train_s : INFINITY;
+}
+
+/* When the binary search finds no count meeting the deadline.  The wall time (goodput.h) is not
+ * monotone in the count: the job's MTBI shrinks with it until restarts and rework dominate, so
+ * the fastest count need not be the largest, and a count below the probed ones may still meet the
+ * deadline.  Walk down from the top a doubling at a time while the time falls, look at the three
+ * counts either side of where it stops, and if that count meets the deadline, walk down from it
+ * for the smallest that does (the times are spiky: a count whose factors the batch cannot absorb
+ * is slow) until 8 counts in a row miss.  Returns that index with *meets_i set, else
+ * the fastest index found (*meets_i = -1). */
+static int fastest_down(const cfit__ctx *ctx, cfit_plan *buf, int k, search_state *s, uint64_t *evaluated,
+                        uint64_t *feasible, double deadline_s, int *meets_i)
+{
+    int n = ladder_len(), best = n - 1;
+    double best_t = time_at(ctx, buf, k, s, evaluated, feasible, best);
+    *meets_i = -1;
+    int moved = 0;
+    for (double t; best >= 4 && (t = time_at(ctx, buf, k, s, evaluated, feasible, best - 4)) < best_t; moved = 1)
+        best -= 4, best_t = t;
+    for (int j = best - 3; moved && j <= best + 3 && j < n; j++) {
+        double t = j >= 0 && j != best ? time_at(ctx, buf, k, s, evaluated, feasible, j) : INFINITY;
+        if (t < best_t)
+            best = j, best_t = t;
+    }
+    if (!(best_t <= deadline_s))
+        return best;
+    *meets_i = best;   /* downward: the smallest meeting count, until two doublings in a row miss */
+    for (int j = best - 1, misses = 0; j >= 0 && misses < 2 * DEADLINE_BACK; j--) {
+        int ok = time_at(ctx, buf, k, s, evaluated, feasible, j) <= deadline_s;
+        misses = ok ? 0 : misses + 1;
+        if (ok)
+            *meets_i = j;
+    }
+    return *meets_i;
+}
+
 /* Budget sizing stops after this many consecutive ladder counts over the budget (two doublings). */
 #define BUDGET_STOP 8
 
@@ -494,7 +539,7 @@ static int plan_gpu(const cfit_plan_request *r, const cfit_gpu *g, cfit_plan *bu
         int best_i = ladder_search(&ctx, buf, k, &s, evaluated, feasible, deadline, -1);
         if (best_i > 0)
             best_i = deadline_refine(&ctx, buf, k, &s, evaluated, feasible, deadline, best_i);
-        int final_i = best_i >= 0 ? best_i : ladder_len() - 1;
+        int final_i = best_i >= 0 ? best_i : fastest_down(&ctx, buf, k, &s, evaluated, feasible, deadline, &best_i);
         state_init(&s, buf, k);
         search_count(&ctx, ladder(final_i) * ctx.gpn, &s);
         gr->meets_deadline = best_i >= 0;

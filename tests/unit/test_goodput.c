@@ -195,6 +195,37 @@ static void test_storage_window(void **state)
     assert_true(p.goodput.fraction > slow.fraction);
 }
 
+/* Sizing with goodput: the wall time is not monotone in the count (restarts and rework dominate a
+ * huge job), so a deadline that the binary search's probes miss is still met by a smaller count,
+ * and a deadline nothing meets reports the fastest count, not the largest. */
+static void test_sizing_not_monotone(void **state)
+{
+    (void)state;
+    cfit_plan_request r;
+    const cfit_gpu *g;
+    plan_405b(&r, &g);
+    r.fixed = (cfit_layout){CFIT_SEARCH, CFIT_SEARCH, CFIT_SEARCH, CFIT_SEARCH, CFIT_SEARCH, CFIT_SEARCH,
+                            CFIT_SEARCH, CFIT_SEARCH, CFIT_SEARCH, CFIT_SEARCH, CFIT_SEARCH};
+    r.seq_len = 0;
+    r.global_batch = 0;
+    r.tokens = 15e12;
+    r.days = 50;
+    cfit_plan_result res;
+    cfit_diag d;
+    assert_int_equal(cfit_plan_search(&r, &res, &d), CFIT_EOK);
+    assert_true(res.per_gpu[0].meets_deadline);
+    assert_true(res.per_gpu[0].best.time_to_train_s <= 50 * 86400.0);
+    assert_true(res.per_gpu[0].best.gpus < 131072);
+    cfit_plan_result_fini(&res);
+    r.days = 7;
+    assert_int_equal(cfit_plan_search(&r, &res, &d), CFIT_EOK);
+    assert_false(res.per_gpu[0].meets_deadline);
+    assert_true(res.per_gpu[0].found);
+    assert_true(res.per_gpu[0].best.gpus < 65536L * 8);   /* not the top of the ladder */
+    assert_true(res.per_gpu[0].best.goodput.fraction > 0.2);
+    cfit_plan_result_fini(&res);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -205,6 +236,7 @@ int main(void)
         cmocka_unit_test(test_llama3_405b),
         cmocka_unit_test(test_overrides),
         cmocka_unit_test(test_storage_window),
+        cmocka_unit_test(test_sizing_not_monotone),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
