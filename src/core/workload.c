@@ -41,11 +41,19 @@ int cfit_model_layer_is_moe(const cfit_model *m, int layer)
     return 1;
 }
 
+/* O(dense list) rather than O(layers): the planner asks for it per layout costed. */
 int cfit_model_moe_layers(const cfit_model *m)
 {
-    int n = 0;
-    for (int i = 0; i < m->layers; i++)
-        n += cfit_model_layer_is_moe(m, i);
+    if (!cfit_model_is_moe(m) || m->layers <= m->first_dense_layers)
+        return 0;
+    int step = m->moe_layer_step > 0 ? m->moe_layer_step : 1, first = m->first_dense_layers > 0 ? m->first_dense_layers : 0;
+    int n = m->layers / step - first / step;   /* layers i in [first, layers) with (i + 1) % step == 0 */
+    for (int i = 0; i < m->dense_layers.n; i++) {
+        int l = m->dense_layers.layer[i], dup = 0;
+        for (int j = 0; j < i && !dup; j++)
+            dup = m->dense_layers.layer[j] == l;
+        n -= !dup && l >= first && l < m->layers && (l + 1) % step == 0;
+    }
     return n;
 }
 

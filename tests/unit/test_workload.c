@@ -395,6 +395,19 @@ static void test_moe_layers(void **state)
     double one_dense = cfit_model_dense_mlp_params(&m) - cfit_model_moe_mlp_params(&m, 0);
     assert_rel(cfit_model_params(&m) - cfit_model_params(model(state, "qwen3-30b-a3b")), 2.0 * one_dense, 1e-12,
                "mlp_only_layers");
+    /* the closed-form count agrees with layer-by-layer over steps, first dense layers and lists
+       (duplicates, layers off the step or past the end among them) */
+    for (int step = 1; step <= 3; step++)
+        for (int first = 0; first <= 4; first++) {
+            m.moe_layer_step = step, m.first_dense_layers = first;
+            m.dense_layers.n = 4;
+            m.dense_layers.layer[0] = 5, m.dense_layers.layer[1] = 5, m.dense_layers.layer[2] = 8;
+            m.dense_layers.layer[3] = 400;
+            int n = 0;
+            for (int i = 0; i < m.layers; i++)
+                n += cfit_model_layer_is_moe(&m, i);
+            assert_int_equal(cfit_model_moe_layers(&m), n);
+        }
 }
 
 static void test_unplanned(void **state)
