@@ -76,7 +76,7 @@ typedef struct cfit_bom {
     /* storage need */
     double bytes_per_token;
     double data_read_bytes_per_s;    /* tokens/s x bytes per token x headroom */
-    double checkpoint_bytes;         /* 14 B/param: bf16 weights + fp32 master, m and v */
+    double checkpoint_bytes;         /* cfit_checkpoint_bytes (goodput.h): 14 B/param + per-rank state */
     double checkpoint_write_bytes_per_s;   /* checkpoint_bytes / window */
     cfit_storage_fit storage[CFIT_BOM_MAX_STORAGE];
     int nstorage;
@@ -95,6 +95,11 @@ typedef struct cfit_bom {
  * fat-tree; d says which. */
 int cfit_bom_compute(const cfit_catalog *c, const cfit_model *m, const cfit_plan *p, const cfit_bom_options *o,
                      cfit_bom *out, cfit_diag *d);
+
+/* The storage part alone (need, options, choice; the other fields of out are zero): what the
+ * goodput model (goodput.h) writes checkpoints to. */
+void cfit_bom_storage(const cfit_catalog *c, const cfit_model *m, const cfit_plan *p, const cfit_bom_options *o,
+                      cfit_bom *out);
 
 /* ---- network sizing ---- */
 

@@ -1,5 +1,5 @@
 /* catalog.h - the sourced facts clusterfit computes from: accelerators, models,
- * fabrics, node types and prices.
+ * fabrics, node types, prices, switches, storage and failure rates.
  *
  * The catalog starts from the entries embedded in the binary (the JSON files in data/, each with
  * a "source"), and cfit_catalog_load_file() adds or overrides entries by name from a
@@ -179,6 +179,39 @@ typedef struct cfit_storage {
     char source[CFIT_TEXT_MAX];
 } cfit_storage;
 
+/* What a failure entry's interruptions are attributed to (docs/model.md "Failures"): the classes a
+ * published breakdown counts separately, so a study that counts only GPU faults, or only hardware,
+ * compares with the matching share of the model. */
+typedef enum cfit_failure_class {
+    CFIT_FAIL_GPU = 0,      /* the GPU package: die, HBM, SRAM, system processor, thermal, SDC */
+    CFIT_FAIL_HOST,         /* the rest of the node: CPU, memory, SSD, power, chassis, host maintenance */
+    CFIT_FAIL_NETWORK,      /* NICs, switches, cables */
+    CFIT_FAIL_SOFTWARE,     /* software bugs, dependencies, collective timeouts */
+    CFIT_FAIL_PLANNED,      /* planned maintenance: a restart without lost work */
+    CFIT_FAIL_CLASS_COUNT
+} cfit_failure_class;
+
+/* What a failure rate is per: one GPU, one node or one scale-out NIC, per hour. */
+typedef enum cfit_failure_per { CFIT_PER_GPU = 0, CFIT_PER_NODE, CFIT_PER_NIC, CFIT_PER_COUNT } cfit_failure_per;
+
+#define CFIT_FAILURE_ANY_ARCH CFIT_ARCH_COUNT   /* a failure entry's "arch": "any" */
+
+/* One component's job-interrupting failure rate, per unit-hour.  A job of G GPUs on N nodes with
+ * K NICs per node sees rate x G, x N or x N K per hour from it.  A GPU uses the entries of its own
+ * arch when there are any, else those of arch "any". */
+typedef struct cfit_failure {
+    char name[CFIT_NAME_MAX];          /* e.g. "any.gpu" */
+    int arch;                          /* cfit_gpu_arch, or CFIT_FAILURE_ANY_ARCH */
+    int klass;                         /* cfit_failure_class ("class" key) */
+    int per;                           /* cfit_failure_per */
+    double per_hour;                   /* interruptions per unit-hour */
+    char source[CFIT_TEXT_MAX];
+} cfit_failure;
+
+const char *cfit_failure_class_name(cfit_failure_class k);   /* "gpu", "host", ... */
+const char *cfit_failure_per_name(cfit_failure_per p);       /* "gpu", "node", "nic" */
+const char *cfit_failure_arch_name(int arch);                /* an arch name, or "any" */
+
 /* Units of a price entry; cfit_price_unit_name() gives the JSON spelling. */
 typedef enum cfit_price_unit {
     CFIT_UNIT_USD_PER_NODE = 0,       /* capex of one node of a GPU type's default node entry */
@@ -248,6 +281,8 @@ const cfit_switch *cfit_catalog_switch_at(const cfit_catalog *c, size_t i);
 size_t cfit_catalog_storage_count(const cfit_catalog *c);
 const cfit_storage *cfit_catalog_storage_at(const cfit_catalog *c, size_t i);
 const cfit_price *cfit_catalog_price_at(const cfit_catalog *c, size_t i);
+size_t cfit_catalog_failure_count(const cfit_catalog *c);
+const cfit_failure *cfit_catalog_failure_at(const cfit_catalog *c, size_t i);
 
 /* Lookup by name; NULL if absent.  On NULL, if d is given, d->msg names the closest
  * entries ("unknown gpu 'h10' (did you mean 'h100-sxm'?)") and the call's caller

@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 #include "clusterfit/catalog.h"
+#include "clusterfit/goodput.h"
 #include "clusterfit/workload.h"
 
 #ifdef __cplusplus
@@ -60,10 +61,12 @@ typedef struct cfit_plan {
     double stage_imbalance;           /* (slowest - fastest stage time) / slowest */
     double tokens_per_s, tokens_per_s_per_gpu;
     double model_tflops_per_gpu, hardware_tflops_per_gpu, mfu, hfu;
-    double time_to_train_s;           /* 0 when no token count was given */
+    double time_to_train_s;           /* wall time: the ideal tokens / tokens_per_s over goodput.fraction;
+                                         0 when no token count was given */
     double fabric_slowdown;           /* with request->topology: the largest simulated factor applied
                                          to this plan's cross-node collectives (>= 1); else 1 */
     double slowdown_dp, slowdown_tp, slowdown_pp, slowdown_cp;   /* the factor of each (1: none) */
+    cfit_goodput goodput;             /* failures, checkpoints, restarts (goodput.h) */
 } cfit_plan;
 
 typedef struct cfit_plan_request {
@@ -101,6 +104,8 @@ typedef struct cfit_plan_request {
                                          (what `plan --fabric` alone does) */
     const struct cfit_calibration *calibration; /* NULL = the catalog fabric's rate and latency; else the
                                          measured ones (calibration.h) for inter-node communication */
+    cfit_goodput_options goodput;     /* --mtbf, --checkpoint-every, --restart-time, --checkpoint-window
+                                         (all 0 = modelled; goodput.h) */
     /* progress callback for long searches (may be NULL); fraction in [0,1] */
     void (*progress)(void *ctx, double fraction);
     void *progress_ctx;
@@ -153,6 +158,11 @@ void cfit_plan_result_fini(cfit_plan_result *res);
  * fabric set, topology NULL): a non-blocking rail-optimised two-tier fabric, "railopt:nodes=N,gpus=G", written to
  * spec (CFIT_ERANGE when len is too short).  The simulation builds 32 nodes of it (one scalable unit) at most. */
 int cfit_plan_assumed_topology(long nodes, int gpus_per_node, char *spec, size_t len);
+
+/* Fill p->goodput from the request (catalog failure rates, model, storage, overrides) and set
+ * p->time_to_train_s to the wall time, ideal / fraction (goodput.c).  Every plan the search and
+ * cfit_plan_evaluate return has it applied; calling it again gives the same result. */
+void cfit_plan_goodput(const cfit_plan_request *r, cfit_plan *p);
 
 /* Cost one layout on one GPU type at a GPU count (layout fully given, dp included).
  * Evaluates even layouts the search would reject (fits may be 0). */

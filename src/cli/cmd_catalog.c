@@ -127,6 +127,18 @@ static void list_storage(const cfit_catalog *cat)
     }
 }
 
+static void list_failures(const cfit_catalog *cat)
+{
+    printf("%-26s %-9s %-9s %-5s %14s %14s\n", "failure", "arch", "class", "per", "per unit-hour",
+           "unit-hours each");
+    for (size_t i = 0; i < cfit_catalog_failure_count(cat); i++) {
+        const cfit_failure *f = cfit_catalog_failure_at(cat, i);
+        printf("%-26s %-9s %-9s %-5s %14.4g %14.4g\n", f->name, cfit_failure_arch_name(f->arch),
+               cfit_failure_class_name((cfit_failure_class)f->klass), cfit_failure_per_name((cfit_failure_per)f->per),
+               f->per_hour, f->per_hour > 0 ? 1.0 / f->per_hour : 0.0);
+    }
+}
+
 static void show_moe(const cfit_model *m)
 {
     printf("  %-20s %d routed, top-%d, %d wide each\n", "experts", m->num_experts, m->experts_per_token,
@@ -280,6 +292,17 @@ static int show(const cfit_catalog *cat, const char *name)
                st->capacity_bytes / 1e12, "source", st->source);
         return 0;
     }
+    for (size_t i = 0; i < cfit_catalog_failure_count(cat); i++) {
+        const cfit_failure *fl = cfit_catalog_failure_at(cat, i);
+        if (strcmp(fl->name, name) != 0)
+            continue;
+        printf("failure %s\n  %-20s %s\n  %-20s %s\n  %-20s %.4g interruptions per %s-hour (one per %.4g %s-hours)\n"
+               "  %-20s %s\n", fl->name, "arch", cfit_failure_arch_name(fl->arch), "class",
+               cfit_failure_class_name((cfit_failure_class)fl->klass), "rate", fl->per_hour,
+               cfit_failure_per_name((cfit_failure_per)fl->per), fl->per_hour > 0 ? 1.0 / fl->per_hour : 0.0,
+               cfit_failure_per_name((cfit_failure_per)fl->per), "source", fl->source);
+        return 0;
+    }
     const cfit_price *pr = cfit_catalog_price(cat, name, NULL);
     if (pr) {
         printf("price %s\n  %-20s %.10g\n  %-20s %s\n  %-20s %s\n  %-20s %s\n", pr->name, "value", pr->value,
@@ -304,6 +327,8 @@ static int show(const cfit_catalog *cat, const char *name)
         names[k++] = cfit_catalog_switch_at(cat, i)->name;
     for (size_t i = 0; i < cfit_catalog_storage_count(cat) && k < 512; i++)
         names[k++] = cfit_catalog_storage_at(cat, i)->name;
+    for (size_t i = 0; i < cfit_catalog_failure_count(cat) && k < 512; i++)
+        names[k++] = cfit_catalog_failure_at(cat, i)->name;
     const char *near = cfit_suggest(name, names, k);
     if (near)
         return cli_error("no catalog entry named '%s' (did you mean '%s'?)", name, near);
@@ -315,9 +340,9 @@ int cmd_catalog(int argc, char **argv)
     ctx c;
     memset(&c, 0, sizeof c);
     int rc = cli_parse(argc, argv, opts, on_opt, &c,
-                       "clusterfit catalog list [gpus|models|fabrics|nodes|frameworks|prices|switches|storage] | catalog show NAME|FILE",
+                       "clusterfit catalog list [gpus|models|fabrics|nodes|frameworks|prices|switches|storage|failures] | catalog show NAME|FILE",
                        "List the catalog entries clusterfit plans with (GPUs, models, fabrics, node types,\n"
-                       "training frameworks, prices, switches, storage), or show one entry with its source.\n"
+                       "training frameworks, prices, switches, storage, failure rates), or show one entry with its source.\n"
                        "catalog show FILE shows a model file or a Hugging Face config.json as a model.\n"
                        "The catalog is embedded in the binary; --catalog FILE adds or overrides entries by name.");
     if (rc)
@@ -333,7 +358,7 @@ int cmd_catalog(int argc, char **argv)
         struct { const char *k; void (*fn)(const cfit_catalog *); } kinds[] = {
             {"gpus", list_gpus}, {"models", list_models}, {"fabrics", list_fabrics}, {"nodes", list_nodes},
             {"frameworks", list_frameworks}, {"prices", list_prices}, {"switches", list_switches},
-            {"storage", list_storage}};
+            {"storage", list_storage}, {"failures", list_failures}};
         for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
             if (kind && strcmp(kind, kinds[i].k) != 0)
                 continue;
@@ -343,11 +368,11 @@ int cmd_catalog(int argc, char **argv)
             any = 1;
         }
         if (!any)
-            rc = cli_error("catalog list: unknown kind '%s' (gpus, models, fabrics, nodes, frameworks, prices, switches or storage)", kind);
+            rc = cli_error("catalog list: unknown kind '%s' (gpus, models, fabrics, nodes, frameworks, prices, switches, storage or failures)", kind);
     } else if (strcmp(action, "show") == 0 && c.npos == 2) {
         rc = show(c.cc.cat, c.pos[1]);
     } else {
-        rc = cli_error("catalog: usage: 'catalog list [gpus|models|fabrics|nodes|frameworks|prices|switches|storage]' or 'catalog show NAME|FILE'");
+        rc = cli_error("catalog: usage: 'catalog list [gpus|models|fabrics|nodes|frameworks|prices|switches|storage|failures]' or 'catalog show NAME|FILE'");
     }
     cfit_catalog_free(c.cc.cat);
     return rc;

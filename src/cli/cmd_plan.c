@@ -12,7 +12,7 @@
 enum {
     O_MODEL = 1, O_SEQ, O_GBS, O_TOKENS, O_PRECISION, O_GPU, O_GPUS, O_FABRIC, O_TP, O_PP, O_DP,
     O_CP, O_VP, O_MBS, O_ZERO, O_RECOMPUTE, O_SP, O_DAYS, O_TOP, O_GRAD, O_ATTN, O_FRAMEWORK, O_JSON, O_CATALOG, O_QUIET,
-    O_BUDGET, O_BASIS, O_PRICE, O_TOPOLOGY
+    O_BUDGET, O_BASIS, O_PRICE, O_TOPOLOGY, O_MTBF, O_CKPT_EVERY, O_RESTART
 };
 enum { O_EMIT = 100 };          /* --emit: emit_opt.c */
 enum { O_BOM_BASE = 200 };      /* --bom, --network and their options: plan_bom.c (O_BOM_BASE + CLI_BOM_*) */
@@ -60,6 +60,10 @@ static const cli_opt opts[] = {
     {"oversub", 0, "N", "leaf downlinks per uplink, 1 = non-blocking (default 1); divides inter-node bandwidth", O_BOM_BASE + CLI_BOM_OVERSUB},
     {"comm-threshold", 0, "PCT", NULL, O_BOM_BASE + CLI_BOM_GONE_THRESHOLD},   /* removed: says so (not in --help) */
     {"checkpoint-window", 0, "TIME", "time to write one checkpoint, sizes storage write rate (default 5m)", O_BOM_BASE + CLI_BOM_WINDOW},
+    {"mtbf", 0, "TIME", "time between job interruptions of one GPU, e.g. 50000h; the job's is this / GPUs\n"
+                        "                                       (default: the catalog's failure rates; docs/model.md)", O_MTBF},
+    {"checkpoint-every", 0, "TIME", "compute time between checkpoints (default: Daly's optimum for the MTBI and write time)", O_CKPT_EVERY},
+    {"restart-time", 0, "TIME", "time from an interruption to training again (default: detection and rescheduling + reading the checkpoint)", O_RESTART},
     {"report", 0, "FILE.html", "also write a self-contained HTML report with charts (docs/report.md)", O_REPORT},
     {NULL, 0, NULL, NULL, 0},
 };
@@ -73,6 +77,22 @@ static int parse_layout_int(const char *name, const char *value, long max, int *
     if (!rc)
         *out = (int)v;
     return rc;
+}
+
+/* --mtbf, --checkpoint-every, --restart-time: a positive time with a unit, at most 100 years. */
+static int parse_goodput_time(const char *name, const char *value, double *out_s)
+{
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    if (value[0] == '-')
+        return cli_error("--%s: %s is negative; give a positive time such as 30m or 50000h", name, value);
+    if (cfit_parse_time(value, out_s, &d))
+        return cli_error("--%s: %s", name, d.msg);
+    if (!(*out_s > 0))
+        return cli_error("--%s: %s is zero; give a positive time such as 30m or 50000h", name, value);
+    if (*out_s > 100 * 365.25 * 86400.0)
+        return cli_error("--%s: %s is out of range (at most 100 years)", name, value);
+    return 0;
 }
 
 static int on_opt(void *vc, int id, const char *name, const char *value)
@@ -97,6 +117,12 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
     case O_BOM_BASE + CLI_BOM_FLAG: case O_BOM_BASE + CLI_BOM_NETWORK: case O_BOM_BASE + CLI_BOM_TIERS:
     case O_BOM_BASE + CLI_BOM_OVERSUB: case O_BOM_BASE + CLI_BOM_GONE_THRESHOLD: case O_BOM_BASE + CLI_BOM_WINDOW:
         return cli_bom_opt(&c->bom, id - O_BOM_BASE, name, value);
+    case O_MTBF:
+        rc = parse_goodput_time(name, value, &r->goodput.mtbf_gpu_hours);
+        r->goodput.mtbf_gpu_hours /= 3600.0;
+        return rc;
+    case O_CKPT_EVERY: return parse_goodput_time(name, value, &r->goodput.checkpoint_every_s);
+    case O_RESTART: return parse_goodput_time(name, value, &r->goodput.restart_s);
     case O_SEQ: rc = cli_int(name, value, 1, 1 << 24, &v); r->seq_len = (int)v; return rc;
     case O_GBS: rc = cli_int(name, value, 1, 1L << 30, &v); r->global_batch = v; return rc;
     case O_GPUS: rc = cli_int(name, value, 1, 1L << 24, &v); r->gpus_total = v; return rc;
@@ -436,6 +462,7 @@ int cmd_plan(int argc, char **argv)
     if (c.budget_given && !c.days_given)
         c.req.days = 0;   /* budget sizing: no deadline */
     c.req.oversub = c.bom.o.oversub;   /* the plan is modelled on the fabric the BOM builds */
+    c.req.goodput.checkpoint_window_s = c.bom.o.checkpoint_window_s;   /* and checkpoints to its storage */
     if ((rc = cli_catalog_open(&c.cc)))
         return rc;
     const cfit_gpu **gpus = NULL;

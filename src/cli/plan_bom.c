@@ -108,7 +108,7 @@ static void print_storage(const cfit_bom *b, const cfit_plan *best, const cfit_b
     printf("  data loading: %s tokens/s x %g B/token x headroom %g = %.3g MB/s read\n",
            fmt_count(s[0], 48, best->tokens_per_s), b->bytes_per_token, o->data_headroom,
            b->data_read_bytes_per_s / 1e6);
-    printf("  checkpoint: %.1f GB (14 B/param) in %g s = %.2f GB/s write\n", b->checkpoint_bytes / 1e9,
+    printf("  checkpoint: %.1f GB (14 B/param + 10 KB/rank) in %g s = %.2f GB/s write\n", b->checkpoint_bytes / 1e9,
            o->checkpoint_window_s, b->checkpoint_write_bytes_per_s / 1e9);
     printf("  %-22s %6s %10s %10s %-5s %16s\n", "option", "units", "read GB/s", "write GB/s", "meets", "capex");
     for (int i = 0; i < b->nstorage; i++) {

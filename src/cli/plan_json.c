@@ -63,6 +63,42 @@ static void j_cost(cfit__buf *b, const plan_cli *c, const cfit_plan *p)
     cfit__buf_puts(b, "]}");
 }
 
+/* `"goodput": {...}`: failures, checkpoints and restarts (goodput.h); model figures are null when
+ * the catalog has no failure rates for the GPU. */
+static void j_goodput(cfit__buf *b, const cfit_plan *p)
+{
+    const cfit_goodput *g = &p->goodput;
+    int m = g->modelled;
+    cfit__buf_puts(b, ", \"goodput\": {");
+    cfit__buf_printf(b, "\"modelled\": %s", m ? "true" : "false");
+    cfit__buf_key_number(b, "fraction", g->fraction, 1);
+    cfit__buf_key_opt(b, "mtbi_hours", m, g->mtbi_hours);
+    cfit__buf_key_number(b, "expected_interruptions", g->expected_interruptions, 1);
+    cfit__buf_key_number(b, "planned_interruptions", g->planned_interruptions, 1);
+    cfit__buf_puts(b, ", \"interruptions_per_hour\": {");
+    for (int k = 0; k < CFIT_FAIL_CLASS_COUNT; k++)
+        cfit__buf_key_number(b, cfit_failure_class_name((cfit_failure_class)k), g->rate_per_hour[k], k > 0);
+    cfit__buf_puts(b, "}");
+    cfit__buf_key_opt(b, "checkpoint_bytes", m, g->checkpoint_bytes);
+    cfit__buf_puts(b, ", \"storage\": ");
+    if (m && g->storage[0])
+        cfit__buf_json_string(b, g->storage);
+    else
+        cfit__buf_puts(b, "null");
+    cfit__buf_key_opt(b, "storage_units", m && g->storage[0], (double)g->storage_units);
+    cfit__buf_key_opt(b, "checkpoint_write_bytes_per_s", m, g->write_bytes_per_s);
+    cfit__buf_key_opt(b, "checkpoint_write_s", m, g->checkpoint_write_s);
+    cfit__buf_key_opt(b, "checkpoint_read_s", m, g->checkpoint_read_s);
+    cfit__buf_key_opt(b, "checkpoint_interval_s", m, g->checkpoint_interval_s);
+    cfit__buf_key_opt(b, "young_interval_s", m, g->young_interval_s);
+    cfit__buf_key_opt(b, "daly_interval_s", m, g->daly_interval_s);
+    cfit__buf_key_opt(b, "detect_reschedule_s", m, g->detect_reschedule_s);
+    cfit__buf_key_opt(b, "restart_s", m, g->restart_s);
+    cfit__buf_key_number(b, "ideal_time_to_train_s", g->ideal_time_s, 1);
+    cfit__buf_key_number(b, "lost_gpu_hours", g->lost_gpu_hours, 1);
+    cfit__buf_puts(b, "}");
+}
+
 static void j_plan(cfit__buf *b, const plan_cli *c, const cfit_plan *p)
 {
     const cfit_layout *l = &p->layout;
@@ -115,6 +151,7 @@ static void j_plan(cfit__buf *b, const plan_cli *c, const cfit_plan *p)
     cfit__buf_key_number(b, "mfu", p->mfu, 1);
     cfit__buf_key_number(b, "hfu", p->hfu, 1);
     cfit__buf_key_number(b, "time_to_train_s", p->time_to_train_s, 1);
+    j_goodput(b, p);
     j_cost(b, c, p);
     cfit__buf_puts(b, "}");
 }

@@ -3,7 +3,8 @@
  * Sections (docs/report.md): the top plans; memory per GPU (stacked bars); step-time breakdown
  * (stacked bars); throughput and MFU against the GPU count (the best plan's GPU type, the layout
  * searched again at each count with the same request); cost against time to train per GPU type
- * with the Pareto front (sizing only: each type searched at several GPU counts); the assumptions
+ * with the Pareto front (sizing only: each type searched at several GPU counts); goodput against the
+ * checkpoint interval (Daly's model at the best plan's MTBI, write and restart times); the assumptions
  * and catalog sources used.
  */
 #include "cli.h"
@@ -16,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAX_TOP = 8, NSCALE = 7, NPARETO = 5, MAX_GPU_TYPES = 32 };
+enum { MAX_TOP = 8, NSCALE = 7, NPARETO = 5, MAX_GPU_TYPES = 32, NGOODPUT = 25 };
 
 static const char *plan_label(char *buf, size_t n, size_t rank, const cfit_plan *p)
 {
@@ -41,12 +42,12 @@ static int plan_cost(const cfit_plan_request *r, const cfit_plan *p, double *usd
 
 static void top_table(cfit__buf *b, const cfit_plan_request *r, const cfit_plan_result *res, size_t n)
 {
-    const char *head[] = {"plan", "layout", "fits", "memory/GPU", "step time", "tokens/s", "MFU", "time to train",
-                          "cost"};
-    cfit__html_table_begin(b, "Top plans (best first)", head, 9);
+    const char *head[] = {"plan", "layout", "fits", "memory/GPU", "step time", "tokens/s", "MFU", "goodput",
+                          "time to train", "cost"};
+    cfit__html_table_begin(b, "Top plans (best first)", head, 10);
     for (size_t i = 0; i < n; i++) {
         const cfit_plan *p = &res->plans[i];
-        char c[9][128], u[48];
+        char c[10][128], u[48];
         double usd;
         plan_label(c[0], 128, i, p);
         layout_label(c[1], 128, p);
@@ -55,18 +56,19 @@ static void top_table(cfit__buf *b, const cfit_plan_request *r, const cfit_plan_
         snprintf(c[4], 128, "%.3f s", p->step_time_s);
         snprintf(c[5], 128, "%.0f", p->tokens_per_s);
         snprintf(c[6], 128, "%.1f%%", p->mfu * 100);
+        snprintf(c[7], 128, "%.1f%%", p->goodput.fraction * 100);
         if (p->time_to_train_s > 0)
-            snprintf(c[7], 128, "%.1f days", p->time_to_train_s / 86400);
+            snprintf(c[8], 128, "%.1f days", p->time_to_train_s / 86400);
         else
-            snprintf(c[7], 128, "-");
+            snprintf(c[8], 128, "-");
         if (plan_cost(r, p, &usd))
-            snprintf(c[8], 128, "%s (%s)", fmt_usd(u, sizeof u, usd), cfit_cost_basis_name((cfit_cost_basis)r->cost_basis));
+            snprintf(c[9], 128, "%s (%s)", fmt_usd(u, sizeof u, usd), cfit_cost_basis_name((cfit_cost_basis)r->cost_basis));
         else
-            snprintf(c[8], 128, "no price");
-        const char *cells[9];
-        for (int k = 0; k < 9; k++)
+            snprintf(c[9], 128, "no price");
+        const char *cells[10];
+        for (int k = 0; k < 10; k++)
             cells[k] = c[k];
-        cfit__html_row(b, cells, 9);
+        cfit__html_row(b, cells, 10);
     }
     cfit__html_table_end(b);
 }
@@ -252,6 +254,67 @@ static void scaling_section(cfit__buf *b, const cfit_plan_request *r, const cfit
                     "counts below one node or where nothing fits are left out.");
 }
 
+/* The best plan's goodput terms as a table (docs/model.md "Failures, checkpoints and goodput"). */
+static void goodput_table(cfit__buf *b, const cfit_goodput *g)
+{
+    const char *head[] = {"term", "value"};
+    char v[10][128];
+    snprintf(v[0], 128, "%.3g h", g->mtbi_hours);
+    snprintf(v[1], 128, "%.0f (+ %.0f planned)", g->expected_interruptions, g->planned_interruptions);
+    snprintf(v[2], 128, "%.4g TB", g->checkpoint_bytes / 1e12);
+    snprintf(v[3], 128, "%.3g s to %ld x %s", g->checkpoint_write_s, g->storage_units, g->storage[0] ? g->storage : "-");
+    snprintf(v[4], 128, "%.3g s", g->checkpoint_read_s);
+    snprintf(v[5], 128, "%.3g s (%.3g s detection and rescheduling)", g->restart_s, g->detect_reschedule_s);
+    snprintf(v[6], 128, "%.4g s", g->young_interval_s);
+    snprintf(v[7], 128, "%.4g s", g->daly_interval_s);
+    snprintf(v[8], 128, "%.4g s", g->checkpoint_interval_s);
+    snprintf(v[9], 128, "%.2f%%", g->fraction * 100);
+    const char *k[] = {"mean time between unexpected interruptions", "interruptions over the run", "checkpoint size",
+                       "checkpoint write", "checkpoint read at restart", "restart", "Young's interval sqrt(2 delta M)",
+                       "Daly's optimum interval", "interval used", "goodput"};
+    cfit__html_table_begin(b, "Goodput of the best plan", head, 2);
+    for (int i = 0; i < 10; i++) {
+        const char *cells[] = {k[i], v[i]};
+        cfit__html_row(b, cells, 2);
+    }
+    cfit__html_table_end(b);
+}
+
+/* Goodput against the checkpoint interval: Daly's fraction at the best plan's MTBI, write and
+ * restart times, from an eighth to eight times the interval used, with that interval marked. */
+static void goodput_section(cfit__buf *b, const cfit_plan *best)
+{
+    const cfit_goodput *g = &best->goodput;
+    cfit__html_h(b, 2, "Goodput: failures, checkpoints and restarts");
+    if (!g->modelled || !(g->checkpoint_interval_s > 0)) {
+        cfit__html_p(b, "No failure rates for %s in the catalog: goodput is taken as 100%%.", best->gpu->name);
+        return;
+    }
+    double x[NGOODPUT], y[NGOODPUT], mx[2], my[2];
+    for (int i = 0; i < NGOODPUT; i++) {
+        x[i] = g->checkpoint_interval_s * exp2(-3.0 + 6.0 * i / (NGOODPUT - 1));
+        y[i] = 100 * cfit_goodput_fraction(x[i], g->checkpoint_write_s, g->restart_s, g->mtbi_hours * 3600);
+    }
+    mx[0] = mx[1] = g->checkpoint_interval_s;
+    my[0] = y[0] < y[NGOODPUT - 1] ? y[0] : y[NGOODPUT - 1];
+    my[1] = 100 * g->fraction;
+    char desc[256];
+    snprintf(desc, sizeof desc, "Goodput in percent against the compute time between checkpoints for %ld x %s, "
+             "MTBI %.3g h, write %.3g s, restart %.3g s; the dashed line marks the interval used.", best->gpus,
+             best->gpu->name, g->mtbi_hours, g->checkpoint_write_s, g->restart_s);
+    cfit__series s[] = {{"goodput (Daly 2006)", x, y, NGOODPUT, 0}, {"interval used", mx, my, 2, 1}};
+    cfit__chart c = {CFIT__CHART_LINE, "plan-goodput", "Goodput vs checkpoint interval", desc,
+                     {"checkpoint interval (s)", 10, CFIT__FMT_NUM, 0, 0}, {"goodput (%)", 0, CFIT__FMT_PLAIN, 0, 0},
+                     NULL, 0, s, 2, 0, 0};
+    cfit__html_figure_begin(b);
+    cfit__chart_svg(b, &c);
+    goodput_table(b, g);
+    cfit__html_figure_end(b);
+    cfit__html_p(b, "Planned stops (each a checkpoint and a restart, without rework) are counted in the goodput "
+                    "but not in the curve. Failure rates: catalog \"failures\" entries (clusterfit catalog list "
+                    "failures); Young 1974, Daly 2006: docs/model.md.");
+}
+
 typedef struct pt { double days, usd; const char *gpu; long gpus; } pt;
 
 static int by_days(const void *a, const void *b)
@@ -419,6 +482,7 @@ int cli_plan_report(const char *path, const cfit_plan_request *r, const cfit_pla
         top_table(&b, r, res, n);
         memory_section(&b, res, n);
         step_section(&b, res, n);
+        goodput_section(&b, &res->plans[0]);
         scaling_section(&b, r, &res->plans[0]);
     } else {
         cfit__html_p(&b, "No plan meets the goal; see the command's output for the closest layouts.");

@@ -26,12 +26,12 @@ static void layout_str(char *buf, size_t n, const cfit_plan *p)
 
 static void plan_header(int cost)
 {
-    printf("%-13s %6s %5s  %2s %3s %5s %2s %2s %3s %4s %-9s %-3s %8s %9s %10s %5s %9s", "gpu", "GPUs",
+    printf("%-13s %6s %5s  %2s %3s %5s %2s %2s %3s %4s %-9s %-3s %8s %9s %10s %5s %7s %9s", "gpu", "GPUs",
            "nodes", "TP", "PP", "DP", "CP", "VP", "MBS", "ZeRO", "recompute", "SP", "mem/GPU", "step",
-           "tok/s/GPU", "MFU", "train");
+           "tok/s/GPU", "MFU", "goodput", "train");
     printf(cost ? " %9s %9s\n" : "\n", "rent", "own");
-    printf("%-13s %6s %5s  %2s %3s %5s %2s %2s %3s %4s %-9s %-3s %8s %9s %10s %5s %9s", "", "", "",
-           "", "", "", "", "", "seq", "", "", "", "GB", "s", "tokens/s", "%", "days");
+    printf("%-13s %6s %5s  %2s %3s %5s %2s %2s %3s %4s %-9s %-3s %8s %9s %10s %5s %7s %9s", "", "", "",
+           "", "", "", "", "", "seq", "", "", "", "GB", "s", "tokens/s", "%", "%", "days");
     printf(cost ? " %9s %9s\n" : "\n", "on-demand", "run");
 }
 
@@ -75,9 +75,9 @@ static void plan_row(const plan_cli *c, const cfit_plan *p, double tokens, int c
 {
     char lay[96];
     layout_str(lay, sizeof lay, p);
-    printf("%-13s %6ld %5ld  %s %8.1f %9.*f %10.0f %5.1f ", p->gpu->name, p->gpus, p->nodes, lay,
+    printf("%-13s %6ld %5ld  %s %8.1f %9.*f %10.0f %5.1f %7.1f ", p->gpu->name, p->gpus, p->nodes, lay,
            p->mem.total_bytes / 1e9, p->step_time_s >= 1000.0 ? 0 : 3, p->step_time_s,
-           p->tokens_per_s_per_gpu, p->mfu * 100.0);
+           p->tokens_per_s_per_gpu, p->mfu * 100.0, p->goodput.fraction * 100.0);
     if (tokens > 0)
         printf("%9.1f", p->time_to_train_s / 86400.0);
     else
@@ -103,6 +103,46 @@ const char *plan_fix_hint(const cfit_plan *p)
     if (p->layout.zero < 1 && p->layout.dp > 1)
         return "optimizer states dominate: --zero 1 shards them over the data-parallel GPUs";
     return "weights, gradients and optimizer states dominate: more GPUs (--gpus), more --tp/--pp, or a GPU with more memory";
+}
+
+/* "12.1 min", "3.09 h", "87.4 s": a duration in the unit that reads best. */
+static const char *fmt_dur(char *buf, size_t n, double s)
+{
+    if (s >= 2 * 86400.0)
+        snprintf(buf, n, "%.3g d", s / 86400.0);
+    else if (s >= 2 * 3600.0)
+        snprintf(buf, n, "%.3g h", s / 3600.0);
+    else if (s >= 120.0)
+        snprintf(buf, n, "%.3g min", s / 60.0);
+    else
+        snprintf(buf, n, "%.3g s", s);
+    return buf;
+}
+
+/* Goodput and the wall time to train (docs/model.md "Failures, checkpoints and goodput"). */
+static void print_goodput(const cfit_plan *p, double tokens)
+{
+    const cfit_goodput *g = &p->goodput;
+    char b[5][32];
+    if (g->modelled) {
+        printf("  goodput: %.1f%%: an unexpected interruption every %s (%.0f in the run, + %.0f planned); restart %s\n",
+               g->fraction * 100, fmt_dur(b[0], 32, g->mtbi_hours * 3600), g->expected_interruptions,
+               g->planned_interruptions, fmt_dur(b[1], 32, g->restart_s));
+        int given = g->checkpoint_interval_s != g->daly_interval_s;
+        printf("  checkpoints: %.3g TB every %s (%s %s), written in %s to ", g->checkpoint_bytes / 1e12,
+               fmt_dur(b[2], 32, g->checkpoint_interval_s), given ? "as given; Daly's optimum" : "Daly's optimum; Young",
+               fmt_dur(b[3], 32, given ? g->daly_interval_s : g->young_interval_s), fmt_dur(b[4], 32, g->checkpoint_write_s));
+        if (g->storage[0])
+            printf("%ld x %s\n", g->storage_units, g->storage);
+        else
+            printf("storage sized to the checkpoint window\n");
+    } else {
+        printf("  goodput: not modelled (no failure rates for %s in the catalog)\n", p->gpu->name);
+    }
+    if (tokens > 0)
+        printf("  time to train: %.1f days (%.1f without interruptions; %.3g GPU-hours, %.3g lost to them)\n",
+               p->time_to_train_s / 86400.0, g->ideal_time_s / 86400.0, p->time_to_train_s * p->gpus / 3600.0,
+               g->lost_gpu_hours);
 }
 
 static void print_details(const plan_cli *c, const cfit_plan *p, double tokens)
@@ -154,9 +194,7 @@ static void print_details(const plan_cli *c, const cfit_plan *p, double tokens)
            "%.0f hardware TFLOP/s (HFU %.1f%%)\n",
            p->tokens_per_s, p->tokens_per_s_per_gpu, p->model_tflops_per_gpu, p->mfu * 100,
            p->hardware_tflops_per_gpu, p->hfu * 100);
-    if (tokens > 0)
-        printf("  time to train: %.1f days (%.3g GPU-hours)\n", p->time_to_train_s / 86400.0,
-               p->time_to_train_s * p->gpus / 3600.0);
+    print_goodput(p, tokens);
     if (!p->fits)
         printf("  to fit: %s\n", plan_fix_hint(p));
 }

@@ -8,13 +8,13 @@
  * towards a core.  Prices are catalog entries; the code holds only the arithmetic.
  */
 #include "bom_internal.h"
+#include "clusterfit/goodput.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define CKPT_BYTES_PER_PARAM 14.0   /* bf16 weights 2 + fp32 master 4 + Adam m 4 + v 4 */
 
 void cfit_bom_options_init(cfit_bom_options *o)
 {
@@ -130,7 +130,7 @@ static void storage_need(const cfit_model *m, const cfit_plan *p, const cfit_bom
 {
     b->bytes_per_token = o->bytes_per_token > 0 ? o->bytes_per_token : m->vocab_size <= 65536 ? 2.0 : 4.0;
     b->data_read_bytes_per_s = p->tokens_per_s * b->bytes_per_token * o->data_headroom;
-    b->checkpoint_bytes = cfit_model_params(m) * CKPT_BYTES_PER_PARAM;
+    b->checkpoint_bytes = cfit_checkpoint_bytes(m, p->gpus);
     b->checkpoint_write_bytes_per_s = b->checkpoint_bytes / o->checkpoint_window_s;
 }
 
@@ -165,12 +165,20 @@ static void storage_all(const cfit_catalog *c, cfit_bom *b)
     }
 }
 
+void cfit_bom_storage(const cfit_catalog *c, const cfit_model *m, const cfit_plan *p, const cfit_bom_options *o,
+                      cfit_bom *b)
+{
+    memset(b, 0, sizeof *b);
+    b->nodes = p->nodes;
+    storage_need(m, p, o, b);
+    storage_all(c, b);
+}
+
 int cfit_bom_compute(const cfit_catalog *c, const cfit_model *m, const cfit_plan *p, const cfit_bom_options *o,
                      cfit_bom *b, cfit_diag *d)
 {
-    memset(b, 0, sizeof *b);
+    cfit_bom_storage(c, m, p, o, b);
     b->fabric = p->fabric;
-    b->nodes = p->nodes;
     b->nics_per_node = o->nics_per_node > 0 ? o->nics_per_node : p->node->nics_per_node;
     b->nics = b->nodes * b->nics_per_node;
     b->sw = cfit_catalog_switch_for(c, p->fabric->name);
@@ -181,8 +189,6 @@ int cfit_bom_compute(const cfit_catalog *c, const cfit_model *m, const cfit_plan
     int rc = cfit_fattree_size(b->nodes, b->nics_per_node, b->sw->ports, o->tiers, o->oversub, &b->tree, d);
     if (rc)
         return rc;
-    storage_need(m, p, o, b);
-    storage_all(c, b);
     double nic_usd = 0, node_usd = 0;
     b->has_network_price = cfit__price_fabric(c, p->fabric, b->sw, &b->tree, b);
     b->has_nic_price = cfit__price_of(c, "nic.", p->fabric->name, &nic_usd, NULL, 0);

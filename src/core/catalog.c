@@ -216,6 +216,40 @@ static const field storage_fields[] = {
     END};
 #undef ST
 
+/* In cfit_gpu_arch order, then "any" (CFIT_FAILURE_ANY_ARCH). */
+static const char *const failure_archs[] = {"other", "volta", "turing", "ampere", "ada", "hopper",
+                                            "blackwell", "cdna2", "cdna3", "cdna4", "any", NULL};
+/* In cfit_failure_class and cfit_failure_per order. */
+static const char *const failure_classes[] = {"gpu", "host", "network", "software", "planned", NULL};
+static const char *const failure_pers[] = {"gpu", "node", "nic", NULL};
+
+const char *cfit_failure_class_name(cfit_failure_class k)
+{
+    return k >= 0 && k < CFIT_FAIL_CLASS_COUNT ? failure_classes[k] : "?";
+}
+
+const char *cfit_failure_per_name(cfit_failure_per p)
+{
+    return p >= 0 && p < CFIT_PER_COUNT ? failure_pers[p] : "?";
+}
+
+const char *cfit_failure_arch_name(int arch)
+{
+    return arch >= 0 && arch <= CFIT_FAILURE_ANY_ARCH ? failure_archs[arch] : "?";
+}
+
+#define FL(x) offsetof(cfit_failure, x)
+static const field failure_fields[] = {
+    {"name", F_STR, FL(name), 1, 0, 0, NULL, NULL},
+    {"arch", F_ENUM, FL(arch), 1, 0, 0, failure_archs, NULL},
+    {"class", F_ENUM, FL(klass), 1, 0, 0, failure_classes, NULL},
+    {"per", F_ENUM, FL(per), 1, 0, 0, failure_pers, NULL},
+    {"per_hour", F_DBL, FL(per_hour), 1, 0, 1, NULL, NULL},
+    {"interruptions", F_NOTE, 0, 0, 0, 0, NULL, NULL},
+    {"source", F_TEXT, FL(source), 1, 0, 0, NULL, NULL},
+    END};
+#undef FL
+
 /* ---- the catalog: one growable array per kind ---- */
 
 typedef struct kind {
@@ -225,7 +259,7 @@ typedef struct kind {
     size_t size;              /* entry struct size */
 } kind;
 
-enum { K_GPU, K_MODEL, K_FABRIC, K_NODE, K_FRAMEWORK, K_PRICE, K_SWITCH, K_STORAGE, K_COUNT };
+enum { K_GPU, K_MODEL, K_FABRIC, K_NODE, K_FRAMEWORK, K_PRICE, K_SWITCH, K_STORAGE, K_FAILURE, K_COUNT };
 
 static const kind kinds[K_COUNT] = {
     {"gpus", "gpu", gpu_fields, sizeof(cfit_gpu)},
@@ -236,6 +270,7 @@ static const kind kinds[K_COUNT] = {
     {"prices", "price", price_fields, sizeof(cfit_price)},
     {"switches", "switch", switch_fields, sizeof(cfit_switch)},
     {"storage", "storage", storage_fields, sizeof(cfit_storage)},
+    {"failures", "failure", failure_fields, sizeof(cfit_failure)},
 };
 
 typedef struct table {
@@ -500,7 +535,7 @@ static int parse_staged(const char *text, size_t len, const char *file, staged *
         return rc ? rc : CFIT_EPARSE;
     if (root->type != CFIT__JSON_OBJECT) {
         rc = cfit_diag_set(d, CFIT_EPARSE, file, root->line, root->col,
-                           "a catalog file must be an object with keys gpus, models, fabrics, nodes, frameworks, prices, switches, storage");
+                           "a catalog file must be an object with keys gpus, models, fabrics, nodes, frameworks, prices, switches, storage, failures");
         goto out;
     }
     for (size_t i = 0; i < root->n && !rc; i++) {
@@ -514,7 +549,7 @@ static int parse_staged(const char *text, size_t len, const char *file, staged *
                 names[j] = kinds[j].key;
             const char *near = cfit_closest(mb->key, names, K_COUNT);
             rc = cfit_diag_set(d, CFIT_EPARSE, file, mb->line, mb->col,
-                               "unknown catalog key '%s'%s%s%s (expected gpus, models, fabrics, nodes, frameworks, prices, switches or storage)",
+                               "unknown catalog key '%s'%s%s%s (expected gpus, models, fabrics, nodes, frameworks, prices, switches, storage or failures)",
                                mb->key, near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
             break;
         }
@@ -757,6 +792,7 @@ size_t cfit_catalog_framework_count(const cfit_catalog *c) { return c->t[K_FRAME
 size_t cfit_catalog_price_count(const cfit_catalog *c) { return c->t[K_PRICE].n; }
 size_t cfit_catalog_switch_count(const cfit_catalog *c) { return c->t[K_SWITCH].n; }
 size_t cfit_catalog_storage_count(const cfit_catalog *c) { return c->t[K_STORAGE].n; }
+size_t cfit_catalog_failure_count(const cfit_catalog *c) { return c->t[K_FAILURE].n; }
 
 const cfit_switch *cfit_catalog_switch_at(const cfit_catalog *c, size_t i)
 {
@@ -765,6 +801,11 @@ const cfit_switch *cfit_catalog_switch_at(const cfit_catalog *c, size_t i)
 const cfit_storage *cfit_catalog_storage_at(const cfit_catalog *c, size_t i)
 {
     return i < c->t[K_STORAGE].n ? entry_at(&c->t[K_STORAGE], K_STORAGE, i) : NULL;
+}
+
+const cfit_failure *cfit_catalog_failure_at(const cfit_catalog *c, size_t i)
+{
+    return i < c->t[K_FAILURE].n ? entry_at(&c->t[K_FAILURE], K_FAILURE, i) : NULL;
 }
 
 const cfit_price *cfit_catalog_price_at(const cfit_catalog *c, size_t i)

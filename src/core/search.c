@@ -186,6 +186,16 @@ static void consider(search_state *s, const cfit_plan *p)
     }
 }
 
+/* Goodput of the plans a count's search keeps (goodput.h): it depends on the count, not the
+ * layout, so applying it after the ranking by tokens/s ranks by wall time too. */
+static void goodput_kept(const cfit_plan_request *r, search_state *s)
+{
+    for (int i = 0; i < s->top.n; i++)
+        cfit_plan_goodput(r, &s->top.v[i]);
+    if (s->has_closest)
+        cfit_plan_goodput(r, &s->closest);
+}
+
 /* ---- enumeration ---- */
 
 /* The layer costs of one (tp, cp, micro-batch, sp), per recompute mode, computed on
@@ -309,6 +319,7 @@ static void search_count(const cfit__ctx *ctx, long N, search_state *s)
             }
         }
     }
+    goodput_kept(r, s);
 }
 
 /* The cost of a plan on the request's basis; 0 when a price is missing. */
@@ -407,6 +418,51 @@ static int deadline_refine(const cfit__ctx *ctx, cfit_plan *buf, int k, search_s
     return lowest;
 }
 
+/* The best plan's wall time at ladder index i (INFINITY when nothing fits there). */
+static double time_at(const cfit__ctx *ctx, cfit_plan *buf, int k, search_state *s, uint64_t *evaluated,
+                      uint64_t *feasible, int i)
+{
+    state_init(s, buf, k);
+    search_count(ctx, ladder(i) * ctx->gpn, s);
+    *evaluated += s->evaluated;
+    *feasible += s->feasible;
+    return s->top.n > 0 ? s->top.v[0].time_to_train_s : INFINITY;
+}
+
+/* When the binary search finds no count meeting the deadline.  The wall time (goodput.h) is not
+ * monotone in the count: the job's MTBI shrinks with it until restarts and rework dominate, so
+ * the fastest count need not be the largest, and a count below the probed ones may still meet the
+ * deadline.  Walk down from the top a doubling at a time while the time falls, look at the three
+ * counts either side of where it stops, and if that count meets the deadline, walk down from it
+ * for the smallest that does (the times are spiky: a count whose factors the batch cannot absorb
+ * is slow) until 8 counts in a row miss.  Returns that index with *meets_i set, else
+ * the fastest index found (*meets_i = -1). */
+static int fastest_down(const cfit__ctx *ctx, cfit_plan *buf, int k, search_state *s, uint64_t *evaluated,
+                        uint64_t *feasible, double deadline_s, int *meets_i)
+{
+    int n = ladder_len(), best = n - 1;
+    double best_t = time_at(ctx, buf, k, s, evaluated, feasible, best);
+    *meets_i = -1;
+    int moved = 0;
+    for (double t; best >= 4 && (t = time_at(ctx, buf, k, s, evaluated, feasible, best - 4)) < best_t; moved = 1)
+        best -= 4, best_t = t;
+    for (int j = best - 3; moved && j <= best + 3 && j < n; j++) {
+        double t = j >= 0 && j != best ? time_at(ctx, buf, k, s, evaluated, feasible, j) : INFINITY;
+        if (t < best_t)
+            best = j, best_t = t;
+    }
+    if (!(best_t <= deadline_s))
+        return best;
+    *meets_i = best;   /* downward: the smallest meeting count, until two doublings in a row miss */
+    for (int j = best - 1, misses = 0; j >= 0 && misses < 2 * DEADLINE_BACK; j--) {
+        int ok = time_at(ctx, buf, k, s, evaluated, feasible, j) <= deadline_s;
+        misses = ok ? 0 : misses + 1;
+        if (ok)
+            *meets_i = j;
+    }
+    return *meets_i;
+}
+
 /* Budget sizing stops after this many consecutive ladder counts over the budget (two doublings). */
 #define BUDGET_STOP 8
 
@@ -472,6 +528,7 @@ static int plan_gpu(const cfit_plan_request *r, const cfit_gpu *g, cfit_plan *bu
                 s.top.v[0] = p;
                 s.top.n = 1;
             }
+            goodput_kept(r, &s);
         } else {
             search_count(&ctx, fixedN, &s);
         }
@@ -482,7 +539,7 @@ static int plan_gpu(const cfit_plan_request *r, const cfit_gpu *g, cfit_plan *bu
         int best_i = ladder_search(&ctx, buf, k, &s, evaluated, feasible, deadline, -1);
         if (best_i > 0)
             best_i = deadline_refine(&ctx, buf, k, &s, evaluated, feasible, deadline, best_i);
-        int final_i = best_i >= 0 ? best_i : ladder_len() - 1;
+        int final_i = best_i >= 0 ? best_i : fastest_down(&ctx, buf, k, &s, evaluated, feasible, deadline, &best_i);
         state_init(&s, buf, k);
         search_count(&ctx, ladder(final_i) * ctx.gpn, &s);
         gr->meets_deadline = best_i >= 0;
@@ -535,7 +592,7 @@ static int sizing_mode(const cfit_plan_request *r)
 static int by_gpu_hours(const void *pa, const void *pb)
 {
     const cfit_plan *a = pa, *b = pb;
-    double ha = a->gpus / a->tokens_per_s, hb = b->gpus / b->tokens_per_s;
+    double ha = a->gpus / (a->tokens_per_s * a->goodput.fraction), hb = b->gpus / (b->tokens_per_s * b->goodput.fraction);
     if (!a->fits != !b->fits)
         return a->fits ? -1 : 1;
     return ha < hb ? -1 : ha > hb ? 1 : 0;
@@ -660,6 +717,7 @@ int cfit_plan_evaluate(const cfit_plan_request *r, const cfit_gpu *gpu, const cf
         lcs.have = 0;
         ctx.job_gpus = (long)l->tp * l->pp * l->dp * l->cp;
         cost_layout(&ctx, &lcs, l, out);
+        cfit_plan_goodput(r, out);
         if (ctx.topo_rc)   /* a simulation failed: no plan rests on a factor it did not compute */
             rc = cfit_diag_set(d, ctx.topo_rc, NULL, 0, 0, "%s", ctx.topo_diag.msg);
     }

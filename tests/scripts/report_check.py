@@ -11,10 +11,10 @@ import sys
 import xml.dom.minidom
 
 HEADINGS = {
-    "plan-sizing": ["Top plans", "Memory per GPU", "Step time", "Scaling with the GPU count",
-                    "Cost vs time to train", "Assumptions and sources"],
-    "plan-fixed": ["Top plans", "Memory per GPU", "Step time", "Scaling with the GPU count",
-                   "Assumptions and sources"],
+    "plan-sizing": ["Top plans", "Memory per GPU", "Step time", "Goodput: failures, checkpoints and restarts",
+                    "Scaling with the GPU count", "Cost vs time to train", "Assumptions and sources"],
+    "plan-fixed": ["Top plans", "Memory per GPU", "Step time", "Goodput: failures, checkpoints and restarts",
+                   "Scaling with the GPU count", "Assumptions and sources"],
     "sim": ["Bus bandwidth vs message size", "Topology and link utilisation", "Topology properties"],
     "sim-nccl": ["Bus bandwidth vs message size", "System"],
     "sim-nccl-calibrated": ["Bus bandwidth vs message size", "Predicted vs measured", "System"],

@@ -181,8 +181,11 @@ static void check_invariants(const cfit_plan_request *r, const cfit_plan *p)
         assert_true(p->hfu == p->mfu);
     else
         assert_true(p->hfu > p->mfu);
-    if (r->tokens > 0)
-        assert_rel(p->time_to_train_s, r->tokens / p->tokens_per_s, 1e-12, "time to train");
+    if (r->tokens > 0) {   /* the wall time: ideal over goodput (goodput.h) */
+        assert_rel(p->goodput.ideal_time_s, r->tokens / p->tokens_per_s, 1e-12, "ideal time to train");
+        assert_rel(p->time_to_train_s, p->goodput.ideal_time_s / p->goodput.fraction, 1e-12, "time to train");
+        assert_true(p->goodput.fraction > 0 && p->goodput.fraction <= 1.0);
+    }
     else
         assert_true(p->time_to_train_s == 0.0);
 }
