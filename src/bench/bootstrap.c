@@ -585,7 +585,8 @@ int cfit__bootstrap(cfit_comm *c, int rank, int size, const char *host, int port
     me->pid = (int)getpid();
     snprintf(me->addr, sizeof me->addr, "%s", strchr(host, ':') ? "::1" : "127.0.0.1");
     if (size == 1) {
-        snprintf(c->jobid, sizeof c->jobid, "%d-%lx", (int)getpid(), (unsigned long)time(NULL));
+        snprintf(c->jobid, sizeof c->jobid, "%d-%lx", c->owner_pid ? c->owner_pid : (int)getpid(),
+                 (unsigned long)time(NULL));
         return 0;
     }
     int family = strchr(host, ':') ? AF_INET6 : AF_INET;
@@ -619,7 +620,8 @@ int cfit__bootstrap(cfit_comm *c, int rank, int size, const char *host, int port
         c->ctl_fds[r] = -1;
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    snprintf(c->jobid, sizeof c->jobid, "%d-%lx%05lx", (int)getpid(), (unsigned long)ts.tv_sec,
+    snprintf(c->jobid, sizeof c->jobid, "%d-%lx%05lx", c->owner_pid ? c->owner_pid : (int)getpid(),
+             (unsigned long)ts.tv_sec,
              (unsigned long)(ts.tv_nsec / 10000) & 0xfffffUL);
     int rc = rank0_gather(c, lfd, digest ? digest : "", rdv, d);
     close(lfd);

@@ -18,6 +18,7 @@
 #define CFIT__HOSTKEY_MAX 192   /* host identity: hostname|boot_id|net|pid|mnt */
 #define CFIT__ADDR_MAX 64       /* numeric IPv4/IPv6 address */
 #define CFIT__JOBID_MAX 48
+#define CFIT__TOKEN_MAX 128   /* job token in a hello (bootstrap.c) */
 
 /* One rank as bootstrap saw it. */
 typedef struct cfit__peer_info {
@@ -33,6 +34,9 @@ struct cfit_comm {
     int rank, size;
     double timeout_s;
     char jobid[CFIT__JOBID_MAX];       /* unique per job, names shm segments */
+    int owner_pid;                    /* --np launcher's pid (starts the job id), 0 = rank 0's */
+    int local_only;                   /* --np job: every listener on loopback */
+    char token[CFIT__TOKEN_MAX];      /* job token every hello carries ("" = none) */
     cfit__peer_info *peers;           /* [size] */
     char **labels;                    /* [size] host label shown to users ("host" or "host:rankN") */
     int ctl_fd;                       /* TCP control connection: to rank 0, or -1 on rank 0 */
@@ -63,6 +67,19 @@ int cfit__comm_fail(cfit_comm *c, int err, const char *fmt, ...)
  * Collective over the ranks that use the transport (they call it in the same order).
  * Return 0 or a negative cfit_err with c->err set. */
 int cfit__shm_open(cfit_comm *c, const int *use, void **self);
+/* Bytes of one rank's ring segment when nlocal ranks share the host over shm. */
+size_t cfit__shm_segment_bytes(int nlocal);
+
+/* The --np launcher's host checks (launch_guard.c). */
+uint64_t cfit__shm_free_bytes(void);          /* /dev/shm's free bytes (statvfs), 0 unknown */
+uint64_t cfit__mem_available_bytes(void);     /* MemAvailable, 0 unknown */
+/* 0 when opt->np ranks' shared memory fits /dev/shm and all their memory fits MemAvailable;
+ * else CFIT_ENOMEM with both needs and both numbers in d. */
+int cfit__launch_fits(const cfit_launch *opt, cfit_diag *d);
+void cfit__shm_remove_prefix(const char *prefix);   /* unlink /dev/shm/PREFIX* */
+long cfit__cgroup_oom_kills(void);            /* this cgroup's memory.events oom_kill, -1 unknown */
+/* Why a rank (pid) killed by SIGKILL may have died: "; the kernel log says ..." or "". */
+void cfit__sigkill_hint(int pid, long oom_kills_before, char *out, size_t n);
 int cfit__tcp_open(cfit_comm *c, const int *use, void **self);
 
 /* Record that rank `lost` is gone (first failure wins) and return CFIT_EPEER. */
