@@ -125,6 +125,29 @@ int cfit__parse_hostport(const char *text, char *host, size_t host_n, int *port,
 int cfit__parse_envint(const char *text, long min, long max, long *out, cfit_diag *d);
 int cfit__parse_nodelist_first(const char *text, char *host, size_t host_n, cfit_diag *d);
 
+/* The rendezvous hello a rank sends rank 0 (all integers big-endian u32, strings NUL-padded):
+ * magic, version, rank, size, pid, data port, host[HOST_MAX], hostkey[HOSTKEY_MAX],
+ * token[TOKEN_MAX], digest length, then that many bytes of argument digest. */
+#define CFIT__HELLO_MAGIC 0x43464954u   /* "CFIT" */
+#define CFIT__HELLO_VERSION 2u          /* 2: the job token */
+#define CFIT__DIGEST_MAX 4096
+#define CFIT__HELLO_FIXED (6 * 4 + CFIT__HOST_MAX + CFIT__HOSTKEY_MAX + CFIT__TOKEN_MAX + 4)
+
+typedef struct cfit__hello {
+    int rank, size, pid, port;
+    uint32_t digest_len;             /* bytes of digest after the fixed part */
+    char host[CFIT__HOST_MAX], hostkey[CFIT__HOSTKEY_MAX], token[CFIT__TOKEN_MAX];
+} cfit__hello;
+
+uint32_t cfit__get_be32(const unsigned char *p);
+void cfit__get_str(char *dst, const unsigned char *p, size_t field);   /* copy, NUL-terminate */
+/* The fixed part of a hello (len bytes at buf) for a job of size ranks and this token.  0 and
+ * *h filled; CFIT_EPARSE when it is no clusterfit hello of this version (short, magic,
+ * version, digest length over DIGEST_MAX, port); CFIT_EINVALID when it is one of another job
+ * (token differs, another size, a rank outside 1..size-1).  d says why. */
+int cfit__parse_hello(const unsigned char *buf, size_t len, int size, const char *token, cfit__hello *h,
+                      cfit_diag *d);
+
 /* Socket helpers (bootstrap.c).  sock_io moves exactly n bytes (write or read) before
  * the monotonic deadline: 0, CFIT_EPEER on EOF/reset, CFIT_ETIMEOUT, CFIT_ESYS (errno kept).
  * sock_connect resolves host and connects, retrying refused/unreachable attempts every

@@ -39,6 +39,7 @@ static struct {
     pid_t owner;                  /* the launcher */
     long oom_kills;               /* cgroup OOM kills at the start, -1 unknown */
     struct sigaction old[3];      /* dispositions before the launcher's handler */
+    char token[CFIT__TOKEN_MAX];  /* the job token the ranks' hellos carry */
 } g_job;
 
 static volatile sig_atomic_t g_stop_signal;   /* the signal that stopped the launcher, 0 none */
@@ -69,6 +70,52 @@ static void stop_handlers(int install)
     }
 }
 
+/* The job token every hello carries: CLUSTERFIT_JOB_TOKEN, else the launcher's job id (Slurm
+ * job and step, Open MPI's job id, the PMIx namespace), else none.  The variables are the ones
+ * srun, Open MPI's mpirun and any PMIx launcher set identically in every rank of a job; a token
+ * longer than a hello's field is sent as its 64-bit FNV-1a hash. */
+static void env_token(char *out, size_t n)
+{
+    const char *own = getenv("CLUSTERFIT_JOB_TOKEN"), *sj = getenv("SLURM_JOB_ID");
+    const char *ompi = getenv("OMPI_MCA_ess_base_jobid"), *pmix = getenv("PMIX_NAMESPACE");
+    const char *step = getenv("SLURM_STEP_ID");
+    char t[1024];
+    if (own && *own)
+        snprintf(t, sizeof t, "token:%s", own);
+    else if (sj && *sj)
+        snprintf(t, sizeof t, "slurm:%s.%s", sj, step ? step : "");
+    else if (ompi && *ompi)
+        snprintf(t, sizeof t, "ompi:%s", ompi);
+    else if (pmix && *pmix)
+        snprintf(t, sizeof t, "pmix:%s", pmix);
+    else
+        t[0] = '\0';
+    if (strlen(t) < n) {
+        snprintf(out, n, "%s", t);
+        return;
+    }
+    uint64_t h = 14695981039346656037ULL;   /* FNV-1a 64 (http://www.isthe.com/chongo/tech/comp/fnv/) */
+    for (const char *q = t; *q; q++)
+        h = (h ^ (unsigned char)*q) * 1099511628211ULL;
+    snprintf(out, n, "fnv1a64:%016llx", (unsigned long long)h);
+}
+
+/* A --np job's token: random, so no other process on the host can guess it. */
+static void np_token(char *out, size_t n)
+{
+    unsigned long long r[2] = {0, 0};
+    FILE *f = fopen("/dev/urandom", "rb");
+    if (!f || fread(r, sizeof r, 1, f) != 1) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        r[0] = (unsigned long long)ts.tv_nsec ^ ((unsigned long long)ts.tv_sec << 20);
+        r[1] = (unsigned long long)getpid();
+    }
+    if (f)
+        fclose(f);
+    snprintf(out, n, "np:%d:%016llx%016llx", (int)getpid(), r[0], r[1]);
+}
+
 static int rank_start(const cfit_launch *opt, int rank, int size, const char *host, int port, int lfd,
                       int owner, cfit_comm **out, cfit_diag *d)
 {
@@ -85,6 +132,7 @@ static int rank_start(const cfit_launch *opt, int rank, int size, const char *ho
     c->timeout_s = opt->timeout_s > 0 ? opt->timeout_s : 60.0;
     c->owner_pid = owner;
     c->local_only = owner != 0;
+    snprintf(c->token, sizeof c->token, "%s", g_job.token);
     int rc = cfit__bootstrap(c, rank, size, host, port, lfd, opt->args_digest, d);
     if (!rc)
         rc = cfit__comm_connect(c, opt->transport, d);
@@ -215,6 +263,7 @@ static int fork_ranks(const cfit_launch *opt, cfit_comm **comm, int *is_parent, 
     g_job.n = 0;
     g_job.timeout_s = opt->timeout_s > 0 ? opt->timeout_s : 60.0;
     g_job.owner = getpid();
+    np_token(g_job.token, sizeof g_job.token);
     g_job.oom_kills = cfit__cgroup_oom_kills();
     g_stop_signal = 0;
     stop_handlers(1);
@@ -266,6 +315,7 @@ int cfit_launch_start(const cfit_launch *opt, cfit_comm **comm, int *is_parent, 
         return rc;
     if (size == 1)
         snprintf(host, sizeof host, "127.0.0.1"), port = 0;
+    env_token(g_job.token, sizeof g_job.token);
     return rank_start(opt, rank, size, host, port, -1, 0, comm, d);
 }
 
