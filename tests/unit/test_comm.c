@@ -511,6 +511,33 @@ static void test_hello_parser(void **s)
     assert_int_equal(cfit__parse_hello(b, n, 2, "", &h, &d), 0);
 }
 
+/* The --np launcher's room check: a small job fits, one larger than /dev/shm or the host's
+ * memory is refused naming both needs and both numbers. */
+static void test_launch_fits(void **s)
+{
+    (void)s;
+    cfit_launch l;
+    memset(&l, 0, sizeof l);
+    l.np = 2;
+    l.transport = CFIT_TRANSPORT_AUTO;
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    assert_int_equal(cfit__launch_fits(&l, &d), 0);
+    assert_true(cfit__shm_segment_bytes(2) > 4096);
+    l.shm_bytes_per_rank = (uint64_t)1 << 50;   /* 1 PiB of windows */
+    assert_int_equal(cfit__launch_fits(&l, &d), CFIT_ENOMEM);
+    assert_non_null(strstr(d.msg, "2 ranks need 2251799.8"));
+    assert_non_null(strstr(d.msg, "GB free and the host"));
+    assert_non_null(strstr(d.msg, "nothing was started"));
+    l.shm_bytes_per_rank = 0;
+    l.mem_bytes_per_rank = (uint64_t)1 << 50;   /* private buffers only: MemAvailable refuses */
+    cfit_diag_clear(&d);
+    assert_int_equal(cfit__launch_fits(&l, &d), cfit__mem_available_bytes() ? CFIT_ENOMEM : 0);
+    char hint[256];
+    cfit__sigkill_hint(1, cfit__cgroup_oom_kills(), hint, sizeof hint);   /* best effort: no crash */
+    assert_true(strlen(hint) < sizeof hint);
+}
+
 /* Circle method: every pair exactly once, pairs of a round disjoint, one idle when m is odd. */
 static void test_pairs_rounds(void **s)
 {
@@ -624,6 +651,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parsers),
         cmocka_unit_test(test_hello_parser),
+        cmocka_unit_test(test_launch_fits),
         cmocka_unit_test(test_pairs_rounds),
         cmocka_unit_test(test_pairs_analyse),
         cmocka_unit_test(test_pairs_run),
