@@ -360,9 +360,10 @@ static int finish_job(int status, void (*report)(void *ctx, const char *msg), vo
 {
     char prefix[64];
     snprintf(prefix, sizeof prefix, "clusterfit-%d-", (int)g_job.owner);
-    if (g_job.owner > 0)
+    if (g_job.owner > 0) {   /* a launch happened: its segments, its handlers */
         cfit__shm_remove_prefix(prefix);
-    stop_handlers(0);
+        stop_handlers(0);
+    }
     int sig = g_stop_signal;
     if (sig) {
         char msg[256];
