@@ -132,6 +132,13 @@ typedef struct cfit_bench_sink {
     void (*row)(void *ctx, int rank, const cfit_bench_row *row);
 } cfit_bench_sink;
 
+/* What one of nranks ranks on one host allocates for o: *private_bytes of its own buffers
+ * (send, receive, the check's expected result and the schedule's scratch at -e) and
+ * *window_bytes of shared memory for the all-reduce window (0 when none would be mapped:
+ * not all-reduce, one rank, --algo ring, or --algo auto with /dev/shm too small for it).
+ * A --np launcher checks nranks times their sum against the host before it forks. */
+void cfit_bench_need_bytes(const cfit_bench_opts *o, int nranks, uint64_t *private_bytes, uint64_t *window_bytes);
+
 /* Run the benchmark on this rank (every rank of the job calls it with the same options).
  * Returns 0 when every size ran (wrong elements are reported in the rows, not as an error),
  * CFIT_EINVALID/CFIT_ERANGE for options that cannot run (unknown collective, sizes too large

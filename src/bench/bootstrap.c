@@ -5,12 +5,20 @@
  *   rank 0 -> r        greeting on accept: magic, version (a joining rank that gets no
  *                      greeting drops the connection and tries again until the timeout)
  *   rank r -> rank 0   HELLO: magic, version, rank, size, pid, data port, host[256],
- *                      hostkey[192], digest length, digest bytes
+ *                      hostkey[192], job token[128], digest length, digest bytes
+ *                      (cfit__parse_hello, bootstrap_parse.c)
  *   rank 0 -> every r  status (0 or -cfit_err), message length, message; when 0: the
  *                      job id[48] and per rank: host, hostkey, addr[64], port, pid
  * Rank 0 fills each rank's address with the peer address it saw the HELLO come from;
  * ranks fill rank 0's with the address they reached the rendezvous at.  The connection
  * stays open as the control channel (set-up barriers) until the comm is closed.
+ *
+ * Rank 0 reads every accepted connection at once (one poll over all of them), each with its
+ * own HELLO_WAIT_S deadline, so idle or slow connections cannot keep real ranks out; a
+ * stranger (no hello in time, not a clusterfit hello, another job's token, another world
+ * size, a rank already joined) is dropped with a warning on stderr and rank 0 keeps waiting
+ * for the real ranks until --timeout.  The job token (launch.c) is random per --np job and
+ * derived from the launcher's job id otherwise.
  */
 #define _GNU_SOURCE
 #include "bench/comm_internal.h"
@@ -22,6 +30,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,9 +39,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#define HELLO_MAGIC 0x43464954u   /* "CFIT" */
-#define HELLO_VERSION 1u
-#define DIGEST_MAX 4096
+#define HELLO_MAGIC CFIT__HELLO_MAGIC
+#define HELLO_VERSION CFIT__HELLO_VERSION
+#define HELLO_FIXED CFIT__HELLO_FIXED
+#define DIGEST_MAX CFIT__DIGEST_MAX
+#define HELLO_WAIT_S 5.0     /* a connection that sends no whole hello in this long is dropped */
+#define PENDING_MAX 256      /* connections read at once; more wait in the listen backlog */
+#define r_u32 cfit__get_be32
+#define r_str cfit__get_str
 
 /* ---- sockets ---------------------------------------------------------------------- */
 
@@ -223,18 +237,6 @@ static void put_be32(unsigned char *p, uint32_t v)
     p[3] = (unsigned char)v;
 }
 
-static uint32_t r_u32(const unsigned char *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void r_str(char *dst, const unsigned char *p, size_t field)
-{
-    memcpy(dst, p, field);
-    dst[field - 1] = '\0';
-}
-
-#define HELLO_FIXED (6 * 4 + CFIT__HOST_MAX + CFIT__HOSTKEY_MAX + 4)
 #define ENTRY_BYTES (CFIT__HOST_MAX + CFIT__HOSTKEY_MAX + CFIT__ADDR_MAX + 8)
 
 /* ---- host identity ---------------------------------------------------------------- */
@@ -278,8 +280,9 @@ static void numeric_addr(const struct sockaddr_storage *ss, char *out, size_t n)
         snprintf(out, n, "127.0.0.1");
 }
 
-/* A listener on every address of family (port 0 = any free port).  fd or -1 (errno). */
-static int listen_any(int family, int port)
+/* A listener on every address of family, or on loopback only (port 0 = any free port).
+ * fd or -1 (errno). */
+static int listen_on(int family, int port, int loopback)
 {
     int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
@@ -293,13 +296,13 @@ static int listen_any(int family, int port)
     if (family == AF_INET6) {
         struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
         s6->sin6_family = AF_INET6;
-        s6->sin6_addr = in6addr_any;
+        s6->sin6_addr = loopback ? in6addr_loopback : in6addr_any;
         s6->sin6_port = htons((uint16_t)port);
         len = sizeof *s6;
     } else {
         struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
         s4->sin_family = AF_INET;
-        s4->sin_addr.s_addr = htonl(INADDR_ANY);
+        s4->sin_addr.s_addr = htonl(loopback ? INADDR_LOOPBACK : INADDR_ANY);
         s4->sin_port = htons((uint16_t)port);
         len = sizeof *s4;
     }
@@ -342,41 +345,151 @@ static int send_status(int fd, int status, const char *msg, const wbuf *table, d
     return rc;
 }
 
-/* Read one HELLO from a fresh connection; 0 when valid, else the connection is dropped. */
-static int read_hello(int fd, double deadline, int size, cfit__peer_info *pi, int *rank, char **digest,
-                      cfit_diag *d)
+/* A connection rank 0 accepted and reads a hello from. */
+typedef struct pending {
+    int fd;
+    double deadline;
+    size_t have, want;              /* bytes read; HELLO_FIXED, then HELLO_FIXED + digest */
+    unsigned char buf[HELLO_FIXED + DIGEST_MAX];
+    cfit__hello h;
+    char addr[CFIT__ADDR_MAX];
+} pending;
+
+typedef struct gather {
+    cfit_comm *c;
+    const char *rdv;
+    joined *j;
+    pending *p;                     /* [PENDING_MAX] */
+    int np, arrived, dropped;
+} gather;
+
+static void drop_log(gather *g, const char *addr, const char *why)
 {
-    unsigned char h[HELLO_FIXED];
-    double dl = cfit__now() + 5.0 < deadline ? cfit__now() + 5.0 : deadline;
-    if (cfit__sock_io(fd, h, sizeof h, 0, dl))
-        return CFIT_EPARSE;
-    if (r_u32(h) != HELLO_MAGIC || r_u32(h + 4) != HELLO_VERSION)
-        return CFIT_EPARSE;
-    int r = (int)r_u32(h + 8), sz = (int)r_u32(h + 12);
-    uint32_t dlen = r_u32(h + HELLO_FIXED - 4);
-    if (dlen > DIGEST_MAX)
-        return CFIT_EPARSE;
-    if (sz != size || r < 1 || r >= size)
-        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
-                             "rank %d says the job has %d ranks, rank 0 says %d", r, sz, size);
-    pi->pid = (int)r_u32(h + 16);
-    pi->port = (int)r_u32(h + 20);
-    r_str(pi->host, h + 24, CFIT__HOST_MAX);
-    r_str(pi->hostkey, h + 24 + CFIT__HOST_MAX, CFIT__HOSTKEY_MAX);
-    char *dg = calloc(1, dlen + 1);
-    if (!dg)
-        return CFIT_ENOMEM;
-    if (cfit__sock_io(fd, dg, dlen, 0, dl)) {
-        free(dg);
-        return CFIT_EPARSE;
-    }
+    g->dropped++;
+    fprintf(stderr, "clusterfit: warning: rendezvous at %s: dropped a connection from %s: %s\n", g->rdv,
+            addr[0] ? addr : "?", why);
+    fflush(stderr);
+}
+
+/* Drop pending k (tell it why when it spoke our protocol, so a misdirected rank learns it). */
+static void drop_pending(gather *g, int k, int err, const char *why)
+{
+    pending *q = &g->p[k];
+    if (err)
+        send_status(q->fd, err, why, NULL, cfit__now() + 0.2);
+    drop_log(g, q->addr, why);
+    close(q->fd);
+    g->p[k] = g->p[--g->np];
+}
+
+static void accept_one(gather *g, int lfd, double deadline)
+{
     struct sockaddr_storage ss;
     socklen_t len = sizeof ss;
-    if (getpeername(fd, (struct sockaddr *)&ss, &len) == 0)
-        numeric_addr(&ss, pi->addr, sizeof pi->addr);
-    *rank = r;
-    *digest = dg;
+    int fd = accept4(lfd, (struct sockaddr *)&ss, &len, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    if (fd < 0)
+        return;
+    pending *q = &g->p[g->np];
+    memset(q, 0, offsetof(pending, buf));
+    numeric_addr(&ss, q->addr, sizeof q->addr);
+    unsigned char greet[8];
+    put_be32(greet, HELLO_MAGIC), put_be32(greet + 4, HELLO_VERSION);
+    if (send(fd, greet, sizeof greet, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)sizeof greet) {
+        close(fd);
+        return;
+    }
+    q->fd = fd;
+    q->want = HELLO_FIXED;
+    q->deadline = cfit__now() + HELLO_WAIT_S < deadline ? cfit__now() + HELLO_WAIT_S : deadline;
+    g->np++;
+}
+
+/* The whole hello of pending k is in: a rank of this job joins, a duplicate is dropped. */
+static int hello_done(gather *g, int k)
+{
+    pending *q = &g->p[k];
+    int r = q->h.rank;
+    if (g->j[r].fd >= 0) {
+        char why[160];
+        snprintf(why, sizeof why, "rank %d has joined already (ranks of different jobs share the rendezvous?)", r);
+        drop_pending(g, k, CFIT_EINVALID, why);
+        return 0;
+    }
+    char *dg = calloc(1, q->h.digest_len + 1);
+    if (!dg)
+        return CFIT_ENOMEM;
+    memcpy(dg, q->buf + HELLO_FIXED, q->h.digest_len);
+    set_nonblock(q->fd, 0);
+    cfit__peer_info *pi = &g->c->peers[r];
+    memset(pi, 0, sizeof *pi);
+    pi->pid = q->h.pid, pi->port = q->h.port;
+    snprintf(pi->host, sizeof pi->host, "%s", q->h.host);
+    snprintf(pi->hostkey, sizeof pi->hostkey, "%s", q->h.hostkey);
+    snprintf(pi->addr, sizeof pi->addr, "%s", q->addr);
+    g->j[r].fd = q->fd;
+    g->j[r].digest = dg;
+    g->arrived++;
+    g->p[k] = g->p[--g->np];
     return 0;
+}
+
+/* Read what pending k has; 0, or CFIT_ENOMEM.  Completes or drops it when it can. */
+static int read_pending(gather *g, int k)
+{
+    pending *q = &g->p[k];
+    ssize_t n = recv(q->fd, q->buf + q->have, q->want - q->have, MSG_DONTWAIT);
+    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+        drop_pending(g, k, 0, "closed before it sent a whole hello");
+        return 0;
+    }
+    if (n < 0)
+        return 0;
+    q->have += (size_t)n;
+    if (q->have < q->want)
+        return 0;
+    if (q->want == HELLO_FIXED) {
+        cfit_diag why;
+        cfit_diag_clear(&why);
+        int rc = cfit__parse_hello(q->buf, q->have, g->c->size, g->c->token, &q->h, &why);
+        if (rc) {
+            drop_pending(g, k, rc == CFIT_EINVALID ? CFIT_EINVALID : 0, why.msg);
+            return 0;
+        }
+        q->want += q->h.digest_len;
+        if (q->have < q->want)
+            return 0;
+    }
+    return hello_done(g, k);
+}
+
+/* One round: poll the listener and every pending connection, read what came, expire. */
+static int gather_round(gather *g, int lfd, double deadline)
+{
+    struct pollfd pf[PENDING_MAX + 1];
+    double now = cfit__now(), wake = now + 1.0 < deadline ? now + 1.0 : deadline;
+    pf[0].fd = g->np < PENDING_MAX ? lfd : -1, pf[0].events = POLLIN, pf[0].revents = 0;
+    for (int k = 0; k < g->np; k++) {
+        pf[k + 1].fd = g->p[k].fd, pf[k + 1].events = POLLIN, pf[k + 1].revents = 0;
+        wake = g->p[k].deadline < wake ? g->p[k].deadline : wake;
+    }
+    int n = g->np, rc = 0;
+    if (poll(pf, (nfds_t)n + 1, wake > now ? (int)((wake - now) * 1000) + 1 : 0) < 0 && errno != EINTR)
+        return 0;
+    for (int k = n - 1; k >= 0 && !rc; k--)   /* backwards: a drop moves the last one into k */
+        if (pf[k + 1].revents)
+            rc = read_pending(g, k);
+    now = cfit__now();
+    for (int k = g->np - 1; k >= 0; k--)
+        if (g->p[k].deadline <= now)
+            drop_pending(g, k, 0, "no whole hello within 5 s");
+    if (pf[0].revents & POLLIN)
+        for (int i = 0; i < 64 && g->np < PENDING_MAX; i++) {
+            int before = g->np;
+            accept_one(g, lfd, deadline);
+            if (g->np == before)
+                break;
+        }
+    return rc;
 }
 
 static void missing_ranks(const joined *j, int size, char *out, size_t n)
@@ -388,61 +501,34 @@ static void missing_ranks(const joined *j, int size, char *out, size_t n)
             used += (size_t)snprintf(out + used, n - used, "%s%d", used ? ", " : "", r);
 }
 
-static int rank0_gather(cfit_comm *c, int lfd, const char *digest, const char *rdv, cfit_diag *d)
+/* Accept and read hellos until every rank joined or --timeout passed. */
+static int gather_hellos(gather *g, int lfd, cfit_diag *d)
 {
-    int size = c->size, rc = 0, arrived = 0;
+    cfit_comm *c = g->c;
     double deadline = cfit__now() + c->timeout_s;
-    joined *j = calloc((size_t)size, sizeof *j);
-    if (!j)
-        return cfit_diag_set(d, CFIT_ENOMEM, NULL, 0, 0, "out of memory");
-    for (int r = 0; r < size; r++)
-        j[r].fd = -1;
-    while (arrived < size - 1 && !rc) {
-        double left = deadline - cfit__now();
-        if (left <= 0) {
-            char miss[256];
-            missing_ranks(j, size, miss, sizeof miss);
-            rc = cfit_diag_set(d, CFIT_ETIMEOUT, NULL, 0, 0,
-                               "rendezvous at %s: %d of %d ranks arrived within %g s (missing rank %s)",
-                               rdv, arrived + 1, size, c->timeout_s, miss);
-            break;
+    int rc = 0;
+    set_nonblock(lfd, 1);   /* accept_one takes what the backlog holds, never waits */
+    while (g->arrived < c->size - 1 && !rc) {
+        if (cfit__now() >= deadline) {
+            char miss[256], extra[96] = "";
+            missing_ranks(g->j, c->size, miss, sizeof miss);
+            if (g->dropped)
+                snprintf(extra, sizeof extra, "; dropped %d connection%s that were not ranks of this job",
+                         g->dropped, g->dropped == 1 ? "" : "s");
+            return cfit_diag_set(d, CFIT_ETIMEOUT, NULL, 0, 0,
+                                 "rendezvous at %s: %d of %d ranks arrived within %g s (missing rank %s)%s", g->rdv,
+                                 g->arrived + 1, c->size, c->timeout_s, miss, extra);
         }
-        struct pollfd pfd = {lfd, POLLIN, 0};
-        if (poll(&pfd, 1, left > 1 ? 1000 : (int)(left * 1000) + 1) <= 0)
-            continue;
-        int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-        if (fd < 0)
-            continue;
-        unsigned char greet[8];
-        put_be32(greet, HELLO_MAGIC), put_be32(greet + 4, HELLO_VERSION);
-        if (cfit__sock_io(fd, greet, sizeof greet, 1, cfit__now() + 1.0)) {
-            close(fd);
-            continue;
-        }
-        cfit__peer_info pi;
-        memset(&pi, 0, sizeof pi);
-        int r = -1;
-        char *dg = NULL;
-        int hr = read_hello(fd, deadline, size, &pi, &r, &dg, d);
-        if (hr == CFIT_EPARSE) {   /* not one of ours: ignore it */
-            close(fd);
-            continue;
-        }
-        if (!hr && j[r].fd >= 0)
-            hr = cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "two processes joined as rank %d (ranks of "
-                               "different jobs share the rendezvous %s?)", r, rdv);
-        if (hr) {
-            send_status(fd, hr, d->msg, NULL, deadline);
-            close(fd);
-            free(dg);
-            rc = hr;
-            break;
-        }
-        j[r].fd = fd;
-        j[r].digest = dg;
-        c->peers[r] = pi;
-        arrived++;
+        rc = gather_round(g, lfd, deadline);
     }
+    return rc ? cfit_diag_set(d, rc, NULL, 0, 0, "out of memory") : 0;
+}
+
+/* Every rank is in: check the digests, send each its status and (when 0) the table. */
+static int send_tables(cfit_comm *c, joined *j, const char *digest, int rc, cfit_diag *d)
+{
+    int size = c->size;
+    double deadline = cfit__now() + c->timeout_s;
     for (int r = 1; r < size && !rc; r++)
         if (strcmp(j[r].digest, digest) != 0)
             rc = cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
@@ -452,12 +538,12 @@ static int rank0_gather(cfit_comm *c, int lfd, const char *digest, const char *r
     if (!rc) {
         w_bytes(&table, c->jobid, CFIT__JOBID_MAX);
         for (int r = 0; r < size; r++) {
-            const cfit__peer_info *p = &c->peers[r];
-            w_str(&table, p->host, CFIT__HOST_MAX);
-            w_str(&table, p->hostkey, CFIT__HOSTKEY_MAX);
-            w_str(&table, p->addr, CFIT__ADDR_MAX);
-            w_u32(&table, (uint32_t)p->port);
-            w_u32(&table, (uint32_t)p->pid);
+            const cfit__peer_info *pi = &c->peers[r];
+            w_str(&table, pi->host, CFIT__HOST_MAX);
+            w_str(&table, pi->hostkey, CFIT__HOSTKEY_MAX);
+            w_str(&table, pi->addr, CFIT__ADDR_MAX);
+            w_u32(&table, (uint32_t)pi->port);
+            w_u32(&table, (uint32_t)pi->pid);
         }
         if (table.oom)
             rc = cfit_diag_set(d, CFIT_ENOMEM, NULL, 0, 0, "out of memory");
@@ -472,6 +558,25 @@ static int rank0_gather(cfit_comm *c, int lfd, const char *digest, const char *r
         free(j[r].digest);
     }
     free(table.p);
+    return rc;
+}
+
+static int rank0_gather(cfit_comm *c, int lfd, const char *digest, const char *rdv, cfit_diag *d)
+{
+    joined *j = calloc((size_t)c->size, sizeof *j);
+    pending *p = malloc(PENDING_MAX * sizeof *p);
+    if (!j || !p) {
+        free(j), free(p);
+        return cfit_diag_set(d, CFIT_ENOMEM, NULL, 0, 0, "out of memory");
+    }
+    for (int r = 0; r < c->size; r++)
+        j[r].fd = -1;
+    gather g = {c, rdv, j, p, 0, 0, 0};
+    int rc = gather_hellos(&g, lfd, d);
+    for (int k = 0; k < g.np; k++)
+        close(p[k].fd);
+    free(p);
+    rc = send_tables(c, j, digest, rc, d);
     free(j);
     return rc;
 }
@@ -522,6 +627,7 @@ static int rank_join(cfit_comm *c, const char *host, int port, const char *diges
     w_u32(&b, (uint32_t)me->port);
     w_str(&b, me->host, CFIT__HOST_MAX);
     w_str(&b, me->hostkey, CFIT__HOSTKEY_MAX);
+    w_str(&b, c->token, CFIT__TOKEN_MAX);
     size_t dlen = strlen(digest) > DIGEST_MAX ? DIGEST_MAX : strlen(digest);
     w_u32(&b, (uint32_t)dlen);
     w_bytes(&b, digest, dlen);
@@ -585,11 +691,12 @@ int cfit__bootstrap(cfit_comm *c, int rank, int size, const char *host, int port
     me->pid = (int)getpid();
     snprintf(me->addr, sizeof me->addr, "%s", strchr(host, ':') ? "::1" : "127.0.0.1");
     if (size == 1) {
-        snprintf(c->jobid, sizeof c->jobid, "%d-%lx", (int)getpid(), (unsigned long)time(NULL));
+        snprintf(c->jobid, sizeof c->jobid, "%d-%lx", c->owner_pid ? c->owner_pid : (int)getpid(),
+                 (unsigned long)time(NULL));
         return 0;
     }
     int family = strchr(host, ':') ? AF_INET6 : AF_INET;
-    c->data_listen_fd = listen_any(family, 0);
+    c->data_listen_fd = listen_on(family, 0, c->local_only);
     if (c->data_listen_fd < 0)
         return cfit_diag_set(d, CFIT_ESYS, NULL, 0, 0, "cannot open a TCP listener: %s", strerror(errno));
     me->port = sock_port(c->data_listen_fd);
@@ -600,7 +707,7 @@ int cfit__bootstrap(cfit_comm *c, int rank, int size, const char *host, int port
     snprintf(rdv, sizeof rdv, "%s:%d", host, port);
     int lfd = listen_fd;
     if (lfd < 0) {
-        lfd = listen_any(family, port);
+        lfd = listen_on(family, port, c->local_only);
         if (lfd < 0)
             return cfit_diag_set(d, CFIT_ESYS, NULL, 0, 0,
                                  errno == EADDRINUSE
@@ -619,7 +726,8 @@ int cfit__bootstrap(cfit_comm *c, int rank, int size, const char *host, int port
         c->ctl_fds[r] = -1;
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    snprintf(c->jobid, sizeof c->jobid, "%d-%lx%05lx", (int)getpid(), (unsigned long)ts.tv_sec,
+    snprintf(c->jobid, sizeof c->jobid, "%d-%lx%05lx", c->owner_pid ? c->owner_pid : (int)getpid(),
+             (unsigned long)ts.tv_sec,
              (unsigned long)(ts.tv_nsec / 10000) & 0xfffffUL);
     int rc = rank0_gather(c, lfd, digest ? digest : "", rdv, d);
     close(lfd);

@@ -105,3 +105,70 @@ int cfit__parse_nodelist_first(const char *text, char *host, size_t host_n, cfit
     host[prefix + num] = '\0';
     return 0;
 }
+
+/* ---- the rendezvous hello (bootstrap.c sends and reads it) -------------------------------- */
+
+uint32_t cfit__get_be32(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+void cfit__get_str(char *dst, const unsigned char *p, size_t field)
+{
+    memcpy(dst, p, field);
+    dst[field - 1] = '\0';
+}
+
+/* magic, version, rank, size, pid, port, host, hostkey, token, digest length */
+#define AT_HOST 24
+#define AT_HOSTKEY (AT_HOST + CFIT__HOST_MAX)
+#define AT_TOKEN (AT_HOSTKEY + CFIT__HOSTKEY_MAX)
+
+static int hello_framing(const unsigned char *buf, size_t len, cfit_diag *d)
+{
+    if (len < CFIT__HELLO_FIXED)
+        return cfit_diag_set(d, CFIT_EPARSE, NULL, 0, 0, "a hello of %zu bytes (at least %d)", len,
+                             CFIT__HELLO_FIXED);
+    if (cfit__get_be32(buf) != CFIT__HELLO_MAGIC)
+        return cfit_diag_set(d, CFIT_EPARSE, NULL, 0, 0, "not a clusterfit hello (magic 0x%08x)",
+                             (unsigned)cfit__get_be32(buf));
+    if (cfit__get_be32(buf + 4) != CFIT__HELLO_VERSION)
+        return cfit_diag_set(d, CFIT_EPARSE, NULL, 0, 0, "a hello of protocol version %u (this clusterfit "
+                             "speaks %u)", (unsigned)cfit__get_be32(buf + 4), CFIT__HELLO_VERSION);
+    uint32_t dlen = cfit__get_be32(buf + CFIT__HELLO_FIXED - 4);
+    if (dlen > CFIT__DIGEST_MAX)
+        return cfit_diag_set(d, CFIT_EPARSE, NULL, 0, 0, "an argument digest of %u bytes (at most %d)",
+                             (unsigned)dlen, CFIT__DIGEST_MAX);
+    uint32_t port = cfit__get_be32(buf + 20);
+    if (port < 1 || port > 65535)
+        return cfit_diag_set(d, CFIT_EPARSE, NULL, 0, 0, "data port %u is not 1..65535", (unsigned)port);
+    return 0;
+}
+
+int cfit__parse_hello(const unsigned char *buf, size_t len, int size, const char *token, cfit__hello *h,
+                      cfit_diag *d)
+{
+    memset(h, 0, sizeof *h);
+    int rc = hello_framing(buf, len, d);
+    if (rc)
+        return rc;
+    uint32_t r = cfit__get_be32(buf + 8), sz = cfit__get_be32(buf + 12);
+    cfit__get_str(h->token, buf + AT_TOKEN, CFIT__TOKEN_MAX);
+    if (strcmp(h->token, token) != 0)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "wrong job token (a process of another job%s)",
+                             token[0] ? "" : ", or one started with CLUSTERFIT_JOB_TOKEN set");
+    if (sz != (uint32_t)size)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "it says the job has %u ranks, rank 0 says %d",
+                             (unsigned)sz, size);
+    if (r < 1 || r >= (uint32_t)size)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "it claims rank %u, not one of 1..%d", (unsigned)r,
+                             size - 1);
+    h->rank = (int)r;
+    h->size = (int)sz;
+    h->pid = (int)cfit__get_be32(buf + 16);
+    h->port = (int)cfit__get_be32(buf + 20);
+    h->digest_len = cfit__get_be32(buf + CFIT__HELLO_FIXED - 4);
+    cfit__get_str(h->host, buf + AT_HOST, CFIT__HOST_MAX);
+    cfit__get_str(h->hostkey, buf + AT_HOSTKEY, CFIT__HOSTKEY_MAX);
+    return 0;
+}

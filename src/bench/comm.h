@@ -81,6 +81,9 @@ typedef struct cfit_launch {
     const char *rendezvous;        /* --rendezvous HOST:PORT overrides MASTER_ADDR/PORT; NULL = env */
     const char *args_digest;       /* text every rank must agree on (normalised argv); checked
                                       at bootstrap, mismatch -> CFIT_EINVALID naming the rank */
+    uint64_t shm_bytes_per_rank;   /* shared memory each rank maps beyond its ring segment (windows) */
+    uint64_t mem_bytes_per_rank;   /* private buffers of each rank; with the above, checked by a --np
+                                      launcher against /dev/shm and MemAvailable before it forks */
 } cfit_launch;
 
 /* Start the job and return this process's comm.  With np > 0 the calling process forks

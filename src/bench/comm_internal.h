@@ -18,6 +18,7 @@
 #define CFIT__HOSTKEY_MAX 192   /* host identity: hostname|boot_id|net|pid|mnt */
 #define CFIT__ADDR_MAX 64       /* numeric IPv4/IPv6 address */
 #define CFIT__JOBID_MAX 48
+#define CFIT__TOKEN_MAX 128   /* job token in a hello (bootstrap.c) */
 
 /* One rank as bootstrap saw it. */
 typedef struct cfit__peer_info {
@@ -33,6 +34,9 @@ struct cfit_comm {
     int rank, size;
     double timeout_s;
     char jobid[CFIT__JOBID_MAX];       /* unique per job, names shm segments */
+    int owner_pid;                    /* --np launcher's pid (starts the job id), 0 = rank 0's */
+    int local_only;                   /* --np job: every listener on loopback */
+    char token[CFIT__TOKEN_MAX];      /* job token every hello carries ("" = none) */
     cfit__peer_info *peers;           /* [size] */
     char **labels;                    /* [size] host label shown to users ("host" or "host:rankN") */
     int ctl_fd;                       /* TCP control connection: to rank 0, or -1 on rank 0 */
@@ -63,6 +67,19 @@ int cfit__comm_fail(cfit_comm *c, int err, const char *fmt, ...)
  * Collective over the ranks that use the transport (they call it in the same order).
  * Return 0 or a negative cfit_err with c->err set. */
 int cfit__shm_open(cfit_comm *c, const int *use, void **self);
+/* Bytes of one rank's ring segment when nlocal ranks share the host over shm. */
+size_t cfit__shm_segment_bytes(int nlocal);
+
+/* The --np launcher's host checks (launch_guard.c). */
+uint64_t cfit__shm_free_bytes(void);          /* /dev/shm's free bytes (statvfs), 0 unknown */
+uint64_t cfit__mem_available_bytes(void);     /* MemAvailable, 0 unknown */
+/* 0 when opt->np ranks' shared memory fits /dev/shm and all their memory fits MemAvailable;
+ * else CFIT_ENOMEM with both needs and both numbers in d. */
+int cfit__launch_fits(const cfit_launch *opt, cfit_diag *d);
+void cfit__shm_remove_prefix(const char *prefix);   /* unlink /dev/shm/PREFIX* */
+long cfit__cgroup_oom_kills(void);            /* this cgroup's memory.events oom_kill, -1 unknown */
+/* Why a rank (pid) killed by SIGKILL may have died: "; the kernel log says ..." or "". */
+void cfit__sigkill_hint(int pid, long oom_kills_before, char *out, size_t n);
 int cfit__tcp_open(cfit_comm *c, const int *use, void **self);
 
 /* Record that rank `lost` is gone (first failure wins) and return CFIT_EPEER. */
@@ -107,6 +124,29 @@ int cfit__comm_connect(cfit_comm *c, cfit_transport_kind kind, cfit_diag *d);
 int cfit__parse_hostport(const char *text, char *host, size_t host_n, int *port, cfit_diag *d);
 int cfit__parse_envint(const char *text, long min, long max, long *out, cfit_diag *d);
 int cfit__parse_nodelist_first(const char *text, char *host, size_t host_n, cfit_diag *d);
+
+/* The rendezvous hello a rank sends rank 0 (all integers big-endian u32, strings NUL-padded):
+ * magic, version, rank, size, pid, data port, host[HOST_MAX], hostkey[HOSTKEY_MAX],
+ * token[TOKEN_MAX], digest length, then that many bytes of argument digest. */
+#define CFIT__HELLO_MAGIC 0x43464954u   /* "CFIT" */
+#define CFIT__HELLO_VERSION 2u          /* 2: the job token */
+#define CFIT__DIGEST_MAX 4096
+#define CFIT__HELLO_FIXED (6 * 4 + CFIT__HOST_MAX + CFIT__HOSTKEY_MAX + CFIT__TOKEN_MAX + 4)
+
+typedef struct cfit__hello {
+    int rank, size, pid, port;
+    uint32_t digest_len;             /* bytes of digest after the fixed part */
+    char host[CFIT__HOST_MAX], hostkey[CFIT__HOSTKEY_MAX], token[CFIT__TOKEN_MAX];
+} cfit__hello;
+
+uint32_t cfit__get_be32(const unsigned char *p);
+void cfit__get_str(char *dst, const unsigned char *p, size_t field);   /* copy, NUL-terminate */
+/* The fixed part of a hello (len bytes at buf) for a job of size ranks and this token.  0 and
+ * *h filled; CFIT_EPARSE when it is no clusterfit hello of this version (short, magic,
+ * version, digest length over DIGEST_MAX, port); CFIT_EINVALID when it is one of another job
+ * (token differs, another size, a rank outside 1..size-1).  d says why. */
+int cfit__parse_hello(const unsigned char *buf, size_t len, int size, const char *token, cfit__hello *h,
+                      cfit_diag *d);
 
 /* Socket helpers (bootstrap.c).  sock_io moves exactly n bytes (write or read) before
  * the monotonic deadline: 0, CFIT_EPEER on EOF/reset, CFIT_ETIMEOUT, CFIT_ESYS (errno kept).

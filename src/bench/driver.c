@@ -219,6 +219,35 @@ static void *alloc_touched(size_t bytes)
     return p;
 }
 
+/* Would open_window ask for a window (before the ranks agree)?  Only with room for every
+ * rank's window twice over in /dev/shm under --algo auto. */
+static int window_wanted(const cfit_bench_opts *o, const cfit__bcoll *coll, int nranks, size_t half)
+{
+    if (coll != &cfit__bench_allreduce || nranks == 1 || o->algo == CFIT_BENCH_ALGO_RING)
+        return 0;
+    struct statvfs fs;
+    int room = statvfs("/dev/shm", &fs) == 0 &&
+               (double)fs.f_bavail * (double)fs.f_frsize >= 4.0 * (double)half * nranks;
+    return room || o->algo == CFIT_BENCH_ALGO_SHM;
+}
+
+void cfit_bench_need_bytes(const cfit_bench_opts *o, int nranks, uint64_t *private_bytes, uint64_t *window_bytes)
+{
+    cfit_collective id;
+    cfit_diag why;
+    *private_bytes = *window_bytes = 0;
+    if (cfit_collective_parse(o->collective, &id, &why) || nranks < 1)
+        return;
+    sweep w;
+    memset(&w, 0, sizeof w);
+    w.o = o;
+    w.coll = colls[id];
+    w.x.nranks = nranks;
+    size_t buf = ((size_t)o->max_bytes + 4095) & ~(size_t)4095;
+    *private_bytes = (uint64_t)buf * (o->check ? 3 : 2) + scratch_bytes(&w);
+    *window_bytes = window_wanted(o, w.coll, nranks, buf) ? 2 * (uint64_t)buf : 0;
+}
+
 /* The shm window for all-reduce: this rank's send and receive buffers (the largest size
  * each), which then move into it so peers read them in place (coll_allreduce.c). */
 static int open_window(sweep *w, void ***bases)

@@ -10,7 +10,9 @@
  * FUTEX_WAIT; whoever moves a head or tail it depends on bumps the doorbell and wakes
  * it only when it announced that it sleeps (Dekker pair: waiting flag / doorbell).
  * Every rank unlinks its segment as soon as every local rank has mapped them all, so
- * a SIGKILL leaves nothing in /dev/shm.  While it sleeps without progress, a rank checks
+ * a SIGKILL after set-up leaves nothing in /dev/shm; a --np launcher names every segment
+ * /clusterfit-<launcher pid>-... and removes what a rank killed during set-up left
+ * (launch.c).  While it sleeps without progress, a rank checks
  * that the peers it waits on are alive (kill(pid, 0), zombies count as dead); the first
  * dead rank any rank sees is recorded in the local leader's header, so every rank names
  * the same lost rank.
@@ -264,6 +266,19 @@ static size_t round_pow2(size_t v)
     return p;
 }
 
+/* Ring capacity per ordered pair when nlocal ranks share the host. */
+static size_t ring_cap_bytes(int nlocal)
+{
+    size_t cap = SHM_TOTAL / ((size_t)nlocal * (size_t)nlocal);
+    cap = cap > SHM_RING_MAX ? SHM_RING_MAX : cap < SHM_RING_MIN ? SHM_RING_MIN : cap;
+    return round_pow2(cap);
+}
+
+size_t cfit__shm_segment_bytes(int nlocal)
+{
+    return SHM_HDR + (size_t)nlocal * (4096 + ring_cap_bytes(nlocal));
+}
+
 static int map_segment(const char *name, size_t bytes, int create, unsigned char **out)
 {
     int fd = shm_open(name, create ? O_RDWR | O_CREAT | O_EXCL : O_RDWR, 0600);
@@ -345,11 +360,9 @@ int cfit__shm_open(cfit_comm *c, const int *use, void **out)
         }
     }
     s->me = s->lidx[c->rank];
-    size_t cap = SHM_TOTAL / ((size_t)s->nlocal * (size_t)s->nlocal);
-    cap = cap > SHM_RING_MAX ? SHM_RING_MAX : cap < SHM_RING_MIN ? SHM_RING_MIN : cap;
-    s->cap = round_pow2(cap);
+    s->cap = ring_cap_bytes(s->nlocal);
     s->slot = 4096 + s->cap;
-    s->seg_bytes = SHM_HDR + (size_t)s->nlocal * s->slot;
+    s->seg_bytes = cfit__shm_segment_bytes(s->nlocal);
     int rc = 0;
     /* 1: everyone creates its segment (only ranks with shm peers, or a lone rank for windows) */
     int want = nuse > 0 || c->size == 1;

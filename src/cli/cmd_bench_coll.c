@@ -318,6 +318,8 @@ int cmd_bench_collective(const char *name, int argc, char **argv)
     if (corrupt && *corrupt && cli_count("CLUSTERFIT_BENCH_CORRUPT", corrupt, &c.o.corrupt))
         return EXIT_USAGE;
     bench_launch_digest(&c.launch, argc, argv);
+    if (c.launch.np > 0)
+        cfit_bench_need_bytes(&c.o, c.launch.np, &c.launch.mem_bytes_per_rank, &c.launch.shm_bytes_per_rank);
     fflush(stdout);
     return bench_run(&c.launch, rank_body, &c);
 }

@@ -1,10 +1,13 @@
 /* fuzz_bench.c - fuzz target for the launch parsers (src/bench/bootstrap_parse.c): HOST:PORT,
- * launcher integers (RANK, WORLD_SIZE, MASTER_PORT ...) and the first host of a Slurm node list.
+ * launcher integers (RANK, WORLD_SIZE, MASTER_PORT ...), the first host of a Slurm node list
+ * and the rendezvous hello rank 0 reads from whoever connects (the input's bytes as a hello).
  *
  * Oracles beyond "no crash": a rejection is CFIT_EPARSE or CFIT_ERANGE with a message; an
  * accepted HOST:PORT has a port in 1..65535 and a non-empty host that fits, and prints back
  * (as HOST:PORT or [HOST]:PORT) to the same host and port; an accepted integer is in range
- * and prints back to itself; a node list's first host is a non-empty prefix-built name.
+ * and prints back to itself; a node list's first host is a non-empty prefix-built name; a
+ * hello is refused with CFIT_EPARSE or CFIT_EINVALID and a message, or accepted with a rank in
+ * 1..size-1, a port in 1..65535, a digest length within DIGEST_MAX and terminated strings.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -73,8 +76,28 @@ static void fuzz_nodelist(const char *s)
     check(host[0] != '\0' && strlen(host) < sizeof host && !strchr(host, ',') && !strchr(host, '['));
 }
 
+static void fuzz_hello(const uint8_t *data, size_t size)
+{
+    unsigned char buf[CFIT__HELLO_FIXED];
+    size_t n = size < sizeof buf ? size : sizeof buf;
+    memcpy(buf, data, n);
+    cfit__hello h;
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    int rc = cfit__parse_hello(buf, n, 8, "tok", &h, &d);
+    if (rc) {
+        check(rc == CFIT_EPARSE || rc == CFIT_EINVALID);
+        check(d.msg[0] != '\0');
+        return;
+    }
+    check(h.rank >= 1 && h.rank < 8 && h.size == 8 && h.port >= 1 && h.port <= 65535);
+    check(h.digest_len <= CFIT__DIGEST_MAX && strcmp(h.token, "tok") == 0);
+    check(strlen(h.host) < sizeof h.host && strlen(h.hostkey) < sizeof h.hostkey);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    fuzz_hello(data, size);
     char *s = malloc(size + 1);
     if (!s)
         return 0;

@@ -5,39 +5,7 @@
 # segment of the job is left in /dev/shm (and none exists while it runs).
 set -uo pipefail
 bin=$1
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cfit-rel.XXXXXX")
-pids=()
-cleanup() {
-    for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; for f in "$tmp"/*.err; do [[ -f $f ]] && { echo "--- $f"; cat "$f"; }; done; exit 1; }
-# below the ephemeral range (32768-60999 on Linux), where data listeners of concurrent jobs live
-port() { echo $((20000 + (RANDOM * 32768 + RANDOM) % 12000)); }
-
-# Segments of a job whose ranks had these pids (the job id starts with rank 0's pid).
-segments_of() {
-    local p n=0
-    for p in "$@"; do
-        n=$((n + $(find /dev/shm -maxdepth 1 -name "clusterfit-$p-*" 2>/dev/null | wc -l)))
-    done
-    echo "$n"
-}
-
-# Wait up to $2 seconds for pid $1 to exit; sets $status (124 when it did not).
-wait_for() {
-    local i
-    for ((i = 0; i < $2 * 10; i++)); do
-        if ! kill -0 "$1" 2>/dev/null; then
-            wait "$1"
-            status=$?
-            return
-        fi
-        sleep 0.1
-    done
-    status=124
-}
+. "$(dirname "$0")/bench_lib.bash"
 
 # 1. kill -9 one rank of a running 4-rank job, over shm and over tcp
 for transport in auto tcp; do
@@ -52,7 +20,7 @@ for transport in auto tcp; do
     done
     ((${#children[@]} == 4)) || fail "$transport: expected 4 ranks under pid $parent, found ${#children[@]}"
     sleep 1   # well into the measurement
-    [[ $(segments_of "${children[@]}") == 0 ]] || fail "$transport: shm segments visible while the job runs"
+    [[ $(segments_of "$parent") == 0 ]] || fail "$transport: shm segments visible while the job runs"
     start=$SECONDS
     kill -9 "${children[2]}"
     wait_for "$parent" 15
@@ -60,7 +28,7 @@ for transport in auto tcp; do
     ((SECONDS - start <= 10)) || fail "$transport: took $((SECONDS - start)) s to end after the kill"
     grep -q "rank 2 (pid ${children[2]}) was killed by signal 9" "$err" || fail "$transport: parent did not name rank 2"
     grep -qE "error: rank [013]: rank 2 lost" "$err" || fail "$transport: no surviving rank named rank 2"
-    [[ $(segments_of "${children[@]}") == 0 ]] || fail "$transport: shm segments left in /dev/shm"
+    [[ $(segments_of "$parent") == 0 ]] || fail "$transport: shm segments left in /dev/shm"
 done
 
 # 1b. a rank that stops (SIGSTOP) makes no progress: a rank waiting on it (directly, or through a

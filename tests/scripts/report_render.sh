@@ -33,6 +33,7 @@ grep -q 'CONSOLE.*cfit-selftest' "$tmp/selftest.png.log" ||
     fail "this chromium does not log console messages to stderr; the console check would be blind"
 
 names=$(make_reports "$bin" "$tmp") || fail "making the reports failed"
+[[ $(echo $names) == $(echo $REPORT_KINDS) ]] || fail "reports written: $(echo $names); expected: $(echo $REPORT_KINDS)"
 n=0
 for name in $names; do
     render "$tmp/$name.html" "$tmp/$name.png" 1200 2000 || fail "$name: chromium failed: $(tail -3 "$tmp/$name.png.log")"

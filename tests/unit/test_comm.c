@@ -57,8 +57,8 @@ static int run_ranks(int np, cfit_transport_kind kind, double timeout_s, body_fn
         fprintf(stderr, "rank start failed: %s\n", d.msg);
         _exit(99);
     }
-    if (cfit_comm_rank(c) == 0 && g_codes[PIDS_AT] < PIDS_MAX)   /* its pid starts the job's shm names */
-        g_codes[PIDS_AT + 1 + g_codes[PIDS_AT]++] = (int)getpid();
+    if (cfit_comm_rank(c) == 0 && g_codes[PIDS_AT] < PIDS_MAX)   /* the launcher's pid starts the shm names */
+        g_codes[PIDS_AT + 1 + g_codes[PIDS_AT]++] = (int)getppid();
     int code = body(c, arg);
     g_codes[cfit_comm_rank(c)] = code;
     if (code)
@@ -440,6 +440,104 @@ static void test_parsers(void **s)
     assert_int_equal(cfit__parse_nodelist_first("", host, sizeof host, &d), CFIT_EPARSE);
 }
 
+/* A hello as rank_join writes it (bootstrap.c): fixed part, then dlen digest bytes. */
+static size_t make_hello(unsigned char *b, uint32_t magic, uint32_t ver, uint32_t rank, uint32_t size,
+                         uint32_t port, const char *token, uint32_t dlen)
+{
+    memset(b, 0, CFIT__HELLO_FIXED);
+    uint32_t v[6] = {magic, ver, rank, size, 4242, port};
+    for (int i = 0; i < 6; i++)
+        b[4 * i] = (unsigned char)(v[i] >> 24), b[4 * i + 1] = (unsigned char)(v[i] >> 16),
+        b[4 * i + 2] = (unsigned char)(v[i] >> 8), b[4 * i + 3] = (unsigned char)v[i];
+    memset(b + 24, 'h', CFIT__HOST_MAX);                         /* no NUL: must be cut */
+    memcpy(b + 24 + CFIT__HOST_MAX, "key", 3);
+    snprintf((char *)b + 24 + CFIT__HOST_MAX + CFIT__HOSTKEY_MAX, CFIT__TOKEN_MAX, "%s", token);
+    unsigned char *l = b + CFIT__HELLO_FIXED - 4;
+    l[0] = (unsigned char)(dlen >> 24), l[1] = (unsigned char)(dlen >> 16), l[2] = (unsigned char)(dlen >> 8);
+    l[3] = (unsigned char)dlen;
+    return CFIT__HELLO_FIXED;
+}
+
+static void test_hello_parser(void **s)
+{
+    (void)s;
+    unsigned char b[CFIT__HELLO_FIXED];
+    cfit__hello h;
+    cfit_diag d;
+    const uint32_t M = CFIT__HELLO_MAGIC, V = CFIT__HELLO_VERSION;
+    size_t n = make_hello(b, M, V, 3, 4, 5000, "tok", 12);
+    cfit_diag_clear(&d);
+    assert_int_equal(cfit__parse_hello(b, n, 4, "tok", &h, &d), 0);
+    assert_int_equal(h.rank, 3);
+    assert_int_equal(h.pid, 4242);
+    assert_int_equal(h.port, 5000);
+    assert_int_equal(h.digest_len, 12);
+    assert_int_equal(strlen(h.host), CFIT__HOST_MAX - 1);
+    assert_string_equal(h.hostkey, "key");
+    /* not a clusterfit hello of this version: EPARSE */
+    assert_int_equal(cfit__parse_hello(b, n - 1, 4, "tok", &h, &d), CFIT_EPARSE);
+    assert_int_equal(cfit__parse_hello(b, 0, 4, "tok", &h, &d), CFIT_EPARSE);
+    make_hello(b, 0x47455420u, V, 3, 4, 5000, "tok", 0);
+    assert_int_equal(cfit__parse_hello(b, n, 4, "tok", &h, &d), CFIT_EPARSE);
+    assert_non_null(strstr(d.msg, "not a clusterfit hello"));
+    make_hello(b, M, 1, 3, 4, 5000, "tok", 0);
+    assert_int_equal(cfit__parse_hello(b, n, 4, "tok", &h, &d), CFIT_EPARSE);
+    assert_non_null(strstr(d.msg, "protocol version 1"));
+    make_hello(b, M, V, 3, 4, 5000, "tok", CFIT__DIGEST_MAX + 1);
+    assert_int_equal(cfit__parse_hello(b, n, 4, "tok", &h, &d), CFIT_EPARSE);
+    make_hello(b, M, V, 3, 4, 0, "tok", 0);
+    assert_int_equal(cfit__parse_hello(b, n, 4, "tok", &h, &d), CFIT_EPARSE);
+    make_hello(b, M, V, 3, 4, 65536, "tok", 0);
+    assert_int_equal(cfit__parse_hello(b, n, 4, "tok", &h, &d), CFIT_EPARSE);
+    /* a hello of another job: EINVALID, and nothing of it kept */
+    make_hello(b, M, V, 3, 4, 5000, "other", 0);
+    assert_int_equal(cfit__parse_hello(b, n, 4, "tok", &h, &d), CFIT_EINVALID);
+    assert_non_null(strstr(d.msg, "wrong job token"));
+    assert_int_equal(h.rank, 0);
+    make_hello(b, M, V, 3, 4, 5000, "", 0);
+    assert_int_equal(cfit__parse_hello(b, n, 4, "tok", &h, &d), CFIT_EINVALID);
+    make_hello(b, M, V, 1, 99, 5000, "tok", 0);
+    assert_int_equal(cfit__parse_hello(b, n, 4, "tok", &h, &d), CFIT_EINVALID);
+    assert_string_equal(d.msg, "it says the job has 99 ranks, rank 0 says 4");
+    make_hello(b, M, V, 0, 4, 5000, "tok", 0);
+    assert_int_equal(cfit__parse_hello(b, n, 4, "tok", &h, &d), CFIT_EINVALID);
+    make_hello(b, M, V, 4, 4, 5000, "tok", 0);
+    assert_int_equal(cfit__parse_hello(b, n, 4, "tok", &h, &d), CFIT_EINVALID);
+    make_hello(b, M, V, 0xffffffffu, 4, 5000, "tok", 0);
+    assert_int_equal(cfit__parse_hello(b, n, 4, "tok", &h, &d), CFIT_EINVALID);
+    assert_non_null(strstr(d.msg, "not one of 1..3"));
+    /* no token on either side (a launcher without a job id) still parses */
+    make_hello(b, M, V, 1, 2, 5000, "", 0);
+    assert_int_equal(cfit__parse_hello(b, n, 2, "", &h, &d), 0);
+}
+
+/* The --np launcher's room check: a small job fits, one larger than /dev/shm or the host's
+ * memory is refused naming both needs and both numbers. */
+static void test_launch_fits(void **s)
+{
+    (void)s;
+    cfit_launch l;
+    memset(&l, 0, sizeof l);
+    l.np = 2;
+    l.transport = CFIT_TRANSPORT_AUTO;
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    assert_int_equal(cfit__launch_fits(&l, &d), 0);
+    assert_true(cfit__shm_segment_bytes(2) > 4096);
+    l.shm_bytes_per_rank = (uint64_t)1 << 50;   /* 1 PiB of windows */
+    assert_int_equal(cfit__launch_fits(&l, &d), CFIT_ENOMEM);
+    assert_non_null(strstr(d.msg, "2 ranks need 2251799.8"));
+    assert_non_null(strstr(d.msg, "GB free and the host"));
+    assert_non_null(strstr(d.msg, "nothing was started"));
+    l.shm_bytes_per_rank = 0;
+    l.mem_bytes_per_rank = (uint64_t)1 << 50;   /* private buffers only: MemAvailable refuses */
+    cfit_diag_clear(&d);
+    assert_int_equal(cfit__launch_fits(&l, &d), cfit__mem_available_bytes() ? CFIT_ENOMEM : 0);
+    char hint[256];
+    cfit__sigkill_hint(1, cfit__cgroup_oom_kills(), hint, sizeof hint);   /* best effort: no crash */
+    assert_true(strlen(hint) < sizeof hint);
+}
+
 /* Circle method: every pair exactly once, pairs of a round disjoint, one idle when m is odd. */
 static void test_pairs_rounds(void **s)
 {
@@ -552,6 +650,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parsers),
+        cmocka_unit_test(test_hello_parser),
+        cmocka_unit_test(test_launch_fits),
         cmocka_unit_test(test_pairs_rounds),
         cmocka_unit_test(test_pairs_analyse),
         cmocka_unit_test(test_pairs_run),
