@@ -38,6 +38,7 @@ typedef struct cfit_memory {
 
 typedef struct cfit_breakdown {
     double compute_s, tp_comm_s, cp_comm_s, pp_comm_s, pp_bubble_s, dp_comm_s, optimizer_s, other_s;
+    double ep_comm_s;   /* exposed expert dispatch/combine all-to-all (and ETP) communication; 0 when dense */
 } cfit_breakdown;
 
 typedef struct cfit_plan {

@@ -12,7 +12,7 @@
 enum {
     O_MODEL = 1, O_SEQ, O_GBS, O_TOKENS, O_PRECISION, O_GPU, O_GPUS, O_FABRIC, O_TP, O_PP, O_DP,
     O_CP, O_VP, O_MBS, O_ZERO, O_RECOMPUTE, O_SP, O_DAYS, O_TOP, O_GRAD, O_ATTN, O_FRAMEWORK, O_JSON, O_CATALOG, O_QUIET,
-    O_BUDGET, O_BASIS, O_PRICE, O_TOPOLOGY
+    O_BUDGET, O_BASIS, O_PRICE, O_TOPOLOGY, O_EP, O_ETP
 };
 enum { O_EMIT = 100 };          /* --emit: emit_opt.c */
 enum { O_BOM_BASE = 200 };      /* --bom, --network and their options: plan_bom.c (O_BOM_BASE + CLI_BOM_*) */
@@ -42,6 +42,9 @@ static const cli_opt opts[] = {
     {"zero", 0, "0..3", "ZeRO stage, 1 = distributed optimizer (default: searched)", O_ZERO},
     {"recompute", 0, "none|selective|full|block", "activation recomputation; block = full on the fewest layers that fit (default: searched)", O_RECOMPUTE},
     {"sp", 0, "on|off", "sequence parallelism (default: searched)", O_SP},
+    {"ep", 0, "N", "expert parallel size of an MoE model's expert layers, folded into tp x cp x dp\n"
+                   "                                       (default: searched; docs/plan.md)", O_EP},
+    {"etp", 0, "N", "expert tensor parallel size of an MoE model (default: searched, at most --tp)", O_ETP},
     {"days", 0, "D", "deadline in days used to size the GPU count (default 30, none with --budget)", O_DAYS},
     {"budget", 0, "USD", "size each GPU type to the fastest plan costing at most USD, K M B = powers of 1000 (docs/sizing.md)", O_BUDGET},
     {"cost-basis", 0, "rent|reserved|spot|own", "cost that --budget bounds and sizing ranks by (default rent = cloud on-demand)", O_BASIS},
@@ -135,6 +138,8 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
     case O_CP: return parse_layout_int(name, value, 4096, &r->fixed.cp);
     case O_VP: return parse_layout_int(name, value, 4096, &r->fixed.vp);
     case O_MBS: return parse_layout_int(name, value, 1 << 20, &r->fixed.mbs);
+    case O_EP: return parse_layout_int(name, value, 1 << 16, &r->fixed.ep);
+    case O_ETP: return parse_layout_int(name, value, 4096, &r->fixed.etp);
     case O_ZERO: rc = cli_int(name, value, 0, 3, &v); r->fixed.zero = (int)v; return rc;
     case O_PRECISION:
         if (strcmp(value, "bf16") == 0) r->precision = CFIT_PREC_BF16;
@@ -222,6 +227,9 @@ static int resolve(plan_cli *c, const cfit_gpu ***gpus_out)
     }
     if (cli_model_plannable(c->req.model, c->req.seq_len > 0 ? c->req.seq_len : c->req.model->seq_len))
         return EXIT_USAGE;
+    if (c->req.fixed.etp > 0 && !cfit_model_is_moe(c->req.model))   /* even 1: nothing to split */
+        return cli_error("--etp %d needs an MoE model (it splits the experts): '%s' has no experts",
+                         c->req.fixed.etp, c->req.model->name);
     if (c->fabric) {
         c->req.fabric = cfit_catalog_fabric(cat, c->fabric, &d);
         if (!c->req.fabric)

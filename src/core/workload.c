@@ -178,15 +178,9 @@ double cfit_model_hw_flops_per_token(const cfit_model *m, int seq, cfit_recomput
 
 const char *cfit_model_unplanned_feature(const cfit_model *m, int seq)
 {
-    if (cfit_model_is_moe(m))
-        return "MoE";
-    if (cfit_model_is_mla(m))
-        return "MLA";
-    if (m->head_dim > 0 && (long long)m->head_dim * m->num_heads != m->hidden_size)
-        return "head_dim";
-    if (m->sliding_layers > 0 && m->sliding_window < seq)
-        return "sliding-window";
-    return NULL;
+    (void)m;
+    (void)seq;
+    return NULL;   /* MoE, MLA, head_dim and sliding windows are costed (docs/model.md §2.1-§2.2) */
 }
 
 static int bad(cfit_diag *d, const cfit_model *m, const char *what)
