@@ -161,8 +161,8 @@ typedef struct cfit_framework {
                                           micro-batch; 0 = not modelled (never host-bound) */
     /* MoE token dispatch (docs/model.md §5.11) */
     int moe_dispatcher;                /* cfit_moe_dispatcher: how tokens reach their experts */
-    double moe_a2a_overlap;            /* fraction of the dispatch/combine all-to-all hidden behind
-                                          compute (0 = on the critical path) */
+    int moe_a2a_overlap;               /* the dispatch/combine all-to-all of one micro-batch overlaps
+                                          another's compute (Megatron --overlap-moe-expert-parallel-comm) */
     double moe_imbalance;              /* tokens of the busiest expert over the mean (>= 1; 0 = 1,
                                           balanced routing) */
     char source[CFIT_TEXT_MAX];

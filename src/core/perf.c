@@ -46,7 +46,9 @@ static void moe_init(cfit__ctx *ctx)
     double gated = m->mlp == CFIT_MLP_SWIGLU ? 3.0 : 2.0;
     ctx->moe_frac = (double)cfit_model_moe_layers(m) / m->layers;
     ctx->expert_layer_params = ctx->moe_frac * gated * m->hidden_size * (double)m->num_experts * m->moe_ffn_hidden_size;
-    ctx->imbalance = ctx->fw->moe_imbalance >= 1.0 ? ctx->fw->moe_imbalance : 1.0;
+    double imb = ctx->req->moe_imbalance >= 1.0 ? ctx->req->moe_imbalance : ctx->fw->moe_imbalance;
+    ctx->imbalance = imb >= 1.0 ? imb : 1.0;
+    ctx->a2a_overlap = ctx->req->moe_a2a_overlap >= 0 ? ctx->req->moe_a2a_overlap : ctx->fw->moe_a2a_overlap;
 }
 
 int cfit__ctx_init(cfit__ctx *ctx, const cfit_plan_request *r, const cfit_gpu *g, cfit_diag *d)
@@ -495,13 +497,14 @@ static double dispatch_share(const cfit__ctx *ctx, long groups)
     return distinct < k ? distinct / k : 1.0;
 }
 
-/* Exposed dispatch and combine of one MoE layer per micro-batch, fwd + bwd (docs/model.md
- * §5.11): each rank sends its own tokens x top-k x hidden in bf16 (the busiest rank's share
- * scaled by the imbalance) to the ep ranks of stride etp - NCCL's all-to-all on that group's
- * real shape - twice forward (dispatch, combine) and twice backward, twice more when the forward
- * is recomputed; ETP > 1 all-gathers the dispatched tokens and reduce-scatters the outputs over
- * the etp ranks.  The framework hides moe_a2a_overlap of it behind compute. */
-static double ep_comm_s(const cfit__ctx *ctx, double tokens, int tp, int ep, int etp, int recompute)
+/* Dispatch and combine of one MoE layer per micro-batch, fwd + bwd (docs/model.md §5.11): each
+ * rank sends its own tokens x top-k x hidden in bf16 (the busiest rank's share scaled by the
+ * imbalance) to the ep ranks of stride etp - NCCL's all-to-all on that group's real shape -
+ * twice forward (dispatch, combine) and twice backward, twice more when the forward is
+ * recomputed; ETP > 1 all-gathers the dispatched tokens and reduce-scatters the outputs over
+ * the etp ranks.  With the framework's overlap, the fabric's overlap share of the layer's
+ * compute (window_s, another micro-batch's) hides it; the rest is exposed. */
+static double ep_comm_s(const cfit__ctx *ctx, double tokens, int tp, int ep, int etp, int recompute, double window_s)
 {
     const cfit_model *m = ctx->m;
     double h = m->hidden_size, own = tokens / tp, passes = recompute == CFIT_RECOMPUTE_FULL ? 3.0 : 2.0;
@@ -517,7 +520,8 @@ static double ep_comm_s(const cfit__ctx *ctx, double tokens, int tp, int ep, int
         double S = 2.0 * own * m->experts_per_token * h * etp * ctx->imbalance;
         t += passes * (coll_s(ctx, CFIT_COLL_ALLGATHER, S, etp, k, 1.0) + coll_s(ctx, CFIT_COLL_REDUCESCATTER, S, etp, k, 1.0));
     }
-    return t * (1.0 - ctx->fw->moe_a2a_overlap);
+    double exposed = ctx->a2a_overlap ? t - ctx->overlap * window_s : t;
+    return exposed > 0 ? exposed : 0.0;
 }
 
 void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int recompute,
@@ -592,7 +596,7 @@ void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int
      * pass (backward counts two, a recomputed forward one more); when the GPU's work for the
      * layer is shorter, the GPU waits for the host and the layer takes the host's time. */
     if (ctx->moe)
-        lc->ep_s = ctx->moe_frac * ep_comm_s(ctx, tokens, tp, ep, etp, recompute);
+        lc->ep_s = ctx->moe_frac * ep_comm_s(ctx, tokens, tp, ep, etp, recompute, lc->fwd_s + lc->bwd_s);
     double passes = 3.0 + (recompute == CFIT_RECOMPUTE_FULL ? 1.0 : 0.0);
     double host = passes * ctx->fw->host_layer_s;
     double gpu = layer_time(lc);   /* host_s is still 0 (lc was cleared) */

@@ -43,7 +43,8 @@ typedef struct cfit__ctx {
     int moe;                       /* the model has MoE layers */
     double moe_frac;               /* MoE layers / layers: the mean layer's share of an MoE MLP */
     double expert_layer_params;    /* routed-expert weights of the mean layer (sharded over EP x ETP) */
-    double imbalance;              /* busiest expert's tokens over the mean (framework, >= 1) */
+    double imbalance;              /* busiest expert's tokens over the mean (request or framework, >= 1) */
+    int a2a_overlap;               /* the all-to-all overlaps another micro-batch's compute */
     /* --topology / --fabric: simulated slowdowns of cross-node exchanges (perf.c topo_factor) */
     const struct cfit_topo *topo;  /* the topology simulated: the request's, own_topo, or NULL */
     struct cfit_topo *own_topo;    /* --fabric without --topology: the rail-optimised fabric assumed */

@@ -26,6 +26,7 @@ void cfit_plan_request_init(cfit_plan_request *r)
     r->top = 5;
     r->grad_bytes = 2;
     r->unfused_attention = CFIT_SEARCH;
+    r->moe_a2a_overlap = CFIT_SEARCH;
     r->fixed.tp = r->fixed.pp = r->fixed.dp = r->fixed.cp = r->fixed.vp = CFIT_SEARCH;
     r->fixed.mbs = r->fixed.zero = r->fixed.recompute = r->fixed.sp = CFIT_SEARCH;
     r->fixed.ep = r->fixed.etp = CFIT_SEARCH;
