@@ -120,6 +120,8 @@ def recompute_of(r):
         return "full"
     if rec.startswith("none"):
         return "none"
+    if re.search(r"\bmoe\b(?!_)", rec):   # --recompute-modules moe: the expert MLPs
+        return "experts"
     return None
 
 

@@ -40,7 +40,8 @@ static const cli_opt opts[] = {
     {"vp", 0, "N", "interleaved pipeline chunks per GPU (default: searched)", O_VP},
     {"mbs", 0, "N", "micro-batch size in sequences (default: searched)", O_MBS},
     {"zero", 0, "0..3", "ZeRO stage, 1 = distributed optimizer (default: searched)", O_ZERO},
-    {"recompute", 0, "none|selective|full|block", "activation recomputation; block = full on the fewest layers that fit (default: searched)", O_RECOMPUTE},
+    {"recompute", 0, "none|selective|full|block|experts", "activation recomputation; block = full on the fewest layers that fit;\n"
+                                                     "                                       experts = an MoE model's expert MLPs (default: searched)", O_RECOMPUTE},
     {"sp", 0, "on|off", "sequence parallelism (default: searched)", O_SP},
     {"ep", 0, "N", "expert parallel size of an MoE model's expert layers, folded into tp x cp x dp\n"
                    "                                       (default: searched; docs/plan.md)", O_EP},
@@ -160,7 +161,7 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
                 r->fixed.recompute = i;
                 return 0;
             }
-        return cli_error("--recompute: expected none, selective, full or block, got '%s'", value);
+        return cli_error("--recompute: expected none, selective, full, block or experts, got '%s'", value);
     case O_SP:
         if (strcmp(value, "on") == 0) r->fixed.sp = 1;
         else if (strcmp(value, "off") == 0) r->fixed.sp = 0;

@@ -101,6 +101,7 @@ int cfit__ctx_init(cfit__ctx *ctx, const cfit_plan_request *r, const cfit_gpu *g
     ctx->link_group = ctx->domain > 1 && ctx->domain < ctx->gpn ? ctx->domain : ctx->gpn;
     ctx->layer_params = cfit_model_layer_params(ctx->m);
     ctx->emb_params = cfit_model_embedding_params(ctx->m);
+    ctx->model_flops = cfit_model_flops_per_token(ctx->m, ctx->seq);   /* walks every layer: once */
     moe_init(ctx);
     int rc = cfit__comm_init(ctx, d);
     if (rc)
@@ -350,8 +351,9 @@ static void expert_mlp_forward(const cfit__ctx *ctx, double tokens, int tp, int 
     }
 }
 
-/* The mean layer's MLP: the dense layers' share (first_dense_layers, ...) and the MoE layers'. */
-static void mlp_forward(const cfit__ctx *ctx, double tokens, int tp, int ep, int etp, acc *a)
+/* The mean layer's MLP: the dense layers' share (first_dense_layers, ...) and the MoE layers'
+ * (also added to *experts, what recomputing the experts reruns). */
+static void mlp_forward(const cfit__ctx *ctx, double tokens, int tp, int ep, int etp, acc *a, acc *experts)
 {
     const cfit_model *m = ctx->m;
     if (!ctx->moe) {
@@ -364,6 +366,7 @@ static void mlp_forward(const cfit__ctx *ctx, double tokens, int tp, int ep, int
     expert_mlp_forward(ctx, tokens, tp, ep, etp, &moe);
     add_scaled(a, &dense, 1.0 - ctx->moe_frac);
     add_scaled(a, &moe, ctx->moe_frac);
+    add_scaled(experts, &moe, ctx->moe_frac);
 }
 
 /* Keys each query's scores span on average over the layers, in units where a causal full layer
@@ -388,13 +391,14 @@ static double score_width(const cfit_model *m)
 
 /* Forward pass of one layer for `tokens` tokens on one GPU; attn receives the attention
  * core's part of it. */
-static void layer_forward(const cfit__ctx *ctx, double tokens, int tp, int sp, int ep, int etp, acc *a, acc *attn)
+static void layer_forward(const cfit__ctx *ctx, double tokens, int tp, int sp, int ep, int etp, acc *a, acc *attn,
+                          acc *experts)
 {
     const cfit_model *m = ctx->m;
     double h = m->hidden_size, sw = score_width(m);
     int gated = m->mlp == CFIT_MLP_SWIGLU;
     attn_proj_forward(ctx, tokens, tp, sp, a);
-    mlp_forward(ctx, tokens, tp, ep, etp, a);
+    mlp_forward(ctx, tokens, tp, ep, etp, a, experts);
     /* attention core: QK^T and AV.  A fused kernel skips the masked half of the causal
      * scores and never writes them; an unfused one runs batched GEMMs over all s x s
      * scores and streams them through HBM (scale, mask, softmax, dropout: ~10 bytes
@@ -469,7 +473,7 @@ static double layer_activation_bytes(const cfit__ctx *ctx, double tokens, int tp
     double bytes = tokens * h * (replicated / (sp ? tp : 1) + split / tp);
     if (cfit_model_is_mla(m))   /* the q and kv latents the up projections read, gathered over TP */
         bytes += 2.0 * tokens * ((double)m->q_lora_rank + m->kv_lora_rank + m->qk_rope_head_dim);
-    if (ctx->moe)
+    if (ctx->moe && rec != CFIT_RECOMPUTE_EXPERTS)   /* recomputed experts keep only their input */
         bytes += ctx->moe_frac * expert_activation_bytes(ctx, tokens, tp, ep, etp, gin);
     return bytes;
 }
@@ -507,7 +511,8 @@ static double dispatch_share(const cfit__ctx *ctx, long groups)
 static double ep_comm_s(const cfit__ctx *ctx, double tokens, int tp, int ep, int etp, int recompute, double window_s)
 {
     const cfit_model *m = ctx->m;
-    double h = m->hidden_size, own = tokens / tp, passes = recompute == CFIT_RECOMPUTE_FULL ? 3.0 : 2.0;
+    double h = m->hidden_size, own = tokens / tp;
+    double passes = recompute == CFIT_RECOMPUTE_FULL || recompute == CFIT_RECOMPUTE_EXPERTS ? 3.0 : 2.0;
     double t = 0.0;
     if (ep > 1) {
         int k = ranks_per_node(ctx, ep, etp);
@@ -537,8 +542,8 @@ void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int
     etp = etp > 1 ? etp : 1;
     lc->ep = ep; lc->etp = etp; lc->ep_slow = 1.0;
 
-    acc fwd = {0, 0, 0}, attn = {0, 0, 0};
-    layer_forward(ctx, tokens, tp, sp, ep, etp, &fwd, &attn);
+    acc fwd = {0, 0, 0}, attn = {0, 0, 0}, experts = {0, 0, 0};
+    layer_forward(ctx, tokens, tp, sp, ep, etp, &fwd, &attn, &experts);
     /* backward: two GEMMs per forward GEMM, attention backward 2.5x its forward */
     double bwd_t = 2.0 * fwd.t + 0.5 * attn.t;
     double bwd_cb = 2.0 * fwd.cb + 0.5 * attn.cb, bwd_mb = 2.0 * fwd.mb + 0.5 * attn.mb;
@@ -546,6 +551,8 @@ void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int
         bwd_t += fwd.t; bwd_cb += fwd.cb; bwd_mb += fwd.mb;
     } else if (recompute == CFIT_RECOMPUTE_SELECTIVE) {
         bwd_t += attn.t; bwd_cb += attn.cb; bwd_mb += attn.mb;
+    } else if (recompute == CFIT_RECOMPUTE_EXPERTS) {
+        bwd_t += experts.t; bwd_cb += experts.cb; bwd_mb += experts.mb;
     }
     double attn_s = attn.t;
     lc->fwd_s = fwd.t;
@@ -614,6 +621,8 @@ void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int
     lc->act_bytes = layer_activation_bytes(ctx, tokens, tp, sp, recompute, ep, etp);
     lc->work_bytes = recompute == CFIT_RECOMPUTE_FULL
                          ? layer_activation_bytes(ctx, tokens, tp, sp, CFIT_RECOMPUTE_NONE, ep, etp) : 0.0;
+    if (recompute == CFIT_RECOMPUTE_EXPERTS && ctx->moe)   /* one MoE layer's experts rebuilt at a time */
+        lc->work_bytes = expert_activation_bytes(ctx, tokens, tp, ep, etp, ctx->prec == CFIT_PREC_FP8 ? 1.0 : 2.0);
     lc->logits_bytes = tokens * V / tp * 6.0;                      /* bf16 logits + fp32 copy */
     lc->pp_msg_bytes = 2.0 * tokens * h / tp;                      /* scatter/gather over TP */
 }
@@ -744,6 +753,18 @@ static double moe_dp_comm_s(const cfit__ctx *ctx, const cfit_layout *l, long N, 
     return t;
 }
 
+/* Hardware FLOPs per token with recompute mode rec, memoised in ctx (it walks every layer). */
+static double hw_flops(const cfit__ctx *cctx, int rec)
+{
+    cfit__ctx *ctx = (cfit__ctx *)cctx;   /* the memo is the only state a const ctx changes */
+    rec = rec >= 0 && rec < CFIT_RECOMPUTE_COUNT ? rec : 0;
+    if (!(ctx->hw_have & (1u << rec))) {
+        ctx->hw_flops[rec] = cfit_model_hw_flops_per_token(ctx->m, ctx->seq, (cfit_recompute)rec);
+        ctx->hw_have |= 1u << rec;
+    }
+    return ctx->hw_flops[rec];
+}
+
 /* Cost a layout whose first stage runs layers costed lcf and whose last stage runs
  * layers costed lcl (the same for uniform recomputation; blends for block). */
 static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const cfit__layer_cost *lcl,
@@ -833,8 +854,8 @@ static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const c
     double tokens_step = (double)ctx->gbs * ctx->seq;
     out->tokens_per_s = tokens_step / step;
     out->tokens_per_s_per_gpu = out->tokens_per_s / N;
-    double mf = cfit_model_flops_per_token(m, ctx->seq);
-    double hf = cfit_model_hw_flops_per_token(m, ctx->seq, (cfit_recompute)l->recompute);
+    double mf = ctx->model_flops;
+    double hf = hw_flops(ctx, l->recompute);
     if (l->recompute == CFIT_RECOMPUTE_BLOCK) {   /* only the recomputed share reruns */
         double share = (double)recompute_layers * p / L;
         hf = mf + (share < 1.0 ? share : 1.0) * (hf - mf);

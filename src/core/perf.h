@@ -39,6 +39,10 @@ typedef struct cfit__ctx {
     int link_group;                /* GPUs that reach each other over the scale-up link */
     int domain;                    /* scale-up domain size */
     double layer_params, emb_params;
+    double model_flops;            /* cfit_model_flops_per_token at seq (the search asks per layout) */
+    double hw_flops[CFIT_RECOMPUTE_COUNT]; /* cfit_model_hw_flops_per_token at seq, per recompute mode,
+                                      computed on first use (bit i of hw_have) */
+    unsigned hw_have;
     /* MoE (docs/model.md §2.2, §4.3, §5.11): 0 for a dense model, whose costs never read the rest */
     int moe;                       /* the model has MoE layers */
     double moe_frac;               /* MoE layers / layers: the mean layer's share of an MoE MLP */

@@ -244,7 +244,7 @@ static void consider(search_state *s, const cfit_plan *p)
  * first use. */
 typedef struct layer_costs {
     unsigned have;                               /* bit per cfit_recompute */
-    cfit__layer_cost lc[CFIT_RECOMPUTE_BLOCK];   /* none, selective, full */
+    cfit__layer_cost lc[CFIT_RECOMPUTE_COUNT];   /* none, selective, full, (block unused), experts */
 } layer_costs;
 
 static const cfit__layer_cost *layer_cost(const cfit__ctx *ctx, layer_costs *lcs, const cfit_layout *l,
@@ -279,7 +279,7 @@ static void search_recompute(const cfit__ctx *ctx, layer_costs *lcs, cfit_layout
     int fixed = ctx->req->fixed.recompute;
     int none_fits = 1, full_fits = 0;
     for (int rec = 0; rec < CFIT_RECOMPUTE_COUNT; rec++) {
-        if (fixed >= 0 && rec != fixed)
+        if ((fixed >= 0 && rec != fixed) || (rec == CFIT_RECOMPUTE_EXPERTS && !ctx->moe))
             continue;
         if (rec == CFIT_RECOMPUTE_BLOCK && fixed < 0 && (none_fits || !full_fits))
             continue;
@@ -318,7 +318,8 @@ static void search_pp(const cfit__ctx *ctx, long N, int tp, int c, int mbs, int 
                 continue;
             for (int zero = 0; zero <= 3; zero++) {
                 if ((f->zero >= 0 && zero != f->zero) || (zero >= 2 && pp > 1) ||  /* frameworks reject it */
-                    (zero > 0 && dp == 1 && f->zero < 0))                          /* nothing to shard */
+                    (zero > 0 && dp == 1 && f->zero < 0 &&                         /* nothing to shard */
+                     (!ctx->moe || (long)tp * c == (long)ep * etp)))               /* (experts: over expert DP) */
                     continue;
                 cfit_layout l = {tp, pp, (int)dp, c, vp, mbs, zero, CFIT_RECOMPUTE_NONE, sp, ep, etp};
                 search_recompute(ctx, lcs, l, s);

@@ -5,7 +5,7 @@
 
 const char *cfit_recompute_name(cfit_recompute r)
 {
-    static const char *const names[] = {"none", "selective", "full", "block"};
+    static const char *const names[] = {"none", "selective", "full", "block", "experts"};
     return (unsigned)r < CFIT_RECOMPUTE_COUNT ? names[r] : "?";
 }
 
@@ -173,6 +173,8 @@ double cfit_model_hw_flops_per_token(const cfit_model *m, int seq, cfit_recomput
         return model + fwd_flops_per_token(m, seq) - 2.0 * (double)m->hidden_size * m->vocab_size;
     if (r == CFIT_RECOMPUTE_SELECTIVE)
         return model + attn_score_flops(m, seq);
+    if (r == CFIT_RECOMPUTE_EXPERTS && cfit_model_is_moe(m))   /* the MoE MLPs' forward again */
+        return model + 2.0 * cfit_model_moe_layers(m) * cfit_model_moe_mlp_params(m, 1);
     return model;
 }
 

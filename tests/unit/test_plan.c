@@ -126,7 +126,7 @@ static void check_invariants(const cfit_plan_request *r, const cfit_plan *p)
 
     /* step time: the breakdown sums to it, nothing negative, absent parallelism costs 0 */
     double parts[] = {b->compute_s, b->tp_comm_s, b->cp_comm_s, b->pp_comm_s, b->pp_bubble_s,
-                      b->dp_comm_s, b->optimizer_s, b->other_s};
+                      b->dp_comm_s, b->optimizer_s, b->other_s, b->ep_comm_s};
     double sum = 0;
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
         assert_true(parts[i] >= 0.0 && isfinite(parts[i]));
@@ -357,7 +357,7 @@ static void test_invariants_many_layouts(void **state)
             for (size_t a = 0; a < 3; a++)
                 for (size_t b = 0; b < 3; b++)
                     for (size_t c = 0; c < 2; c++)
-                        for (int rec = 0; rec < CFIT_RECOMPUTE_COUNT; rec++)
+                        for (int rec = 0; rec < CFIT_RECOMPUTE_EXPERTS; rec++)   /* experts: MoE only */
                             for (int zero = 0; zero < 4; zero++) {
                                 int vp = pps[b] > 1 && r.model->layers % (2 * pps[b]) == 0 ? 2 : 1;
                                 evaluate(&r, g[0], layout(tps[a], pps[b], 16, cps[c], vp, 1, zero, rec,
