@@ -93,6 +93,9 @@ static int validate_experts(const cfit_plan_request *r, cfit_diag *d)
         if (f->etp > 1)
             return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
                                  "--etp %d needs an MoE model (it splits the experts): '%s' has no experts", f->etp, m->name);
+        if (f->recompute == CFIT_RECOMPUTE_EXPERTS)
+            return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                                 "--recompute experts needs an MoE model: '%s' has no experts", m->name);
         return CFIT_EOK;
     }
     if (f->ep > 0 && m->num_experts % f->ep)
