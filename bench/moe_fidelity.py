@@ -8,7 +8,7 @@ sequence, batch and published layout fixed (tp, pp, dp, ep, etp, cp, vp, micro-b
 recompute where it maps); unstated dimensions are searched.  The framework entry follows the
 row's dispatcher (NCCL all-to-all, DeepEP, HybridEP), and the row's notes say whether the
 all-to-all overlapped compute (A2A_OVERLAP=1, "1f1b A2A overlap") and whether routing was forced
-balanced or natural (docs/model.md §2.2).
+balanced or natural (docs/model.md §5.12).
 
 The measured tokens/s per GPU is the row's own, or from its iteration time, or from its
 published model TFLOP/s per GPU through the FLOP formula that source used: Megatron-Core's
@@ -46,7 +46,7 @@ GPU_MAP = [(r"GB300", "gb300"), (r"GB200", "gb200"), (r"B300", "b300"), (r"B200"
 # the same source on the same layout: Megatron-MoE-ModelZoo best_practice/qwen3 long-context
 # table, 16K row, forced balance 295 vs dropless 237 TFLOP/s (MOEPUB-ZOOQ3-06/07): with the
 # experts' compute and all-to-all a share s of the step, 295/237 = 1 + s (imb - 1).  The value
-# is the planner's --moe-imbalance for rows the csv marks natural (docs/model.md §2.2).
+# is the planner's --moe-imbalance for rows the csv marks natural (docs/model.md §5.12).
 NATURAL_IMBALANCE = 1.5
 
 

@@ -159,7 +159,7 @@ typedef struct cfit_framework {
     double zero3_max_live_params;      /* ZeRO-3 parameters gathered at once; 0 = one layer */
     double host_layer_s;               /* host (CPU) time to issue one layer's forward kernels for a
                                           micro-batch; 0 = not modelled (never host-bound) */
-    /* MoE token dispatch (docs/model.md §5.11) */
+    /* MoE token dispatch (docs/model.md §5.13) */
     int moe_dispatcher;                /* cfit_moe_dispatcher: how tokens reach their experts */
     int moe_a2a_overlap;               /* the dispatch/combine all-to-all of one micro-batch overlaps
                                           another's compute (Megatron --overlap-moe-expert-parallel-comm) */

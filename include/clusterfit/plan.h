@@ -93,7 +93,7 @@ typedef struct cfit_plan_request {
     int moe_a2a_overlap;              /* CFIT_SEARCH (-1) = the framework's; 1 = an MoE layer's all-to-all
                                          overlaps another micro-batch's compute; 0 = exposed */
     double moe_imbalance;             /* busiest expert's tokens over the mean; 0 = the framework's
-                                         (docs/model.md §2.2: 1 = balanced routing) */
+                                         (docs/model.md §5.12: 1 = balanced routing) */
     int top;                          /* plans to keep, >= 1 */
     const struct cfit_topo *topology; /* NULL = NCCL's model on a non-blocking fabric (or see
                                          assume_topology); else the inter-node bytes of DP and TP

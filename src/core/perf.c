@@ -35,7 +35,7 @@ static int assume_topology(cfit__ctx *ctx, cfit_diag *d)
     return CFIT_EOK;
 }
 
-/* The MoE terms of ctx (docs/model.md §2.2): the MoE layers' share, the routed experts'
+/* The MoE terms of ctx (docs/model.md §5.12): the MoE layers' share, the routed experts'
  * weights of the mean layer, the framework's load imbalance. */
 static void moe_init(cfit__ctx *ctx)
 {
@@ -320,7 +320,7 @@ static void dense_mlp_forward(const cfit__ctx *ctx, double tokens, int tp, doubl
     gemm(ctx, tokens, h, f / tp, 1.0, a);                          /* FC2 */
 }
 
-/* Routed tokens one GPU's experts run per micro-batch, per local expert (docs/model.md §2.2): a
+/* Routed tokens one GPU's experts run per micro-batch, per local expert (docs/model.md §5.12): a
  * rank's own tokens (split over TP by SP) x top-k, gathered over the EP x ETP ranks and spread
  * over E experts, the busiest expert's imbalance on top; *local: experts per EP rank. */
 static double tokens_per_expert(const cfit__ctx *ctx, double tokens, int tp, int ep, int etp, double *local)
@@ -426,7 +426,7 @@ static void layer_forward(const cfit__ctx *ctx, double tokens, int tp, int sp, i
     membound(ctx, 2.0 * tokens * (rep + act + cast), a);
 }
 
-/* Stored bytes of one MoE layer's experts per micro-batch (docs/model.md §4.3): the dispatched
+/* Stored bytes of one MoE layer's experts per micro-batch (docs/model.md §3.7): the dispatched
  * tokens and their permuted copy (2 bytes each), each expert's FC1 output and FC2 input at the
  * per-ETP width, and the shared experts' as a dense MLP's. */
 static double expert_activation_bytes(const cfit__ctx *ctx, double tokens, int tp, int ep, int etp, double gin)
@@ -486,7 +486,7 @@ static double layer_time(const cfit__layer_cost *lc)
 }
 
 /* The share of a token's top-k copies that cross to other link groups and are sent (docs/model.md
- * §5.11): NCCL's all-to-all sends every copy; DeepEP/HybridEP send a token once per destination
+ * §5.13): NCCL's all-to-all sends every copy; DeepEP/HybridEP send a token once per destination
  * node (the expected distinct nodes among k experts spread uniformly over the EP group's, capped
  * by node-limited routing) and forward it there over the scale-up link. */
 static double dispatch_share(const cfit__ctx *ctx, long groups)
@@ -501,7 +501,7 @@ static double dispatch_share(const cfit__ctx *ctx, long groups)
     return distinct < k ? distinct / k : 1.0;
 }
 
-/* Dispatch and combine of one MoE layer per micro-batch, fwd + bwd (docs/model.md §5.11): each
+/* Dispatch and combine of one MoE layer per micro-batch, fwd + bwd (docs/model.md §5.13): each
  * rank sends its own tokens x top-k x hidden in bf16 (the busiest rank's share scaled by the
  * imbalance) to the ep ranks of stride etp - NCCL's all-to-all on that group's real shape -
  * twice forward (dispatch, combine) and twice backward, twice more when the forward is

@@ -43,7 +43,7 @@ typedef struct cfit__ctx {
     double hw_flops[CFIT_RECOMPUTE_COUNT]; /* cfit_model_hw_flops_per_token at seq, per recompute mode,
                                       computed on first use (bit i of hw_have) */
     unsigned hw_have;
-    /* MoE (docs/model.md §2.2, §4.3, §5.11): 0 for a dense model, whose costs never read the rest */
+    /* MoE (docs/model.md §3.7, §5.12, §5.13): 0 for a dense model, whose costs never read the rest */
     int moe;                       /* the model has MoE layers */
     double moe_frac;               /* MoE layers / layers: the mean layer's share of an MoE MLP */
     double expert_layer_params;    /* routed-expert weights of the mean layer (sharded over EP x ETP) */

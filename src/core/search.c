@@ -149,10 +149,13 @@ int cfit_plan_validate(const cfit_plan_request *r, cfit_diag *d)
                              "--vp %d is more than the model's %d layers", f->vp, m->layers);
     if (f->vp > 1 && f->pp == 1)
         return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "--vp %d needs --pp greater than 1", f->vp);
-    if (f->vp > 1 && f->pp > 1 && (long)f->pp * f->vp > m->layers)
+    /* Megatron may count the embedding and the loss as one pipeline layer each
+     * (--account-for-embedding-in-pipeline-split, --account-for-loss-in-pipeline-split) */
+    if (f->vp > 1 && f->pp > 1 && (long)f->pp * f->vp > m->layers + 2L)
         return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
-                             "--pp %d x --vp %d = %ld chunks is more than the model's %d layers "
-                             "(every chunk needs a layer)", f->pp, f->vp, (long)f->pp * f->vp, m->layers);
+                             "--pp %d x --vp %d = %ld chunks is more than the model's %d layers + 2 "
+                             "(every chunk needs a layer; the embedding and the loss may count as one each)",
+                             f->pp, f->vp, (long)f->pp * f->vp, m->layers);
     if (f->zero > 3)
         return cfit_diag_set(d, CFIT_ERANGE, NULL, 0, 0, "--zero must be 0, 1, 2 or 3, got %d", f->zero);
     if (f->zero >= 2 && f->pp > 1)
@@ -317,7 +320,8 @@ static void search_pp(const cfit__ctx *ctx, long N, int tp, int c, int mbs, int 
         int max_vp = f->vp > 0 ? f->vp : m->layers / pp;
         for (int vp = 1; vp <= max_vp; vp++) {
             /* interleaving: every chunk holds a layer; chunks may be uneven (DESIGN §7) */
-            if (!cand(f->vp, vp) || (vp > 1 && (pp == 1 || pp * vp > m->layers || m_mb % pp)))
+            int chunks_max = m->layers + (f->vp > 0 ? 2 : 0);   /* a fixed vp: embedding, loss may count */
+            if (!cand(f->vp, vp) || (vp > 1 && (pp == 1 || pp * vp > chunks_max || m_mb % pp)))
                 continue;
             for (int zero = 0; zero <= 3; zero++) {
                 if ((f->zero >= 0 && zero != f->zero) || (zero >= 2 && pp > 1) ||  /* frameworks reject it */

@@ -182,7 +182,7 @@ const char *cfit_model_unplanned_feature(const cfit_model *m, int seq)
 {
     (void)m;
     (void)seq;
-    return NULL;   /* MoE, MLA, head_dim and sliding windows are costed (docs/model.md §2.1-§2.2) */
+    return NULL;   /* MoE, MLA, head_dim and sliding windows are costed (docs/model.md §3.7, §5.12) */
 }
 
 static int bad(cfit_diag *d, const cfit_model *m, const char *what)
