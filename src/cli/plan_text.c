@@ -36,12 +36,14 @@ static void plan_header(int cost, int experts)
 {
     printf("%-13s %6s %5s  %2s %3s %5s %2s %2s %3s %4s %-9s %-3s", "gpu", "GPUs",
            "nodes", "TP", "PP", "DP", "CP", "VP", "MBS", "ZeRO", "recompute", "SP");
-    printf(experts ? " %3s %3s" : "", "EP", "ETP");
+    if (experts)
+        printf(" %3s %3s", "EP", "ETP");
     printf(" %8s %9s %10s %5s %9s", "mem/GPU", "step", "tok/s/GPU", "MFU", "train");
     printf(cost ? " %9s %9s\n" : "\n", "rent", "own");
     printf("%-13s %6s %5s  %2s %3s %5s %2s %2s %3s %4s %-9s %-3s", "", "", "",
            "", "", "", "", "", "seq", "", "", "");
-    printf(experts ? " %3s %3s" : "", "", "");
+    if (experts)
+        printf(" %3s %3s", "", "");
     printf(" %8s %9s %10s %5s %9s", "GB", "s", "tokens/s", "%", "days");
     printf(cost ? " %9s %9s\n" : "\n", "on-demand", "run");
 }
