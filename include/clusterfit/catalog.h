@@ -165,6 +165,8 @@ typedef struct cfit_framework {
                                           another's compute (Megatron --overlap-moe-expert-parallel-comm) */
     double moe_imbalance;              /* tokens of the busiest expert over the mean (>= 1; 0 = 1,
                                           balanced routing) */
+    double moe_comm_sm_share;          /* share of the GPU's SMs the dispatch kernels hold while they
+                                          overlap compute (that compute slows by it); 0 = none */
     char source[CFIT_TEXT_MAX];
 } cfit_framework;
 

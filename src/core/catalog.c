@@ -197,6 +197,7 @@ static const field framework_fields[] = {
     {"moe_dispatcher", F_ENUM, FW(moe_dispatcher), 0, 0, 0, moe_dispatchers, NULL},
     {"moe_a2a_overlap", F_BOOL, FW(moe_a2a_overlap), 0, 0, 0, NULL, NULL},
     {"moe_imbalance", F_DBL, FW(moe_imbalance), 0, 1, 64, NULL, NULL},
+    {"moe_comm_sm_share", F_DBL, FW(moe_comm_sm_share), 0, 0, 1, NULL, NULL},
     {"source", F_TEXT, FW(source), 1, 0, 0, NULL, NULL},
     END};
 #undef FW

@@ -507,7 +507,8 @@ static double dispatch_share(const cfit__ctx *ctx, long groups)
  * twice forward (dispatch, combine) and twice backward, twice more when the forward is
  * recomputed; ETP > 1 all-gathers the dispatched tokens and reduce-scatters the outputs over
  * the etp ranks.  With the framework's overlap, the fabric's overlap share of the layer's
- * compute (window_s, another micro-batch's) hides it; the rest is exposed. */
+ * compute (window_s, another micro-batch's) hides it, at the cost of the SMs the dispatch kernels
+ * hold meanwhile (moe_comm_sm_share of the hidden time); the rest is exposed. */
 static double ep_comm_s(const cfit__ctx *ctx, double tokens, int tp, int ep, int etp, int recompute, double window_s)
 {
     const cfit_model *m = ctx->m;
@@ -525,8 +526,11 @@ static double ep_comm_s(const cfit__ctx *ctx, double tokens, int tp, int ep, int
         double S = 2.0 * own * m->experts_per_token * h * etp * ctx->imbalance;
         t += passes * (coll_s(ctx, CFIT_COLL_ALLGATHER, S, etp, k, 1.0) + coll_s(ctx, CFIT_COLL_REDUCESCATTER, S, etp, k, 1.0));
     }
-    double exposed = ctx->a2a_overlap ? t - ctx->overlap * window_s : t;
-    return exposed > 0 ? exposed : 0.0;
+    if (!ctx->a2a_overlap)
+        return t;
+    /* the hidden part still holds the dispatch kernels' SMs, which the compute it hides behind lacks */
+    double hidden = t < ctx->overlap * window_s ? t : ctx->overlap * window_s;
+    return t - hidden + ctx->fw->moe_comm_sm_share * hidden;
 }
 
 void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int recompute,
