@@ -105,6 +105,9 @@ typedef struct cfit_model {
        to at most sliding_window tokens; 0 = none. */
     int sliding_window;
     int sliding_layers;
+    /* Node-limited routing (DeepSeek-V3 §2.1.2): a token's experts lie on at most this many
+       nodes (HF topk_group of n_group > 1 groups); 0 = no limit. */
+    int moe_max_nodes_per_token;
     char source[CFIT_TEXT_MAX];
 } cfit_model;
 
@@ -156,8 +159,23 @@ typedef struct cfit_framework {
     double zero3_max_live_params;      /* ZeRO-3 parameters gathered at once; 0 = one layer */
     double host_layer_s;               /* host (CPU) time to issue one layer's forward kernels for a
                                           micro-batch; 0 = not modelled (never host-bound) */
+    /* MoE token dispatch (docs/model.md §5.13) */
+    int moe_dispatcher;                /* cfit_moe_dispatcher: how tokens reach their experts */
+    int moe_a2a_overlap;               /* the dispatch/combine all-to-all of one micro-batch overlaps
+                                          another's compute (Megatron --overlap-moe-expert-parallel-comm) */
+    double moe_imbalance;              /* tokens of the busiest expert over the mean (>= 1; 0 = 1,
+                                          balanced routing) */
+    double moe_comm_sm_share;          /* share of the GPU's SMs the dispatch kernels hold while they
+                                          overlap compute (that compute slows by it); 0 = none */
     char source[CFIT_TEXT_MAX];
 } cfit_framework;
+
+/* A framework's MoE token dispatcher: NCCL's all-to-all (Megatron's "alltoall"), or DeepEP /
+ * HybridEP fused kernels that send a token once per destination node and forward it there over
+ * the scale-up link (github.com/deepseek-ai/DeepEP; Megatron's "flex" dispatcher). */
+typedef enum cfit_moe_dispatcher {
+    CFIT_DISPATCH_ALLTOALL = 0, CFIT_DISPATCH_DEEPEP = 1, CFIT_DISPATCH_HYBRIDEP = 2, CFIT_DISPATCH_COUNT
+} cfit_moe_dispatcher;
 
 /* A switch model at one scale-out fabric's port rate: the radix a fat-tree is built from
  * (bom.h).  One entry per (switch, rate): a 51.2 Tb/s chip is 64 ports at 800G or 128 at 400G. */

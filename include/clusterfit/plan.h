@@ -39,6 +39,7 @@ typedef struct cfit_memory {
 
 typedef struct cfit_breakdown {
     double compute_s, tp_comm_s, cp_comm_s, pp_comm_s, pp_bubble_s, dp_comm_s, optimizer_s, other_s;
+    double ep_comm_s;   /* exposed expert dispatch/combine all-to-all (and ETP) communication; 0 when dense */
 } cfit_breakdown;
 
 typedef struct cfit_plan {
@@ -92,6 +93,10 @@ typedef struct cfit_plan_request {
     const cfit_framework *framework;  /* NULL = the catalog's "megatron-core" */
     int unfused_attention;            /* CFIT_SEARCH (-1) = the framework's; 1 = attention scores
                                          materialised (pre-FlashAttention); 0 = fused kernel */
+    int moe_a2a_overlap;              /* CFIT_SEARCH (-1) = the framework's; 1 = an MoE layer's all-to-all
+                                         overlaps another micro-batch's compute; 0 = exposed */
+    double moe_imbalance;             /* busiest expert's tokens over the mean; 0 = the framework's
+                                         (docs/model.md §5.12: 1 = balanced routing) */
     int top;                          /* plans to keep, >= 1 */
     const struct cfit_topo *topology; /* NULL = NCCL's model on a non-blocking fabric (or see
                                          assume_topology); else the inter-node bytes of DP and TP

@@ -21,6 +21,9 @@ typedef enum cfit_recompute {
     CFIT_RECOMPUTE_BLOCK = 3,       /* full recomputation of only the first k layers of each
                                        stage, k the fewest that fit (Megatron's
                                        --recompute-method block) */
+    CFIT_RECOMPUTE_EXPERTS = 4,     /* an MoE model's expert MLPs (router, dispatch, experts,
+                                       combine) recomputed from their input (Megatron
+                                       --recompute-modules moe); nothing else */
     CFIT_RECOMPUTE_COUNT
 } cfit_recompute;
 

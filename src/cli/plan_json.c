@@ -109,6 +109,8 @@ static void j_plan(cfit__buf *b, const plan_cli *c, const cfit_plan *p)
     cfit__buf_key_string(b, "node", p->node->name, 1);
     cfit__buf_key_string(b, "fabric", p->fabric->name, 1);
     cli_json_layout_dims(b, l, 1);
+    cfit__buf_key_number(b, "ep", l->ep > 1 ? l->ep : 1, 1);    /* expert parallel sizes: 1 when dense */
+    cfit__buf_key_number(b, "etp", l->etp > 1 ? l->etp : 1, 1);
     cfit__buf_key_number(b, "global_batch", (double)p->global_batch, 1);
     cfit__buf_key_number(b, "grad_accum", (double)p->grad_accum, 1);
     cfit__buf_key_number(b, "zero", l->zero, 1);
@@ -134,6 +136,7 @@ static void j_plan(cfit__buf *b, const plan_cli *c, const cfit_plan *p)
     cfit__buf_key_number(b, "pp_comm", p->br.pp_comm_s, 1);
     cfit__buf_key_number(b, "pp_bubble", p->br.pp_bubble_s, 1);
     cfit__buf_key_number(b, "dp_comm", p->br.dp_comm_s, 1);
+    cfit__buf_key_number(b, "ep_comm", p->br.ep_comm_s, 1);
     cfit__buf_key_number(b, "optimizer", p->br.optimizer_s, 1);
     cfit__buf_key_number(b, "other", p->br.other_s, 1);
     cfit__buf_puts(b, "}, \"bound_s\": {");

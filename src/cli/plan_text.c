@@ -16,22 +16,35 @@ const char *plan_recompute_str(char *buf, size_t n, const cfit_plan *p)
     return buf;
 }
 
-static void layout_str(char *buf, size_t n, const cfit_plan *p)
+/* An MoE model's plans show EP and ETP after SP (dense tables are unchanged). */
+static int show_experts(const plan_cli *c)
+{
+    return c->req.model && cfit_model_is_moe(c->req.model);
+}
+
+static void layout_str(char *buf, size_t n, const cfit_plan *p, int experts)
 {
     const cfit_layout *l = &p->layout;
     char rec[32];
-    snprintf(buf, n, "%2d %3d %5d %2d %2d %3d %4d %-9s %-3s", l->tp, l->pp, l->dp, l->cp, l->vp, l->mbs,
-             l->zero, plan_recompute_str(rec, sizeof rec, p), l->sp ? "on" : "off");
+    int w = snprintf(buf, n, "%2d %3d %5d %2d %2d %3d %4d %-9s %-3s", l->tp, l->pp, l->dp, l->cp, l->vp, l->mbs,
+                     l->zero, plan_recompute_str(rec, sizeof rec, p), l->sp ? "on" : "off");
+    if (experts && w > 0 && (size_t)w < n)
+        snprintf(buf + w, n - (size_t)w, " %3d %3d", l->ep > 1 ? l->ep : 1, l->etp > 1 ? l->etp : 1);
 }
 
-static void plan_header(int cost)
+static void plan_header(int cost, int experts)
 {
-    printf("%-13s %6s %5s  %2s %3s %5s %2s %2s %3s %4s %-9s %-3s %8s %9s %10s %5s %7s %9s", "gpu", "GPUs",
-           "nodes", "TP", "PP", "DP", "CP", "VP", "MBS", "ZeRO", "recompute", "SP", "mem/GPU", "step",
-           "tok/s/GPU", "MFU", "goodput", "train");
+    printf("%-13s %6s %5s  %2s %3s %5s %2s %2s %3s %4s %-9s %-3s", "gpu", "GPUs",
+           "nodes", "TP", "PP", "DP", "CP", "VP", "MBS", "ZeRO", "recompute", "SP");
+    if (experts)
+        printf(" %3s %3s", "EP", "ETP");
+    printf(" %8s %9s %10s %5s %7s %9s", "mem/GPU", "step", "tok/s/GPU", "MFU", "goodput", "train");
     printf(cost ? " %9s %9s\n" : "\n", "rent", "own");
-    printf("%-13s %6s %5s  %2s %3s %5s %2s %2s %3s %4s %-9s %-3s %8s %9s %10s %5s %7s %9s", "", "", "",
-           "", "", "", "", "", "seq", "", "", "", "GB", "s", "tokens/s", "%", "%", "days");
+    printf("%-13s %6s %5s  %2s %3s %5s %2s %2s %3s %4s %-9s %-3s", "", "", "",
+           "", "", "", "", "", "seq", "", "", "");
+    if (experts)
+        printf(" %3s %3s", "", "");
+    printf(" %8s %9s %10s %5s %7s %9s", "GB", "s", "tokens/s", "%", "%", "days");
     printf(cost ? " %9s %9s\n" : "\n", "on-demand", "run");
 }
 
@@ -73,8 +86,8 @@ static void cost_cells(const plan_cli *c, const cfit_plan *p)
 
 static void plan_row(const plan_cli *c, const cfit_plan *p, double tokens, int cost)
 {
-    char lay[96];
-    layout_str(lay, sizeof lay, p);
+    char lay[112];
+    layout_str(lay, sizeof lay, p, show_experts(c));
     printf("%-13s %6ld %5ld  %s %8.1f %9.*f %10.0f %5.1f %7.1f ", p->gpu->name, p->gpus, p->nodes, lay,
            p->mem.total_bytes / 1e9, p->step_time_s >= 1000.0 ? 0 : 3, p->step_time_s,
            p->tokens_per_s_per_gpu, p->mfu * 100.0, p->goodput.fraction * 100.0);
@@ -158,6 +171,11 @@ static void print_details(const plan_cli *c, const cfit_plan *p, double tokens)
            p->layout.tp, p->layout.pp, p->stage_layers_min, p->stage_layers_max, p->stage_imbalance * 100,
            p->layout.dp, p->layout.cp, p->layout.vp, p->layout.mbs, p->grad_accum, p->layout.zero,
            plan_recompute_str(rec, sizeof rec, p), p->layout.sp ? "on" : "off");
+    if (show_experts(c))
+        printf("  experts: ep %d, etp %d, expert dp %ld (Megatron-Core parallel folding over tp x cp x dp)\n",
+               p->layout.ep > 1 ? p->layout.ep : 1, p->layout.etp > 1 ? p->layout.etp : 1,
+               (long)p->layout.tp * p->layout.cp * p->layout.dp /
+                   ((long)(p->layout.ep > 1 ? p->layout.ep : 1) * (p->layout.etp > 1 ? p->layout.etp : 1)));
     if (c->topology || c->fabric) {
         char spec[64];
         if (!c->topology)
@@ -183,8 +201,9 @@ static void print_details(const plan_cli *c, const cfit_plan *p, double tokens)
         {"compute (GEMM, attention, element-wise)", br->compute_s}, {"tensor-parallel comm", br->tp_comm_s},
         {"context-parallel comm", br->cp_comm_s}, {"pipeline send/recv", br->pp_comm_s},
         {"pipeline bubble", br->pp_bubble_s}, {"data-parallel comm (exposed)", br->dp_comm_s},
-        {"optimizer step", br->optimizer_s}, {"kernel overhead", br->other_s}};
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        {"optimizer step", br->optimizer_s}, {"kernel overhead", br->other_s},
+        {"expert all-to-all (exposed)", br->ep_comm_s}};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0] - (show_experts(c) ? 0 : 1); i++)
         printf("  %-40.40s %10.4f %6.1f%%\n", rows[i].k, rows[i].v, st > 0 ? 100 * rows[i].v / st : 0);
     printf("  %-40s %10.4f\n", "total", st);
     printf("  bound: compute %.0f%%, memory bandwidth %.0f%%, communication %.0f%%, pipeline bubble %.0f%%\n",
@@ -342,7 +361,7 @@ static void print_comparison(const plan_cli *c, const cfit_plan_result *res, int
     for (size_t i = 0; i < res->ngpu; i++)
         rows += meets_goal(&res->per_gpu[i], sizing);
     if (rows)
-        plan_header(cost);
+        plan_header(cost, show_experts(c));
     for (size_t i = 0; i < res->ngpu; i++)
         if (meets_goal(&res->per_gpu[i], sizing))
             plan_row(c, &res->per_gpu[i].best, c->req.tokens, cost);
@@ -427,7 +446,7 @@ int plan_print_tables(const plan_cli *c, const cfit_plan_result *res, int sizing
     }
     if (res->nplans > 0) {
         printf("top %zu plan%s\n", res->nplans, res->nplans == 1 ? "" : "s");
-        plan_header(cost);
+        plan_header(cost, show_experts(c));
         for (size_t i = 0; i < res->nplans; i++)
             plan_row(c, &res->plans[i], r->tokens, cost);
         if (!c->quiet) {

@@ -128,6 +128,7 @@ static const field model_fields[] = {
     {"v_head_dim", F_INT, M(v_head_dim), 0, 1, 1 << 16, NULL, NULL},
     {"sliding_window", F_INT, M(sliding_window), 0, 1, 1 << 24, NULL, NULL},
     {"sliding_layers", F_INT, M(sliding_layers), 0, 0, 1 << 16, NULL, NULL},
+    {"moe_max_nodes_per_token", F_INT, M(moe_max_nodes_per_token), 0, 0, 1 << 16, NULL, NULL},
     {"source", F_TEXT, M(source), 1, 0, 0, NULL, NULL},
     END};
 #undef M
@@ -160,6 +161,7 @@ static const field node_fields[] = {
 #undef N
 
 static const char *const attention_kinds[] = {"fused", "unfused", NULL};
+static const char *const moe_dispatchers[] = {"alltoall", "deepep", "hybridep", NULL};   /* cfit_moe_dispatcher */
 
 /* In cfit_price_unit order. */
 static const char *const price_units[] = {"usd_per_node", "usd_per_gpu_hour", "usd_per_kwh", "usd_per_port",
@@ -192,6 +194,10 @@ static const field framework_fields[] = {
     {"flat_param_gather", F_BOOL, FW(flat_param_gather), 1, 0, 0, NULL, NULL},
     {"zero3_max_live_params", F_DBL, FW(zero3_max_live_params), 1, 0, 1e15, NULL, NULL},
     {"host_layer_s", F_DBL, FW(host_layer_s), 0, 0, 1, NULL, NULL},
+    {"moe_dispatcher", F_ENUM, FW(moe_dispatcher), 0, 0, 0, moe_dispatchers, NULL},
+    {"moe_a2a_overlap", F_BOOL, FW(moe_a2a_overlap), 0, 0, 0, NULL, NULL},
+    {"moe_imbalance", F_DBL, FW(moe_imbalance), 0, 1, 64, NULL, NULL},
+    {"moe_comm_sm_share", F_DBL, FW(moe_comm_sm_share), 0, 0, 1, NULL, NULL},
     {"source", F_TEXT, FW(source), 1, 0, 0, NULL, NULL},
     END};
 #undef FW

@@ -247,6 +247,12 @@ static int map_deepseek(const hf *c, cfit_model *m)
     if (freq != 1)
         return hf_at(c, "moe_layer_freq", CFIT_EINVALID, "config.json moe_layer_freq other than 1 is not supported");
     m->shared_ffn_hidden_size = shared * m->moe_ffn_hidden_size;
+    /* node-limited routing: n_group expert groups (one per node in DeepSeek's deployment), a
+     * token's experts drawn from topk_group of them (DeepSeek-V3 report §2.1.2: M = 4 nodes) */
+    int groups, topk_groups;
+    if ((rc = hf_int(c, "n_group", 0, 1, 1, &groups)) || (rc = hf_int(c, "topk_group", 0, 1, 1, &topk_groups)))
+        return rc;
+    m->moe_max_nodes_per_token = groups > 1 && topk_groups < groups ? topk_groups : 0;
     return CFIT_EOK;
 }
 

@@ -35,6 +35,22 @@ static int assume_topology(cfit__ctx *ctx, cfit_diag *d)
     return CFIT_EOK;
 }
 
+/* The MoE terms of ctx (docs/model.md §5.12): the MoE layers' share, the routed experts'
+ * weights of the mean layer, the framework's load imbalance. */
+static void moe_init(cfit__ctx *ctx)
+{
+    const cfit_model *m = ctx->m;
+    ctx->moe = cfit_model_is_moe(m);
+    if (!ctx->moe)
+        return;
+    double gated = m->mlp == CFIT_MLP_SWIGLU ? 3.0 : 2.0;
+    ctx->moe_frac = (double)cfit_model_moe_layers(m) / m->layers;
+    ctx->expert_layer_params = ctx->moe_frac * gated * m->hidden_size * (double)m->num_experts * m->moe_ffn_hidden_size;
+    double imb = ctx->req->moe_imbalance >= 1.0 ? ctx->req->moe_imbalance : ctx->fw->moe_imbalance;
+    ctx->imbalance = imb >= 1.0 ? imb : 1.0;
+    ctx->a2a_overlap = ctx->req->moe_a2a_overlap >= 0 ? ctx->req->moe_a2a_overlap : ctx->fw->moe_a2a_overlap;
+}
+
 int cfit__ctx_init(cfit__ctx *ctx, const cfit_plan_request *r, const cfit_gpu *g, cfit_diag *d)
 {
     memset(ctx, 0, sizeof *ctx);
@@ -85,6 +101,8 @@ int cfit__ctx_init(cfit__ctx *ctx, const cfit_plan_request *r, const cfit_gpu *g
     ctx->link_group = ctx->domain > 1 && ctx->domain < ctx->gpn ? ctx->domain : ctx->gpn;
     ctx->layer_params = cfit_model_layer_params(ctx->m);
     ctx->emb_params = cfit_model_embedding_params(ctx->m);
+    ctx->model_flops = cfit_model_flops_per_token(ctx->m, ctx->seq);   /* walks every layer: once */
+    moe_init(ctx);
     int rc = cfit__comm_init(ctx, d);
     if (rc)
         return rc;
@@ -253,18 +271,134 @@ static void flops_bound(double flops, double rate, acc *a)
     a->cb += t;
 }
 
-/* Forward pass of one layer for `tokens` tokens on one GPU; attn receives the attention
- * core's part of it. */
-static void layer_forward(const cfit__ctx *ctx, double tokens, int tp, int sp, acc *a, acc *attn)
+static void add_scaled(acc *a, const acc *b, double w)
+{
+    a->t += w * b->t;
+    a->cb += w * b->cb;
+    a->mb += w * b->mb;
+}
+
+/* MLA's projections (DeepSeek-V3 report §2.1.1; Megatron-Core multi_latent_attention.py): the
+ * q and kv down projections are replicated over TP ("duplicated" TELinear) and run on a rank's
+ * own tokens under SP; the up projections split the heads; the output comes from heads x v. */
+static void mla_proj_forward(const cfit__ctx *ctx, double tokens, int tp, int sp, acc *a)
 {
     const cfit_model *m = ctx->m;
-    double h = m->hidden_size, f = m->ffn_hidden_size;
-    double kv = (double)m->num_kv_heads * (h / m->num_heads);
-    int gated = m->mlp == CFIT_MLP_SWIGLU;
-    gemm(ctx, tokens, (h + 2.0 * kv) / tp, h, 1.0, a);            /* QKV */
-    gemm(ctx, tokens, h, h / tp, 1.0, a);                          /* output projection */
+    double h = m->hidden_size, heads = m->num_heads, v = m->v_head_dim;
+    double qk = (double)m->qk_nope_head_dim + m->qk_rope_head_dim, own = tokens / (sp ? tp : 1);
+    if (m->q_lora_rank > 0) {
+        gemm(ctx, own, m->q_lora_rank, h, 1.0, a);                           /* q down */
+        gemm(ctx, tokens, heads * qk / tp, m->q_lora_rank, 1.0, a);          /* q up */
+    } else {
+        gemm(ctx, tokens, heads * qk / tp, h, 1.0, a);                       /* plain q */
+    }
+    gemm(ctx, own, (double)m->kv_lora_rank + m->qk_rope_head_dim, h, 1.0, a); /* kv down + rope key */
+    gemm(ctx, tokens, heads * (m->qk_nope_head_dim + v) / tp, m->kv_lora_rank, 1.0, a); /* k, v up */
+    gemm(ctx, tokens, h, heads * v / tp, 1.0, a);                              /* output */
+}
+
+/* Attention projections: QKV and output at the model's head width, or MLA's. */
+static void attn_proj_forward(const cfit__ctx *ctx, double tokens, int tp, int sp, acc *a)
+{
+    const cfit_model *m = ctx->m;
+    if (cfit_model_is_mla(m)) {
+        mla_proj_forward(ctx, tokens, tp, sp, a);
+        return;
+    }
+    double h = m->hidden_size, d = cfit_model_head_dim(m);
+    double q = m->num_heads * d, kv = m->num_kv_heads * d;
+    gemm(ctx, tokens, (q + 2.0 * kv) / tp, h, 1.0, a);            /* QKV */
+    gemm(ctx, tokens, h, q / tp, 1.0, a);                          /* output projection */
+}
+
+/* A dense MLP of width f split over TP: FC1 (gate + up), FC2. */
+static void dense_mlp_forward(const cfit__ctx *ctx, double tokens, int tp, double f, acc *a)
+{
+    double h = ctx->m->hidden_size;
+    int gated = ctx->m->mlp == CFIT_MLP_SWIGLU;
     gemm(ctx, tokens, (gated ? 2.0 : 1.0) * f / tp, h, 1.0, a);    /* FC1 (gate + up) */
     gemm(ctx, tokens, h, f / tp, 1.0, a);                          /* FC2 */
+}
+
+/* Routed tokens one GPU's experts run per micro-batch, per local expert (docs/model.md §5.12): a
+ * rank's own tokens (split over TP by SP) x top-k, gathered over the EP x ETP ranks and spread
+ * over E experts, the busiest expert's imbalance on top; *local: experts per EP rank. */
+static double tokens_per_expert(const cfit__ctx *ctx, double tokens, int tp, int ep, int etp, double *local)
+{
+    const cfit_model *m = ctx->m;
+    *local = (double)m->num_experts / ep;
+    return tokens / tp * m->experts_per_token * ep * etp / m->num_experts * ctx->imbalance;
+}
+
+/* One MoE layer's MLP, forward: the router, the local experts as a grouped GEMM of per-expert
+ * shape (the FFN split over ETP), the shared experts as a TP-split dense MLP, and the permute /
+ * unpermute copies of the dispatched tokens with the experts' element-wise traffic. */
+static void expert_mlp_forward(const cfit__ctx *ctx, double tokens, int tp, int ep, int etp, acc *a)
+{
+    const cfit_model *m = ctx->m;
+    double h = m->hidden_size, f = (double)m->moe_ffn_hidden_size / etp, fs = m->shared_ffn_hidden_size;
+    int gated = m->mlp == CFIT_MLP_SWIGLU, fp8 = ctx->prec == CFIT_PREC_FP8;
+    double local, per_expert = tokens_per_expert(ctx, tokens, tp, ep, etp, &local);
+    gemm(ctx, tokens / tp, m->num_experts, h, 1.0, a);                   /* router */
+    gemm(ctx, per_expert, (gated ? 2.0 : 1.0) * f, h, local, a);         /* expert FC1 */
+    gemm(ctx, per_expert, h, f, local, a);                               /* expert FC2 */
+    double routed = per_expert * local;
+    double act = (gated ? 3.0 : 2.0) * f + (fp8 ? h + f : 0.0);
+    membound(ctx, 2.0 * routed * (4.0 * h + act), a);   /* permute + unpermute, both directions */
+    if (fs > 0) {
+        dense_mlp_forward(ctx, tokens, tp, fs, a);
+        membound(ctx, 2.0 * tokens * ((gated ? 3.0 : 2.0) * fs + (fp8 ? 2.0 * fs : 0.0)) / tp, a);
+    }
+}
+
+/* The mean layer's MLP: the dense layers' share (first_dense_layers, ...) and the MoE layers'
+ * (also added to *experts, what recomputing the experts reruns). */
+static void mlp_forward(const cfit__ctx *ctx, double tokens, int tp, int ep, int etp, acc *a, acc *experts)
+{
+    const cfit_model *m = ctx->m;
+    if (!ctx->moe) {
+        dense_mlp_forward(ctx, tokens, tp, m->ffn_hidden_size, a);
+        return;
+    }
+    acc dense = {0, 0, 0}, moe = {0, 0, 0};
+    if (ctx->moe_frac < 1.0)
+        dense_mlp_forward(ctx, tokens, tp, m->ffn_hidden_size, &dense);
+    expert_mlp_forward(ctx, tokens, tp, ep, etp, &moe);
+    add_scaled(a, &dense, 1.0 - ctx->moe_frac);
+    add_scaled(a, &moe, ctx->moe_frac);
+    add_scaled(experts, &moe, ctx->moe_frac);
+}
+
+/* Keys each query's scores span on average over the layers, in units where a causal full layer
+ * counts seq x 1/2 (the fused kernel's share): sliding-window layers compute a band of the
+ * window's width (2 x window in these units), unfused kernels the full s x s always. */
+static double attn_keys(const cfit__ctx *ctx, int fused)
+{
+    const cfit_model *m = ctx->m;
+    if (!fused || m->sliding_layers == 0 || m->sliding_window >= ctx->seq)
+        return ctx->seq;
+    double full = (double)(m->layers - m->sliding_layers) * ctx->seq, local = 2.0 * m->sliding_layers * m->sliding_window;
+    return (full + local) / m->layers;
+}
+
+/* Half the score width per head pair: heads x (qk + v head dims) / 2 (= hidden for plain MHA). */
+static double score_width(const cfit_model *m)
+{
+    if (cfit_model_is_mla(m))
+        return m->num_heads * ((double)m->qk_nope_head_dim + m->qk_rope_head_dim + m->v_head_dim) / 2.0;
+    return (double)m->num_heads * cfit_model_head_dim(m);
+}
+
+/* Forward pass of one layer for `tokens` tokens on one GPU; attn receives the attention
+ * core's part of it. */
+static void layer_forward(const cfit__ctx *ctx, double tokens, int tp, int sp, int ep, int etp, acc *a, acc *attn,
+                          acc *experts)
+{
+    const cfit_model *m = ctx->m;
+    double h = m->hidden_size, sw = score_width(m);
+    int gated = m->mlp == CFIT_MLP_SWIGLU;
+    attn_proj_forward(ctx, tokens, tp, sp, a);
+    mlp_forward(ctx, tokens, tp, ep, etp, a, experts);
     /* attention core: QK^T and AV.  A fused kernel skips the masked half of the causal
      * scores and never writes them; an unfused one runs batched GEMMs over all s x s
      * scores and streams them through HBM (scale, mask, softmax, dropout: ~10 bytes
@@ -272,11 +406,11 @@ static void layer_forward(const cfit__ctx *ctx, double tokens, int tp, int sp, a
     acc at = {0, 0, 0};
     double heads = (double)m->num_heads / tp;
     if (ctx->unfused) {
-        flops_bound(4.0 * tokens * ctx->seq * h / tp,
+        flops_bound(4.0 * tokens * ctx->seq * sw / tp,
                     ctx->peak_bf16 * ctx->g->cal.gemm_efficiency[CFIT_PREC_BF16], &at);
         membound(ctx, 10.0 * tokens * heads * ctx->seq, &at);
     } else {
-        flops_bound(4.0 * tokens * ctx->seq * h / tp * 0.5,
+        flops_bound(4.0 * tokens * attn_keys(ctx, 1) * sw / tp * 0.5,
                     ctx->peak_bf16 * ctx->attn_eff, &at);
     }
     a->t += at.t;
@@ -284,20 +418,47 @@ static void layer_forward(const cfit__ctx *ctx, double tokens, int tp, int sp, a
     a->mb += at.mb;
     *attn = at;
     /* element-wise traffic: norms, residuals, rotary (replicated over TP unless SP)
-     * and the MLP activation (always split over TP); 2-byte elements read + write. */
+     * and the dense MLP activation (always split over TP); 2-byte elements read + write. */
+    double f = ctx->moe ? (1.0 - ctx->moe_frac) * m->ffn_hidden_size : m->ffn_hidden_size;
     double rep = 14.0 * h / (sp ? tp : 1);
     double act = (gated ? 3.0 : 2.0) * f / tp;
     double cast = ctx->prec == CFIT_PREC_FP8 ? (3.0 * h + 2.0 * f) / tp : 0.0;
     membound(ctx, 2.0 * tokens * (rep + act + cast), a);
 }
 
-/* Stored activation bytes per layer per micro-batch (Korthikanti et al. 2022, with a
- * fused attention kernel that keeps no s x s scores; no dropout masks). */
-static double layer_activation_bytes(const cfit__ctx *ctx, double tokens, int tp, int sp, int rec)
+/* Stored bytes of one MoE layer's experts per micro-batch (docs/model.md §3.7): the dispatched
+ * tokens and their permuted copy (2 bytes each), each expert's FC1 output and FC2 input at the
+ * per-ETP width, and the shared experts' as a dense MLP's. */
+static double expert_activation_bytes(const cfit__ctx *ctx, double tokens, int tp, int ep, int etp, double gin)
 {
     const cfit_model *m = ctx->m;
-    double h = m->hidden_size, f = m->ffn_hidden_size;
-    double g_over_a = (double)m->num_kv_heads / m->num_heads;
+    double f = (double)m->moe_ffn_hidden_size / etp, fs = m->shared_ffn_hidden_size, h = m->hidden_size;
+    double per_token = m->mlp == CFIT_MLP_SWIGLU ? 4.0 + gin : 2.0 + gin;
+    double local, routed = tokens_per_expert(ctx, tokens, tp, ep, etp, &local) * local;
+    return routed * (4.0 * h + per_token * f) + tokens * per_token * fs / tp;
+}
+
+/* Attention's stored bytes per token over hidden_size, split over TP: Q, K, V (2 bytes) and the
+ * output projection's input (gin); MLA's are heads x (qk, qk, v) and heads x v. */
+static double attn_split_activation(const cfit_model *m, double gin)
+{
+    double h = m->hidden_size;
+    if (cfit_model_is_mla(m)) {
+        double heads = m->num_heads, qk = (double)m->qk_nope_head_dim + m->qk_rope_head_dim, v = m->v_head_dim;
+        return 2.0 * heads * (2.0 * qk + v) / h + gin * heads * v / h;
+    }
+    double g_over_a = (double)m->num_kv_heads / m->num_heads, width = (double)m->num_heads * cfit_model_head_dim(m) / h;
+    return 2.0 * (1.0 + 2.0 * g_over_a) * width + gin * width;
+}
+
+/* Stored activation bytes per layer per micro-batch (Korthikanti et al. 2022, with a
+ * fused attention kernel that keeps no s x s scores; no dropout masks); the mean layer of an
+ * MoE model adds its experts' share and MLA its gathered latents. */
+static double layer_activation_bytes(const cfit__ctx *ctx, double tokens, int tp, int sp, int rec, int ep, int etp)
+{
+    const cfit_model *m = ctx->m;
+    double h = m->hidden_size;
+    double f = ctx->moe ? (1.0 - ctx->moe_frac) * m->ffn_hidden_size : m->ffn_hidden_size;
     if (rec == CFIT_RECOMPUTE_FULL)
         return 2.0 * tokens * h / (sp ? tp : 1);
     /* GEMM inputs kept for the backward are fp8 (1 byte) when the GEMMs run in fp8
@@ -305,22 +466,75 @@ static double layer_activation_bytes(const cfit__ctx *ctx, double tokens, int tp
     double gin = ctx->prec == CFIT_PREC_FP8 ? 1.0 : 2.0;
     double replicated = 4.0 + 2.0 * gin;                   /* two norm inputs, QKV and FC1 inputs */
     double mlp = m->mlp == CFIT_MLP_SWIGLU ? (4.0 + gin) * f / h : (2.0 + gin) * f / h;
-    double split = 2.0 * (1.0 + 2.0 * g_over_a) + gin + mlp;  /* Q K V, out-proj input, MLP */
+    double split = attn_split_activation(m, gin) + mlp;    /* Q K V, out-proj input, MLP */
     /* unfused attention without selective recompute keeps the scores: 5·a·s/h */
     if (ctx->unfused && rec == CFIT_RECOMPUTE_NONE)
         split += 5.0 * m->num_heads * (double)ctx->seq / h;
-    return tokens * h * (replicated / (sp ? tp : 1) + split / tp);
+    double bytes = tokens * h * (replicated / (sp ? tp : 1) + split / tp);
+    if (cfit_model_is_mla(m))   /* the q and kv latents the up projections read, gathered over TP */
+        bytes += 2.0 * tokens * ((double)m->q_lora_rank + m->kv_lora_rank + m->qk_rope_head_dim);
+    if (ctx->moe && rec != CFIT_RECOMPUTE_EXPERTS)   /* recomputed experts keep only their input */
+        bytes += ctx->moe_frac * expert_activation_bytes(ctx, tokens, tp, ep, etp, gin);
+    return bytes;
 }
 
 /* One layer's time for one micro-batch: its GPU work, exposed communication, overhead and
  * any wait for a host-bound framework. */
 static double layer_time(const cfit__layer_cost *lc)
 {
-    return lc->fwd_s + lc->bwd_s + lc->tp_s + lc->cp_s + lc->overhead_s + lc->host_s;
+    return lc->fwd_s + lc->bwd_s + lc->tp_s + lc->cp_s + lc->overhead_s + lc->host_s + lc->ep_s;
+}
+
+/* The share of a token's top-k copies that cross to other link groups and are sent (docs/model.md
+ * §5.13): NCCL's all-to-all sends every copy; DeepEP/HybridEP send a token once per destination
+ * node (the expected distinct nodes among k experts spread uniformly over the EP group's, capped
+ * by node-limited routing) and forward it there over the scale-up link. */
+static double dispatch_share(const cfit__ctx *ctx, long groups)
+{
+    const cfit_model *m = ctx->m;
+    double k = m->experts_per_token;
+    if (ctx->fw->moe_dispatcher == CFIT_DISPATCH_ALLTOALL || groups <= 1)
+        return 1.0;
+    double g = (double)groups, distinct = g * (1.0 - pow(1.0 - 1.0 / g, k));
+    if (m->moe_max_nodes_per_token > 0 && distinct > m->moe_max_nodes_per_token)
+        distinct = m->moe_max_nodes_per_token;
+    return distinct < k ? distinct / k : 1.0;
+}
+
+/* Dispatch and combine of one MoE layer per micro-batch, fwd + bwd (docs/model.md §5.13): each
+ * rank sends its own tokens x top-k x hidden in bf16 (the busiest rank's share scaled by the
+ * imbalance) to the ep ranks of stride etp - NCCL's all-to-all on that group's real shape -
+ * twice forward (dispatch, combine) and twice backward, twice more when the forward is
+ * recomputed; ETP > 1 all-gathers the dispatched tokens and reduce-scatters the outputs over
+ * the etp ranks.  With the framework's overlap, the fabric's overlap share of the layer's
+ * compute (window_s, another micro-batch's) hides it, at the cost of the SMs the dispatch kernels
+ * hold meanwhile (moe_comm_sm_share of the hidden time); the rest is exposed. */
+static double ep_comm_s(const cfit__ctx *ctx, double tokens, int tp, int ep, int etp, int recompute, double window_s)
+{
+    const cfit_model *m = ctx->m;
+    double h = m->hidden_size, own = tokens / tp;
+    double passes = recompute == CFIT_RECOMPUTE_FULL || recompute == CFIT_RECOMPUTE_EXPERTS ? 3.0 : 2.0;
+    double t = 0.0;
+    if (ep > 1) {
+        int k = ranks_per_node(ctx, ep, etp);
+        long groups = (ep + k - 1) / k;
+        double S = 2.0 * own * m->experts_per_token * h * ctx->imbalance * dispatch_share(ctx, groups);
+        t += 2.0 * passes * coll_s(ctx, CFIT_COLL_ALLTOALL, S, ep, k, 1.0);
+    }
+    if (etp > 1) {
+        int k = ranks_per_node(ctx, etp, 1);
+        double S = 2.0 * own * m->experts_per_token * h * etp * ctx->imbalance;
+        t += passes * (coll_s(ctx, CFIT_COLL_ALLGATHER, S, etp, k, 1.0) + coll_s(ctx, CFIT_COLL_REDUCESCATTER, S, etp, k, 1.0));
+    }
+    if (!ctx->a2a_overlap)
+        return t;
+    /* the hidden part still holds the dispatch kernels' SMs, which the compute it hides behind lacks */
+    double hidden = t < ctx->overlap * window_s ? t : ctx->overlap * window_s;
+    return t - hidden + ctx->fw->moe_comm_sm_share * hidden;
 }
 
 void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int recompute,
-                              int sp, cfit__layer_cost *lc)
+                              int sp, int ep, int etp, cfit__layer_cost *lc)
 {
     const cfit_model *m = ctx->m;
     double h = m->hidden_size;
@@ -328,9 +542,12 @@ void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int
     memset(lc, 0, sizeof *lc);
     lc->tp_slow = lc->cp_slow = 1.0;
     lc->tp = tp; lc->cp = cp; lc->mbs = mbs; lc->recompute = recompute; lc->sp = sp;
+    ep = ep > 1 ? ep : 1;
+    etp = etp > 1 ? etp : 1;
+    lc->ep = ep; lc->etp = etp; lc->ep_slow = 1.0;
 
-    acc fwd = {0, 0, 0}, attn = {0, 0, 0};
-    layer_forward(ctx, tokens, tp, sp, &fwd, &attn);
+    acc fwd = {0, 0, 0}, attn = {0, 0, 0}, experts = {0, 0, 0};
+    layer_forward(ctx, tokens, tp, sp, ep, etp, &fwd, &attn, &experts);
     /* backward: two GEMMs per forward GEMM, attention backward 2.5x its forward */
     double bwd_t = 2.0 * fwd.t + 0.5 * attn.t;
     double bwd_cb = 2.0 * fwd.cb + 0.5 * attn.cb, bwd_mb = 2.0 * fwd.mb + 0.5 * attn.mb;
@@ -338,6 +555,8 @@ void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int
         bwd_t += fwd.t; bwd_cb += fwd.cb; bwd_mb += fwd.mb;
     } else if (recompute == CFIT_RECOMPUTE_SELECTIVE) {
         bwd_t += attn.t; bwd_cb += attn.cb; bwd_mb += attn.mb;
+    } else if (recompute == CFIT_RECOMPUTE_EXPERTS) {
+        bwd_t += experts.t; bwd_cb += experts.cb; bwd_mb += experts.mb;
     }
     double attn_s = attn.t;
     lc->fwd_s = fwd.t;
@@ -352,7 +571,10 @@ void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int
     if (tp > 1) {
         double S = 2.0 * tokens * h;
         int k = ranks_per_node(ctx, tp, 1);
-        double n_coll = 4.0 + (recompute == CFIT_RECOMPUTE_FULL ? 2.0 : 0.0);
+        /* an MoE layer's MLP without shared experts needs no TP collective: its tokens stay
+         * split by SP and reach the experts by the all-to-all (ep_comm_s) */
+        double mlp = ctx->moe ? 1.0 - ctx->moe_frac * (m->shared_ffn_hidden_size > 0 ? 0.0 : 1.0) : 1.0;
+        double n_coll = (1.0 + mlp) * (recompute == CFIT_RECOMPUTE_FULL ? 3.0 : 2.0);
         long tnodes = (tp + k - 1) / k;
         lc->tp_slow = topo_factor(ctx, tnodes, k, k, 0, S / k / tnodes);
         double one = sp ? coll_s(ctx, CFIT_COLL_ALLGATHER, S, tp, k, lc->tp_slow) +
@@ -363,8 +585,10 @@ void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int
     /* CP: ring attention passes K,V (forward) and K,V + their gradients (backward)
      * around cp ranks, overlapped with the attention kernels. */
     if (cp > 1) {
-        double kv = (double)m->num_kv_heads * (h / m->num_heads);
+        double kv = (double)m->num_kv_heads * cfit_model_head_dim(m);
         double chunk = 2.0 * 2.0 * tokens * kv / tp;   /* K and V, 2 bytes */
+        if (cfit_model_is_mla(m))                      /* MLA passes the up-projected K and V of every head */
+            chunk = 2.0 * tokens * m->num_heads * ((double)m->qk_nope_head_dim + m->qk_rope_head_dim + m->v_head_dim) / tp;
         int intra = (long)tp * cp <= ctx->link_group;
         /* across nodes every GPU passes its chunk to the rank tp further in its block of tp x cp
          * at once: the simulator's exchange over the whole job's nodes */
@@ -382,6 +606,8 @@ void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int
     /* Host-bound: the framework's CPU issues a layer's kernels in host_layer_s per forward
      * pass (backward counts two, a recomputed forward one more); when the GPU's work for the
      * layer is shorter, the GPU waits for the host and the layer takes the host's time. */
+    if (ctx->moe)
+        lc->ep_s = ctx->moe_frac * ep_comm_s(ctx, tokens, tp, ep, etp, recompute, lc->fwd_s + lc->bwd_s);
     double passes = 3.0 + (recompute == CFIT_RECOMPUTE_FULL ? 1.0 : 0.0);
     double host = passes * ctx->fw->host_layer_s;
     double gpu = layer_time(lc);   /* host_s is still 0 (lc was cleared) */
@@ -396,17 +622,20 @@ void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int
     lc->logits_cb_s = lg.cb;
     lc->logits_mb_s = lg.mb;
 
-    lc->act_bytes = layer_activation_bytes(ctx, tokens, tp, sp, recompute);
+    lc->act_bytes = layer_activation_bytes(ctx, tokens, tp, sp, recompute, ep, etp);
     lc->work_bytes = recompute == CFIT_RECOMPUTE_FULL
-                         ? layer_activation_bytes(ctx, tokens, tp, sp, CFIT_RECOMPUTE_NONE) : 0.0;
+                         ? layer_activation_bytes(ctx, tokens, tp, sp, CFIT_RECOMPUTE_NONE, ep, etp) : 0.0;
+    if (recompute == CFIT_RECOMPUTE_EXPERTS && ctx->moe)   /* one MoE layer's experts rebuilt at a time */
+        lc->work_bytes = expert_activation_bytes(ctx, tokens, tp, ep, etp, ctx->prec == CFIT_PREC_FP8 ? 1.0 : 2.0);
     lc->logits_bytes = tokens * V / tp * 6.0;                      /* bf16 logits + fp32 copy */
     lc->pp_msg_bytes = 2.0 * tokens * h / tp;                      /* scatter/gather over TP */
 }
 
-/* Parameters held by one GPU of a stage with n layers, first/last flags. */
+/* Parameters held by one GPU of a stage with n layers, first/last flags, but for the routed
+ * experts (stage_expert_params): attention, norms, dense and shared MLPs, router, embeddings. */
 static double stage_params(const cfit__ctx *ctx, int n, int first, int last, int tp)
 {
-    double p = n * ctx->layer_params;
+    double p = n * (ctx->layer_params - ctx->expert_layer_params);
     if (first)
         p += ctx->emb_params;
     if (last && (!ctx->m->tied_embeddings || !first))
@@ -424,6 +653,22 @@ static void stage_layers(int L, int p, int *n_first, int *n_last, int *n_min, in
     *n_last = p == 1 ? L : (L % p ? *n_min : *n_max);
 }
 
+/* Routed-expert parameters one GPU of a stage of n layers holds: sharded over EP x ETP. */
+static double stage_expert_params(const cfit__ctx *ctx, int n, const cfit_layout *l)
+{
+    int ep = l->ep > 1 ? l->ep : 1, etp = l->etp > 1 ? l->etp : 1;
+    return n * ctx->expert_layer_params / ((double)ep * etp);
+}
+
+/* Expert data parallel size (Megatron-Core parallel folding): the tp x cp x dp ranks of a stage
+ * over EP x ETP. */
+static double expert_dp(const cfit_layout *l)
+{
+    int ep = l->ep > 1 ? l->ep : 1, etp = l->etp > 1 ? l->etp : 1;
+    double edp = (double)l->tp * l->cp * l->dp / ((double)ep * etp);
+    return edp >= 1.0 ? edp : 1.0;
+}
+
 typedef struct stage_mem { double w, gr, opt, act, other, total; } stage_mem;
 
 static void stage_memory(const cfit__ctx *ctx, const cfit__layer_cost *lc, const cfit_layout *l,
@@ -436,6 +681,12 @@ static void stage_memory(const cfit__ctx *ctx, const cfit__layer_cost *lc, const
         sm->w += 1.0 * P;                                          /* fp8 weight copies */
     sm->gr = ctx->grad_bytes * P * (l->zero >= 2 ? 1.0 / d : 1.0);
     sm->opt = 12.0 * P * (l->zero >= 1 ? 1.0 / d : 1.0);          /* fp32 master, Adam m, v */
+    if (ctx->moe) {   /* routed experts: over EP x ETP, their ZeRO shards over the expert-DP ranks */
+        double Pe = stage_expert_params(ctx, n_layers, l), de = expert_dp(l);
+        sm->w += 2.0 * Pe * (l->zero >= 3 ? 1.0 / de : 1.0) + (ctx->prec == CFIT_PREC_FP8 ? Pe : 0.0);
+        sm->gr += ctx->grad_bytes * Pe * (l->zero >= 2 ? 1.0 / de : 1.0);
+        sm->opt += 12.0 * Pe * (l->zero >= 1 ? 1.0 / de : 1.0);
+    }
     /* micro-batches in flight: 1F1B keeps up to pp on the first stage; interleaving
      * multiplies by 1 + (p-1)/(p v) */
     double inflight = 1.0;
@@ -488,6 +739,36 @@ static double dp_comm_s(const cfit__ctx *ctx, const cfit_layout *l, long N, doub
     return (ex_rs > 0 ? ex_rs : 0.0) + (ex_ag > 0 ? ex_ag : 0.0);
 }
 
+/* An MoE layout's data-parallel communication: the dense parameters' over DP as for a dense
+ * model, the routed experts' over the expert-DP ranks (stride ep x etp), each overlapped with
+ * its share of the compute window (by bytes). */
+static double moe_dp_comm_s(const cfit__ctx *ctx, const cfit_layout *l, long N, int n_layers, double P_dev,
+                            long m_mb, double fwd_s, double bwd_s, double *dp_slow)
+{
+    double Pe = stage_expert_params(ctx, n_layers, l), share = P_dev / (P_dev + Pe);
+    double t = dp_comm_s(ctx, l, N, P_dev, m_mb, share * fwd_s, share * bwd_s, dp_slow);
+    cfit_layout le = *l;
+    le.tp = (l->ep > 1 ? l->ep : 1) * (l->etp > 1 ? l->etp : 1);
+    le.cp = 1;
+    le.dp = (int)expert_dp(l);
+    double slow_e = 1.0;
+    t += dp_comm_s(ctx, &le, N, Pe, m_mb, (1.0 - share) * fwd_s, (1.0 - share) * bwd_s, &slow_e);
+    *dp_slow = slow_e > *dp_slow ? slow_e : *dp_slow;
+    return t;
+}
+
+/* Hardware FLOPs per token with recompute mode rec, memoised in ctx (it walks every layer). */
+static double hw_flops(const cfit__ctx *cctx, int rec)
+{
+    cfit__ctx *ctx = (cfit__ctx *)cctx;   /* the memo is the only state a const ctx changes */
+    rec = rec >= 0 && rec < CFIT_RECOMPUTE_COUNT ? rec : 0;
+    if (!(ctx->hw_have & (1u << rec))) {
+        ctx->hw_flops[rec] = cfit_model_hw_flops_per_token(ctx->m, ctx->seq, (cfit_recompute)rec);
+        ctx->hw_have |= 1u << rec;
+    }
+    return ctx->hw_flops[rec];
+}
+
 /* Cost a layout whose first stage runs layers costed lcf and whose last stage runs
  * layers costed lcl (the same for uniform recomputation; blends for block). */
 static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const cfit__layer_cost *lcl,
@@ -528,9 +809,16 @@ static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const c
     /* data parallel: gradients (and parameters when sharded) over the DP group */
     double P_dev = stage_params(ctx, n_max, p == 1, 1, l->tp);
     double dp_slow = 1.0;
-    double dp_exposed = dp_comm_s(ctx, l, N, P_dev, m_mb, n_slow * lc->fwd_s, n_slow * lc->bwd_s, &dp_slow);
+    double dp_exposed, P_opt;
+    if (!ctx->moe) {
+        dp_exposed = dp_comm_s(ctx, l, N, P_dev, m_mb, n_slow * lc->fwd_s, n_slow * lc->bwd_s, &dp_slow);
+        P_opt = P_dev / (l->zero >= 1 ? (double)d : 1.0);
+    } else {
+        dp_exposed = moe_dp_comm_s(ctx, l, N, n_max, P_dev, m_mb, n_slow * lc->fwd_s, n_slow * lc->bwd_s, &dp_slow);
+        P_opt = P_dev / (l->zero >= 1 ? (double)d : 1.0) +
+                stage_expert_params(ctx, n_max, l) / (l->zero >= 1 ? expert_dp(l) : 1.0);
+    }
     /* optimizer: fp32 master, m, v read + written, fp32 grad read, bf16 weight written */
-    double P_opt = P_dev / (l->zero >= 1 ? (double)d : 1.0);
     double t_opt = P_opt * 32.0 / ctx->mem_bw;
     /* the factors applied: DP's gradient reduction, TP's, PP's, CP's */
     double slow = dp_slow > lc->tp_slow ? dp_slow : lc->tp_slow;
@@ -552,6 +840,7 @@ static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const c
     double nl = (double)n_slow;
     out->br.compute_s = m_mb * (nl * (lc->fwd_s + lc->bwd_s) + logits_slow * lc->logits_s);
     out->br.tp_comm_s = m_mb * nl * lc->tp_s;
+    out->br.ep_comm_s = m_mb * nl * lc->ep_s;
     out->br.cp_comm_s = m_mb * nl * lc->cp_s;
     out->br.pp_comm_s = m_mb * t_pp;
     out->br.pp_bubble_s = bubble;
@@ -560,7 +849,7 @@ static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const c
     out->br.other_s = m_mb * nl * (lc->overhead_s + lc->host_s);
     out->compute_bound_s = m_mb * (nl * lc->cb_s + logits_slow * lc->logits_cb_s);
     out->memory_bound_s = m_mb * (nl * lc->mb_s + logits_slow * lc->logits_mb_s) + t_opt;
-    out->comm_exposed_s = out->br.tp_comm_s + out->br.cp_comm_s + out->br.pp_comm_s + dp_exposed;
+    out->comm_exposed_s = out->br.tp_comm_s + out->br.cp_comm_s + out->br.pp_comm_s + dp_exposed + out->br.ep_comm_s;
     out->recompute_layers = recompute_layers;
     out->stage_layers_min = p == 1 ? L : n_min;
     out->stage_layers_max = n_max;
@@ -569,8 +858,8 @@ static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const c
     double tokens_step = (double)ctx->gbs * ctx->seq;
     out->tokens_per_s = tokens_step / step;
     out->tokens_per_s_per_gpu = out->tokens_per_s / N;
-    double mf = cfit_model_flops_per_token(m, ctx->seq);
-    double hf = cfit_model_hw_flops_per_token(m, ctx->seq, (cfit_recompute)l->recompute);
+    double mf = ctx->model_flops;
+    double hf = hw_flops(ctx, l->recompute);
     if (l->recompute == CFIT_RECOMPUTE_BLOCK) {   /* only the recomputed share reruns */
         double share = (double)recompute_layers * p / L;
         hf = mf + (share < 1.0 ? share : 1.0) * (hf - mf);
@@ -626,6 +915,7 @@ static void blend(const cfit__layer_cost *none, const cfit__layer_cost *full, in
     out->tp_s += f * (full->tp_s - none->tp_s);
     out->cp_s += f * (full->cp_s - none->cp_s);
     out->host_s += f * (full->host_s - none->host_s);
+    out->ep_s += f * (full->ep_s - none->ep_s);
     out->act_bytes += f * (full->act_bytes - none->act_bytes);
     out->work_bytes = k > 0 ? full->work_bytes : none->work_bytes;
 }

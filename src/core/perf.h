@@ -39,6 +39,16 @@ typedef struct cfit__ctx {
     int link_group;                /* GPUs that reach each other over the scale-up link */
     int domain;                    /* scale-up domain size */
     double layer_params, emb_params;
+    double model_flops;            /* cfit_model_flops_per_token at seq (the search asks per layout) */
+    double hw_flops[CFIT_RECOMPUTE_COUNT]; /* cfit_model_hw_flops_per_token at seq, per recompute mode,
+                                      computed on first use (bit i of hw_have) */
+    unsigned hw_have;
+    /* MoE (docs/model.md §3.7, §5.12, §5.13): 0 for a dense model, whose costs never read the rest */
+    int moe;                       /* the model has MoE layers */
+    double moe_frac;               /* MoE layers / layers: the mean layer's share of an MoE MLP */
+    double expert_layer_params;    /* routed-expert weights of the mean layer (sharded over EP x ETP) */
+    double imbalance;              /* busiest expert's tokens over the mean (request or framework, >= 1) */
+    int a2a_overlap;               /* the all-to-all overlaps another micro-batch's compute */
     /* --topology / --fabric: simulated slowdowns of cross-node exchanges (perf.c topo_factor) */
     const struct cfit_topo *topo;  /* the topology simulated: the request's, own_topo, or NULL */
     struct cfit_topo *own_topo;    /* --fabric without --topology: the rail-optimised fabric assumed */
@@ -64,10 +74,13 @@ typedef struct cfit__ctx {
 
 typedef struct cfit__layer_cost {
     int tp, cp, mbs, recompute, sp;
+    int ep, etp;                     /* expert parallel sizes (1, 1 for a dense model) */
     double fwd_s, bwd_s;             /* compute of one layer, one micro-batch (bwd includes recompute) */
     double cb_s, mb_s;               /* of fwd_s + bwd_s: compute-bound and memory-bound parts */
     double attn_fwd_s;               /* fused attention forward (window for CP overlap) */
     double tp_s, cp_s;               /* exposed TP and CP communication, fwd + bwd */
+    double ep_s;                     /* exposed expert dispatch/combine (and ETP) communication, fwd + bwd */
+    double ep_slow;                  /* simulated factor applied to the all-to-all's cross-node bytes (1 = none) */
     double tp_slow, cp_slow;         /* simulated factors applied to TP's and CP's cross-node terms (1 = none) */
     double overhead_s;               /* per-layer launch/sync overhead, fwd + bwd */
     double host_s;                   /* host-bound time beyond the GPU's (framework host_layer_s) */
@@ -96,8 +109,10 @@ void cfit__comm_fini(cfit__ctx *ctx);
 int cfit__ctx_init(cfit__ctx *ctx, const cfit_plan_request *r, const cfit_gpu *g, cfit_diag *d);
 /* Free what ctx owns (the assumed topology); ctx may be half-initialised (zeroed). */
 void cfit__ctx_fini(cfit__ctx *ctx);
+/* The mean layer's cost at (tp, cp, mbs, recompute, sp) with expert layers over (ep, etp)
+ * (1, 1 for a dense model). */
 void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int recompute,
-                              int sp, cfit__layer_cost *lc);
+                              int sp, int ep, int etp, cfit__layer_cost *lc);
 /* Cost a whole layout from its layer cost; fills every field of out. */
 void cfit__plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lc, const cfit_layout *l,
                      cfit_plan *out);

@@ -26,6 +26,7 @@ void cfit_plan_request_init(cfit_plan_request *r)
     r->top = 5;
     r->grad_bytes = 2;
     r->unfused_attention = CFIT_SEARCH;
+    r->moe_a2a_overlap = CFIT_SEARCH;
     r->fixed.tp = r->fixed.pp = r->fixed.dp = r->fixed.cp = r->fixed.vp = CFIT_SEARCH;
     r->fixed.mbs = r->fixed.zero = r->fixed.recompute = r->fixed.sp = CFIT_SEARCH;
     r->fixed.ep = r->fixed.etp = CFIT_SEARCH;
@@ -66,6 +67,58 @@ static int all_fixed(const cfit_layout *f)
            f->zero >= 0 && f->recompute >= 0 && f->sp >= 0;
 }
 
+/* The ranks of one pipeline stage a request fixes (tp x cp x dp, or the GPUs over pp); 0 when open. */
+static long fixed_stage_ranks(const cfit_plan_request *r)
+{
+    const cfit_layout *f = &r->fixed;
+    if (f->tp > 0 && f->cp > 0 && f->dp > 0)
+        return (long)f->tp * f->cp * f->dp;
+    if (r->gpus_total > 0 && f->pp > 0 && r->gpus_total % f->pp == 0)
+        return r->gpus_total / f->pp;
+    return 0;
+}
+
+/* Expert parallelism's constraints (Megatron-LM megatron/training/arguments.py and
+ * megatron/core/parallel_state.py): EP needs experts and divides them; ETP splits the experts'
+ * FFN; EP x ETP divides a stage's ranks (world / pp, the expert-DP size being the quotient);
+ * MoE with TP needs sequence parallelism. */
+static int validate_experts(const cfit_plan_request *r, cfit_diag *d)
+{
+    const cfit_model *m = r->model;
+    const cfit_layout *f = &r->fixed;
+    if (!cfit_model_is_moe(m)) {
+        if (f->ep > 1)
+            return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                                 "--ep %d needs an MoE model: '%s' has no experts", f->ep, m->name);
+        if (f->etp > 1)
+            return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                                 "--etp %d needs an MoE model (it splits the experts): '%s' has no experts", f->etp, m->name);
+        if (f->recompute == CFIT_RECOMPUTE_EXPERTS)
+            return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                                 "--recompute experts needs an MoE model: '%s' has no experts", m->name);
+        return CFIT_EOK;
+    }
+    if (f->ep > 0 && m->num_experts % f->ep)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "--ep %d must divide the model's %d experts",
+                             f->ep, m->num_experts);
+    if (f->etp > 0 && m->moe_ffn_hidden_size % f->etp)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "--etp %d must divide the experts' moe_ffn_hidden_size %d",
+                             f->etp, m->moe_ffn_hidden_size);
+    long stage = fixed_stage_ranks(r), grid = (long)(f->ep > 0 ? f->ep : 1) * (f->etp > 0 ? f->etp : 1);
+    if (stage > 0 && stage % grid)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "--ep %d x --etp %d = %ld must divide the %ld ranks of a pipeline stage (tp x cp x dp)",
+                             f->ep > 0 ? f->ep : 1, f->etp > 0 ? f->etp : 1, grid, stage);
+    if (r->gpus_total > 0 && r->gpus_total % grid)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "--ep %d x --etp %d = %ld must divide --gpus %ld",
+                             f->ep > 0 ? f->ep : 1, f->etp > 0 ? f->etp : 1, grid, r->gpus_total);
+    if (f->tp > 1 && f->sp == 0)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "--tp %d with an MoE model needs --sp on (Megatron-LM: MoE with tensor parallelism "
+                             "must use sequence parallelism)", f->tp);
+    return CFIT_EOK;
+}
+
 int cfit_plan_validate(const cfit_plan_request *r, cfit_diag *d)
 {
     const cfit_model *m = r->model;
@@ -73,6 +126,8 @@ int cfit_plan_validate(const cfit_plan_request *r, cfit_diag *d)
     int seq = seq_of(r);
     long gbs = gbs_of(r);
     int rc = cfit_model_validate(m, d);
+    if (!rc)
+        rc = validate_experts(r, d);
     if (rc)
         return rc;
     if (f->tp > 0 && (m->num_heads % f->tp || m->num_kv_heads % f->tp))
@@ -94,10 +149,13 @@ int cfit_plan_validate(const cfit_plan_request *r, cfit_diag *d)
                              "--vp %d is more than the model's %d layers", f->vp, m->layers);
     if (f->vp > 1 && f->pp == 1)
         return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "--vp %d needs --pp greater than 1", f->vp);
-    if (f->vp > 1 && f->pp > 1 && (long)f->pp * f->vp > m->layers)
+    /* Megatron may count the embedding and the loss as one pipeline layer each
+     * (--account-for-embedding-in-pipeline-split, --account-for-loss-in-pipeline-split) */
+    if (f->vp > 1 && f->pp > 1 && (long)f->pp * f->vp > m->layers + 2L)
         return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
-                             "--pp %d x --vp %d = %ld chunks is more than the model's %d layers "
-                             "(every chunk needs a layer)", f->pp, f->vp, (long)f->pp * f->vp, m->layers);
+                             "--pp %d x --vp %d = %ld chunks is more than the model's %d layers + 2 "
+                             "(every chunk needs a layer; the embedding and the loss may count as one each)",
+                             f->pp, f->vp, (long)f->pp * f->vp, m->layers);
     if (f->zero > 3)
         return cfit_diag_set(d, CFIT_ERANGE, NULL, 0, 0, "--zero must be 0, 1, 2 or 3, got %d", f->zero);
     if (f->zero >= 2 && f->pp > 1)
@@ -202,14 +260,14 @@ static void goodput_kept(const cfit_plan_request *r, search_state *s)
  * first use. */
 typedef struct layer_costs {
     unsigned have;                               /* bit per cfit_recompute */
-    cfit__layer_cost lc[CFIT_RECOMPUTE_BLOCK];   /* none, selective, full */
+    cfit__layer_cost lc[CFIT_RECOMPUTE_COUNT];   /* none, selective, full, (block unused), experts */
 } layer_costs;
 
 static const cfit__layer_cost *layer_cost(const cfit__ctx *ctx, layer_costs *lcs, const cfit_layout *l,
                                           int rec)
 {
     if (!(lcs->have & (1u << rec))) {
-        cfit__layer_cost_compute(ctx, l->tp, l->cp, l->mbs, rec, l->sp, &lcs->lc[rec]);
+        cfit__layer_cost_compute(ctx, l->tp, l->cp, l->mbs, rec, l->sp, l->ep, l->etp, &lcs->lc[rec]);
         lcs->have |= 1u << rec;
     }
     return &lcs->lc[rec];
@@ -237,7 +295,7 @@ static void search_recompute(const cfit__ctx *ctx, layer_costs *lcs, cfit_layout
     int fixed = ctx->req->fixed.recompute;
     int none_fits = 1, full_fits = 0;
     for (int rec = 0; rec < CFIT_RECOMPUTE_COUNT; rec++) {
-        if (fixed >= 0 && rec != fixed)
+        if ((fixed >= 0 && rec != fixed) || (rec == CFIT_RECOMPUTE_EXPERTS && !ctx->moe))
             continue;
         if (rec == CFIT_RECOMPUTE_BLOCK && fixed < 0 && (none_fits || !full_fits))
             continue;
@@ -254,9 +312,10 @@ static void search_recompute(const cfit__ctx *ctx, layer_costs *lcs, cfit_layout
     }
 }
 
-/* Every (pp, dp, vp, ZeRO) around one (tp, cp, micro-batch, sp). */
-static void search_pp(const cfit__ctx *ctx, long N, int tp, int c, int mbs, int sp, layer_costs *lcs,
-                      search_state *s)
+/* Every (pp, dp, vp, ZeRO) around one (tp, cp, micro-batch, sp, ep, etp): the expert grid
+ * ep x etp must divide a stage's tp x cp x dp ranks (Megatron-Core parallel folding). */
+static void search_pp(const cfit__ctx *ctx, long N, int tp, int c, int mbs, int sp, int ep, int etp,
+                      layer_costs *lcs, search_state *s)
 {
     const cfit_layout *f = &ctx->req->fixed;
     const cfit_model *m = ctx->m;
@@ -265,23 +324,63 @@ static void search_pp(const cfit__ctx *ctx, long N, int tp, int c, int mbs, int 
         if (!cand(f->pp, pp) || N % ((long)tp * c * pp))
             continue;
         long dp = N / ((long)tp * c * pp);
-        if ((f->dp > 0 && dp != f->dp) || gbs % (mbs * dp))
+        if ((f->dp > 0 && dp != f->dp) || gbs % (mbs * dp) || ((long)tp * c * dp) % ((long)ep * etp))
             continue;
         long m_mb = gbs / (mbs * dp);
         int max_vp = f->vp > 0 ? f->vp : m->layers / pp;
         for (int vp = 1; vp <= max_vp; vp++) {
             /* interleaving: every chunk holds a layer; chunks may be uneven (DESIGN §7) */
-            if (!cand(f->vp, vp) || (vp > 1 && (pp == 1 || pp * vp > m->layers || m_mb % pp)))
+            int chunks_max = m->layers + (f->vp > 0 ? 2 : 0);   /* a fixed vp: embedding, loss may count */
+            if (!cand(f->vp, vp) || (vp > 1 && (pp == 1 || pp * vp > chunks_max || m_mb % pp)))
                 continue;
             for (int zero = 0; zero <= 3; zero++) {
                 if ((f->zero >= 0 && zero != f->zero) || (zero >= 2 && pp > 1) ||  /* frameworks reject it */
-                    (zero > 0 && dp == 1 && f->zero < 0))                          /* nothing to shard */
+                    (zero > 0 && dp == 1 && f->zero < 0 &&                         /* nothing to shard */
+                     (!ctx->moe || (long)tp * c == (long)ep * etp)))               /* (experts: over expert DP) */
                     continue;
-                cfit_layout l = {tp, pp, (int)dp, c, vp, mbs, zero, CFIT_RECOMPUTE_NONE, sp, 1, 1};
+                cfit_layout l = {tp, pp, (int)dp, c, vp, mbs, zero, CFIT_RECOMPUTE_NONE, sp, ep, etp};
                 search_recompute(ctx, lcs, l, s);
             }
         }
     }
+}
+
+/* Expert parallel candidates: the fixed size, else powers of two dividing the experts (ep) or,
+ * for etp, at most tp and dividing the experts' FFN width; 1 alone for a dense model. */
+static int expert_sizes(const cfit__ctx *ctx, int fixed, int limit, int divides, int *out)
+{
+    int n = 0;
+    if (!ctx->moe) {
+        out[n++] = 1;
+        return n;
+    }
+    if (fixed > 0) {
+        out[n++] = fixed;
+        return n;
+    }
+    for (int v = 1; v <= limit && n < 24; v *= 2)
+        if (divides % v == 0)
+            out[n++] = v;
+    return n;
+}
+
+/* Every (ep, etp) around one (tp, cp, micro-batch, sp), each costing its own layers. */
+static void search_experts(const cfit__ctx *ctx, long N, int tp, int c, int mbs, int sp, search_state *s)
+{
+    const cfit_layout *f = &ctx->req->fixed;
+    const cfit_model *m = ctx->m;
+    int eps[24], etps[24];
+    long grid = N / ((long)tp * c);   /* ranks of one stage's expert grid at pp = 1, at most */
+    int nep = expert_sizes(ctx, f->ep, m->num_experts, m->num_experts, eps);
+    int netp = expert_sizes(ctx, f->etp, tp, m->moe_ffn_hidden_size > 0 ? m->moe_ffn_hidden_size : 1, etps);
+    for (int i = 0; i < nep; i++)
+        for (int j = 0; j < netp; j++) {
+            if (((long)tp * c * grid) % ((long)eps[i] * etps[j]))
+                continue;
+            layer_costs lcs;
+            lcs.have = 0;
+            search_pp(ctx, N, tp, c, mbs, sp, eps[i], etps[j], &lcs, s);
+        }
 }
 
 static void search_count(const cfit__ctx *ctx, long N, search_state *s)
@@ -312,9 +411,9 @@ static void search_count(const cfit__ctx *ctx, long N, search_state *s)
                 for (int sp = 0; sp <= 1; sp++) {
                     if (f->sp >= 0 ? sp != f->sp : (sp == 1 && tp == 1))
                         continue;
-                    layer_costs lcs;
-                    lcs.have = 0;
-                    search_pp(ctx, N, tp, c, mbs, sp, &lcs, s);
+                    if (ctx->moe && tp > 1 && !sp)   /* Megatron: MoE with TP needs SP */
+                        continue;
+                    search_experts(ctx, N, tp, c, mbs, sp, s);
                 }
             }
         }
@@ -698,9 +797,12 @@ void cfit_plan_result_fini(cfit_plan_result *res)
     memset(res, 0, sizeof *res);
 }
 
-int cfit_plan_evaluate(const cfit_plan_request *r, const cfit_gpu *gpu, const cfit_layout *l,
+int cfit_plan_evaluate(const cfit_plan_request *r, const cfit_gpu *gpu, const cfit_layout *given,
                        cfit_plan *out, cfit_diag *d)
 {
+    cfit_layout norm = *given, *l = &norm;   /* ep, etp unset (0, CFIT_SEARCH) = 1: no expert parallelism */
+    norm.ep = norm.ep > 1 ? norm.ep : 1;
+    norm.etp = norm.etp > 1 ? norm.etp : 1;
     cfit__ctx ctx;
     int rc = cfit__ctx_init(&ctx, r, gpu, d);
     if (rc)

@@ -5,7 +5,7 @@
 
 const char *cfit_recompute_name(cfit_recompute r)
 {
-    static const char *const names[] = {"none", "selective", "full", "block"};
+    static const char *const names[] = {"none", "selective", "full", "block", "experts"};
     return (unsigned)r < CFIT_RECOMPUTE_COUNT ? names[r] : "?";
 }
 
@@ -181,20 +181,16 @@ double cfit_model_hw_flops_per_token(const cfit_model *m, int seq, cfit_recomput
         return model + fwd_flops_per_token(m, seq) - 2.0 * (double)m->hidden_size * m->vocab_size;
     if (r == CFIT_RECOMPUTE_SELECTIVE)
         return model + attn_score_flops(m, seq);
+    if (r == CFIT_RECOMPUTE_EXPERTS && cfit_model_is_moe(m))   /* the MoE MLPs' forward again */
+        return model + 2.0 * cfit_model_moe_layers(m) * cfit_model_moe_mlp_params(m, 1);
     return model;
 }
 
 const char *cfit_model_unplanned_feature(const cfit_model *m, int seq)
 {
-    if (cfit_model_is_moe(m))
-        return "MoE";
-    if (cfit_model_is_mla(m))
-        return "MLA";
-    if (m->head_dim > 0 && (long long)m->head_dim * m->num_heads != m->hidden_size)
-        return "head_dim";
-    if (m->sliding_layers > 0 && m->sliding_window < seq)
-        return "sliding-window";
-    return NULL;
+    (void)m;
+    (void)seq;
+    return NULL;   /* MoE, MLA, head_dim and sliding windows are costed (docs/model.md §3.7, §5.12) */
 }
 
 static int bad(cfit_diag *d, const cfit_model *m, const char *what)

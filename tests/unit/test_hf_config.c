@@ -88,6 +88,7 @@ static void test_fixture_matches_catalog(void **state)
         cfit_model m = load_fixture(pairs[i][0]);
         const cfit_model *e = cfit_catalog_model(c, pairs[i][1], NULL);
         assert_non_null(e);
+        assert_int_equal(m.moe_max_nodes_per_token, e->moe_max_nodes_per_token);   /* deepseek-v3: 4; kimi: none */
         if (cfit_model_params(&m) != cfit_model_params(e) || cfit_model_active_params(&m) != cfit_model_active_params(e))
             fail_msg("%s: %.0f / %.0f parameters, catalog %s %.0f / %.0f", pairs[i][0], cfit_model_params(&m),
                      cfit_model_active_params(&m), pairs[i][1], cfit_model_params(e), cfit_model_active_params(e));

@@ -126,7 +126,7 @@ static void check_invariants(const cfit_plan_request *r, const cfit_plan *p)
 
     /* step time: the breakdown sums to it, nothing negative, absent parallelism costs 0 */
     double parts[] = {b->compute_s, b->tp_comm_s, b->cp_comm_s, b->pp_comm_s, b->pp_bubble_s,
-                      b->dp_comm_s, b->optimizer_s, b->other_s};
+                      b->dp_comm_s, b->optimizer_s, b->other_s, b->ep_comm_s};
     double sum = 0;
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
         assert_true(parts[i] >= 0.0 && isfinite(parts[i]));
@@ -153,7 +153,7 @@ static void check_invariants(const cfit_plan_request *r, const cfit_plan *p)
     /* the roofline split of the compute (and optimizer) time; communication exposed */
     assert_true(p->compute_bound_s >= 0 && p->memory_bound_s >= 0);
     assert_rel(p->compute_bound_s + p->memory_bound_s, b->compute_s + b->optimizer_s, 1e-9, "bounds");
-    assert_rel(p->comm_exposed_s, b->tp_comm_s + b->cp_comm_s + b->pp_comm_s + b->dp_comm_s, 1e-9,
+    assert_rel(p->comm_exposed_s, b->tp_comm_s + b->cp_comm_s + b->pp_comm_s + b->dp_comm_s + b->ep_comm_s, 1e-9,
                "comm exposed");
 
     /* throughput and utilisation follow from the step time by definition */
@@ -209,6 +209,114 @@ static void search_ok(const cfit_plan_request *r, cfit_plan_result *res)
     int rc = cfit_plan_search(r, res, &d);
     if (rc)
         fail_msg("search: %s: %s", cfit_err_name(rc), d.msg);
+}
+
+/* ---- mixture of experts (docs/model.md §3.7, §5.12, §5.13) ------------------------ */
+
+static cfit_layout moe_layout(int tp, int pp, int dp, int ep, int etp, int zero)
+{
+    cfit_layout l = layout(tp, pp, dp, 1, 1, 1, zero, CFIT_RECOMPUTE_NONE, tp > 1);
+    l.ep = ep;
+    l.etp = etp;
+    return l;
+}
+
+/* Weights: the routed experts over EP x ETP, the rest as a dense model's; the all-to-all costs
+ * nothing without EP, more across nodes than inside one. */
+static void test_moe_expert_sharding(void **state)
+{
+    (void)state;
+    const cfit_gpu *g[] = {gpu("h100-sxm")};
+    cfit_plan_request r;
+    request(&r, "mixtral-8x7b", g, 1, 64);
+    r.seq_len = 4096;
+    r.global_batch = 256;
+    const cfit_model *m = r.model;
+    double experts = 3.0 * m->hidden_size * (double)m->num_experts * m->moe_ffn_hidden_size * m->layers;
+    double rest = cfit_model_params(m) - experts;
+    cfit_plan e1 = evaluate(&r, g[0], moe_layout(1, 1, 64, 1, 1, 0));
+    cfit_plan e8 = evaluate(&r, g[0], moe_layout(1, 1, 64, 8, 1, 0));
+    assert_rel(e1.mem.weights_bytes, 2.0 * cfit_model_params(m), 1e-9, "ep 1 holds every expert");
+    assert_rel(e8.mem.weights_bytes, 2.0 * (rest + experts / 8), 1e-9, "ep 8 holds an eighth of them");
+    assert_true(e1.br.ep_comm_s == 0.0);
+    assert_true(e8.br.ep_comm_s > 0.0);
+    assert_int_equal(e8.layout.ep, 8);
+    /* ep 8 at stride etp 2 spans two nodes of 8: the all-to-all crosses the NICs */
+    cfit_plan x = evaluate(&r, g[0], moe_layout(2, 1, 32, 8, 2, 0));
+    cfit_plan in = evaluate(&r, g[0], moe_layout(2, 1, 32, 4, 2, 0));
+    assert_true(x.br.ep_comm_s > in.br.ep_comm_s);
+    /* ZeRO-1 shards the experts' optimizer states over the expert-DP ranks (64 / 8) */
+    cfit_plan z = evaluate(&r, g[0], moe_layout(1, 1, 64, 8, 1, 1));
+    assert_rel(z.mem.optimizer_bytes, 12.0 * (rest / 64 + experts / 8 / 8), 1e-9, "expert ZeRO-1");
+}
+
+/* Imbalance and overlap: the busiest expert slows the step; overlap hides the all-to-all. */
+static void test_moe_imbalance_overlap(void **state)
+{
+    (void)state;
+    const cfit_gpu *g[] = {gpu("h100-sxm")};
+    cfit_plan_request r;
+    request(&r, "qwen3-30b-a3b", g, 1, 32);
+    r.global_batch = 256;
+    cfit_plan base = evaluate(&r, g[0], moe_layout(1, 1, 32, 16, 1, 1));
+    r.moe_imbalance = 1.5;
+    cfit_plan slow = evaluate(&r, g[0], moe_layout(1, 1, 32, 16, 1, 1));
+    assert_true(slow.step_time_s > base.step_time_s && slow.br.ep_comm_s > base.br.ep_comm_s);
+    r.moe_imbalance = 0;
+    r.moe_a2a_overlap = 1;
+    cfit_plan hidden = evaluate(&r, g[0], moe_layout(1, 1, 32, 16, 1, 1));
+    assert_true(hidden.br.ep_comm_s < base.br.ep_comm_s);
+    /* recomputing the experts stores less and runs more */
+    r.moe_a2a_overlap = CFIT_SEARCH;
+    cfit_layout l = moe_layout(1, 1, 32, 16, 1, 1);
+    l.recompute = CFIT_RECOMPUTE_EXPERTS;
+    cfit_plan rec = evaluate(&r, g[0], l);
+    assert_true(rec.mem.activations_bytes < base.mem.activations_bytes);
+    assert_true(rec.br.compute_s > base.br.compute_s && rec.hfu > rec.mfu);
+}
+
+/* Expert-parallel constraints (Megatron arguments.py, parallel_state.py). */
+static void test_moe_validate(void **state)
+{
+    (void)state;
+    const cfit_gpu *g[] = {gpu("h100-sxm")};
+    cfit_plan_request r;
+    cfit_diag d;
+    request(&r, "deepseek-v3", g, 1, 256);
+    r.fixed.ep = 6;
+    assert_int_equal(cfit_plan_validate(&r, &d), CFIT_EINVALID);
+    assert_non_null(strstr(d.msg, "must divide the model's 256 experts"));
+    r.fixed.ep = 64, r.fixed.etp = 8, r.fixed.tp = 2, r.fixed.pp = 8;
+    assert_int_equal(cfit_plan_validate(&r, &d), CFIT_EINVALID);
+    assert_non_null(strstr(d.msg, "ranks of a pipeline stage"));
+    request(&r, "llama3-8b", g, 1, 16);
+    r.fixed.ep = 2;
+    assert_int_equal(cfit_plan_validate(&r, &d), CFIT_EINVALID);
+    assert_non_null(strstr(d.msg, "needs an MoE model"));
+    r.fixed.ep = 1;   /* a dense model's fixed layouts carry ep = etp = 1 */
+    r.fixed.etp = 1;
+    assert_int_equal(cfit_plan_validate(&r, &d), CFIT_EOK);
+}
+
+/* The search finds an expert-parallel layout and every plan's ep x etp divides its stage. */
+static void test_moe_search(void **state)
+{
+    (void)state;
+    const cfit_gpu *g[] = {gpu("h100-sxm")};
+    cfit_plan_request r;
+    request(&r, "deepseek-v3", g, 1, 256);
+    r.top = 20;
+    cfit_plan_result res;
+    search_ok(&r, &res);
+    assert_true(res.nplans > 0);
+    for (size_t i = 0; i < res.nplans; i++) {
+        const cfit_layout *l = &res.plans[i].layout;
+        assert_true(l->ep >= 1 && l->etp >= 1 && 256 % l->ep == 0);
+        assert_true(((long)l->tp * l->cp * l->dp) % ((long)l->ep * l->etp) == 0);
+        assert_true(l->tp == 1 || l->sp);
+    }
+    assert_true(res.plans[0].layout.ep > 1);
+    cfit_plan_result_fini(&res);
 }
 
 /* ---- request defaults ------------------------------------------------------------ */
@@ -360,7 +468,7 @@ static void test_invariants_many_layouts(void **state)
             for (size_t a = 0; a < 3; a++)
                 for (size_t b = 0; b < 3; b++)
                     for (size_t c = 0; c < 2; c++)
-                        for (int rec = 0; rec < CFIT_RECOMPUTE_COUNT; rec++)
+                        for (int rec = 0; rec < CFIT_RECOMPUTE_EXPERTS; rec++)   /* experts: MoE only */
                             for (int zero = 0; zero < 4; zero++) {
                                 int vp = pps[b] > 1 && r.model->layers % (2 * pps[b]) == 0 ? 2 : 1;
                                 evaluate(&r, g[0], layout(tps[a], pps[b], 16, cps[c], vp, 1, zero, rec,
@@ -1243,6 +1351,10 @@ int main(void)
         cmocka_unit_test(test_invariants_many_layouts),
         cmocka_unit_test(test_frameworks),
         cmocka_unit_test(test_block_recompute),
+        cmocka_unit_test(test_moe_expert_sharding),
+        cmocka_unit_test(test_moe_imbalance_overlap),
+        cmocka_unit_test(test_moe_validate),
+        cmocka_unit_test(test_moe_search),
         cmocka_unit_test(test_partial_node_group),
         cmocka_unit_test(test_pipeline_bubble),
         cmocka_unit_test(test_evaluate_errors),

@@ -1,0 +1,234 @@
+#!/usr/bin/env python3
+"""bench/moe_fidelity.py - how well `clusterfit plan` predicts published MoE training runs.
+
+Every row of bench/data/moe-calibration.csv (a copy of the public MoE measurements with their
+sources, issue 13) that states its layout is run through `clusterfit plan --json` with the row's
+model (a catalog entry, or a Hugging Face config.json under bench/data/hf/), GPU, GPU count,
+sequence, batch and published layout fixed (tp, pp, dp, ep, etp, cp, vp, micro-batch, precision,
+recompute where it maps); unstated dimensions are searched.  The framework entry follows the
+row's dispatcher (NCCL all-to-all, DeepEP, HybridEP), and the row's notes say whether the
+all-to-all overlapped compute (A2A_OVERLAP=1, "1f1b A2A overlap") and whether routing was forced
+balanced or natural (docs/model.md §5.12).
+
+The measured tokens/s per GPU is the row's own, or from its iteration time, or from its
+published model TFLOP/s per GPU through the FLOP formula that source used: Megatron-Core's
+num_floating_point_operations (routed top-k + shared experts, causal attention at half, MLA
+terms, no router, fwd + bwd = 3x; megatron/training/training.py).
+
+Prints per-row and median |error| of tokens/s per GPU, the share within 25% and how many runs fit
+in memory.  Usage: bench/moe_fidelity.py [path/to/clusterfit] [--csv FILE] [-v]
+Exit status: 0 (a report, met or not), 2 on bad usage.
+"""
+import csv
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+MODELS = {   # the csv's model column -> a catalog entry or a config.json under bench/data/hf
+    "Qwen3-235B-A22B": "qwen3-235b-a22b",
+    "Qwen3-30B-A3B": "qwen3-30b-a3b",
+    "GPT-OSS-20B": "gpt-oss-20b",
+    "DeepSeek-V3": "deepseek-v3",
+    "Mixtral-8x7B": "mixtral-8x7b",
+    "Moonlight-16B-A3B": os.path.join(HERE, "data", "hf", "moonlight-16b-a3b.json"),
+}
+
+GPU_MAP = [(r"GB300", "gb300"), (r"GB200", "gb200"), (r"B300", "b300"), (r"B200", "b200"),
+           (r"H800", "h800"), (r"H200", "h200-sxm"), (r"H100", "h100-sxm")]
+
+# Natural (unforced, dropless) routing: the busiest expert's tokens over the mean.  Measured by
+# the same source on the same layout: Megatron-MoE-ModelZoo best_practice/qwen3 long-context
+# table, 16K row, forced balance 295 vs dropless 237 TFLOP/s (MOEPUB-ZOOQ3-06/07): with the
+# experts' compute and all-to-all a share s of the step, 295/237 = 1 + s (imb - 1).  The value
+# is the planner's --moe-imbalance for rows the csv marks natural (docs/model.md §5.12).
+NATURAL_IMBALANCE = 1.5
+
+
+def num(text):
+    m = re.search(r"\d+(\.\d+)?", text or "")
+    return float(m.group(0)) if m else None
+
+
+def intval(text):
+    t = (text or "").strip()
+    return int(t) if re.fullmatch(r"\d+", t) else None
+
+
+def gpu_name(text):
+    for pat, name in GPU_MAP:
+        if re.search(pat, text):
+            return name
+    raise ValueError("unmapped gpu " + text)
+
+
+def megatron_flops_per_token(r, seq):
+    """Megatron-Core num_floating_point_operations / (batch x seq): routed top-k + shared experts,
+    dense layers, GQA or MLA attention with causal scores at half, logits; 3 x 2 per MAC."""
+    L, h, V = int(r["layers"]), int(r["hidden"]), int(num(r["vocab"]))
+    moe_l = int(r["moe_layers"] or L)
+    dense_l = L - moe_l
+    heads, kvh = int(r["heads"]), int(r["kv_heads"] or r["heads"])
+    d = int(r["head_dim"] or h // heads)
+    f_moe, k = int(r["moe_ffn_hidden"]), int(r["top_k"])
+    f_dense = int(r["dense_ffn_hidden"] or 0)
+    shared = int(r["shared_experts"] or 0) * f_moe
+    gm = 1.5   # every model here is gated (SwiGLU)
+    mlp = 12 * h * gm * (f_dense * dense_l + (f_moe * k + shared) * moe_l)
+    if r["attention"] == "mla":
+        qk, rope, v = 128, 64, 128   # DeepSeek-V3 / Moonlight (csv notes)
+        qr, kvr = int(r["q_lora_rank"] or 0), int(r["kv_lora_rank"])
+        q = qr * (h + heads * (qk + rope) + 1) if qr else h * heads * (qk + rope)
+        attn = 6 * L * (q + kvr * (h + heads * (qk + v) + 1) + h * rope + heads * v * h +
+                        seq * heads * (qk + rope) / 2 + seq * heads * v / 2)
+    else:
+        qp, kvp = d * heads, d * kvh
+        attn = 6 * L * (h * (qp + 2 * kvp) + qp * seq / 2 * 2 + qp * h)
+    return mlp + attn + 6 * h * V
+
+
+def measured(r):
+    seq, gpus = int(r["seq_len"]), int(r["num_gpus"])
+    if num(r["meas_tokens_per_s_per_gpu"]):
+        return num(r["meas_tokens_per_s_per_gpu"]), "published tokens/s"
+    if num(r["meas_iter_time_s"]) and intval(r["gbs"]):
+        return int(r["gbs"]) * seq / (num(r["meas_iter_time_s"]) * gpus), "iteration time"
+    if num(r["meas_tflops_per_gpu"]):
+        return num(r["meas_tflops_per_gpu"]) * 1e12 / megatron_flops_per_token(r, seq), "TFLOP/s, Megatron"
+    return None, None
+
+
+def framework_of(r):
+    d = r["dispatcher"].lower()
+    if "hybridep" in d:
+        return "megatron-core-hybridep"
+    if "deepep" in d:
+        return "megatron-core-deepep"
+    return "megatron-core"
+
+
+def recompute_of(r):
+    """full / none map; Megatron's module lists (selective: norm, act, moe_act, ...) have no
+    one-to-one counterpart, so the search picks the least recomputation that fits."""
+    rec = r["recompute"].lower()
+    if rec.startswith("full"):
+        return "full"
+    if rec.startswith("none"):
+        return "none"
+    if re.search(r"\bmoe\b(?!_)", rec):   # --recompute-modules moe: the expert MLPs
+        return "experts"
+    return None
+
+
+def args_of(r):
+    a = ["plan", "--json", "--top", "1", "--model", MODELS[r["model"]], "--gpu", gpu_name(r["gpu"]),
+         "--gpus", r["num_gpus"], "--gbs", r["gbs"], "--seq", r["seq_len"], "--tokens", "1T",
+         "--framework", framework_of(r)]
+    tp = intval(r["tp"]) or 1
+    for col, opt in (("tp", "--tp"), ("pp", "--pp"), ("dp", "--dp"), ("cp", "--cp"), ("vp", "--vp"),
+                     ("mbs", "--mbs"), ("ep", "--ep")):
+        v = intval(r[col])
+        if v:
+            a += [opt, str(v)]
+    # ETP: the published value, else 1 (Megatron-MoE-ModelZoo's scripts set ETP=1 unless stated)
+    a += ["--etp", str(intval(r["etp"]) or 1)]
+    if tp > 1:
+        a += ["--sp", "on"]   # Megatron: MoE with TP needs SP
+    rec = recompute_of(r)
+    if rec:
+        a += ["--recompute", rec]
+    if "fp8" in r["precision"].lower():
+        a += ["--precision", "fp8"]
+    notes = (r["notes"] + " " + r["source_locator"]).lower()
+    if "a2a_overlap=1" in notes or "a2a overlap" in notes:
+        a += ["--moe-overlap", "on"]
+    if re.search(r"natural routing|natural \(not forced\) routing", notes):
+        a += ["--moe-imbalance", str(NATURAL_IMBALANCE)]
+    return a
+
+
+def runnable(r):
+    return intval(r["tp"]) is not None and intval(r["pp"]) is not None and intval(r["gbs"]) and r["seq_len"]
+
+
+def run_row(binary, r):
+    res = {"id": r["id"], "gpu": r["gpu"]}
+    if not runnable(r):
+        res["skip"] = "no published layout (tp/pp/batch/sequence)"
+        return res
+    meas, how = measured(r)
+    args = args_of(r)
+    res.update(measured=meas, how=how, args=args)
+    p = subprocess.run([binary] + args, capture_output=True, text=True)
+    if p.returncode != 0:
+        res["error"] = p.stderr.strip().splitlines()[-1] if p.stderr.strip() else "exit %d" % p.returncode
+        return res
+    plan = json.loads(p.stdout)["plans"][0]
+    res.update(predicted=plan["tokens_per_s_per_gpu"], fits=plan["fits"], plan=plan)
+    return res
+
+
+def layout_of(p):
+    rec = p["recompute"] + (":%d" % p["recompute_layers"] if p["recompute"] == "block" else "")
+    return "tp%d pp%d dp%d cp%d ep%d etp%d vp%d mbs%d z%d %s" % (
+        p["tp"], p["pp"], p["dp"], p["cp"], p["ep"], p["etp"], p["vp"], p["micro_batch"], p["zero"], rec)
+
+
+def main():
+    argv = sys.argv[1:]
+    csv_path = os.path.join(HERE, "data", "moe-calibration.csv")
+    if "--csv" in argv:
+        i = argv.index("--csv")
+        csv_path = argv[i + 1]
+        del argv[i:i + 2]
+    verbose = "-v" in argv
+    argv = [a for a in argv if a != "-v"]
+    binary = argv[0] if argv else os.path.join(HERE, "..", "build", "release", "clusterfit")
+    if not os.access(binary, os.X_OK):
+        print("moe_fidelity: no clusterfit binary at %s (build first: make build)" % binary, file=sys.stderr)
+        return 2
+    rows = list(csv.DictReader(open(csv_path, newline="")))
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as ex:
+        results = list(ex.map(lambda r: run_row(binary, r), rows))
+    print("# clusterfit MoE fidelity: tokens/s per GPU, predicted vs published (%s)" % os.path.relpath(csv_path))
+    print("%-20s %-9s %9s %9s %8s %5s  %s" % ("id", "gpu", "measured", "predicted", "error", "fits", "layout / note"))
+    errs, fits, failed, skipped = [], 0, [], []
+    for r in results:
+        if "skip" in r:
+            skipped.append(r)
+            print("%-20s %-9s %9s %9s %8s %5s  skipped: %s" % (r["id"], r["gpu"], "-", "-", "-", "-", r["skip"]))
+            continue
+        if r.get("measured") is None or "error" in r:
+            failed.append(r)
+            print("%-20s %-9s %9.0f %9s %8s %5s  %s" % (r["id"], r["gpu"], r.get("measured") or 0, "-", "-", "-",
+                                                     r.get("error", "no measurement")))
+            continue
+        e = (r["predicted"] - r["measured"]) / r["measured"]
+        errs.append(abs(e))
+        fits += bool(r["fits"])
+        print("%-20s %-9s %9.0f %9.0f %+7.1f%% %5s  %s (%s)" % (r["id"], r["plan"]["gpu"], r["measured"], r["predicted"],
+                                                           100 * e, "yes" if r["fits"] else "NO",
+                                                           layout_of(r["plan"]), r["how"]))
+        if verbose:
+            print("    " + " ".join(r["args"]))
+    n = len(errs)
+    med = statistics.median(errs) if errs else float("nan")
+    within = sum(1 for e in errs if e <= 0.25)
+    print()
+    print("rows: %d evaluated, %d failed to plan, %d skipped (no published layout)" % (n, len(failed), len(skipped)))
+    print("median |error|: %.1f%%   (target <= 10%%: %s)" % (100 * med, "met" if med <= 0.10 else "MISSED"))
+    share = within / n if n else 0.0
+    print("rows within 25%%: %d of %d = %.0f%%   (target >= 90%%: %s)" %
+          (within, n, 100 * share, "met" if share >= 0.9 and not failed else "MISSED"))
+    print("fits in memory: %d of %d published runs (target all: %s)" %
+          (fits, n + len(failed), "met" if fits == n + len(failed) else "MISSED"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
