@@ -26,6 +26,9 @@ int cfit__sim_step(cfit__sim *s, int nflows, const int *src, const int *dst, dou
 int cfit__sim_step_mirror(cfit__sim *s, int nflows, const int *src, const int *dst, double bytes, double lat_mult);
 /* Test hook: nonzero makes cfit__sim_step_mirror simulate both steps always. */
 extern int cfit__sim_mirror_off;
+/* Test hook: nonzero makes every step solve all its subflows, never one plane block of a
+ * topology with planes (sim.c step_planes): the reference the block solve is tested against. */
+extern int cfit__sim_planes_off;
 
 /* One step of arbitrary flows between hosts (bytes per flow), outside any collective: the
  * step time (slowest flow's finish + its path latency).  For tests of the fairness model. */

@@ -102,6 +102,26 @@ static int path_at(const cfit_topo *t, int src, int dst, int i, int *path)
     return ft_path(t->state, src, dst, i, path);
 }
 
+/* The planes (topo_internal.h): aggregation index a, f->up of them.  Same-pod paths are one per
+ * agg (path i through agg i), cross-pod paths half per agg (i / half); a pair under one edge
+ * switch (one path) or in one node (none indexed) crosses no plane link. */
+static int link_plane(const cfit_topo *t, int l)
+{
+    const ft *f = t->state;
+    if (l >= f->ac0)
+        return (l - f->ac0) / 2 / f->half % f->up;
+    return l >= f->ea0 ? (l - f->ea0) / 2 % f->up : -1;
+}
+
+static int plane_link(const cfit_topo *t, int l, int d)
+{
+    const ft *f = t->state;
+    int base = l >= f->ac0 ? f->ac0 : f->ea0, idx = (l - base) / 2, dir = (l - base) & 1;
+    int unit = l >= f->ac0 ? f->half : 1;   /* links per agg: its half core cables, or one edge cable */
+    int a = idx / unit % f->up, to = (a + d) % f->up;
+    return base + 2 * (idx + (to - a) * unit) + dir;
+}
+
 static double max2(double a, double b) { return a > b ? a : b; }
 static double min2(double a, double b) { return a < b ? a : b; }
 
@@ -242,6 +262,9 @@ int cfit__topo_build_fattree(const char *body, const cfit_topo_params *p, cfit_t
     t->path_count = path_count;
     t->path_at = path_at;
     t->path_best = path_best;
+    t->planes = (int)(k / 2 / n);
+    t->link_plane = link_plane;
+    t->plane_link = plane_link;
     t->mirror_paths = 1;   /* ft_path(b, a, i) climbs and descends through the same agg and core */
     if ((rc = build(t, f, hosts))) {
         cfit_topo_free(t);

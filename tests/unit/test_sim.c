@@ -535,6 +535,54 @@ static void alltoall_mirror_shortcut(void **state)
     }
 }
 
+/* A step solved in one block of a fat-tree's aggregation planes (sim.c step_planes) gives the
+ * result of solving every subflow (the test hook's reference): time, schedule size, bottleneck
+ * tier and the bytes of the hottest links, for the collectives whose steps it serves, on full,
+ * tapered and node-less trees, linear and random placement, and with a failed link (no planes). */
+static void plane_block_solve(void **state)
+{
+    (void)state;
+    const char *specs[] = {"fattree:k=8", "fattree:k=16,oversub=2", "fattree:k=8,gpus=1", "fattree:k=12",
+                           "fattree:k=16"};
+    int ranks[] = {128, 200, 97, 300, 1024};
+    cfit_collective colls[] = {CFIT_COLL_ALLTOALL, CFIT_COLL_ALLREDUCE, CFIT_COLL_ALLGATHER};
+    for (int i = 0; i < 5; i++) {
+        cfit_topo_params p;
+        cfit_topo_params_init(&p);
+        cfit_topo *t = NULL;
+        cfit_diag d;
+        assert_int_equal(cfit_topo_new(specs[i], &p, &t, &d), 0);
+        int n = ranks[i], hosts = cfit_topo_hosts(t), *place = malloc((size_t)hosts * sizeof *place);
+        assert_non_null(place);
+        for (int h = 0; h < hosts; h++)
+            place[h] = (h * 37 + 11) % hosts;   /* 37 is prime to every host count here */
+        for (int run = 0; run < 7; run++) {
+            int random = run % 2, failed = run == 6;
+            if (failed)
+                t->links[cfit_topo_links(t) - 1].failed = 1;
+            cfit_sim_result fast, ref;
+            cfit_collective c = colls[run / 2 % 3];
+            cfit__sim_planes_off = 0;
+            assert_int_equal(cfit_sim_collective(t, c, CFIT_ALGO_RING, n, random ? place : NULL, 64e6, &fast, &d), 0);
+            cfit__sim_planes_off = 1;
+            assert_int_equal(cfit_sim_collective(t, c, CFIT_ALGO_RING, n, random ? place : NULL, 64e6, &ref, &d), 0);
+            cfit__sim_planes_off = 0;
+            near(fast.time_s, ref.time_s, 1e-12);
+            assert_int_equal(fast.steps, ref.steps);
+            assert_int_equal(fast.flows, ref.flows);
+            assert_int_equal(fast.flows_solved, ref.flows_solved);
+            if (fast.bottleneck_tier != ref.bottleneck_tier) printf("DBG %d %d: %d vs %d t %.17g %.17g\n", i, run, fast.bottleneck_tier, ref.bottleneck_tier, fast.time_s, ref.time_s);
+            assert_int_equal(fast.nhot, ref.nhot);
+            for (int h = 0; h < fast.nhot; h++)
+                near(fast.hot_link_bytes[h], ref.hot_link_bytes[h], 1e-9);
+            if (failed)
+                t->links[cfit_topo_links(t) - 1].failed = 0;
+        }
+        free(place);
+        cfit_topo_free(t);
+    }
+}
+
 /* Routes longer than the first path buffer (64 links) are routed: the buffer grows to the
  * simulator's limit of 4096 links per route; a longer route is CFIT_ERANGE naming its length
  * and the limit, from the collectives and from cfit_sim_internode_curve (never a factor 1). */
@@ -702,6 +750,7 @@ int main(void)
         cmocka_unit_test(internode_slowdown),
         cmocka_unit_test(dragonfly_ugal),
         cmocka_unit_test(alltoall_mirror_shortcut),
+        cmocka_unit_test(plane_block_solve),
         cmocka_unit_test(internode_curve),
         cmocka_unit_test(long_routes),
         cmocka_unit_test(weighted_fairness),
