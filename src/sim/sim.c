@@ -92,6 +92,8 @@ struct cfit_sim_state {
     int *fpath, fpcap;          /* per flow of the step: 2 x its path count + 1 if it runs through planes */
     int fpath_n;                /* flows fpath holds (0: none, add_flow asks the topology) */
     double *cmin;               /* fill_tight(): per slot, the least level of a subflow crossing */
+    cfit_sim_alltoallv a2av;    /* alltoallv's pattern (cfit_sim_state_set_alltoallv) */
+    double count_bytes;         /* the size algbw divides by, when the schedule set one (alltoallv) */
     int cmin_cap;
     /* totals */
     double time_s, slowest_step_s;
@@ -502,6 +504,8 @@ static void heap_remove_at(cfit__sim *s, int i)
     }
 }
 
+int cfit__sim_planes_off;
+
 /* Of subflow f's own links (crossed by it alone: a NIC in a permutation step) the one that
  * saturates first, the first such on its path.  Such a link's level changes only when f freezes,
  * so fill() queues only that one: the others can never pop first (-1 when f has none). */
@@ -600,7 +604,7 @@ static int fill(cfit__sim *s)
             lk[l].wsum += s->w[f];
         }
     }
-    if (fill_tight(s))
+    if (!cfit__sim_planes_off && fill_tight(s))
         return CFIT_EOK;
     s->inc_off[0] = 0;
     for (int i = 0; i < nu; i++) {
@@ -689,11 +693,10 @@ static void flush_plane_bytes(cfit__sim *s)
  * subflows get their max-min rates, and its bytes follow them (adaptive spraying: a path with
  * more room carries more), so it finishes at bytes / the sum of its subflows' rates.  Notes
  * the slowest flow's bottleneck (its slowest subflow's) and adds the bytes to the links. */
-static int solve_step(cfit__sim *s, long repeat, int mirror, double *step_out)
+enum { LINKS_OWN = 1, LINKS_REVERSED = 2 };   /* step_eval: which links its bytes go on */
+
+static double step_eval(cfit__sim *s, long repeat, int links)
 {
-    int rc = fill(s);
-    if (rc)
-        return rc;
     double step = 0;
     int slow = -1;
     for (int f = 0; f < s->nf; f += s->nsub[f]) {
@@ -708,9 +711,9 @@ static int solve_step(cfit__sim *s, long repeat, int mirror, double *step_out)
         for (int j = f; j < f + s->nsub[f]; j++) {
             const int *p = s->pool + s->off[j];   /* slots */
             double share = bytes * (rate > 0 ? s->rate[j] / rate : 1.0 / s->nsub[f]) * (double)repeat;
-            for (int i = 0; i < s->len[j]; i++)
+            for (int i = 0; i < s->len[j] && (links & LINKS_OWN); i++)
                 add_link_bytes(s, s->used[p[i]], share);
-            for (int i = 0; i < s->len[j] && mirror; i++)   /* the mirror step's, on the reversed links */
+            for (int i = 0; i < s->len[j] && (links & LINKS_REVERSED); i++)   /* a mirror step's */
                 add_link_bytes(s, s->used[p[i]] ^ 1, share);
         }
         double end = (bytes > 0 ? bytes / rate : 0) + s->lat_mult * lat;
@@ -718,8 +721,30 @@ static int solve_step(cfit__sim *s, long repeat, int mirror, double *step_out)
             step = end, slow = worst;
     }
     s->slow_bneck = slow >= 0 ? s->bneck[slow] : -1;
-    *step_out = step;
+    return step;
+}
+
+/* The step time: the last flow's finish plus lat_mult x its (longest) path latency.  A flow's
+ * subflows get their max-min rates, and its bytes follow them (adaptive spraying: a path with
+ * more room carries more), so it finishes at bytes / the sum of its subflows' rates.  Notes
+ * the slowest flow's bottleneck (its slowest subflow's) and adds the bytes to the links (with
+ * mirror, also the mirror step's to the reversed links). */
+static int solve_step(cfit__sim *s, long repeat, int mirror, double *step_out)
+{
+    int rc = fill(s);
+    if (rc)
+        return rc;
+    *step_out = step_eval(s, repeat, LINKS_OWN | (mirror ? LINKS_REVERSED : 0));
     return CFIT_EOK;
+}
+
+/* Give the step's flows bytes[q] each (flow q in the order added), split as add_subflows split
+ * them: by each subflow's weight. */
+static void set_flow_bytes(cfit__sim *s, const double *bytes)
+{
+    for (int f = 0, q = 0; f < s->nf; f += s->nsub[f], q++)
+        for (int j = f; j < f + s->nsub[f]; j++)
+            s->left[j] = bytes[q] * s->w[j];
 }
 
 static int gcd(int a, int b)
@@ -731,7 +756,6 @@ static int gcd(int a, int b)
     return a;
 }
 
-int cfit__sim_planes_off;
 
 /* In how many plane blocks a step may be solved as one.  A topology with planes (a fat-tree's
  * aggregation index: topo_internal.h) maps onto itself when its planes are relabelled, and
@@ -849,6 +873,41 @@ int cfit__sim_step_mirror(cfit__sim *s, int nflows, const int *src, const int *d
     return rc;
 }
 
+int cfit__sim_step_v(cfit__sim *s, int nflows, const int *src, const int *dst, const double *bytes, double lat_mult)
+{
+    s->lat_mult = lat_mult;
+    double step;
+    int rc = add_flows(s, nflows, src, dst, bytes, 0, 1);
+    if (!rc)
+        rc = fill(s);
+    if (rc)
+        return rc;
+    set_flow_bytes(s, bytes);
+    step = step_eval(s, 1, LINKS_OWN);
+    account(s, nflows, step, 1);
+    s->solved += nflows;
+    return CFIT_EOK;
+}
+
+int cfit__sim_step_mirror_v(cfit__sim *s, int nflows, const int *src, const int *dst, const double *bytes,
+                            const double *rev_bytes, double lat_mult)
+{
+    if (!s->indexed || !s->t->mirror_paths || cfit__sim_mirror_off) {
+        int rc = cfit__sim_step_v(s, nflows, src, dst, bytes, lat_mult);
+        return rc ? rc : cfit__sim_step_v(s, nflows, dst, src, rev_bytes, lat_mult);
+    }
+    int rc = cfit__sim_step_v(s, nflows, src, dst, bytes, lat_mult);
+    if (rc)
+        return rc;
+    set_flow_bytes(s, rev_bytes);   /* the same rates on the reversed links (cfit__sim_step_mirror) */
+    account(s, nflows, step_eval(s, 1, LINKS_REVERSED), 1);
+    return CFIT_EOK;
+}
+
+void cfit__sim_count_bytes(cfit__sim *s, double bytes) { s->count_bytes = bytes; }
+
+const cfit_sim_alltoallv *cfit__sim_alltoallv(const cfit__sim *s) { return &s->a2av; }
+
 int cfit__sim_ranks(const cfit__sim *s) { return s->n; }
 int cfit__sim_host(const cfit__sim *s, int rank) { return s->host[rank]; }
 cfit_diag *cfit__sim_diag(cfit__sim *s) { return s->d; }
@@ -873,7 +932,7 @@ static const char *const algo_names[CFIT_ALGO_COUNT] = {"ring", "tree", "rabense
 /* Each collective's schedule, by cfit_collective (its names and bus factor: collective.h). */
 static const cfit__coll *const colls[CFIT_COLL_COUNT] = {
     &cfit__coll_allreduce, &cfit__coll_allgather, &cfit__coll_reducescatter, &cfit__coll_alltoall,
-    &cfit__coll_sendrecv,
+    &cfit__coll_sendrecv, &cfit__coll_alltoallv,
 };
 
 const char *cfit_algo_name(cfit_algo a)
@@ -917,6 +976,7 @@ static int sim_init(cfit__sim *s, const cfit_topo *t)
 {
     memset(s, 0, sizeof *s);
     s->t = t, s->bottleneck_tier = -1;
+    s->a2av = (cfit_sim_alltoallv)CFIT_SIM_ALLTOALLV_DEFAULT;
     s->nlinks = cfit_topo_links(t);
     size_t nl = (size_t)(s->nlinks > 0 ? s->nlinks : 1);
     s->lk = malloc(nl * sizeof *s->lk);
@@ -964,7 +1024,7 @@ static int sim_begin(cfit__sim *s, int n, const int *host, cfit_diag *d)
     memset(s->link_bytes, 0, (size_t)s->nlinks * sizeof *s->link_bytes);
     if (s->pbytes)
         memset(s->pbytes, 0, (size_t)s->nlinks * sizeof *s->pbytes);
-    s->pbytes_p = 0, s->planes_p = 1;
+    s->pbytes_p = 0, s->planes_p = 1, s->count_bytes = 0;
     if (s->stepno >= INT_MAX / 2) {
         for (int l = 0; l < s->nlinks; l++)
             s->mark[l].step = s->pmark[l] = 0;
@@ -997,6 +1057,19 @@ void cfit_sim_state_free(cfit_sim_state *s)
 }
 
 const cfit_topo *cfit_sim_state_topo(const cfit_sim_state *s) { return s ? s->t : NULL; }
+
+int cfit_sim_state_set_alltoallv(cfit_sim_state *s, const cfit_sim_alltoallv *v, cfit_diag *d)
+{
+    if (!s || !v)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "no simulator state or alltoallv pattern");
+    if (!(v->spread >= 0 && v->spread <= 1))
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "alltoallv spread must be 0 to 1, got %g", v->spread);
+    if (!(v->imbalance >= 1) || !isfinite(v->imbalance))
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "alltoallv imbalance (max / mean load) must be at least 1, got %g", v->imbalance);
+    s->a2av = *v;
+    return CFIT_EOK;
+}
 
 int cfit__sim_flows(const cfit_topo *t, int nflows, const int *src_host, const int *dst_host, const double *bytes,
                     double *time_s, cfit_diag *d)
@@ -1088,7 +1161,8 @@ static void sim_result(cfit__sim *s, cfit_collective c, int ranks, double bytes,
 {
     flush_plane_bytes(s);
     out->time_s = s->time_s;
-    out->algbw_bytes_per_s = s->time_s > 0 ? bytes / s->time_s : 0;
+    double counted = s->count_bytes > 0 ? s->count_bytes : bytes;   /* alltoallv: the busiest rank's */
+    out->algbw_bytes_per_s = s->time_s > 0 ? counted / s->time_s : 0;
     out->busbw_bytes_per_s = out->algbw_bytes_per_s * cfit_coll_bus_factor(c, ranks);
     out->steps = s->steps;
     out->flows = s->flows;
