@@ -164,7 +164,7 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
     case O_FAIL_LINKS: return opt_seeded(name, value, &c->fail_n, &c->fail_seed);
     case O_FAIL: c->fail_spec = value; return 0;
     case O_SPREAD: c->a2av_given = 1; return cli_real(name, value, 0, 1, &c->a2av.spread);
-    case O_IMBALANCE: c->a2av_given = 1; return cli_real(name, value, 1, 1 << 24, &c->a2av.imbalance);
+    case O_IMBALANCE: c->a2av_given = 1; return cli_real(name, value, 1, 1e6, &c->a2av.imbalance);
     case O_DESCRIBE: c->describe = 1; return 0;
     case O_JSON: c->json = 1; return 0;
     case O_REPORT: c->report = value; return 0;
