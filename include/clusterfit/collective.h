@@ -3,7 +3,8 @@
  *
  * Adding a new collective: a CFIT_COLL_ value below and its entry in src/base/collective.c
  * (names, reduces, nccl-tests' size and bus factor, ring steps), a schedule file
- * src/sim/coll_NAME.c and src/bench/coll_NAME.c, each one row in its table (sim.c, driver.c).
+ * src/sim/coll_NAME.c and src/bench/coll_NAME.c, each one row in its table (sim.c, driver.c);
+ * a collective only the simulators model has benched 0 and no bench row.
  *
  * Entries past CFIT_COLL_COUNT are nccl-tests collectives clusterfit does not model (broadcast,
  * reduce, ...): the log reader names them so a log of one is refused as unmodelled, not unknown.
@@ -21,7 +22,7 @@ extern "C" {
 
 typedef enum cfit_collective {
     CFIT_COLL_ALLREDUCE = 0, CFIT_COLL_ALLGATHER, CFIT_COLL_REDUCESCATTER, CFIT_COLL_ALLTOALL,
-    CFIT_COLL_SENDRECV, CFIT_COLL_COUNT
+    CFIT_COLL_SENDRECV, CFIT_COLL_ALLTOALLV, CFIT_COLL_COUNT
 } cfit_collective;
 
 typedef struct cfit_coll_info {
@@ -38,6 +39,9 @@ typedef struct cfit_coll_info {
     /* steps of its ring schedule on n ranks (all-reduce 2(n-1), all-gather n-1, send-recv 1);
      * what a calibration divides the smallest size's time by to get a per-step latency */
     int (*ring_steps)(int n);
+    /* `clusterfit bench` moves its data (src/bench/coll_NAME.c); 0 for a collective only the
+     * simulators model (alltoallv: its per-peer sizes are the simulator's, docs/sim.md) */
+    int benched;
 } cfit_coll_info;
 
 /* The entry of c; NULL for a value outside 0 .. CFIT_COLL_COUNT - 1. */

@@ -39,6 +39,27 @@ void cfit_sim_state_free(cfit_sim_state *s);
 /* The topology the state was made for. */
 const cfit_topo *cfit_sim_state_topo(const cfit_sim_state *s);
 
+/* alltoallv's per-peer sizes (docs/sim.md "alltoallv").  Of size S (nccl-tests' size: what one
+ * rank sends in all) rank i sends rank j != i
+ *   floor16((1 - spread) S/n + spread x d x S / (n(n-1)/2)) x load_j,   d = (j - i) mod n,
+ * nccl-tests' generated pattern (alltoallv.cu, NCCL_TESTS_ALLTOALLV_SPREAD; floor16 rounds down
+ * to 16 bytes) times the receiver's expert load: rank 0 holds the hottest experts and receives
+ * `imbalance` times the mean (load_0 = imbalance), every other rank (n - imbalance)/(n - 1). */
+typedef struct cfit_sim_alltoallv {
+    double spread;                 /* 0 (every peer alike) .. 1 (more to farther ranks: nccl-tests' default) */
+    double imbalance;              /* max / mean of the ranks' received load, 1 .. ranks (1 = balanced) */
+} cfit_sim_alltoallv;
+#define CFIT_SIM_ALLTOALLV_DEFAULT {1.0, 1.0}
+
+/* Set the state's alltoallv pattern (a new state has CFIT_SIM_ALLTOALLV_DEFAULT; the functions
+ * taking a topology use it).  CFIT_EINVALID for spread outside 0..1 or imbalance below 1 (an
+ * imbalance above the ranks is refused by the run). */
+int cfit_sim_state_set_alltoallv(cfit_sim_state *s, const cfit_sim_alltoallv *v, cfit_diag *d);
+/* Bytes rank i sends rank j (i != j; 0 for i == j) of size S on n ranks, and the most one rank
+ * sends or receives counting its own part (what nccl-tests' algbw divides by). */
+double cfit_sim_alltoallv_bytes(const cfit_sim_alltoallv *v, int n, double size, int i, int j);
+double cfit_sim_alltoallv_busiest(const cfit_sim_alltoallv *v, int n, double size);
+
 #define CFIT_SIM_HOT_LINKS 4
 
 typedef struct cfit_sim_result {

@@ -28,18 +28,20 @@ static int steps_one(int n) { (void)n; return 1; }
 
 /* The modelled collectives in cfit_collective order, then the unmodelled (no ring_steps). */
 static const cfit_coll_info colls[] = {
-    {CFIT_COLL_ALLREDUCE, "allreduce", "all_reduce", "all-reduce", 1, per_one, bus_allreduce, steps_allreduce},
-    {CFIT_COLL_ALLGATHER, "allgather", "all_gather", "all-gather", 0, per_ranks, bus_ring, steps_ring},
+    {CFIT_COLL_ALLREDUCE, "allreduce", "all_reduce", "all-reduce", 1, per_one, bus_allreduce, steps_allreduce, 1},
+    {CFIT_COLL_ALLGATHER, "allgather", "all_gather", "all-gather", 0, per_ranks, bus_ring, steps_ring, 1},
     {CFIT_COLL_REDUCESCATTER, "reducescatter", "reduce_scatter", "reduce-scatter", 1, per_ranks, bus_ring,
-     steps_ring},
-    {CFIT_COLL_ALLTOALL, "alltoall", "alltoall", "all-to-all", 0, per_ranks, bus_ring, steps_ring},
-    {CFIT_COLL_SENDRECV, "sendrecv", "sendrecv", "send-recv", 0, per_one, bus_one, steps_one},
-    {CFIT_COLL_COUNT, "broadcast", "broadcast", "broadcast", 0, per_one, bus_one, NULL},
-    {CFIT_COLL_COUNT, "reduce", "reduce", "reduce", 1, per_one, bus_one, NULL},
-    {CFIT_COLL_COUNT, "gather", "gather", "gather", 0, per_ranks, bus_ring, NULL},
-    {CFIT_COLL_COUNT, "scatter", "scatter", "scatter", 0, per_ranks, bus_ring, NULL},
-    {CFIT_COLL_COUNT, "hypercube", "hypercube", "hypercube all-gather", 0, per_peers, bus_one, NULL},
-    {CFIT_COLL_COUNT, "alltoallv", "alltoallv", "all-to-all-v", 0, per_ranks, bus_ring, NULL},
+     steps_ring, 1},
+    {CFIT_COLL_ALLTOALL, "alltoall", "alltoall", "all-to-all", 0, per_ranks, bus_ring, steps_ring, 1},
+    {CFIT_COLL_SENDRECV, "sendrecv", "sendrecv", "send-recv", 0, per_one, bus_one, steps_one, 1},
+    /* alltoallv.cu (nccl-tests 2.19.6): size = what one rank sends in all (count x n x element),
+     * busbw = algbw x (n-1)/n, algbw from the rank sending or receiving most; pairwise steps */
+    {CFIT_COLL_ALLTOALLV, "alltoallv", "alltoallv", "all-to-all-v", 0, per_ranks, bus_ring, steps_ring, 0},
+    {CFIT_COLL_COUNT, "broadcast", "broadcast", "broadcast", 0, per_one, bus_one, NULL, 0},
+    {CFIT_COLL_COUNT, "reduce", "reduce", "reduce", 1, per_one, bus_one, NULL, 0},
+    {CFIT_COLL_COUNT, "gather", "gather", "gather", 0, per_ranks, bus_ring, NULL, 0},
+    {CFIT_COLL_COUNT, "scatter", "scatter", "scatter", 0, per_ranks, bus_ring, NULL, 0},
+    {CFIT_COLL_COUNT, "hypercube", "hypercube", "hypercube all-gather", 0, per_peers, bus_one, NULL, 0},
 };
 #define NCOLLS ((int)(sizeof colls / sizeof colls[0]))
 

@@ -349,6 +349,9 @@ int cfit_bench_run(struct cfit_comm *comm, const cfit_bench_opts *o, const cfit_
         return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "%s", why.msg);
     w.coll = colls[id];
     w.info = cfit_coll_info_of(id);
+    if (!w.coll)   /* a collective only the simulators model (registry: benched 0) */
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "%s is not benchmarked (clusterfit sim models it)",
+                             w.info->name);
     if (o->min_bytes > o->max_bytes)
         return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "-e %llu is smaller than -b %llu",
                              (unsigned long long)o->max_bytes, (unsigned long long)o->min_bytes);

@@ -29,7 +29,8 @@ static void bench_usage(FILE *out)
     for (const bench_command *c = bench_commands; c->name; c++) {
         fprintf(out, "  %-14s %s\n", c->name, c->help);
         for (int i = 0; c == bench_commands + 1 && i < CFIT_COLL_COUNT; i++)   /* after storage and memory */
-            fprintf(out, "  %-14s %s over shm/tcp, nccl-tests columns (docs/bench.md)\n", cfit_collective_name(i),
+            if (cfit_coll_info_of(i)->benched)
+                fprintf(out, "  %-14s %s over shm/tcp, nccl-tests columns (docs/bench.md)\n", cfit_collective_name(i),
                     cfit_coll_info_of(i)->title);
     }
     fprintf(out, "\n'clusterfit bench <benchmark> --help' describes one; docs/bench.md all of them.\n");
@@ -49,6 +50,8 @@ int cmd_bench(int argc, char **argv)
     const char *names[32] = {NULL};
     size_t n = 0;
     for (int i = 0; i < CFIT_COLL_COUNT; i++) {
+        if (!cfit_coll_info_of(i)->benched)
+            continue;
         if (strcmp(cfit_collective_name(i), name) == 0)
             return cmd_bench_collective(name, argc - 1, argv + 1);
         names[n++] = cfit_collective_name(i);

@@ -12,7 +12,7 @@
 enum {
     O_TOPOLOGY = 1, O_COLLECTIVE, O_ALGO, O_RANKS, O_SIZE, O_MIN, O_MAX, O_FACTOR, O_LINK_BW, O_LATENCY,
     O_SCALEUP_BW, O_GPN, O_PLACEMENT, O_FAIL_LINKS, O_FAIL, O_DESCRIBE, O_JSON, O_GPU, O_FABRIC, O_CATALOG,
-    O_REPORT, O_ENGINE, O_PROTO, O_NODES, O_NICS, O_NODE, O_P2P, O_CALIBRATION
+    O_REPORT, O_ENGINE, O_PROTO, O_NODES, O_NICS, O_NODE, O_P2P, O_CALIBRATION, O_SPREAD, O_IMBALANCE
 };
 
 static const cli_opt opts[] = {
@@ -35,7 +35,12 @@ static const cli_opt opts[] = {
                               "                                       dragonfly:p=4,a=8,h=4[,routing=min|valiant|ugal] or\n"
                               "                                       torus3d:8x8x8 (docs/sim.md lists every key); required\n"
                               "                                       by the flow engine, the contention of the NCCL one", O_TOPOLOGY},
-    {"collective", 0, "NAME", "allreduce (default), allgather, reducescatter, alltoall or sendrecv", O_COLLECTIVE},
+    {"collective", 0, "NAME", "allreduce (default), allgather, reducescatter, alltoall, sendrecv or\n"
+                              "                                       alltoallv (uneven all-to-all: --spread, --imbalance)", O_COLLECTIVE},
+    {"spread", 0, "S", "alltoallv: 0 = every peer alike .. 1 = more to farther ranks (default 1;\n"
+                       "                                       nccl-tests' NCCL_TESTS_ALLTOALLV_SPREAD)", O_SPREAD},
+    {"imbalance", 0, "F", "alltoallv: max / mean expert load, the hottest rank receiving F x the\n"
+                          "                                       mean (default 1; docs/sim.md \"alltoallv\")", O_IMBALANCE},
     {"algo", 0, "LIST", "NCCL engine: auto (default: NCCL's tuner), or as NCCL_ALGO a list of\n"
                         "                                       ring, tree, nvls, nvlstree, collnetdirect, collnetchain,\n"
                         "                                       pat, p2p (\"ring,tree\"; \"^nvls,nvlstree\" = all but);\n"
@@ -158,6 +163,8 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
         return cli_error("--%s: '%s' is not linear, random or random:SEED", name, value);
     case O_FAIL_LINKS: return opt_seeded(name, value, &c->fail_n, &c->fail_seed);
     case O_FAIL: c->fail_spec = value; return 0;
+    case O_SPREAD: c->a2av_given = 1; return cli_real(name, value, 0, 1, &c->a2av.spread);
+    case O_IMBALANCE: c->a2av_given = 1; return cli_real(name, value, 1, 1e6, &c->a2av.imbalance);
     case O_DESCRIBE: c->describe = 1; return 0;
     case O_JSON: c->json = 1; return 0;
     case O_REPORT: c->report = value; return 0;
@@ -169,7 +176,7 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
 /* The algorithm as the schedule runs it: alltoall's "ring" is the pairwise exchange. */
 static const char *algo_label(const sim_cli *c)
 {
-    if (c->coll == CFIT_COLL_ALLTOALL)
+    if (c->coll == CFIT_COLL_ALLTOALL || c->coll == CFIT_COLL_ALLTOALLV)
         return "pairwise";
     return c->coll == CFIT_COLL_SENDRECV ? "shift" : cfit_algo_name(c->algo);
 }
@@ -379,7 +386,7 @@ static int simulate(const sim_cli *c, const cfit_topo *t, const cfit_topo_info *
     /* --report colours every link by what it carried at the largest size */
     double *link_bytes = c->report ? calloc((size_t)cfit_topo_links(t) + 1, sizeof *link_bytes) : NULL;
     cfit_sim_state *st = cfit_sim_state_new(t, NULL);   /* one for the whole sweep */
-    if (!rows || !place || (c->report && !link_bytes) || !st) {
+    if (!rows || !place || (c->report && !link_bytes) || !st || cfit_sim_state_set_alltoallv(st, &c->a2av, NULL)) {
         free(rows), free(place), free(link_bytes), cfit_sim_state_free(st);
         return cli_error("out of memory");
     }
@@ -460,6 +467,8 @@ static int catalog_params(sim_cli *c)
 /* The engine: --engine, else NCCL when the hardware is named; the options the other one lacks. */
 static int pick_engine(sim_cli *c)
 {
+    if (c->a2av_given && c->coll != CFIT_COLL_ALLTOALLV)
+        return cli_error("sim: --spread and --imbalance describe an uneven all-to-all: add --collective alltoallv");
     c->engine = c->engine_name ? (strcmp(c->engine_name, "nccl") == 0 ? SIM_ENGINE_NCCL : SIM_ENGINE_FLOW)
                                : (c->gpu || c->node) ? SIM_ENGINE_NCCL : SIM_ENGINE_FLOW;
     if (c->engine == SIM_ENGINE_NCCL)
@@ -502,6 +511,7 @@ int cmd_sim(int argc, char **argv)
     cfit_topo_params_init(&c.params);
     c.minb = c.maxb = 32u << 20;
     c.factor = 2;
+    c.a2av = (cfit_sim_alltoallv)CFIT_SIM_ALLTOALLV_DEFAULT;
     int rc = cli_parse(argc, argv, opts, on_opt, &c,
                        "clusterfit sim --gpu NAME|--node NAME [--nodes N] [options]\n"
                        "       clusterfit sim --topology SPEC [options]",

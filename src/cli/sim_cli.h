@@ -45,6 +45,8 @@ typedef struct sim_cli {
     int p2p;                          /* --p2p: 0 not given, 1 yes, 2 no */
     const cfit_node *node_entry;      /* the node type: --node, or the GPU's default node */
     const char *calibration;          /* --calibration FILE (NCCL engine) */
+    cfit_sim_alltoallv a2av;          /* --spread, --imbalance (alltoallv) */
+    int a2av_given;
 } sim_cli;
 
 /* One modelled size of the NCCL engine. */

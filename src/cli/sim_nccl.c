@@ -114,7 +114,9 @@ static int model(const sim_cli *c, const nccl_run *r, nccl_row *rows, int nrows,
         cfit_diag d;
         cfit_diag_clear(&d);
         rows[i].size = s;
-        int err = cfit_nccl_best(&r->sys, c->coll, r->algo_mask, r->proto_mask, s, &rows[i].e, &d);
+        /* alltoallv: NCCL's point-to-point path carrying the busiest rank's bytes (docs/sim.md) */
+        double b = c->coll == CFIT_COLL_ALLTOALLV ? cfit_sim_alltoallv_busiest(&c->a2av, r->ranks, s) : s;
+        int err = cfit_nccl_best(&r->sys, c->coll, r->algo_mask, r->proto_mask, b, &rows[i].e, &d);
         if (err)
             return cli_error("%s%s", c->algo_name || c->proto_name ? "--algo/--proto: " : "", d.msg);
     }

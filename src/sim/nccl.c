@@ -190,13 +190,14 @@ int cfit_nccl_supported(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_
                         cfit_diag *d)
 {
     const char *an = cfit_nccl_algo_name(a), *cn = cfit_collective_name(c);
-    int multi = s->nodes > 1, p2p_coll = c == CFIT_COLL_ALLTOALL || c == CFIT_COLL_SENDRECV;
+    int multi = s->nodes > 1,
+        p2p_coll = c == CFIT_COLL_ALLTOALL || c == CFIT_COLL_ALLTOALLV || c == CFIT_COLL_SENDRECV;
     if (a < 0 || a >= CFIT_NCCL_ALGO_COUNT || p < 0 || p >= CFIT_NCCL_PROTO_COUNT)
         return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "no such NCCL algorithm or protocol");
     if (p2p_coll != (a == CFIT_NCCL_P2P))
         return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
                              p2p_coll ? "%s runs on NCCL's point-to-point path only (algo p2p), not %s"
-                                      : "%s has no %s algorithm (p2p is for alltoall and sendrecv)",
+                                      : "%s has no %s algorithm (p2p is for alltoall, alltoallv and sendrecv)",
                              cn, an);
     if (a == CFIT_NCCL_P2P && p == CFIT_NCCL_LL128)
         return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "p2p runs with ll or simple, not ll128");

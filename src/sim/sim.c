@@ -84,6 +84,17 @@ struct cfit_sim_state {
     int take_n[4], take[4], group[4], ntake;   /* pick_indexed: slices and group size per path count */
     double lat_mult;            /* of the current step */
     int slow_bneck;             /* bottleneck link of its slowest subflow, or -1 */
+    /* a step solved in one block of its planes (step_planes) */
+    int planes_p;               /* plane blocks of the current step: 1 = every subflow solved */
+    unsigned char *shared;      /* per link: 1 outside the topology's planes (NULL: no planes) */
+    double *pbytes;             /* bytes of block-0 plane links over such steps, not yet copied */
+    int pbytes_p;               /* the blocks they stand for (0: none held) */
+    int *fpath, fpcap;          /* per flow of the step: 2 x its path count + 1 if it runs through planes */
+    int fpath_n;                /* flows fpath holds (0: none, add_flow asks the topology) */
+    double *cmin;               /* fill_tight(): per slot, the least level of a subflow crossing */
+    cfit_sim_alltoallv a2av;    /* alltoallv's pattern (cfit_sim_state_set_alltoallv) */
+    double count_bytes;         /* the size algbw divides by, when the schedule set one (alltoallv) */
+    int cmin_cap;
     /* totals */
     double time_s, slowest_step_s;
     long steps, flows, solved;
@@ -219,24 +230,41 @@ static int slices_for(int n, int g)
  * link carries the fewest subflows of this step: the topology's path_best where it has one,
  * else a look at each path that stops at the first idle one and passes over a group whose
  * shared links cannot beat the best. */
-static int pick_indexed(cfit__sim *s, int hs, int hd, int n, int *paths, int *lens)
+/* How many slices pick_indexed splits the n indexed paths from hs to hd into (and the group size
+ * g it found, when g is not NULL): cached by path count, a router's group size following from it.
+ * Uses pbuf as scratch. */
+static int indexed_take(cfit__sim *s, int hs, int hd, int n, int *g_out)
 {
     int tmp[CFIT__SIM_MAX_LEN], take = 0, g = 1;
-    for (int i = 0; i < 4 && !take; i++)   /* a router's group size follows from its path count */
+    for (int i = 0; i < 4 && !take; i++)
         if (s->take_n[i] == n)
             take = s->take[i], g = s->group[i];
     if (!take) {
-        int len0 = s->t->path_at(s->t, hs, hd, 0, paths);
-        while (g < n && len0 > 1 && s->t->path_at(s->t, hs, hd, g, tmp) > 1 && tmp[1] == paths[1])
+        int len0 = s->t->path_at(s->t, hs, hd, 0, s->pbuf);
+        while (g < n && len0 > 1 && s->t->path_at(s->t, hs, hd, g, tmp) > 1 && tmp[1] == s->pbuf[1])
             g++;
         take = slices_for(n, g);
         int at = s->ntake++ % 4;
         s->take_n[at] = n, s->take[at] = take, s->group[at] = g;
     }
+    if (g_out)
+        *g_out = g;
+    return take;
+}
+
+/* The same choice for an indexed ECMP set of n > CFIT__SIM_MAX_PATHS paths (no link failed):
+ * slices aligned with the router's groups (slices_for), in each the first path whose busiest
+ * link carries the fewest subflows of this step: the topology's path_best where it has one,
+ * else a look at each path that stops at the first idle one and passes over a group whose
+ * shared links cannot beat the best.  Only the first 1/blocks of the slices are picked (a step
+ * solved in one of `blocks` plane blocks, step_planes); returns the number of slices of the set. */
+static int pick_indexed(cfit__sim *s, int hs, int hd, int n, int blocks, int *paths, int *lens)
+{
+    int tmp[CFIT__SIM_MAX_LEN], g = 1, take = indexed_take(s, hs, hd, n, &g), upto = take / blocks;
     /* Indexed means no adaptive router, so a link's load is load[] alone, and add_flows keeps
      * load[] 0 on every link this step has not used (link_load without the marks). */
     const double *load = s->load;
-    for (int j = 0; j < take; j++) {
+    for (int j = 0; j < take && j < upto; j++) {
         int lo = (int)((long)j * n / take), hi = (int)((long)(j + 1) * n / take);
         int *best_p = paths + (size_t)j * s->max_len;
         double best = INFINITY;
@@ -300,52 +328,26 @@ static int route_flow(cfit__sim *s, int src, int dst, int *nmin)
     }
 }
 
-static int add_flow(cfit__sim *s, int src, int dst, double bytes)
+/* The subflows of one flow on its np chosen paths: the first `keep` of them (all, or plane block
+ * 0's in a step solved in one block of P: keep = np / P), each with 1/np of the flow (w, bytes)
+ * and counting 1/np on its plane links' load and P/np on its shared links' (what all P blocks'
+ * subflows put there).  A flow outside the planes in such a step keeps every subflow at 1/P of
+ * its weight and bytes, as the shared links it crosses keep 1/P of their rate (fill). */
+static int add_subflows(cfit__sim *s, const int *paths, const int *lens, int np, int keep, int planar, double bytes)
 {
-    int *paths = s->pbuf, *lens = s->plens;
-    int hs = s->host[src], hd = s->host[dst];
-    int nmin = 0, nidx = s->indexed ? s->t->path_count(s->t, hs, hd) : 0;
-    int np = nidx > CFIT__SIM_MAX_PATHS ? pick_indexed(s, hs, hd, nidx, paths, lens) : route_flow(s, src, dst, &nmin);
-    if (np == CFIT_ERANGE)   /* route_flow said which route is too long */
-        return np;
-    paths = s->pbuf, lens = s->plens;   /* route_flow may have grown them */
-    if (np > nmin && nmin > 0)
-        np = ugal_choose(s, paths, lens, np, nmin);
-    if (np < 0)
-        return cfit_diag_set(s->d, np, NULL, 0, 0, "routing rank %d (host %d) to rank %d (host %d) failed: %s",
-                             src, hs, dst, hd, cfit_strerror(np));
-    if (np == 0)
-        return cfit_diag_set(s->d, CFIT_EINVALID, NULL, 0, 0,
-                             "failed links disconnect rank %d (host %d) from rank %d (host %d)", src, hs, dst, hd);
-    /* More paths than we split over: one path from each of `take` equal slices of the
-     * router's list (the first `take` would share a few upper switches, every (np/take)-th
-     * the same parallel cable), the one whose busiest link carries the fewest subflows of
-     * this step so far, as an adaptive router balances its uplinks.  (A hashed pick inside
-     * each slice collided: a shift on a full fattree:k=16 came out 1.15x slow.) */
-    int take = np < CFIT__SIM_MAX_PATHS ? np : CFIT__SIM_MAX_PATHS;
-    for (int j = 0; j < take && take < np; j++) {
-        int lo = (int)((long)j * np / take), hi = (int)((long)(j + 1) * np / take), from = lo;
-        double best = path_load(s, paths + (size_t)lo * s->max_len, lens[lo]);
-        for (int i = lo + 1; i < hi && best > 0; i++) {
-            double q = path_load(s, paths + (size_t)i * s->max_len, lens[i]);
-            if (q < best)
-                best = q, from = i;
-        }
-        memmove(paths + (size_t)j * s->max_len, paths + (size_t)from * s->max_len, sizeof(int) * (size_t)lens[from]);
-        lens[j] = lens[from];
-    }
-    np = take;
-    if (grow_flows(s, s->nf + np))
+    int P = s->planes_p;
+    double scale = planar || P <= 1 ? 1.0 : 1.0 / P, shared_load = planar ? (double)P / np : 1.0 / np;
+    if (grow_flows(s, s->nf + keep))
         return CFIT_ENOMEM;
-    for (int p = 0; p < np; p++) {
+    for (int p = 0; p < keep; p++) {
         const int *path = paths + (size_t)p * s->max_len;
         if (grow((void **)&s->pool, &s->poolcap, s->npool + lens[p], sizeof(int)))
             return CFIT_ENOMEM;
         int f = s->nf++;
         s->off[f] = s->npool;
         s->len[f] = lens[p];
-        s->left[f] = bytes / np;
-        s->w[f] = 1.0 / np;
+        s->left[f] = bytes / np * scale;
+        s->w[f] = 1.0 / np * scale;
         s->bneck[f] = -1;
         double lat = 0;
         for (int i = 0; i < lens[p]; i++) {
@@ -358,12 +360,65 @@ static int add_flow(cfit__sim *s, int src, int dst, double bytes)
             }
             lat += s->t->links[l].latency_s;
             s->pool[s->npool++] = mk->slot;
-            s->load[l] += 1.0 / np;
+            s->load[l] += P > 1 && s->shared[l] ? shared_load : 1.0 / np;
         }
         s->lat[f] = lat;
-        s->nsub[f] = p == 0 ? np : 0;
+        s->nsub[f] = p == 0 ? keep : 0;
     }
     return CFIT_EOK;
+}
+
+/* More paths than we split over: one path from each of `take` equal slices of the router's
+ * list (the first `take` would share a few upper switches, every (np/take)-th the same
+ * parallel cable), the one whose busiest link carries the fewest subflows of this step so far,
+ * as an adaptive router balances its uplinks.  (A hashed pick inside each slice collided: a
+ * shift on a full fattree:k=16 came out 1.15x slow.)  Returns how many paths remain. */
+static int spread_paths(cfit__sim *s, int *paths, int *lens, int np)
+{
+    int take = np < CFIT__SIM_MAX_PATHS ? np : CFIT__SIM_MAX_PATHS;
+    for (int j = 0; j < take && take < np; j++) {
+        int lo = (int)((long)j * np / take), hi = (int)((long)(j + 1) * np / take), from = lo;
+        double best = path_load(s, paths + (size_t)lo * s->max_len, lens[lo]);
+        for (int i = lo + 1; i < hi && best > 0; i++) {
+            double q = path_load(s, paths + (size_t)i * s->max_len, lens[i]);
+            if (q < best)
+                best = q, from = i;
+        }
+        memmove(paths + (size_t)j * s->max_len, paths + (size_t)from * s->max_len, sizeof(int) * (size_t)lens[from]);
+        lens[j] = lens[from];
+    }
+    return take;
+}
+
+/* Add one flow's subflows (one per chosen path).  In a step solved in one plane block of P
+ * (step_planes), a flow whose paths run through the planes keeps block 0's. */
+static int add_flow(cfit__sim *s, int i, int src, int dst, double bytes)
+{
+    int *paths = s->pbuf, *lens = s->plens;
+    int hs = s->host[src], hd = s->host[dst], P = s->planes_p, code = i < s->fpath_n ? s->fpath[i] : -1;
+    int nmin = 0, nidx = code >= 0 ? code >> 1 : s->indexed ? s->t->path_count(s->t, hs, hd) : 0;
+    int planar = P > 1 && nidx > 1;   /* P > 1: step_planes noted every flow (code >= 0) */
+    if (planar && nidx <= CFIT__SIM_MAX_PATHS) {   /* all its paths split over: block 0's, indexed */
+        int keep = nidx / P;
+        for (int p = 0; p < keep; p++)
+            lens[p] = s->t->path_at(s->t, hs, hd, p, paths + (size_t)p * s->max_len);
+        return add_subflows(s, paths, lens, nidx, keep, 1, bytes);
+    }
+    int np = nidx > CFIT__SIM_MAX_PATHS ? pick_indexed(s, hs, hd, nidx, planar ? P : 1, paths, lens)
+                                        : route_flow(s, src, dst, &nmin);
+    if (np == CFIT_ERANGE)   /* route_flow said which route is too long */
+        return np;
+    paths = s->pbuf, lens = s->plens;   /* route_flow may have grown them */
+    if (np > nmin && nmin > 0)
+        np = ugal_choose(s, paths, lens, np, nmin);
+    if (np < 0)
+        return cfit_diag_set(s->d, np, NULL, 0, 0, "routing rank %d (host %d) to rank %d (host %d) failed: %s",
+                             src, hs, dst, hd, cfit_strerror(np));
+    if (np == 0)
+        return cfit_diag_set(s->d, CFIT_EINVALID, NULL, 0, 0,
+                             "failed links disconnect rank %d (host %d) from rank %d (host %d)", src, hs, dst, hd);
+    np = spread_paths(s, paths, lens, np);
+    return add_subflows(s, paths, lens, np, planar ? np / P : np, planar, bytes);
 }
 
 /* An indexed min-heap of links keyed by the fill level at which they saturate: one entry per
@@ -372,6 +427,7 @@ static int add_flow(cfit__sim *s, int src, int dst, double bytes)
 typedef struct heap_ent {
     double key;
     int link;
+    int tier;                   /* its link's, for ties (heap_before) */
 } heap_ent;
 
 static void heap_put(cfit__sim *s, int i, heap_ent e)
@@ -380,10 +436,21 @@ static void heap_put(cfit__sim *s, int i, heap_ent e)
     s->hpos[e.link] = i;
 }
 
+/* Whether a saturates before b: the lower level, then (a tie) the lower tier and link id, so the
+ * links tied at one level pop in one order however the heap was filled: a flow limited alike
+ * by its NIC and by the uplink above it names the NIC as its bottleneck, whether the engine
+ * solved every plane or one block of them. */
+static int heap_before(const cfit__sim *s, heap_ent a, heap_ent b)
+{
+    if (a.key != b.key)
+        return a.key < b.key;
+    return a.tier != b.tier ? a.tier < b.tier : s->used[a.link] < s->used[b.link];
+}
+
 static void heap_up(cfit__sim *s, int i)
 {
     heap_ent e = s->heap[i];
-    while (i > 0 && s->heap[(i - 1) / 2].key > e.key) {
+    while (i > 0 && heap_before(s, e, s->heap[(i - 1) / 2])) {
         heap_put(s, i, s->heap[(i - 1) / 2]);
         i = (i - 1) / 2;
     }
@@ -398,9 +465,9 @@ static void heap_down(cfit__sim *s, int i)
         int c = 2 * i + 1;
         if (c >= n)
             break;
-        if (c + 1 < n && s->heap[c + 1].key < s->heap[c].key)
+        if (c + 1 < n && heap_before(s, s->heap[c + 1], s->heap[c]))
             c++;
-        if (s->heap[c].key >= e.key)
+        if (!heap_before(s, s->heap[c], e))
             break;
         heap_put(s, i, s->heap[c]);
         i = c;
@@ -414,7 +481,7 @@ static void heap_set(cfit__sim *s, int l, double key)
     int i = s->hpos[l];
     if (i < 0) {
         i = s->nheap++;
-        heap_put(s, i, (heap_ent){key, l});
+        heap_put(s, i, (heap_ent){key, l, s->t->links[s->used[l]].tier});
         heap_up(s, i);
     } else {
         double old = s->heap[i].key;
@@ -437,6 +504,75 @@ static void heap_remove_at(cfit__sim *s, int i)
     }
 }
 
+int cfit__sim_planes_off;
+
+/* Of subflow f's own links (crossed by it alone: a NIC in a permutation step) the one that
+ * saturates first, the first such on its path.  Such a link's level changes only when f freezes,
+ * so fill() queues only that one: the others can never pop first (-1 when f has none). */
+static int tightest_own(const cfit__sim *s, int f)
+{
+    const struct fill_link *lk = s->lk;
+    const int *p = s->pool + s->off[f];
+    int best = -1;
+    for (int i = 0; i < s->len[f]; i++)
+        if (lk[p[i]].cnt == 1 && (best < 0 || lk[p[i]].rem < lk[best].rem))
+            best = p[i];
+    return best;
+}
+
+/* The max-min solution without the filling, when it is plain: every subflow's level c (the
+ * least fair share cap / weight of the links on its path) is that of a link it shares only with
+ * subflows of the same c.  Such a link saturates at c with all its subflows on it, each no
+ * faster than that link lets it, so the rates c x w are feasible and each subflow has a
+ * saturated link where it is among the fastest: the max-min solution (unique), which the
+ * filling below would reach, freezing each subflow at c.  Its bottleneck is the first such
+ * link in the filling's order (heap_before: tier, then link id).  Every permutation step
+ * whose links carry no more than they can (NICs limit) and every step with one level of
+ * contention is plain; 0 (nothing changed that fill() relies on) when the step is not. */
+static int fill_tight(cfit__sim *s)
+{
+    struct fill_link *lk = s->lk;
+    int nu = s->nused;
+    if (grow((void **)&s->cmin, &s->cmin_cap, nu, sizeof *s->cmin))
+        return 0;
+    for (int i = 0; i < nu; i++)   /* lvl: the link's fair share, restored to 0 below */
+        lk[i].lvl = lk[i].rem / lk[i].wsum, s->cmin[i] = INFINITY;
+    for (int f = 0; f < s->nf; f++) {
+        const int *p = s->pool + s->off[f];
+        double c = INFINITY;
+        for (int i = 0; i < s->len[f]; i++)
+            c = lk[p[i]].lvl < c ? lk[p[i]].lvl : c;
+        for (int i = 0; i < s->len[f]; i++)
+            s->cmin[p[i]] = c < s->cmin[p[i]] ? c : s->cmin[p[i]];
+        s->rate[f] = c;
+    }
+    int ok = 1;
+    for (int f = 0; f < s->nf && ok; f++) {
+        const int *p = s->pool + s->off[f];
+        double c = s->rate[f];
+        int best = -1, btier = -1;   /* best's tier, looked up only when a second link ties */
+        for (int i = 0; i < s->len[f]; i++) {
+            int l = p[i];
+            if (lk[l].lvl != c || s->cmin[l] != c)
+                continue;
+            if (best < 0) {
+                best = l;
+                continue;
+            }
+            if (btier < 0)
+                btier = s->t->links[s->used[best]].tier;
+            int lt = s->t->links[s->used[l]].tier;
+            if (heap_before(s, (heap_ent){c, l, lt}, (heap_ent){c, best, btier}))
+                best = l, btier = lt;
+        }
+        ok = best >= 0;
+        s->rate[f] = c * s->w[f], s->bneck[f] = ok ? s->used[best] : -1;
+    }
+    for (int i = 0; i < nu && !ok; i++)
+        lk[i].lvl = 0;
+    return ok;
+}
+
 /* Max-min fair rates for the step's subflows by progressive filling.  Raising every unfrozen
  * rate by delta lowers every link's fair share rem/cnt by the same delta, so each link has a
  * fixed saturation level (level + rem/cnt) that changes only when a subflow crossing it
@@ -455,8 +591,11 @@ static int fill(cfit__sim *s)
     const int *sp = s->pool;
     int *cur = s->hpos;   /* a cursor per slot while the index is built; heap positions after */
     s->popno = 0;
-    for (int i = 0; i < nu; i++)
-        lk[i] = (struct fill_link){s->t->links[s->used[i]].bw_bytes_per_s, 0, 0, 0, 0};
+    for (int i = 0; i < nu; i++) {
+        int l = s->used[i];
+        double cap = s->t->links[l].bw_bytes_per_s;   /* a shared link: 1/P of it for block 0 */
+        lk[i] = (struct fill_link){s->planes_p > 1 && s->shared[l] ? cap / s->planes_p : cap, 0, 0, 0, 0};
+    }
     for (int f = 0; f < s->nf; f++) {
         s->frozen[f] = 0;
         for (int i = s->off[f]; i < s->off[f] + s->len[f]; i++) {
@@ -465,6 +604,8 @@ static int fill(cfit__sim *s)
             lk[l].wsum += s->w[f];
         }
     }
+    if (!cfit__sim_planes_off && fill_tight(s))
+        return CFIT_EOK;
     s->inc_off[0] = 0;
     for (int i = 0; i < nu; i++) {
         s->inc_off[i + 1] = s->inc_off[i] + lk[i].cnt;
@@ -479,7 +620,7 @@ static int fill(cfit__sim *s)
     for (int i = 0; i < nu; i++)
         s->hpos[i] = -1;
     for (int i = 0; i < nu; i++)
-        if (lk[i].cnt > 0)
+        if (lk[i].cnt > 1 || (lk[i].cnt == 1 && tightest_own(s, s->inc[s->inc_off[i]]) == i))
             heap_set(s, i, lk[i].rem / lk[i].wsum);
     while (s->nheap > 0) {
         heap_ent e = s->heap[0];
@@ -516,15 +657,46 @@ static int fill(cfit__sim *s)
     return CFIT_EOK;
 }
 
+/* Bytes a subflow carried over link l: as they are, or in a step solved in one plane block of
+ * P, P times over a shared link and once per block over a plane link (held in pbytes for
+ * block 0's link until flush_plane_bytes copies them to every block). */
+static void add_link_bytes(cfit__sim *s, int l, double bytes)
+{
+    int P = s->planes_p;
+    if (P <= 1)
+        s->link_bytes[l] += bytes;
+    else if (s->shared[l])
+        s->link_bytes[l] += bytes * P;
+    else
+        s->pbytes[l] += bytes;
+}
+
+/* Copy the block-0 plane-link bytes held in pbytes to the same link of every block. */
+static void flush_plane_bytes(cfit__sim *s)
+{
+    int P = s->pbytes_p;
+    if (P <= 1)
+        return;
+    int per = s->t->planes / P;   /* planes per block */
+    for (int l = 0; l < s->nlinks; l++) {
+        double b = s->pbytes[l];
+        if (b == 0)
+            continue;
+        for (int k = 0; k < P; k++)
+            s->link_bytes[k ? s->t->plane_link(s->t, l, k * per) : l] += b;
+        s->pbytes[l] = 0;
+    }
+    s->pbytes_p = 0;
+}
+
 /* The step time: the last flow's finish plus lat_mult x its (longest) path latency.  A flow's
  * subflows get their max-min rates, and its bytes follow them (adaptive spraying: a path with
  * more room carries more), so it finishes at bytes / the sum of its subflows' rates.  Notes
  * the slowest flow's bottleneck (its slowest subflow's) and adds the bytes to the links. */
-static int solve_step(cfit__sim *s, long repeat, int mirror, double *step_out)
+enum { LINKS_OWN = 1, LINKS_REVERSED = 2 };   /* step_eval: which links its bytes go on */
+
+static double step_eval(cfit__sim *s, long repeat, int links)
 {
-    int rc = fill(s);
-    if (rc)
-        return rc;
     double step = 0;
     int slow = -1;
     for (int f = 0; f < s->nf; f += s->nsub[f]) {
@@ -538,26 +710,101 @@ static int solve_step(cfit__sim *s, long repeat, int mirror, double *step_out)
         }
         for (int j = f; j < f + s->nsub[f]; j++) {
             const int *p = s->pool + s->off[j];   /* slots */
-            double share = bytes * (rate > 0 ? s->rate[j] / rate : 1.0 / s->nsub[f]);
-            for (int i = 0; i < s->len[j]; i++)
-                s->link_bytes[s->used[p[i]]] += share * (double)repeat;
-            for (int i = 0; i < s->len[j] && mirror; i++)   /* the mirror step's, on the reversed links */
-                s->link_bytes[s->used[p[i]] ^ 1] += share * (double)repeat;
+            double share = bytes * (rate > 0 ? s->rate[j] / rate : 1.0 / s->nsub[f]) * (double)repeat;
+            for (int i = 0; i < s->len[j] && (links & LINKS_OWN); i++)
+                add_link_bytes(s, s->used[p[i]], share);
+            for (int i = 0; i < s->len[j] && (links & LINKS_REVERSED); i++)   /* a mirror step's */
+                add_link_bytes(s, s->used[p[i]] ^ 1, share);
         }
         double end = (bytes > 0 ? bytes / rate : 0) + s->lat_mult * lat;
         if (end >= step)
             step = end, slow = worst;
     }
     s->slow_bneck = slow >= 0 ? s->bneck[slow] : -1;
-    *step_out = step;
+    return step;
+}
+
+/* The step time: the last flow's finish plus lat_mult x its (longest) path latency.  A flow's
+ * subflows get their max-min rates, and its bytes follow them (adaptive spraying: a path with
+ * more room carries more), so it finishes at bytes / the sum of its subflows' rates.  Notes
+ * the slowest flow's bottleneck (its slowest subflow's) and adds the bytes to the links (with
+ * mirror, also the mirror step's to the reversed links). */
+static int solve_step(cfit__sim *s, long repeat, int mirror, double *step_out)
+{
+    int rc = fill(s);
+    if (rc)
+        return rc;
+    *step_out = step_eval(s, repeat, LINKS_OWN | (mirror ? LINKS_REVERSED : 0));
     return CFIT_EOK;
 }
 
-/* Start a step and add its flows (bytes[i] each, or `bytes` when bytes_each is NULL).  With
- * an adaptive router every flow's minimal demand is registered first (ugal_choose). */
-static int add_flows(cfit__sim *s, int nflows, const int *src, const int *dst, const double *bytes_each,
-                     double bytes)
+/* Give the step's flows bytes[q] each (flow q in the order added), split as add_subflows split
+ * them: by each subflow's weight. */
+static void set_flow_bytes(cfit__sim *s, const double *bytes)
 {
+    for (int f = 0, q = 0; f < s->nf; f += s->nsub[f], q++)
+        for (int j = f; j < f + s->nsub[f]; j++)
+            s->left[j] = bytes[q] * s->w[j];
+}
+
+static int gcd(int a, int b)
+{
+    while (b) {
+        int r = a % b;
+        a = b, b = r;
+    }
+    return a;
+}
+
+
+/* In how many plane blocks a step may be solved as one.  A topology with planes (a fat-tree's
+ * aggregation index: topo_internal.h) maps onto itself when its planes are relabelled, and
+ * the engine treats every plane alike: a flow through the planes puts the same number of
+ * subflows in each block of planes / P (all its paths when it has at most
+ * CFIT__SIM_MAX_PATHS, else pick_indexed's slices, which must fall whole into blocks: P divides
+ * their number) and picks them by loads that every block's links carry alike (its shared
+ * links' load counts every block).  So the max-min solution is the same in every block, up to
+ * the relabelling: the engine solves block 0 with 1/P of each shared link and copies the rest.
+ * P = the gcd of what each flow allows, as a power of 2, and only when every flow splits over a
+ * power of 2 paths: then a shared link's capacity and weights in block 0 are its whole ones
+ * over P exactly, its fill levels the same to the bit, and ties between links break as in the
+ * whole (heap_before), so the result is the same, bottleneck tier included.  1 (solve every
+ * subflow) without planes, with a failed link or adaptive routing, or with the test hook
+ * cfit__sim_planes_off set. */
+static int step_planes(cfit__sim *s, int nflows, const int *src, const int *dst)
+{
+    const cfit_topo *t = s->t;
+    s->fpath_n = 0;
+    if (!s->indexed || !s->shared || cfit__sim_planes_off)
+        return 1;
+    if (grow((void **)&s->fpath, &s->fpcap, nflows, sizeof *s->fpath))
+        return 1;   /* no room to note the flows: solve them all */
+    int P = t->planes;
+    for (int i = 0; i < nflows; i++) {   /* noted for add_flow, which would ask the same */
+        int hs = s->host[src[i]], hd = s->host[dst[i]], n = t->path_count(t, hs, hd);
+        int planar = n > 1;   /* topo_internal.h: a pair with 2+ indexed paths runs through the planes */
+        s->fpath[i] = 2 * n + planar;
+        int np = planar && P > 1 ? n > CFIT__SIM_MAX_PATHS ? indexed_take(s, hs, hd, n, NULL) : n : 0;
+        if (np)   /* 1/np not a binary fraction: solve all (below) */
+            P = np & (np - 1) ? 1 : gcd(P, np);
+    }
+    s->fpath_n = nflows;
+    return P & -P;   /* a power of 2: block 0's shares of a shared link are exact */
+}
+
+/* Start a step and add its flows (bytes[i] each, or `bytes` when bytes_each is NULL), solved in
+ * one plane block where the step allows it and `planes` is nonzero (step_planes).  With an
+ * adaptive router every flow's minimal demand is registered first (ugal_choose). */
+static int add_flows(cfit__sim *s, int nflows, const int *src, const int *dst, const double *bytes_each,
+                     double bytes, int planes)
+{
+    s->fpath_n = 0;
+    s->planes_p = planes ? step_planes(s, nflows, src, dst) : 1;
+    if (s->planes_p > 1) {
+        if (s->pbytes_p && s->pbytes_p != s->planes_p)
+            flush_plane_bytes(s);
+        s->pbytes_p = s->planes_p;
+    }
     s->stepno++;
     for (int i = 0; i < s->nused; i++)   /* load[] is 0 off the step's used links (pick_indexed) */
         s->load[s->used[i]] = 0;
@@ -570,7 +817,7 @@ static int add_flows(cfit__sim *s, int nflows, const int *src, const int *dst, c
             pend_add(s, s->pbuf, s->plens, nmin, 1.0);
     }
     for (int i = 0; i < nflows; i++) {
-        int rc = add_flow(s, src[i], dst[i], bytes_each ? bytes_each[i] : bytes);
+        int rc = add_flow(s, i, src[i], dst[i], bytes_each ? bytes_each[i] : bytes);
         if (rc)
             return rc;
     }
@@ -593,7 +840,7 @@ int cfit__sim_step(cfit__sim *s, int nflows, const int *src, const int *dst, dou
                    double lat_mult)
 {
     s->lat_mult = lat_mult;
-    int rc0 = add_flows(s, nflows, src, dst, NULL, bytes);
+    int rc0 = add_flows(s, nflows, src, dst, NULL, bytes, 1);
     if (rc0)
         return rc0;
     double step;
@@ -615,7 +862,7 @@ int cfit__sim_step_mirror(cfit__sim *s, int nflows, const int *src, const int *d
     }
     s->lat_mult = lat_mult;
     double step;
-    int rc = add_flows(s, nflows, src, dst, NULL, bytes);
+    int rc = add_flows(s, nflows, src, dst, NULL, bytes, 1);
     if (!rc)
         rc = solve_step(s, 1, 1, &step);
     if (!rc) {
@@ -625,6 +872,41 @@ int cfit__sim_step_mirror(cfit__sim *s, int nflows, const int *src, const int *d
     }
     return rc;
 }
+
+int cfit__sim_step_v(cfit__sim *s, int nflows, const int *src, const int *dst, const double *bytes, double lat_mult)
+{
+    s->lat_mult = lat_mult;
+    double step;
+    int rc = add_flows(s, nflows, src, dst, bytes, 0, 1);
+    if (!rc)
+        rc = fill(s);
+    if (rc)
+        return rc;
+    set_flow_bytes(s, bytes);
+    step = step_eval(s, 1, LINKS_OWN);
+    account(s, nflows, step, 1);
+    s->solved += nflows;
+    return CFIT_EOK;
+}
+
+int cfit__sim_step_mirror_v(cfit__sim *s, int nflows, const int *src, const int *dst, const double *bytes,
+                            const double *rev_bytes, double lat_mult)
+{
+    if (!s->indexed || !s->t->mirror_paths || cfit__sim_mirror_off) {
+        int rc = cfit__sim_step_v(s, nflows, src, dst, bytes, lat_mult);
+        return rc ? rc : cfit__sim_step_v(s, nflows, dst, src, rev_bytes, lat_mult);
+    }
+    int rc = cfit__sim_step_v(s, nflows, src, dst, bytes, lat_mult);
+    if (rc)
+        return rc;
+    set_flow_bytes(s, rev_bytes);   /* the same rates on the reversed links (cfit__sim_step_mirror) */
+    account(s, nflows, step_eval(s, 1, LINKS_REVERSED), 1);
+    return CFIT_EOK;
+}
+
+void cfit__sim_count_bytes(cfit__sim *s, double bytes) { s->count_bytes = bytes; }
+
+const cfit_sim_alltoallv *cfit__sim_alltoallv(const cfit__sim *s) { return &s->a2av; }
 
 int cfit__sim_ranks(const cfit__sim *s) { return s->n; }
 int cfit__sim_host(const cfit__sim *s, int rank) { return s->host[rank]; }
@@ -650,7 +932,7 @@ static const char *const algo_names[CFIT_ALGO_COUNT] = {"ring", "tree", "rabense
 /* Each collective's schedule, by cfit_collective (its names and bus factor: collective.h). */
 static const cfit__coll *const colls[CFIT_COLL_COUNT] = {
     &cfit__coll_allreduce, &cfit__coll_allgather, &cfit__coll_reducescatter, &cfit__coll_alltoall,
-    &cfit__coll_sendrecv,
+    &cfit__coll_sendrecv, &cfit__coll_alltoallv,
 };
 
 const char *cfit_algo_name(cfit_algo a)
@@ -685,7 +967,7 @@ static void sim_fini(cfit__sim *s)
     free(s->lk), free(s->pend), free(s->pmark), free(s->dlist), free(s->load), free(s->w), free(s->mark), free(s->used), free(s->link_bytes);
     free(s->off), free(s->len), free(s->bneck), free(s->nsub), free(s->left), free(s->rate);
     free(s->lat), free(s->frozen), free(s->pool), free(s->pbuf), free(s->plens), free(s->crate);
-    free(s->hpos), free(s->inc_off), free(s->inc), free(s->heap);
+    free(s->hpos), free(s->inc_off), free(s->inc), free(s->heap), free(s->shared), free(s->pbytes), free(s->fpath), free(s->cmin);
     cfit__topo_scratch_free(s->route_ws);
 }
 
@@ -694,6 +976,7 @@ static int sim_init(cfit__sim *s, const cfit_topo *t)
 {
     memset(s, 0, sizeof *s);
     s->t = t, s->bottleneck_tier = -1;
+    s->a2av = (cfit_sim_alltoallv)CFIT_SIM_ALLTOALLV_DEFAULT;
     s->nlinks = cfit_topo_links(t);
     size_t nl = (size_t)(s->nlinks > 0 ? s->nlinks : 1);
     s->lk = malloc(nl * sizeof *s->lk);
@@ -709,6 +992,14 @@ static int sim_init(cfit__sim *s, const cfit_topo *t)
     s->max_len = CFIT__SIM_MAX_LEN;
     s->pbuf = malloc((size_t)CFIT__SIM_ENUM_PATHS * CFIT__SIM_MAX_LEN * sizeof *s->pbuf);
     s->plens = malloc((size_t)CFIT__SIM_ENUM_PATHS * sizeof *s->plens);
+    if (t->planes > 1 && t->link_plane && t->plane_link) {   /* step_planes */
+        s->shared = malloc(nl);
+        s->pbytes = calloc(nl, sizeof *s->pbytes);
+        if (!s->shared || !s->pbytes)
+            return CFIT_ENOMEM;
+        for (int l = 0; l < s->nlinks; l++)
+            s->shared[l] = t->link_plane(t, l) < 0;
+    }
     return s->lk && s->pend && s->pmark && s->dlist && s->load && s->used && s->mark && s->link_bytes && s->pbuf &&
                    s->plens && s->hpos && s->route_ws
                ? CFIT_EOK
@@ -731,6 +1022,9 @@ static int sim_begin(cfit__sim *s, int n, const int *host, cfit_diag *d)
     s->ntake = 0;
     memset(s->take_n, 0, sizeof s->take_n);
     memset(s->link_bytes, 0, (size_t)s->nlinks * sizeof *s->link_bytes);
+    if (s->pbytes)
+        memset(s->pbytes, 0, (size_t)s->nlinks * sizeof *s->pbytes);
+    s->pbytes_p = 0, s->planes_p = 1, s->count_bytes = 0;
     if (s->stepno >= INT_MAX / 2) {
         for (int l = 0; l < s->nlinks; l++)
             s->mark[l].step = s->pmark[l] = 0;
@@ -764,6 +1058,19 @@ void cfit_sim_state_free(cfit_sim_state *s)
 
 const cfit_topo *cfit_sim_state_topo(const cfit_sim_state *s) { return s ? s->t : NULL; }
 
+int cfit_sim_state_set_alltoallv(cfit_sim_state *s, const cfit_sim_alltoallv *v, cfit_diag *d)
+{
+    if (!s || !v)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "no simulator state or alltoallv pattern");
+    if (!(v->spread >= 0 && v->spread <= 1))
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "alltoallv spread must be 0 to 1, got %g", v->spread);
+    if (!(v->imbalance >= 1) || !isfinite(v->imbalance))
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "alltoallv imbalance (max / mean load) must be at least 1, got %g", v->imbalance);
+    s->a2av = *v;
+    return CFIT_EOK;
+}
+
 int cfit__sim_flows(const cfit_topo *t, int nflows, const int *src_host, const int *dst_host, const double *bytes,
                     double *time_s, cfit_diag *d)
 {
@@ -775,7 +1082,7 @@ int cfit__sim_flows(const cfit_topo *t, int nflows, const int *src_host, const i
         ident[h] = h;
     if (!rc) {
         s->lat_mult = 1;
-        rc = add_flows(s, nflows, src_host, dst_host, bytes, 0);
+        rc = add_flows(s, nflows, src_host, dst_host, bytes, 0, 0);
     }
     if (!rc)
         rc = solve_step(s, 1, 0, time_s);
@@ -849,11 +1156,13 @@ int cfit_sim_collective_links(const cfit_topo *t, cfit_collective c, cfit_algo a
 }
 
 /* The result of the solve the state holds (c on ranks ranks, bytes as nccl-tests counts them). */
-static void sim_result(const cfit__sim *s, cfit_collective c, int ranks, double bytes, cfit_sim_result *out,
+static void sim_result(cfit__sim *s, cfit_collective c, int ranks, double bytes, cfit_sim_result *out,
                        double *link_bytes)
 {
+    flush_plane_bytes(s);
     out->time_s = s->time_s;
-    out->algbw_bytes_per_s = s->time_s > 0 ? bytes / s->time_s : 0;
+    double counted = s->count_bytes > 0 ? s->count_bytes : bytes;   /* alltoallv: the busiest rank's */
+    out->algbw_bytes_per_s = s->time_s > 0 ? counted / s->time_s : 0;
     out->busbw_bytes_per_s = out->algbw_bytes_per_s * cfit_coll_bus_factor(c, ranks);
     out->steps = s->steps;
     out->flows = s->flows;
@@ -998,7 +1307,7 @@ int cfit_sim_state_curve(cfit_sim_state *s, const cfit_sim_exchange *x, int nsiz
     }
     int rc = sim_begin(s, n, place, d);
     if (!rc)
-        rc = add_flows(s, m, src, dst, NULL, 1.0);
+        rc = add_flows(s, m, src, dst, NULL, 1.0, 0);
     if (!rc)
         rc = fill(s);
     if (!rc)

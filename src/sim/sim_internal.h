@@ -26,6 +26,20 @@ int cfit__sim_step(cfit__sim *s, int nflows, const int *src, const int *dst, dou
 int cfit__sim_step_mirror(cfit__sim *s, int nflows, const int *src, const int *dst, double bytes, double lat_mult);
 /* Test hook: nonzero makes cfit__sim_step_mirror simulate both steps always. */
 extern int cfit__sim_mirror_off;
+/* Test hook: nonzero makes every step solve all its subflows, never one plane block of a
+ * topology with planes (sim.c step_planes), by the progressive filling always (never
+ * fill_tight's plain case): the reference the shortcuts are tested against. */
+extern int cfit__sim_planes_off;
+
+/* The same with bytes[i] on flow i (alltoallv), and its mirror with rev_bytes[i] on flow i
+ * reversed: the rates do not depend on the bytes, so a mirror is solved once. */
+int cfit__sim_step_v(cfit__sim *s, int nflows, const int *src, const int *dst, const double *bytes, double lat_mult);
+int cfit__sim_step_mirror_v(cfit__sim *s, int nflows, const int *src, const int *dst, const double *bytes,
+                            const double *rev_bytes, double lat_mult);
+/* The size algbw divides by instead of the collective's bytes (alltoallv: the busiest rank's). */
+void cfit__sim_count_bytes(cfit__sim *s, double bytes);
+/* alltoallv's pattern, as the state was set (cfit_sim_state_set_alltoallv). */
+const cfit_sim_alltoallv *cfit__sim_alltoallv(const cfit__sim *s);
 
 /* One step of arbitrary flows between hosts (bytes per flow), outside any collective: the
  * step time (slowest flow's finish + its path latency).  For tests of the fairness model. */
@@ -48,7 +62,7 @@ typedef struct cfit__coll {
 } cfit__coll;
 
 extern const cfit__coll cfit__coll_allreduce, cfit__coll_allgather, cfit__coll_reducescatter,
-    cfit__coll_alltoall, cfit__coll_sendrecv;
+    cfit__coll_alltoall, cfit__coll_sendrecv, cfit__coll_alltoallv;
 
 /* The common refusal: "algorithm X is not defined for collective Y (use ...)". */
 int cfit__sim_no_algo(cfit__sim *s, cfit_collective c, cfit_algo a, const char *which);

@@ -33,12 +33,26 @@ typedef struct ft {
     int gpu0, edge0, agg0, core0;   /* first vertex of each layer */
     int gpus;                   /* GPUs per node */
     int nic0, ea0, ac0;         /* first link id of NIC, edge-agg and agg-core cables */
+    int half_sh, gpus_sh;       /* log2 of half and gpus when powers of 2, else -1 (by_half, by_gpus) */
 } ft;
+
+/* x / half and x / gpus for x >= 0: a shift when they are powers of 2 (the per-flow path count
+ * and path of a simulation step divide host ids several times each). */
+static int by_half(const ft *f, int x) { return f->half_sh >= 0 ? x >> f->half_sh : x / f->half; }
+static int by_gpus(const ft *f, int x) { return f->gpus_sh >= 0 ? x >> f->gpus_sh : x / f->gpus; }
+
+static int log2_exact(int v)
+{
+    int sh = 0;
+    while (v > 1 && (v & 1) == 0)
+        v >>= 1, sh++;
+    return v == 1 ? sh : -1;
+}
 
 /* Path number i of the structured ECMP set from host a to host b; returns its length. */
 static int ft_path(const ft *f, int a, int b, int i, int *path)
 {
-    int es = a / f->half, ed = b / f->half, ps = es / f->half, pd = ed / f->half, len = 0;
+    int es = by_half(f, a), ed = by_half(f, b), ps = by_half(f, es), pd = by_half(f, ed), len = 0;
     path[len++] = f->nic0 + 2 * a;
     if (es != ed) {
         int agg = ps == pd ? i : i / f->half, j = i % f->half;
@@ -91,15 +105,35 @@ static int route(const cfit_topo *t, cfit__topo_scratch *ws, int src, int dst, i
 static int path_count(const cfit_topo *t, int src, int dst)
 {
     const ft *f = t->state;
-    if (src / f->gpus == dst / f->gpus)
+    if (by_gpus(f, src) == by_gpus(f, dst))
         return 0;
-    int es = src / f->half, ed = dst / f->half;
-    return es == ed ? 1 : es / f->half == ed / f->half ? f->up : f->up * f->half;
+    int es = by_half(f, src), ed = by_half(f, dst);
+    return es == ed ? 1 : by_half(f, es) == by_half(f, ed) ? f->up : f->up * f->half;
 }
 
 static int path_at(const cfit_topo *t, int src, int dst, int i, int *path)
 {
     return ft_path(t->state, src, dst, i, path);
+}
+
+/* The planes (topo_internal.h): aggregation index a, f->up of them.  Same-pod paths are one per
+ * agg (path i through agg i), cross-pod paths half per agg (i / half); a pair under one edge
+ * switch (one path) or in one node (none indexed) crosses no plane link. */
+static int link_plane(const cfit_topo *t, int l)
+{
+    const ft *f = t->state;
+    if (l >= f->ac0)
+        return (l - f->ac0) / 2 / f->half % f->up;
+    return l >= f->ea0 ? (l - f->ea0) / 2 % f->up : -1;
+}
+
+static int plane_link(const cfit_topo *t, int l, int d)
+{
+    const ft *f = t->state;
+    int base = l >= f->ac0 ? f->ac0 : f->ea0, idx = (l - base) / 2, dir = (l - base) & 1;
+    int unit = l >= f->ac0 ? f->half : 1;   /* links per agg: its half core cables, or one edge cable */
+    int a = idx / unit % f->up, to = (a + d) % f->up;
+    return base + 2 * (idx + (to - a) * unit) + dir;
 }
 
 static double max2(double a, double b) { return a > b ? a : b; }
@@ -113,7 +147,7 @@ static double min2(double a, double b) { return a < b ? a : b; }
 static int path_best(const cfit_topo *t, int a, int b, int lo, int hi, const double *load, int *path)
 {
     const ft *f = t->state;
-    int es = a / f->half, ed = b / f->half, ps = es / f->half, pd = ed / f->half, half = f->half;
+    int es = by_half(f, a), ed = by_half(f, b), ps = by_half(f, es), pd = by_half(f, ed), half = f->half;
     double q0 = max2(max2(0, load[f->nic0 + 2 * a]), load[f->nic0 + 2 * b + 1]), best = q0;
     int at = lo;
     if (es != ed) {
@@ -235,13 +269,17 @@ int cfit__topo_build_fattree(const char *body, const cfit_topo_params *p, cfit_t
         cfit_topo_free(t);
         return CFIT_ENOMEM;
     }
-    *f = (ft){(int)k, (int)k / 2, (int)(k / 2 / n), 0, 0, 0, 0, t->params.gpus_per_node, 0, 0, 0};
+    *f = (ft){(int)k, (int)k / 2, (int)(k / 2 / n), 0, 0, 0, 0, t->params.gpus_per_node, 0, 0, 0,
+              log2_exact((int)k / 2), log2_exact(t->params.gpus_per_node)};
     t->state = f;
     t->free_state = free;
     t->route = route;
     t->path_count = path_count;
     t->path_at = path_at;
     t->path_best = path_best;
+    t->planes = (int)(k / 2 / n);
+    t->link_plane = link_plane;
+    t->plane_link = plane_link;
     t->mirror_paths = 1;   /* ft_path(b, a, i) climbs and descends through the same agg and core */
     if ((rc = build(t, f, hosts))) {
         cfit_topo_free(t);

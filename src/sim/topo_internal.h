@@ -62,6 +62,18 @@ struct cfit_topo {
      * its length.  The simulator's choice of a path within a slice (sim.c pick_indexed). */
     int (*path_best)(const cfit_topo *t, int src_host, int dst_host, int lo, int hi, const double *load,
                      int *path);
+    /* Optional, with path_at (issue 13): `planes` switch planes that relabel onto each other (a
+     * fat-tree's aggregation index a: agg a of every pod and the cores above it), so the
+     * simulator may solve a step in one block of them (sim.c step_planes).  The promise: a
+     * pair with path_count > 1 runs plane by plane, per = path_count / planes consecutive paths
+     * in each, and a pair with 0 or 1 crosses no plane link; moving every plane link from plane
+     * p to plane p + d (mod planes) maps the topology onto itself, path i of a pair onto its
+     * path i + d x per, and path_best's choice onto its choice under the moved loads.
+     * link_plane(l): link l's plane, -1 outside the planes (NICs, scale-up).
+     * plane_link(l, d): plane link l's copy in plane link_plane(l) + d (mod planes). */
+    int planes;
+    int (*link_plane)(const cfit_topo *t, int link);
+    int (*plane_link)(const cfit_topo *t, int link, int d);
 };
 
 /* An empty topology of the given kind; NULL on out of memory. */

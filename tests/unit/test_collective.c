@@ -71,6 +71,9 @@ static void aliases(void **state)
     assert_int_equal(parse_ok("sendrecv_perf"), CFIT_COLL_SENDRECV);
     assert_string_equal(cfit_coll_find("reduce_perf")->name, "reduce");          /* not reduce_scatter */
     assert_string_equal(cfit_coll_find("alltoallv_perf")->name, "alltoallv");    /* not alltoall */
+    assert_int_equal(parse_ok("alltoallv_perf"), CFIT_COLL_ALLTOALLV);   /* modelled by the simulators */
+    assert_false(cfit_coll_info_of(CFIT_COLL_ALLTOALLV)->benched);      /* not by the bench */
+    assert_true(cfit_coll_info_of(CFIT_COLL_ALLTOALL)->benched);
     assert_null(cfit_coll_find("all_reduce_perfx"));
     assert_null(cfit_coll_find("allreduce_perf"));   /* no such binary */
     assert_null(cfit_coll_find(""));
@@ -86,14 +89,15 @@ static void refusals(void **state)
     assert_int_equal(cfit_collective_parse("alreduce", &c, &d), CFIT_EUNKNOWN);
     assert_non_null(strstr(d.msg, "unknown collective 'alreduce' (did you mean 'allreduce'?)"));
     assert_int_equal(cfit_collective_parse("xyzzy", &c, &d), CFIT_EUNKNOWN);
-    assert_non_null(strstr(d.msg, "(expected allreduce, allgather, reducescatter, alltoall or sendrecv)"));
+    assert_non_null(strstr(d.msg, "(expected allreduce, allgather, reducescatter, alltoall, sendrecv or alltoallv)"));
     assert_int_equal(cfit_collective_parse("broadcast_perf", &c, &d), CFIT_EINVALID);
     assert_non_null(strstr(d.msg, "collective 'broadcast_perf' is not modelled (use allreduce, allgather"));
     char list[160];
     assert_string_equal(cfit_coll_list(list, sizeof list, 1, NULL),
-                        "all_reduce_perf, all_gather_perf, reduce_scatter_perf, alltoall_perf or sendrecv_perf");
+                        "all_reduce_perf, all_gather_perf, reduce_scatter_perf, alltoall_perf, sendrecv_perf or "
+                        "alltoallv_perf");
     assert_string_equal(cfit_coll_list(list, sizeof list, 0, "pairs"),
-                        "allreduce, allgather, reducescatter, alltoall, sendrecv or pairs");
+                        "allreduce, allgather, reducescatter, alltoall, sendrecv, alltoallv or pairs");
     assert_string_equal(cfit_coll_list(list, 12, 0, NULL), "allreduce, ");   /* truncated, terminated */
 }
 

@@ -535,6 +535,110 @@ static void alltoall_mirror_shortcut(void **state)
     }
 }
 
+/* A step solved in one block of a fat-tree's aggregation planes (sim.c step_planes) gives the
+ * result of solving every subflow (the test hook's reference): time, schedule size, bottleneck
+ * tier and the bytes of the hottest links, for the collectives whose steps it serves, on full,
+ * tapered and node-less trees, linear and random placement, and with a failed link (no planes). */
+static void plane_block_solve(void **state)
+{
+    (void)state;
+    const char *specs[] = {"fattree:k=8", "fattree:k=16,oversub=2", "fattree:k=8,gpus=1", "fattree:k=12",
+                           "fattree:k=16"};
+    int ranks[] = {128, 200, 97, 300, 1024};
+    cfit_collective colls[] = {CFIT_COLL_ALLTOALL, CFIT_COLL_ALLREDUCE, CFIT_COLL_ALLGATHER};
+    for (int i = 0; i < 5; i++) {
+        cfit_topo_params p;
+        cfit_topo_params_init(&p);
+        cfit_topo *t = NULL;
+        cfit_diag d;
+        assert_int_equal(cfit_topo_new(specs[i], &p, &t, &d), 0);
+        int n = ranks[i], hosts = cfit_topo_hosts(t), *place = malloc((size_t)hosts * sizeof *place);
+        assert_non_null(place);
+        for (int h = 0; h < hosts; h++)
+            place[h] = (h * 37 + 11) % hosts;   /* 37 is prime to every host count here */
+        for (int run = 0; run < 7; run++) {
+            int random = run % 2, failed = run == 6;
+            if (failed)
+                t->links[cfit_topo_links(t) - 1].failed = 1;
+            cfit_sim_result fast, ref;
+            cfit_collective c = colls[run / 2 % 3];
+            cfit__sim_planes_off = 0;
+            assert_int_equal(cfit_sim_collective(t, c, CFIT_ALGO_RING, n, random ? place : NULL, 64e6, &fast, &d), 0);
+            cfit__sim_planes_off = 1;
+            assert_int_equal(cfit_sim_collective(t, c, CFIT_ALGO_RING, n, random ? place : NULL, 64e6, &ref, &d), 0);
+            cfit__sim_planes_off = 0;
+            near(fast.time_s, ref.time_s, 1e-12);
+            assert_int_equal(fast.steps, ref.steps);
+            assert_int_equal(fast.flows, ref.flows);
+            assert_int_equal(fast.flows_solved, ref.flows_solved);
+            assert_int_equal(fast.bottleneck_tier, ref.bottleneck_tier);
+            assert_int_equal(fast.nhot, ref.nhot);
+            for (int h = 0; h < fast.nhot; h++)
+                near(fast.hot_link_bytes[h], ref.hot_link_bytes[h], 1e-9);
+            if (failed)
+                t->links[cfit_topo_links(t) - 1].failed = 0;
+        }
+        free(place);
+        cfit_topo_free(t);
+    }
+}
+
+/* alltoallv: spread 0 and imbalance 1 is alltoall (16-byte parts); nccl-tests' pattern sums to
+ * the size; the hot rank's load makes it the busiest at imbalance x the parts; the mirrored
+ * steps solved once give what simulating each gives; bad patterns are refused. */
+static void alltoallv_pattern(void **state)
+{
+    (void)state;
+    cfit_topo_params p;
+    cfit_topo_params_init(&p);
+    cfit_topo *t = NULL;
+    cfit_diag d;
+    assert_int_equal(cfit_topo_new("fattree:k=8", &p, &t, &d), 0);
+    cfit_sim_state *s = cfit_sim_state_new(t, &d);
+    assert_non_null(s);
+    cfit_sim_result a, v, ref;
+    double size = 64.0 * (1 << 20);   /* a multiple of 16 x 128: the uniform parts are exact */
+    assert_int_equal(cfit_sim_run(s, CFIT_COLL_ALLTOALL, CFIT_ALGO_RING, 128, NULL, size, &a, NULL, &d), 0);
+    cfit_sim_alltoallv pat = {0, 1};
+    assert_int_equal(cfit_sim_state_set_alltoallv(s, &pat, &d), 0);
+    assert_int_equal(cfit_sim_run(s, CFIT_COLL_ALLTOALLV, CFIT_ALGO_RING, 128, NULL, size, &v, NULL, &d), 0);
+    near(v.time_s, a.time_s, 1e-12);
+    near(v.algbw_bytes_per_s, a.algbw_bytes_per_s, 1e-12);
+    pat = (cfit_sim_alltoallv){1, 1};   /* nccl-tests' default: d x size / (n(n-1)/2) to distance d */
+    double sum = 0;
+    for (int j = 1; j < 100; j++)
+        sum += cfit_sim_alltoallv_bytes(&pat, 100, 1e8, 3, (3 + j) % 100);
+    near(sum, 1e8, 1e-3);
+    assert_true(cfit_sim_alltoallv_bytes(&pat, 100, 1e8, 3, 4) < cfit_sim_alltoallv_bytes(&pat, 100, 1e8, 3, 2));
+    pat = (cfit_sim_alltoallv){0, 3};   /* rank 0 receives 3x the uniform part, the others (100-3)/99 of it */
+    near(cfit_sim_alltoallv_bytes(&pat, 100, 1.6e6, 5, 0), 3 * 16000, 1e-12);
+    near(cfit_sim_alltoallv_bytes(&pat, 100, 1.6e6, 5, 7), (100 - 3) / 99.0 * 16000, 1e-12);
+    pat = (cfit_sim_alltoallv){0.5, 3};   /* half way: 8000 + 95 x 1.6e6 / 4950 / 2, down to 16 bytes, x 3 */
+    near(cfit_sim_alltoallv_bytes(&pat, 100, 1.6e6, 5, 0), 23344.0 * 3, 1e-12);
+    for (int off = 0; off < 2; off++) {   /* the mirrored steps: solved once, or each */
+        cfit__sim_mirror_off = off;
+        assert_int_equal(cfit_sim_state_set_alltoallv(s, &pat, &d), 0);
+        assert_int_equal(cfit_sim_run(s, CFIT_COLL_ALLTOALLV, CFIT_ALGO_RING, 100, NULL, size, off ? &ref : &v,
+                                      NULL, &d), 0);
+    }
+    cfit__sim_mirror_off = 0;
+    near(v.time_s, ref.time_s, 1e-12);
+    assert_true(v.flows_solved < ref.flows_solved);
+    assert_true(v.time_s > a.time_s);   /* the hot rank receives 3x */
+    near(v.algbw_bytes_per_s * v.time_s, cfit_sim_alltoallv_busiest(&pat, 100, size), 1e-12);
+    pat = (cfit_sim_alltoallv){1.5, 1};
+    assert_int_equal(cfit_sim_state_set_alltoallv(s, &pat, &d), CFIT_EINVALID);
+    pat = (cfit_sim_alltoallv){0, 0.5};
+    assert_int_equal(cfit_sim_state_set_alltoallv(s, &pat, &d), CFIT_EINVALID);
+    pat = (cfit_sim_alltoallv){0, 200};
+    assert_int_equal(cfit_sim_state_set_alltoallv(s, &pat, &d), 0);
+    assert_int_equal(cfit_sim_run(s, CFIT_COLL_ALLTOALLV, CFIT_ALGO_RING, 128, NULL, size, &v, NULL, &d),
+                     CFIT_EINVALID);
+    assert_non_null(strstr(d.msg, "more than the 128 ranks"));
+    cfit_sim_state_free(s);
+    cfit_topo_free(t);
+}
+
 /* Routes longer than the first path buffer (64 links) are routed: the buffer grows to the
  * simulator's limit of 4096 links per route; a longer route is CFIT_ERANGE naming its length
  * and the limit, from the collectives and from cfit_sim_internode_curve (never a factor 1). */
@@ -702,6 +806,8 @@ int main(void)
         cmocka_unit_test(internode_slowdown),
         cmocka_unit_test(dragonfly_ugal),
         cmocka_unit_test(alltoall_mirror_shortcut),
+        cmocka_unit_test(plane_block_solve),
+        cmocka_unit_test(alltoallv_pattern),
         cmocka_unit_test(internode_curve),
         cmocka_unit_test(long_routes),
         cmocka_unit_test(weighted_fairness),
