@@ -5,12 +5,8 @@
 set -uo pipefail
 bin=$1
 command -v mpirun >/dev/null 2>&1 || { echo "skipped: mpirun not installed (scripts/deps.sh installs openmpi-bin)"; exit 77; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cfit-collmpi.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/bench_lib.bash"
 fail() { echo "FAIL: $*"; for f in "$tmp"/*; do [[ -f $f ]] && { echo "--- $f"; cat "$f"; }; done; exit 1; }
-# A port the kernel just called free (bound to port 0 and released), so a busy machine's
-# ephemeral ports are not picked by chance.
-port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_plm_rsh_agent=false
 
 # The table, as the issue writes the command.

@@ -7,11 +7,8 @@
 # Exit 77 (skipped) after the environment runs when mpirun is not installed.
 set -uo pipefail
 bin=$1
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cfit-mpi.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/bench_lib.bash"
 fail() { echo "FAIL: $*"; for f in "$tmp"/*; do [[ -f $f ]] && { echo "--- $f"; cat "$f"; }; done; exit 1; }
-# below the ephemeral range (32768-60999 on Linux), where data listeners of concurrent jobs live
-port() { echo $((20000 + (RANDOM * 32768 + RANDOM) % 12000)); }
 # the measurement on a busy CI machine is noisy: a threshold of 1% keeps exit 3 away
 args=(bench pairs -s 64K -n 3 --lat-iters 20 --slow-threshold 1 --timeout 20s --json)
 
