@@ -282,6 +282,8 @@ static const kind kinds[K_COUNT] = {
 typedef struct table {
     char *v;                  /* entries, size kinds[i].size each */
     size_t n, cap;
+    size_t *slot;             /* open-addressed name index: entry index + 1, 0 = empty */
+    size_t nslot;             /* a power of two, at least twice n; 0 before the first entry */
 } table;
 
 struct cfit_catalog {
@@ -293,12 +295,50 @@ static void *entry_at(const table *t, int k, size_t i)
     return t->v + i * kinds[k].size;
 }
 
+static void table_free(table *t)
+{
+    free(t->v);
+    free(t->slot);
+}
+
+/* FNV-1a of a name: the index makes loading linear (a 60,000-model file took 27 s
+ * with the linear scan per entry it replaces). */
+static size_t name_hash(const char *s)
+{
+    size_t h = 1469598103934665603u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return h;
+}
+
+/* The slot holding name, or the empty slot where it would go. */
+static size_t *table_slot(const table *t, int k, const char *name)
+{
+    size_t mask = t->nslot - 1, i = name_hash(name) & mask;
+    while (t->slot[i] && strcmp((const char *)entry_at(t, k, t->slot[i] - 1), name) != 0)
+        i = (i + 1) & mask;
+    return &t->slot[i];
+}
+
 static int table_find(const table *t, int k, const char *name)
 {
+    if (!t->nslot)
+        return -1;
+    size_t at = *table_slot(t, k, name);   /* name is the first member */
+    return at ? (int)(at - 1) : -1;
+}
+
+static int table_reindex(table *t, int k, size_t nslot)
+{
+    size_t *slot = calloc(nslot, sizeof *slot);
+    if (!slot)
+        return CFIT_ENOMEM;
+    free(t->slot);
+    t->slot = slot;
+    t->nslot = nslot;
     for (size_t i = 0; i < t->n; i++)
-        if (strcmp((const char *)entry_at(t, k, i), name) == 0)   /* name is the first member */
-            return (int)i;
-    return -1;
+        *table_slot(t, k, entry_at(t, k, i)) = i + 1;
+    return CFIT_EOK;
 }
 
 static int table_put(table *t, int k, const void *e)
@@ -316,7 +356,10 @@ static int table_put(table *t, int k, const void *e)
         t->v = v;
         t->cap = cap;
     }
-    memcpy(entry_at(t, k, t->n++), e, kinds[k].size);
+    if (2 * (t->n + 1) > t->nslot && table_reindex(t, k, t->nslot ? 2 * t->nslot : 64))
+        return CFIT_ENOMEM;
+    memcpy(entry_at(t, k, t->n), e, kinds[k].size);
+    *table_slot(t, k, (const char *)e) = ++t->n;
     return CFIT_EOK;
 }
 
@@ -469,7 +512,7 @@ typedef struct staged {
 static void staged_free(staged *s)
 {
     for (int k = 0; k < K_COUNT; k++) {
-        free(s->t[k].v);
+        table_free(&s->t[k]);
         free(s->at[k]);
     }
 }
@@ -520,11 +563,15 @@ static int load_kind_array(const cfit__json *arr, int k, staged *st, const char 
             rc = cfit_model_validate((cfit_model *)(void *)e, d) ? cfit_diag_set(d, CFIT_EINVALID, file,
                      v->line, v->col, "%s", d ? d->msg : "invalid model") : CFIT_EOK;
         if (!rc) {   /* new names append, so the position lands at the entry's index */
-            pos *at = realloc(st->at[k], (st->t[k].n + 1) * sizeof *at);
-            if (at) {
-                st->at[k] = at;
-                at[st->t[k].n] = (pos){v->line, v->col};
+            pos *at = st->at[k];
+            size_t n = st->t[k].n;
+            if ((n & (n - 1)) == 0) {   /* at 0, 1, 2, 4, ...: room for 2n + 1, geometric */
+                at = realloc(at, (2 * n + 1) * sizeof *at);
+                if (at)
+                    st->at[k] = at;
             }
+            if (at)
+                at[n] = (pos){v->line, v->col};
             if (!at || table_put(&st->t[k], k, e))
                 rc = cfit_diag_set(d, CFIT_ENOMEM, file, 0, 0, "out of memory");
         }
@@ -652,12 +699,12 @@ int cfit_catalog_load_buffer(cfit_catalog *c, const char *text, size_t len, cons
             rc = check_refs(&trial, &st, name, d);
         if (!rc) {
             for (int k = 0; k < K_COUNT; k++) {
-                free(c->t[k].v);
+                table_free(&c->t[k]);
                 c->t[k] = trial.t[k];
             }
         } else {
             for (int k = 0; k < K_COUNT; k++)
-                free(trial.t[k].v);
+                table_free(&trial.t[k]);
             if (rc == CFIT_ENOMEM)
                 cfit_diag_set(d, rc, name, 0, 0, "out of memory");
         }
@@ -784,7 +831,7 @@ void cfit_catalog_free(cfit_catalog *c)
     if (!c)
         return;
     for (int k = 0; k < K_COUNT; k++)
-        free(c->t[k].v);
+        table_free(&c->t[k]);
     free(c);
 }
 
