@@ -109,6 +109,56 @@ void cfit__buf_printf(cfit__buf *b, const char *fmt, ...)
     va_end(ap);
 }
 
+size_t cfit__utf8_len(const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    if (n == 0)
+        return 0;
+    if (u[0] < 0x80)
+        return 1;
+    size_t len = u[0] >= 0xc2 && u[0] <= 0xdf ? 2 : u[0] >= 0xe0 && u[0] <= 0xef ? 3 : u[0] >= 0xf0 && u[0] <= 0xf4 ? 4 : 0;
+    if (len == 0 || n < len)
+        return 0;
+    unsigned lo = 0x80, hi = 0xbf;   /* the second byte's range (RFC 3629 section 4) */
+    if (u[0] == 0xe0)
+        lo = 0xa0;
+    else if (u[0] == 0xed)
+        hi = 0x9f;
+    else if (u[0] == 0xf0)
+        lo = 0x90;
+    else if (u[0] == 0xf4)
+        hi = 0x8f;
+    if (u[1] < lo || u[1] > hi)
+        return 0;
+    for (size_t i = 2; i < len; i++)
+        if (u[i] < 0x80 || u[i] > 0xbf)
+            return 0;
+    return len;
+}
+
+size_t cfit__utf8_invalid_at(const char *text, size_t len)
+{
+    size_t i = 0;
+    while (i < len) {
+        size_t k = (unsigned char)text[i] < 0x80 ? 1 : cfit__utf8_len(text + i, len - i);
+        if (k == 0)
+            return i;
+        i += k;
+    }
+    return len;
+}
+
+void cfit__text_line_col(const char *text, size_t off, int *line, int *col)
+{
+    size_t start = 0;
+    int n = 1;
+    for (size_t i = 0; i < off; i++)
+        if (text[i] == '\n')
+            n++, start = i + 1;
+    *line = n;
+    *col = off - start + 1 > INT_MAX ? INT_MAX : (int)(off - start + 1);
+}
+
 /* The escape for byte c inside a JSON string, or NULL if it goes out as is. */
 static const char *json_escape(unsigned char c, char hex[7])
 {
@@ -128,6 +178,22 @@ static const char *json_escape(unsigned char c, char hex[7])
     }
 }
 
+/* Bytes at s (left of them before the NUL) that go out as they are: printable ASCII and whole
+ * UTF-8 sequences. */
+static size_t plain_run(const char *s, size_t left)
+{
+    char hex[7];
+    size_t run = 0;
+    while (run < left) {
+        unsigned char c = (unsigned char)s[run];
+        size_t k = c < 0x80 ? (json_escape(c, hex) ? 0 : 1) : cfit__utf8_len(s + run, left - run);
+        if (k == 0)
+            break;
+        run += k;
+    }
+    return run;
+}
+
 void cfit__buf_json_string(cfit__buf *b, const char *s)
 {
     if (!s) {
@@ -135,17 +201,17 @@ void cfit__buf_json_string(cfit__buf *b, const char *s)
         return;
     }
     char hex[7];
+    size_t left = strlen(s);
     buf_append(b, "\"", 1);
     for (;;) {
-        size_t run = 0;
-        const char *esc = NULL;
-        while (s[run] && !(esc = json_escape((unsigned char)s[run], hex)))
-            run++;
+        size_t run = plain_run(s, left);
         buf_append(b, s, run);
-        if (!s[run])
+        if (run == left)
             break;
-        cfit__buf_puts(b, esc);
+        const char *esc = json_escape((unsigned char)s[run], hex);
+        cfit__buf_puts(b, esc ? esc : "\xef\xbf\xbd");   /* U+FFFD for a byte that is not UTF-8 */
         s += run + 1;
+        left -= run + 1;
     }
     buf_append(b, "\"", 1);
 }
@@ -389,8 +455,10 @@ static char *parse_string(parser *p)
     for (;;) {
         size_t run = p->pos;
         int c;
-        while ((c = peek(p)) >= 0x20 && c != '"' && c != '\\')
-            p->pos++;
+        size_t k = 1;
+        while ((c = peek(p)) >= 0x20 && c != '"' && c != '\\' &&
+               (c < 0x80 || (k = cfit__utf8_len(p->text + p->pos, p->len - p->pos)) > 0))
+            p->pos += c < 0x80 ? 1 : k;
         buf_append(&b, p->text + run, p->pos - run);
         if (c == '"') {
             p->pos++;
@@ -404,6 +472,9 @@ static char *parse_string(parser *p)
                 break;
         } else if (c < 0 || c == '\n' || c == '\\') {
             FAIL_AT(p, open, "unterminated string");
+            break;
+        } else if (c >= 0x80) {
+            FAIL_HERE(p, "invalid UTF-8 byte 0x%02x in string (JSON text must be UTF-8, RFC 8259 section 8.1)", c);
             break;
         } else {
             FAIL_HERE(p, "control character 0x%02x in string (write it as \\u%04x)", c, c);

@@ -57,6 +57,15 @@ const cfit__json_member *cfit__json_member_get(const cfit__json *obj, const char
 const cfit__json *cfit__json_get(const cfit__json *obj, const char *key);
 const char *cfit__json_type_name(cfit__json_type t);   /* "object", "number", ... */
 
+/* Length of the well-formed UTF-8 sequence at s (at most n bytes; RFC 3629: no overlong forms,
+ * no surrogates, nothing past U+10FFFF), or 0 if the bytes there are not one. */
+size_t cfit__utf8_len(const char *s, size_t n);
+/* Byte offset of the first byte of text[0..len) that does not start a well-formed UTF-8
+ * sequence (NUL counts as valid), or len if all of it is UTF-8. */
+size_t cfit__utf8_invalid_at(const char *text, size_t len);
+/* 1-based line and byte column of offset off in text. */
+void cfit__text_line_col(const char *text, size_t off, int *line, int *col);
+
 /* A growing NUL-terminated string.  On allocation failure it sets oom and stops
  * growing; callers check cfit__buf_ok() once at the end. */
 typedef struct cfit__buf {
@@ -75,7 +84,8 @@ void cfit__buf_printf(cfit__buf *b, const char *fmt, ...)
 #endif
     ;
 void cfit__buf_vprintf(cfit__buf *b, const char *fmt, va_list ap);
-/* Append s as a JSON string literal with quotes and escapes. */
+/* Append s as a JSON string literal with quotes and escapes; bytes that are not UTF-8 become
+ * U+FFFD, so the document stays valid JSON whatever the input (a name from argv, a file). */
 void cfit__buf_json_string(cfit__buf *b, const char *s);
 /* Append a JSON number: integers exactly, others with 10 significant digits;
  * NaN and infinities are written as null. */

@@ -92,6 +92,12 @@ int cli_report_write(const char *path, struct cfit__buf *b);   /* plan_report.c 
 int cli_emit_json(struct cfit__buf *b);
 struct cfit_plan_request;
 struct cfit_plan_result;
+/* Write len bytes of data to path ("-": standard output); 0, or 1 after "clusterfit: error: WHAT:
+ * cannot write 'PATH': why" when a write, flush or close fails (output.c). */
+int cli_write_output(const char *what, const char *path, const char *data, size_t len);
+/* Flush and close standard output and error: a failed write anywhere in the run (a full disk,
+ * a closed pipe end, /dev/full) turns exit status rc into 1 with "cannot write standard output". */
+int cli_finish(int rc);
 int cli_plan_report(const char *path, const struct cfit_plan_request *r, const struct cfit_plan_result *res,
                     int sizing);                                       /* plan_report.c */
 

@@ -2,6 +2,7 @@
  * src/bench/storage.c or memory.c, print a table or JSON, and judge a storage need (--need, --plan). */
 #include "cli.h"
 #include "base/json.h"
+#include "base/file.h"
 #include "bench/memory.h"
 #include "bench/storage.h"
 #include "bench_report.h"
@@ -44,7 +45,7 @@ static const cli_opt storage_opts[] = {
     {"need", 0, "GB/s", "read rate the sequential and random reads must both reach; a plain number is GB/s,\n"
                         "                                       or a rate such as 2GB/s or 25G (bits); exit 3 if missed", S_NEED},
     {"plan", 0, "FILE", "take the need from `clusterfit plan --bom --json` output: bom.storage's\n"
-                        "                                       data_read_bytes_per_s and checkpoint_write_bytes_per_s", S_PLAN},
+                        "                                       data_read_bytes_per_s and checkpoint_write_bytes_per_s (- = stdin)", S_PLAN},
     {"keep", 0, NULL, "keep the test file, and reuse one of the right size (its write is then skipped)", S_KEEP},
     {"random-ops", 0, "N", "random reads in all (default: size / block; a pass stops after 30 s)", S_RANDOM_OPS},
     {"seed", 0, "N", "seed of the random offsets (default 1)", S_SEED},
@@ -116,31 +117,11 @@ static int storage_opt(void *vc, int id, const char *name, const char *value)
 /* Read a `plan --bom --json` file's storage need.  Exit code after printing, or 0. */
 static int load_plan_need(storage_cli *c)
 {
-    const char *path = c->plan_file;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return cli_error("%s: cannot open '%s': %s", path, path, strerror(errno)), EXIT_RUNTIME;
-    size_t cap = 1 << 16, n = 0;
-    char *text = NULL;
-    for (;;) {
-        char *nt = realloc(text, cap);
-        if (!nt) {
-            free(text);
-            fclose(f);
-            return cli_error("out of memory");
-        }
-        text = nt;
-        n += fread(text + n, 1, cap - n, f);
-        if (n < cap || cap >= ((size_t)64 << 20))
-            break;
-        cap *= 2;
-    }
-    fclose(f);
+    const char *path = cfit__input_name(c->plan_file);
     int err;
     cfit_diag d;
     cfit_diag_clear(&d);
-    cfit__json *root = cfit__json_parse(text, n, path, &err, &d);
-    free(text);
+    cfit__json *root = cfit__json_load(c->plan_file, &err, &d);
     if (!root)
         return cli_error_diag(&d, err);
     int rc = 0;

@@ -7,7 +7,7 @@
 enum { OPT_CATALOG = 1 };
 
 static const cli_opt opts[] = {
-    {"catalog", 0, "FILE", "add or override entries from FILE (repeatable)", OPT_CATALOG},
+    {"catalog", 0, "FILE", "add or override entries from FILE (repeatable; - reads stdin)", OPT_CATALOG},
     {NULL, 0, NULL, NULL, 0},
 };
 

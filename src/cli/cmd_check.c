@@ -1,6 +1,7 @@
 /* cmd_check.c - `clusterfit check FILE`: findings for a DeepSpeed JSON config, as lines or JSON. */
 #include "cli.h"
 #include "base/json.h"
+#include "base/file.h"
 #include "clusterfit/frameworks.h"
 
 #include <stdlib.h>
@@ -17,7 +18,7 @@ static const cli_opt opts[] = {
     {"pp", 0, "N", "pipeline stages (PipelineModule num_stages; default: the config's pipeline.stages)", O_PP},
     {"cp", 0, "N", "context/sequence parallel size (default: the config's sequence_parallel_size)", O_CP},
     {"json", 0, NULL, "print one JSON object (docs/json.md) instead of lines", O_JSON},
-    {"catalog", 0, "FILE", "add or override catalog entries from FILE (repeatable)", O_CATALOG},
+    {"catalog", 0, "FILE", "add or override catalog entries from FILE (repeatable; - reads stdin)", O_CATALOG},
     {NULL, 0, NULL, NULL, 0},
 };
 
@@ -120,7 +121,8 @@ int cmd_check(int argc, char **argv)
                        "Check a DeepSpeed JSON config against DeepSpeed's schema (unknown or misspelt keys,\n"
                        "wrong value types, keys DeepSpeed ignores) and, with --gpus, the batch arithmetic\n"
                        "and world size; with --model also whether the implied layout fits in GPU memory.\n"
-                       "A FILE not named *.json and not starting with '{' is read as Megatron-LM arguments\n"
+                       "FILE '-' reads standard input.  A FILE not named *.json and not starting with '{' is read as\n"
+                       "Megatron-LM arguments "
                        "(shell words, one per line, or a torchrun line) and checked against Megatron-LM's\n"
                        "validate_args rules, MoE and MLA arguments included (EP dividing the experts,\n"
                        "ETP x EP x PP dividing the world, top-k, --moe-layer-freq patterns, dispatchers).\n"
@@ -143,7 +145,8 @@ int cmd_check(int argc, char **argv)
     if (!rc && err)
         rc = cli_error_diag(&d, err);
     else if (!rc) {
-        rc = c.json ? print_json(c.file, &res) : (print_lines(c.file, &res), 0);
+        const char *shown = cfit__input_name(c.file);
+        rc = c.json ? print_json(shown, &res) : (print_lines(shown, &res), 0);
         if (!rc && res.errors)
             rc = EXIT_USAGE;
         cfit_check_result_fini(&res);

@@ -30,7 +30,7 @@ static const cli_opt opts[] = {
     {"fabric", 0, "NAME", "scale-out fabric (default: the GPU's node type's)", O_FABRIC},
     {"calibration", 0, "FILE", "measured fabric bandwidth and latency from a `clusterfit bench ... --json` file\n"
                                "                                       or an nccl-tests log (all_reduce_perf, all_gather_perf, ...; told\n"
-                               "                                       by content) run across hosts, instead of the catalog's (docs/plan.md)", O_CALIBRATION},
+                               "                                       by content; - = stdin) run across hosts, instead of the catalog's (docs/plan.md)", O_CALIBRATION},
     {"topology", 0, "SPEC", "simulate cross-node DP/TP all-reduces, PP sends and CP exchanges on this topology\n"
                             "                                       (sim's SPEC, e.g. fattree:k=16,oversub=2; docs/plan.md)", O_TOPOLOGY},
     {"tp", 0, "N", "tensor parallel size (default: searched)", O_TP},
@@ -57,9 +57,9 @@ static const cli_opt opts[] = {
     {"framework", 0, "NAME", "training framework from the catalog (default megatron-core)", O_FRAMEWORK},
     {"attention", 0, "fused|unfused", "attention kernel (default: the framework's)", O_ATTN},
     {"json", 0, NULL, "print one JSON object (docs/json.md) instead of tables", O_JSON},
-    {"catalog", 0, "FILE", "add or override catalog entries from FILE (repeatable)", O_CATALOG},
+    {"catalog", 0, "FILE", "add or override catalog entries from FILE (repeatable; - reads stdin)", O_CATALOG},
     {"quiet", 'q', NULL, "print only the plan table", O_QUIET},
-    {"emit", 0, "KIND[:FILE][,...]", "launch config for the best plan: deepspeed, megatron, torchrun (repeatable)", O_EMIT},
+    {"emit", 0, "KIND[:FILE][,...]", "launch config for the best plan: deepspeed, megatron, torchrun (repeatable; FILE - = stdout, no header)", O_EMIT},
     {"bom", 0, NULL, "bill of materials of the best plan: NICs, fat-tree switches, cables, optics, storage, capex", O_BOM_BASE + CLI_BOM_FLAG},
     {"network", 0, NULL, "rank fabrics x NICs x oversubscription by the run's total cost (network + GPU time); recommend one", O_BOM_BASE + CLI_BOM_NETWORK},
     {"tiers", 0, "2|3", "switch tiers of the fat-tree (default 2; raised to 3 when two cannot reach)", O_BOM_BASE + CLI_BOM_TIERS},
@@ -526,7 +526,7 @@ int cmd_plan(int argc, char **argv)
             rc = cli_bom_run(&c.bom, &c.req, &res.plans[0]);
         if (!rc && c.json)
             rc = plan_print_json(&c, &res, sizing);
-        else if (!rc && any_plan)
+        else if (!rc && any_plan && !cli_emit_stdout_bare(&c.emit))
             rc = plan_print_tables(&c, &res, sizing);
         if (!rc && any_plan && c.report)
             rc = cli_plan_report(c.report, &c.req, &res, sizing);

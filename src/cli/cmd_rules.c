@@ -2,6 +2,7 @@
  * with step-time and all-reduce expectations taken from a `clusterfit plan --json` file. */
 #include "cli.h"
 #include "base/json.h"
+#include "base/file.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +12,7 @@ enum {
 };
 
 static const cli_opt opts[] = {
-    {"from-plan", 0, "FILE", "take the expected step and all-reduce time per step from a plan --json file", O_PLAN},
+    {"from-plan", 0, "FILE", "take the expected step and all-reduce time per step from a plan --json file (- = stdin)", O_PLAN},
     {"gpu-util-below", 0, "RATIO", "GpuUnderutilized: GPU utilisation below this (default 0.8)", O_GPU_UTIL},
     {"gpu-util-for", 0, "TIME", "... for this long (default 10m)", O_GPU_FOR},
     {"network-above", 0, "RATIO", "NetworkSaturated: traffic above this share of the link speed (default 0.7)", O_NET},
@@ -100,49 +101,32 @@ static int plan_number(const cfit__json *obj, const char *key, const char *file,
 
 static int load_plan(rules_cli *c)
 {
-    FILE *f = fopen(c->plan_file, "rb");
-    if (!f)
-        return fprintf(stderr, "clusterfit: error: %s: cannot open\n", c->plan_file), EXIT_RUNTIME;
-    cfit__buf b;
-    cfit__buf_init(&b);
-    char chunk[8192];
-    size_t got;
-    while ((got = fread(chunk, 1, sizeof chunk - 1, f)) > 0) {
-        chunk[got] = '\0';
-        if (memchr(chunk, '\0', got))
-            break;
-        cfit__buf_puts(&b, chunk);
-    }
-    fclose(f);
-    if (!cfit__buf_ok(&b))
-        return cfit__buf_fini(&b), cli_error("out of memory");
     int err;
     cfit_diag d;
     cfit_diag_clear(&d);
-    cfit__json *root = cfit__json_parse(b.data, b.len, c->plan_file, &err, &d);
-    cfit__buf_fini(&b);
+    cfit__json *root = cfit__json_load(c->plan_file, &err, &d);
     if (!root)
         return cli_error_diag(&d, err);
     const cfit__json *plans = cfit__json_get(root, "plans");
     int rc = 0;
     if (!plans || plans->type != CFIT__JSON_ARRAY || plans->n == 0 || plans->items[0]->type != CFIT__JSON_OBJECT) {
-        cfit_diag_set(&d, CFIT_EPARSE, c->plan_file, root->line, root->col,
+        cfit_diag_set(&d, CFIT_EPARSE, cfit__input_name(c->plan_file), root->line, root->col,
                       "expected an object with a non-empty \"plans\" array (clusterfit plan --json output)");
         rc = cli_error_diag(&d, CFIT_EPARSE);
     }
     const cfit__json *p = rc ? NULL : plans->items[0];
     const cfit__json *bd = p ? cfit__json_get(p, "breakdown_s") : NULL;
     if (!rc && (!bd || bd->type != CFIT__JSON_OBJECT)) {
-        cfit_diag_set(&d, CFIT_EPARSE, c->plan_file, p->line, p->col, "plans[0] has no \"breakdown_s\" object");
+        cfit_diag_set(&d, CFIT_EPARSE, cfit__input_name(c->plan_file), p->line, p->col, "plans[0] has no \"breakdown_s\" object");
         rc = cli_error_diag(&d, CFIT_EPARSE);
     }
     if (!rc)
-        rc = plan_number(p, "step_time_s", c->plan_file, &c->step_s);
+        rc = plan_number(p, "step_time_s", cfit__input_name(c->plan_file), &c->step_s);
     if (!rc)
-        rc = plan_number(bd, "dp_comm", c->plan_file, &c->dp_comm_s);
+        rc = plan_number(bd, "dp_comm", cfit__input_name(c->plan_file), &c->dp_comm_s);
     if (!rc && !(c->step_s > 0)) {
         const cfit__json *v = cfit__json_get(p, "step_time_s");
-        cfit_diag_set(&d, CFIT_EPARSE, c->plan_file, v->line, v->col, "step_time_s must be > 0");
+        cfit_diag_set(&d, CFIT_EPARSE, cfit__input_name(c->plan_file), v->line, v->col, "step_time_s must be > 0");
         rc = cli_error_diag(&d, CFIT_EPARSE);
     }
     if (!rc) {

@@ -27,7 +27,7 @@ static const cli_opt opts[] = {
     {"fabric", 0, "NAME", "this scale-out fabric instead of the node's (catalog)", O_FABRIC},
     {"p2p", 0, "yes|no", "NCCL engine: whether the node's GPUs reach each other over PCIe\n"
                          "                                       (default: the node type's; no = through host memory)", O_P2P},
-    {"catalog", 0, "FILE", "add a catalog file (repeatable)", O_CATALOG},
+    {"catalog", 0, "FILE", "add a catalog file (repeatable; - reads stdin)", O_CATALOG},
     {"engine", 0, "nccl|flow", "nccl: NCCL's algorithms, protocols and tuner (default with --gpu or\n"
                                "                                       --node); flow: the flow-level schedule on --topology\n"
                                "                                       (default otherwise; docs/sim.md)", O_ENGINE},
@@ -65,7 +65,7 @@ static const cli_opt opts[] = {
     {"json", 0, NULL, "print one JSON object (docs/json.md) instead of the table", O_JSON},
     {"calibration", 0, "FILE", "NCCL engine: a run measured on 2+ nodes, an nccl-tests log\n"
                                "                                       (all_reduce_perf, ...) or `bench COLLECTIVE --json`: the\n"
-                               "                                       NIC rate and network latency are solved from it", O_CALIBRATION},
+                               "                                       NIC rate and network latency are solved from it (- = stdin)", O_CALIBRATION},
     {"report", 0, "FILE.html", "also write a self-contained HTML report with charts (docs/report.md);\n"
                                "                                       NCCL engine: predicted (and measured) busbw", O_REPORT},
     {NULL, 0, NULL, NULL, 0},

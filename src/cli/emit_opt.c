@@ -2,7 +2,6 @@
 #include "cli.h"
 #include "emit_opt.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,10 +45,33 @@ int cli_emit_add(cli_emit *e, const char *value)
     return 0;
 }
 
+static int bare_stdout(const cli_emit *e, int i)
+{
+    return e->item[i].file && e->item[i].file_len == 1 && e->item[i].file[0] == '-';
+}
+
+static int to_stdout(const cli_emit *e, int i)
+{
+    return !e->item[i].file || bare_stdout(e, i);
+}
+
+int cli_emit_stdout_bare(const cli_emit *e)
+{
+    for (int i = 0; i < e->n; i++)
+        if (bare_stdout(e, i))
+            return 1;
+    return 0;
+}
+
 int cli_emit_validate(const cli_emit *e, int json)
 {
+    int on_stdout = 0;
+    for (int i = 0; i < e->n; i++)
+        on_stdout += to_stdout(e, i);
+    if (cli_emit_stdout_bare(e) && on_stdout > 1)
+        return cli_error("--emit KIND:- writes that configuration alone to stdout; give the others a FILE");
     for (int i = 0; json && i < e->n; i++)
-        if (!e->item[i].file)
+        if (to_stdout(e, i))
             return cli_error("--emit %s: with --json the configuration needs a file (%s:FILE); stdout holds the JSON",
                              cfit_emit_kind_name(e->item[i].kind), cfit_emit_kind_name(e->item[i].kind));
     return 0;
@@ -76,21 +98,6 @@ static void header(cfit_emit_kind k, const cfit_plan_request *r, const cfit_plan
     printf("\n");
 }
 
-static int write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "clusterfit: error: cannot write '%s': %s\n", path, strerror(errno));
-        return EXIT_RUNTIME;
-    }
-    int bad = fputs(text, f) < 0;
-    bad |= fclose(f) != 0;
-    if (bad) {
-        fprintf(stderr, "clusterfit: error: cannot write '%s'\n", path);
-        return EXIT_RUNTIME;
-    }
-    return 0;
-}
 
 int cli_emit_write(const cli_emit *e, const cfit_plan_request *r, const cfit_plan_result *res)
 {
@@ -107,7 +114,7 @@ int cli_emit_write(const cli_emit *e, const cfit_plan_request *r, const cfit_pla
         else if (e->item[i].file) {
             char path[4096];
             snprintf(path, sizeof path, "%.*s", e->item[i].file_len, e->item[i].file);
-            rc = write_file(path, text);
+            rc = cli_write_output("--emit", path, text, strlen(text));   /* "-": stdout, no header */
         }
         else {
             header(e->item[i].kind, r, &res->plans[0]);

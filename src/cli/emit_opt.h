@@ -17,8 +17,11 @@ typedef struct cli_emit {
 
 /* Add "KIND[:FILE][,KIND[:FILE]...]" from one --emit; prints an error and returns 2 on a bad value. */
 int cli_emit_add(cli_emit *e, const char *value);
-/* Before the search: with --json, configs without :FILE are refused (stdout holds the JSON). */
+/* Before the search: with --json, configs without :FILE (or with :-) are refused (stdout holds the JSON);
+ * KIND:- must be the only configuration on stdout. */
 int cli_emit_validate(const cli_emit *e, int json);
+/* 1 when a KIND:- sends one configuration alone to stdout (the plan tables are then not printed). */
+int cli_emit_stdout_bare(const cli_emit *e);
 /* After the tables: write each configuration for the best plan (res->plans[0]); returns 0 or
  * an exit code (1 when a file cannot be written, 2 when there is no plan). */
 int cli_emit_write(const cli_emit *e, const cfit_plan_request *r, const cfit_plan_result *res);

@@ -29,7 +29,7 @@ static void usage(FILE *out)
     fprintf(out, "\n'clusterfit <command> --help' describes a command; 'man clusterfit' the whole tool.\n");
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);
@@ -55,4 +55,9 @@ int main(int argc, char **argv)
     if (near)
         return cli_error("'%s' is not a clusterfit command (did you mean '%s'?)", name, near);
     return cli_error("'%s' is not a clusterfit command (see 'clusterfit --help')", name);
+}
+
+int main(int argc, char **argv)
+{
+    return cli_finish(run(argc, argv));
 }

@@ -12,7 +12,6 @@
 #include "clusterfit/plan.h"
 #include "clusterfit/cost.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -449,16 +448,7 @@ int cli_report_write(const char *path, cfit__buf *b)
         cli_error("--report: out of memory");
         rc = EXIT_RUNTIME;
     } else {
-        FILE *f = fopen(path, "w");
-        int bad = !f;
-        if (f) {
-            bad |= fwrite(b->data, 1, b->len, f) != b->len;
-            bad |= fclose(f) != 0;
-        }
-        if (bad) {
-            cli_error("--report: cannot write '%s': %s", path, strerror(errno));
-            rc = EXIT_RUNTIME;
-        }
+        rc = cli_write_output("--report", path, b->data, b->len);
     }
     cfit__buf_fini(b);
     return rc;

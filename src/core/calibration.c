@@ -7,6 +7,7 @@
 #include "clusterfit/calibration.h"
 #include "clusterfit/collective.h"
 #include "base/json.h"
+#include "base/file.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -300,35 +301,11 @@ int cfit_calibration_parse(const char *text, size_t len, const char *file, cfit_
 
 int cfit_calibration_load(const char *path, cfit_calibration *out, cfit_diag *d)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return cfit_diag_set(d, CFIT_EIO, path, 0, 0, "cannot open '%s': %s", path, strerror(errno));
-    size_t cap = 1 << 16, n = 0;
-    char *buf = NULL;
-    int err = CFIT_EOK;
-    for (;;) {
-        char *nb = realloc(buf, cap);
-        if (!nb) {
-            err = cfit_diag_set(d, CFIT_ENOMEM, path, 0, 0, "out of memory");
-            break;
-        }
-        buf = nb;
-        n += fread(buf + n, 1, cap - n, f);
-        if (ferror(f)) {
-            err = cfit_diag_set(d, CFIT_EIO, path, 0, 0, "cannot read '%s': %s", path, strerror(errno));
-            break;
-        }
-        if (n < cap)
-            break;
-        if (cap >= ((size_t)64 << 20)) {
-            err = cfit_diag_set(d, CFIT_ERANGE, path, 0, 0, "'%s' is larger than 64 MiB", path);
-            break;
-        }
-        cap *= 2;
-    }
-    fclose(f);
+    char *buf;
+    size_t n;
+    int err = cfit__read_input(path, (size_t)64 << 20, &buf, &n, d);
     if (!err)
-        err = cfit_calibration_parse(buf, n, path, out, d);
+        err = cfit_calibration_parse(buf, n, cfit__input_name(path), out, d);
     free(buf);
     return err;
 }

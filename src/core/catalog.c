@@ -9,6 +9,7 @@
 #include "clusterfit/catalog.h"
 #include "clusterfit/workload.h"
 #include "base/json.h"
+#include "base/file.h"
 #include "core/embedded.h"
 #include "core/hf_json.h"
 
@@ -713,53 +714,15 @@ int cfit_catalog_load_buffer(cfit_catalog *c, const char *text, size_t len, cons
     return rc;
 }
 
-static int read_file(const char *path, char **out, size_t *len, cfit_diag *d)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return cfit_diag_set(d, CFIT_EIO, path, 0, 0, "cannot open '%s': %s", path, strerror(errno));
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (n < cap)
-            break;
-        if (cap >= ((size_t)64 << 20)) {
-            free(buf);
-            fclose(f);
-            return cfit_diag_set(d, CFIT_ERANGE, path, 0, 0, "'%s' is larger than 64 MiB", path);
-        }
-        char *nb = realloc(buf, cap * 2);
-        if (!nb) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = nb;
-        cap *= 2;
-    }
-    int err = ferror(f);
-    fclose(f);
-    if (!buf)
-        return cfit_diag_set(d, CFIT_ENOMEM, path, 0, 0, "out of memory");
-    if (err) {
-        free(buf);
-        return cfit_diag_set(d, CFIT_EIO, path, 0, 0, "cannot read '%s'", path);
-    }
-    *out = buf;
-    *len = n;
-    return CFIT_EOK;
-}
 
 int cfit_catalog_load_file(cfit_catalog *c, const char *path, cfit_diag *d)
 {
     char *text;
     size_t len;
-    int rc = read_file(path, &text, &len, d);
+    int rc = cfit__read_input(path, (size_t)64 << 20, &text, &len, d);
     if (rc)
         return rc;
-    rc = cfit_catalog_load_buffer(c, text, len, path, d);
+    rc = cfit_catalog_load_buffer(c, text, len, cfit__input_name(path), d);
     free(text);
     return rc;
 }
@@ -790,10 +753,10 @@ int cfit_model_load_file(const char *path, cfit_model *out, cfit_diag *d)
 {
     char *text;
     size_t len;
-    int rc = read_file(path, &text, &len, d);
+    int rc = cfit__read_input(path, (size_t)64 << 20, &text, &len, d);
     if (rc)
         return rc;
-    rc = cfit_model_load_buffer(text, len, path, out, d);
+    rc = cfit_model_load_buffer(text, len, cfit__input_name(path), out, d);
     free(text);
     return rc;
 }

@@ -10,6 +10,7 @@
 #include "clusterfit/frameworks.h"
 #include "clusterfit/workload.h"
 #include "base/json.h"
+#include "base/file.h"
 #include "core/ds_schema.h"
 #include "core/check_internal.h"
 
@@ -705,26 +706,16 @@ int cfit_check_deepspeed(const char *text, size_t len, const char *file,
     return CFIT_EOK;
 }
 
-/* Read at most CFIT_CHECK_MAX_BYTES + 1 bytes of path into *buf (caller frees). */
+/* Read path ("-": standard input) into *buf (caller frees), at most CFIT_CHECK_MAX_BYTES. */
 static int read_all(const char *path, char **buf, size_t *len, cfit_diag *d)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return cfit_diag_set(d, CFIT_EIO, NULL, 0, 0, "cannot open '%s': %s", path, strerror(errno));
-    size_t cap = (size_t)CFIT_CHECK_MAX_BYTES + 1;
-    *buf = malloc(cap);
-    if (!*buf) {
-        fclose(f);
-        return cfit_diag_set(d, CFIT_ENOMEM, path, 0, 0, "out of memory");
-    }
-    *len = fread(*buf, 1, cap, f);
-    int err = ferror(f);
-    fclose(f);
-    if (err) {
-        free(*buf);
-        return cfit_diag_set(d, CFIT_EIO, NULL, 0, 0, "cannot read '%s'", path);
-    }
-    return CFIT_EOK;
+    int rc = cfit__read_input(path, (size_t)CFIT_CHECK_MAX_BYTES, buf, len, d);
+    if (rc == CFIT_ERANGE)
+        return cfit_diag_set(d, rc, cfit__input_name(path), 0, 0, "file is larger than %u MiB",
+                             CFIT_CHECK_MAX_BYTES >> 20);
+    if (rc == CFIT_EIO && d)   /* "cannot open 'FILE': ..." names the file itself */
+        d->file[0] = '\0';
+    return rc;
 }
 
 /* A DeepSpeed config: a name ending in ".json", an empty file, or one whose first non-blank
@@ -751,10 +742,11 @@ int cfit_check_file(const char *path, const cfit_check_request *r, cfit_check_re
     int rc = read_all(path, &buf, &n, d);
     if (rc)
         return rc;
+    const char *name = cfit__input_name(path);
     int json = looks_like_json(path, buf, n);
     if (kind_out)
         *kind_out = json ? "deepspeed" : "megatron";
-    rc = json ? cfit_check_deepspeed(buf, n, path, r, out, d) : cfit_check_megatron(buf, n, path, r, out, d);
+    rc = json ? cfit_check_deepspeed(buf, n, name, r, out, d) : cfit_check_megatron(buf, n, name, r, out, d);
     free(buf);
     return rc;
 }
@@ -768,7 +760,7 @@ int cfit_check_deepspeed_file(const char *path, const cfit_check_request *r, cfi
     int rc = read_all(path, &buf, &n, d);
     if (rc)
         return rc;
-    rc = cfit_check_deepspeed(buf, n, path, r, out, d);
+    rc = cfit_check_deepspeed(buf, n, cfit__input_name(path), r, out, d);
     free(buf);
     return rc;
 }

@@ -9,6 +9,7 @@
 #include "clusterfit/frameworks.h"
 #include "clusterfit/workload.h"
 #include "core/check_internal.h"
+#include "base/json.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -883,6 +884,13 @@ int cfit_check_megatron(const char *text, size_t len, const char *file, const cf
     memset(out, 0, sizeof *out);
     if (len > CFIT_CHECK_MAX_BYTES)
         return cfit_diag_set(d, CFIT_ERANGE, file, 0, 0, "file is larger than %u MiB", CFIT_CHECK_MAX_BYTES >> 20);
+    size_t bad = cfit__utf8_invalid_at(text, len);
+    if (bad < len) {
+        int line, col;
+        cfit__text_line_col(text, bad, &line, &col);
+        return cfit_diag_set(d, CFIT_EPARSE, file, line, col, "invalid UTF-8 byte 0x%02x (an argument file must be UTF-8)",
+                             (unsigned char)text[bad]);
+    }
     words ws = {NULL, 0, 0};
     int rc = lex(text, len, file, &ws, d);
     if (rc) {

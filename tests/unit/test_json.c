@@ -414,6 +414,27 @@ static void test_write_string(void **state)
     expect_string_out(NULL, "null");
 }
 
+/* Issue 17: strings must be UTF-8 (RFC 3629) on the way in, and are on the way out. */
+static void test_utf8(void **state)
+{
+    (void)state;
+    cfit__json_free(parse_ok("\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\""));
+    parse_bad("\"a\xff\"", 1, 3, "invalid UTF-8 byte 0xff");
+    parse_bad("{\n  \"k\": \"x\xc3\"}", 2, 10, "invalid UTF-8 byte 0xc3");   /* truncated */
+    parse_bad("\"\xc0\xaf\"", 1, 2, "invalid UTF-8");          /* overlong '/' */
+    parse_bad("\"\xed\xa0\x80\"", 1, 2, "invalid UTF-8");      /* a surrogate */
+    parse_bad("\"\xf4\x90\x80\x80\"", 1, 2, "invalid UTF-8"); /* past U+10FFFF */
+    assert_int_equal(cfit__utf8_invalid_at("ok\xc3\xa9", 4), 4);
+    assert_int_equal(cfit__utf8_invalid_at("ok\x80", 3), 2);
+    int line, col;
+    cfit__text_line_col("ab\ncd", 4, &line, &col);
+    assert_int_equal(line, 2);
+    assert_int_equal(col, 2);
+    expect_string_out("a\xff" "b", "\"a\xef\xbf\xbd" "b\"");
+    expect_string_out("\xc3", "\"\xef\xbf\xbd\"");
+    expect_string_out("\xe2\x82\xac\xe2\x82", "\"\xe2\x82\xac\xef\xbf\xbd\xef\xbf\xbd\"");
+}
+
 static void test_write_number(void **state)
 {
     (void)state;
@@ -438,10 +459,10 @@ static void test_write_number(void **state)
 static void test_round_trip(void **state)
 {
     (void)state;
-    char all[256];
-    for (int i = 1; i < 256; i++)
+    char all[128];   /* every ASCII byte; bytes that are not UTF-8 go out as U+FFFD (test_utf8) */
+    for (int i = 1; i < 128; i++)
         all[i - 1] = (char)i;
-    all[255] = '\0';
+    all[127] = '\0';
     char *text = json_string(all);
     cfit__json *v = parse_ok(text);
     assert_int_equal(v->type, CFIT__JSON_STRING);
@@ -490,6 +511,7 @@ int main(void)
         cmocka_unit_test(test_api_edges),
         cmocka_unit_test(test_buf),
         cmocka_unit_test(test_write_string),
+        cmocka_unit_test(test_utf8),
         cmocka_unit_test(test_write_number),
         cmocka_unit_test(test_round_trip),
     };
