@@ -30,6 +30,7 @@ typedef struct ck {
     const cfit__json_member *dim_m[4];
     const cfit__json_member *first_par; /* first such key */
     char first_par_path[160];
+    int batch_auto;                    /* a batch size is "auto" (the Hugging Face Trainer fills it) */
 } ck;
 
 enum { DIM_T, DIM_P, DIM_C, DIM_D };
@@ -120,10 +121,18 @@ static long get_long(const cfit__json *obj, const char *key)
     return is_int(v) && v->number > 0 && v->number <= CHECK_MAX_SIZE ? (long)v->number : 0;
 }
 
+/* True as DeepSpeed's pydantic models read it: true, 1, or a lax true string ("true", "yes", ...). */
 static int get_bool(const cfit__json *obj, const char *key)
 {
     const cfit__json *v = cfit__json_get(obj, key);
-    return v && v->type == CFIT__JSON_BOOL && v->boolean;
+    if (v && v->type == CFIT__JSON_STRING)
+        return cfit__pydantic_bool_text(v->string) == 1;
+    return v && ((v->type == CFIT__JSON_BOOL && v->boolean) || (v->type == CFIT__JSON_NUMBER && v->number == 1));
+}
+
+static int is_auto(const cfit__json *v)
+{
+    return v && v->type == CFIT__JSON_STRING && strcmp(v->string, "auto") == 0;
 }
 
 /* "5e8" -> 500000000 when the text is a whole number in any JSON spelling. */
@@ -177,7 +186,8 @@ static void string_for_number(ck *c, const cfit__ds_key *k, const cfit__json *v,
     else
         snprintf(fix, sizeof fix, "write %s", type_word(k->type));
     int int_field = k->type == CFIT__DS_INT || k->type == CFIT__DS_SINT;
-    if (strict && int_field && lax_int_text(v->string + (k->type == CFIT__DS_SINT && v->string[0] == '-'))) {
+    int lax_ok = int_field ? lax_int_text(v->string + (k->type == CFIT__DS_SINT && v->string[0] == '-')) : parsed;
+    if (strict && lax_ok) {
         add(c, CFIT_SEV_WARNING, path, v->line, v->col, fix,
             "wrong type: the string \"%s\" where DeepSpeed expects %s (pydantic's lax mode converts it)",
             v->string, type_word(k->type));
@@ -186,7 +196,35 @@ static void string_for_number(ck *c, const cfit__ds_key *k, const cfit__json *v,
     add(c, CFIT_SEV_ERROR, path, v->line, v->col, fix, "wrong type: the string \"%s\" where DeepSpeed expects %s%s",
         v->string, type_word(k->type),
         !strict ? " (DeepSpeed reads it unconverted and fails with a TypeError)" :
-        int_field ? " (pydantic rejects it: int_parsing)" : " (pydantic rejects it)");
+        int_field ? " (pydantic rejects it: int_parsing)" : " (pydantic rejects it: float_parsing)");
+}
+
+/* A bool field given a string or a number: pydantic's lax mode converts "true"/"no"/1/0 ...;
+ * a dict.get section hands the value on unconverted, to be tested for truth. */
+static void lax_bool(ck *c, const cfit__json *v, const char *path, int strict)
+{
+    int b = v->type == CFIT__JSON_STRING ? cfit__pydantic_bool_text(v->string)
+                                         : (v->number == 0 ? 0 : v->number == 1 ? 1 : -1);
+    char shown[96];
+    if (v->type == CFIT__JSON_STRING)
+        snprintf(shown, sizeof shown, "the string \"%.80s\"", v->string);
+    else
+        snprintf(shown, sizeof shown, "the number %g", v->number);
+    if (strict && b >= 0)
+        add(c, CFIT_SEV_WARNING, path, v->line, v->col, b ? "write true, without quotes" : "write false, without quotes",
+            "wrong type: %s where DeepSpeed expects true or false (pydantic's lax mode converts it to %s)", shown,
+            b ? "true" : "false");
+    else if (strict)
+        add(c, CFIT_SEV_ERROR, path, v->line, v->col, "write true or false",
+            "wrong type: %s where DeepSpeed expects true or false (pydantic rejects it: bool_parsing)", shown);
+    else if (v->type == CFIT__JSON_STRING)
+        add(c, CFIT_SEV_ERROR, path, v->line, v->col, "write true or false, without quotes",
+            "wrong type: %s where DeepSpeed expects true or false: this section is read with dict.get, unconverted, "
+            "and any non-empty string (\"false\" too) counts as true", shown);
+    else
+        add(c, CFIT_SEV_WARNING, path, v->line, v->col, "write true or false",
+            "wrong type: %s where DeepSpeed expects true or false: read with dict.get, it counts as %s", shown,
+            v->number != 0 ? "true" : "false");
 }
 
 static void check_int(ck *c, const cfit__json *v, const char *path, int may_be_negative)
@@ -231,6 +269,10 @@ static void check_type(ck *c, const cfit__ds_key *k, const cfit__json *v, const 
     if (v->type == CFIT__JSON_STRING &&
         (k->type == CFIT__DS_INT || k->type == CFIT__DS_SINT || k->type == CFIT__DS_NUM)) {
         string_for_number(c, k, v, path, strict);
+        return;
+    }
+    if (k->type == CFIT__DS_BOOL && (v->type == CFIT__JSON_STRING || v->type == CFIT__JSON_NUMBER)) {
+        lax_bool(c, v, path, strict);
         return;
     }
     if (v->type == CFIT__JSON_NULL && strict)
@@ -305,6 +347,23 @@ static void unknown_key(ck *c, const cfit__ds_section *s, const cfit__json_membe
         add(c, CFIT_SEV_WARNING, path, m->line, m->col, fix, "unknown key: DeepSpeed ignores it");
 }
 
+static void deprecated_key(ck *c, const cfit__ds_section *s, const cfit__json *obj, const cfit__json_member *m,
+                           const char *path)
+{
+    const cfit__ds_deprecated *dep = cfit__ds_deprecated_find(s->name, m->key);
+    if (!dep)
+        return;
+    if (dep->moves_value && cfit__json_get(obj, dep->replacement)) {
+        add(c, CFIT_SEV_ERROR, path, m->line, m->col, dep->fix,
+            "deprecated, and \"%s\" is given too: DeepSpeed asserts \"Cannot provide deprecated parameter '%s' and "
+            "replacing parameter '%s' together\"", dep->replacement, m->key, dep->replacement);
+        return;
+    }
+    add(c, CFIT_SEV_WARNING, path, m->line, m->col, dep->fix,
+        "deprecated: DeepSpeed warns \"Config parameter %s is deprecated use %s instead\"%s", m->key,
+        dep->replacement, dep->moves_value ? " and moves the value there" : " and ignores the value");
+}
+
 static void walk(ck *c, const cfit__json *obj, const cfit__ds_section *s, const char *path, int depth)
 {
     for (size_t i = 0; i < obj->n && !c->oom; i++) {
@@ -316,6 +375,9 @@ static void walk(ck *c, const cfit__json *obj, const cfit__ds_section *s, const 
             unknown_key(c, s, m, p);
             continue;
         }
+        if (is_auto(m->value) && cfit__ds_hf_auto(p))
+            continue;   /* the Trainer fills it: hf_auto() reports it */
+        deprecated_key(c, s, obj, m, p);
         if (k->alias_of && s->strict && cfit__json_get(obj, k->alias_of)) {
             char fix[200];
             snprintf(fix, sizeof fix, "keep one of \"%s\" and \"%s\"", m->key, k->alias_of);
@@ -327,6 +389,64 @@ static void walk(ck *c, const cfit__json *obj, const cfit__ds_section *s, const 
         if (k->sub && m->value->type == CFIT__JSON_OBJECT && depth < 8)
             walk(c, m->value, k->sub, p, depth + 1);
     }
+}
+
+/* ---- "auto" values and fp16 ---- */
+
+/* The value at a dotted path ("optimizer.params.lr"), or NULL. */
+static const cfit__json *at_path(const cfit__json *root, const char *path)
+{
+    char key[64];
+    const cfit__json *v = root;
+    while (v && *path) {
+        size_t n = strcspn(path, ".");
+        snprintf(key, sizeof key, "%.*s", (int)(n < sizeof key ? n : sizeof key - 1), path);
+        v = cfit__json_get(v, key);
+        path += n + (path[n] == '.');
+    }
+    return v;
+}
+
+/* "auto" where the Hugging Face Trainer fills it (HfTrainerDeepSpeedConfig): accepted, with a note
+ * naming the TrainingArguments value, and one closing note listing every value not verified. */
+static void hf_auto(ck *c)
+{
+    static const char *const paths[] = {
+        "train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps", "gradient_clipping",
+        "optimizer.params.lr", "optimizer.params.betas", "optimizer.params.eps", "optimizer.params.weight_decay",
+        "scheduler.params.warmup_min_lr", "scheduler.params.warmup_max_lr", "scheduler.params.total_num_steps",
+        "scheduler.params.warmup_num_steps", "fp16.enabled", "amp.enabled", "amp.opt_level", "bf16.enabled",
+        "zero_optimization.reduce_bucket_size", "zero_optimization.stage3_prefetch_bucket_size",
+        "zero_optimization.stage3_param_persistence_threshold",
+    };
+    int n_auto = 0;
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        const cfit__json *v = at_path(c->root, paths[i]);
+        if (!is_auto(v))
+            continue;
+        add(c, CFIT_SEV_INFO, paths[i], v->line, v->col, NULL, "\"auto\": not verified; the Hugging Face Trainer "
+            "(HfTrainerDeepSpeedConfig) replaces it before DeepSpeed reads it, with %s", cfit__ds_hf_auto(paths[i]));
+        c->batch_auto |= i < 3;
+        n_auto++;
+    }
+    if (n_auto)
+        add(c, CFIT_SEV_INFO, "", c->root->line, c->root->col, "launch through the Hugging Face Trainer, or write the values",
+            "%d value%s \"auto\" (noted at each key): accepted as the Hugging Face Trainer fills them, not verified%s",
+            n_auto, n_auto == 1 ? " is" : "s are",
+            c->batch_auto ? "; the batch arithmetic and the memory check need the batch sizes and were skipped" : "");
+}
+
+/* fp16.loss_scale (DeepSpeed config-json.md, "fp16"): 0 selects dynamic loss scaling, a positive value
+ * is a static scale; a negative one multiplies the loss by a negative number, so every update climbs
+ * the loss - DeepSpeed takes it without a word. */
+static void check_loss_scale(ck *c)
+{
+    const cfit__json *v = at_path(c->root, "fp16.loss_scale");
+    if (v && v->type == CFIT__JSON_NUMBER && v->number < 0)
+        add(c, CFIT_SEV_ERROR, "fp16.loss_scale", v->line, v->col,
+            "write 0 for dynamic loss scaling, or a positive static scale such as 128",
+            "%g is negative: a negative static loss scale flips the sign of every gradient (0 = dynamic loss "
+            "scaling, > 0 = a static scale)", v->number);
 }
 
 /* ---- semantic passes ---- */
@@ -450,7 +570,8 @@ static void check_combinations(ck *c, const facts *f)
             "fp16 and bf16 are both enabled: DeepSpeed asserts \"bfloat16 and fp16 modes cannot be "
             "simultaneously enabled\"");
     }
-    if (!get_bool(fp16, "enabled") && !get_bool(bf16, "enabled") && !get_bool(cfit__json_get(root, "amp"), "enabled"))
+    if (!get_bool(fp16, "enabled") && !get_bool(bf16, "enabled") && !get_bool(cfit__json_get(root, "amp"), "enabled") &&
+        !is_auto(cfit__json_get(fp16, "enabled")) && !is_auto(cfit__json_get(bf16, "enabled")))
         add(c, CFIT_SEV_WARNING, "", root->line, root->col, "add \"bf16\": {\"enabled\": true}",
             "neither bf16 nor fp16 is enabled: DeepSpeed trains in fp32, at about half the speed and twice the "
             "weight and activation memory of bf16 (the memory check assumes bf16)");
@@ -687,13 +808,16 @@ int cfit_check_deepspeed(const char *text, size_t len, const char *file,
     c.r = r;
     c.root = root;
     walk(&c, root, cfit__ds_top(), "", 0);
+    hf_auto(&c);
+    check_loss_scale(&c);
     facts f;
     gather(&c, &f);
     check_combinations(&c, &f);
     long mbs = 0, gas = 0;
     if (f.world > 0) {
         long ds_dp = check_world(&c, &f);
-        check_batch(&c, &f, ds_dp, &mbs, &gas);
+        if (!c.batch_auto)
+            check_batch(&c, &f, ds_dp, &mbs, &gas);
     }
     if (f.world > 0 && r->model && r->catalog && mbs > 0 && gas > 0 && f.world % (f.tp_i * f.pp_i * f.cp_i) == 0)
         check_memory(&c, &f, mbs, gas);

@@ -374,6 +374,9 @@ static size_t take_flag(mg *c, const words *ws, size_t i, const mg_flag *f, cons
     } else if (f->kind == MG_INT && val && !parse_long(val, &v)) {
         if (val[0] == '$')
             add(c, CFIT_SEV_INFO, w, NULL, "value \"%s\" is a shell variable; not checked", val);
+        else if (val[0] == '-' && python_int(val))
+            add(c, CFIT_SEV_ERROR, w, "give a whole number of at least 1",
+                "is negative (%s): Megatron-LM's sizes and counts are >= 0, and its parallel and batch sizes >= 1", val);
         else
             add(c, CFIT_SEV_ERROR, w, "write a whole number from 0 to 1048576",
                 "expects an integer, got \"%s\"", val);
@@ -439,6 +442,35 @@ static long val(const mg *c, int id, long dflt)
 static const word *where(const mg *c, int id)
 {
     return c->at[id] ? c->at[id] : c->first;
+}
+
+/* Sizes Megatron-LM refuses at 0 (argparse takes any int; validate_args then divides by or asserts
+ * on them: megatron/training/arguments.py, d98e8a6).  The later passes read 0 as "unset" (1);
+ * the MoE sizes are check_moe's. */
+static int given_zero(const mg *c, int id);
+
+static void check_sizes_nonzero(mg *c)
+{
+    static const struct { int id; const char *why; } rows[] = {
+        {F_TP, "validate_args divides the world size by TP x PP x CP (ZeroDivisionError)"},
+        {F_PP, "validate_args divides the world size by TP x PP x CP (ZeroDivisionError)"},
+        {F_CP, "validate_args divides the world size by TP x PP x CP (ZeroDivisionError)"},
+        {F_MBS, "validate_args asserts args.micro_batch_size > 0"},
+        {F_GBS, "validate_args asserts args.global_batch_size > 0"},
+        {F_LAYERS, "a model needs at least one layer"},
+        {F_HIDDEN, "validate_args divides it by the attention heads"},
+        {F_HEADS, "validate_args divides the hidden size by it (ZeroDivisionError)"},
+        {F_GROUPS, "the attention heads are split into these groups (ZeroDivisionError)"},
+        {F_SEQ, "a sequence needs at least one token"},
+        {F_VPL, "validate_args divides the layers per stage by it (ZeroDivisionError)"},
+        {F_VPS, "validate_args divides the layers per stage by it (ZeroDivisionError)"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        int id = rows[i].id;
+        if (given_zero(c, id))
+            add(c, CFIT_SEV_ERROR, c->at[id], "give a whole number of at least 1",
+                "is 0; Megatron-LM needs at least 1: %s", rows[i].why);
+    }
 }
 
 static void check_shape(mg *c)
@@ -903,6 +935,7 @@ int cfit_check_megatron(const char *text, size_t len, const char *file, const cf
     c.r = r;
     c.world = r->gpus <= (1L << 24) ? r->gpus : 0;
     read_args(&c, &ws);
+    check_sizes_nonzero(&c);
     check_shape(&c);
     check_vp(&c);
     check_choices(&c);

@@ -60,9 +60,9 @@ static const cfit__ds_key zero_keys[] = {
     K("memory_efficient_linear", BOOL), K("pipeline_loading_checkpoint", BOOL),
     K("override_module_apply", BOOL), K("log_trace_cache_warnings", BOOL), K("enable_sanity_checks", BOOL),
     K("save_muon_momentum_buffer_in_memory", BOOL), K("leaf_module", DICT),
-    /* deprecated, still accepted with a warning */
+    /* deprecated, still accepted with a warning (the deprecated table below) */
     K("cpu_offload", BOOL), K("cpu_offload_param", BOOL), K("cpu_offload_use_pin_memory", BOOL),
-    A("stage3_gather_fp16_weights_on_model_save", BOOL, "gather_16bit_weights_on_model_save"),
+    K("stage3_gather_fp16_weights_on_model_save", BOOL),
 };
 SECTION(zero, "zero_optimization", 1, zero_keys);
 
@@ -216,6 +216,25 @@ static const cfit__ds_hint hints[] = {
     {"bf16", "check_overflow", 1, 0, "shown in DeepSpeed's BFLOAT16_FORMAT doc string but not a field: "
      "DeepSpeed rejects it (extra_forbidden)", "write \"check_grad_overflow\""},
 };
+
+/* DeepSpeedZeroConfig's deprecated fields (runtime/zero/config.py: json_schema_extra deprecated=True). */
+static const cfit__ds_deprecated deprecated[] = {
+    {"zero_optimization", "cpu_offload", "offload_optimizer", 1,
+     "write \"offload_optimizer\": {\"device\": \"cpu\"}"},
+    {"zero_optimization", "cpu_offload_param", "offload_param", 1, "write \"offload_param\": {\"device\": \"cpu\"}"},
+    {"zero_optimization", "cpu_offload_use_pin_memory", "offload_param or offload_optimizer", 0,
+     "write \"pin_memory\": true inside offload_param or offload_optimizer"},
+    {"zero_optimization", "stage3_gather_fp16_weights_on_model_save", "gather_16bit_weights_on_model_save", 1,
+     "rename it to \"gather_16bit_weights_on_model_save\""},
+};
+
+const cfit__ds_deprecated *cfit__ds_deprecated_find(const char *section, const char *key)
+{
+    for (size_t i = 0; i < sizeof deprecated / sizeof deprecated[0]; i++)
+        if (strcmp(deprecated[i].section, section) == 0 && strcmp(deprecated[i].key, key) == 0)
+            return &deprecated[i];
+    return NULL;
+}
 
 const cfit__ds_hint *cfit__ds_hint_find(const char *section, const char *key)
 {

@@ -52,7 +52,24 @@ typedef struct cfit__ds_hint {
     const char *fix;
 } cfit__ds_hint;
 
+/* A deprecated key DeepSpeed still takes with a warning (DeepSpeedConfigModel's deprecated fields,
+ * runtime/config_utils.py): what replaces it, and whether DeepSpeed moves its value there. */
+typedef struct cfit__ds_deprecated {
+    const char *section;
+    const char *key;
+    const char *replacement;       /* the new field, in the same section */
+    int moves_value;               /* 0: set_new_param=False, the value is dropped */
+    const char *fix;
+} cfit__ds_deprecated;
+
 const cfit__ds_section *cfit__ds_top(void);
+const cfit__ds_deprecated *cfit__ds_deprecated_find(const char *section, const char *key);
+
+/* ds_lax.c: pydantic's lax bool from a string (1 true, 0 false, -1 not a bool), and the
+ * TrainingArguments value the Hugging Face Trainer writes over "auto" at a dotted path (NULL:
+ * the Trainer does not fill that key). */
+int cfit__pydantic_bool_text(const char *s);
+const char *cfit__ds_hf_auto(const char *path);
 const cfit__ds_key *cfit__ds_find(const cfit__ds_section *s, const char *name);
 const cfit__ds_hint *cfit__ds_hint_find(const char *section, const char *key);
 
