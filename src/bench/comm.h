@@ -99,6 +99,9 @@ typedef struct cfit_launch {
  * mismatch) and return a negative cfit_err. */
 int cfit_launch_start(const cfit_launch *opt, cfit_comm **comm, int *is_parent, cfit_diag *d);
 
+/* The world size a launcher's environment gives (the variables above), or 0 when none is set. */
+int cfit_launch_env_size(void);
+
 /* Parent of a --np job: wait for every child; returns the exit status the parent should
  * exit with (0 when all exited 0, else the first non-zero status; a child killed by a
  * signal is reported naming its rank, and the parent kills the rest once timeout_s

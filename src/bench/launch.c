@@ -144,30 +144,31 @@ static int rank_start(const cfit_launch *opt, int rank, int size, const char *ho
     return 0;
 }
 
+static const char *const env_vars[][2] = {
+    {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
+    {"PMI_RANK", "PMI_SIZE"},
+    {"SLURM_PROCID", "SLURM_NTASKS"},
+    {"RANK", "WORLD_SIZE"},
+};
+
 /* Rank and size from the first launcher whose variables are set. */
 static int env_rank(int *rank, int *size, int *launcher, cfit_diag *d)
 {
-    static const char *const vars[][2] = {
-        {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
-        {"PMI_RANK", "PMI_SIZE"},
-        {"SLURM_PROCID", "SLURM_NTASKS"},
-        {"RANK", "WORLD_SIZE"},
-    };
     *rank = 0, *size = 1, *launcher = 0;
-    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-        const char *r = getenv(vars[i][0]), *s = getenv(vars[i][1]);
+    for (size_t i = 0; i < sizeof env_vars / sizeof env_vars[0]; i++) {
+        const char *r = getenv(env_vars[i][0]), *s = getenv(env_vars[i][1]);
         if (!r && !s)
             continue;
         if (!r || !s)
-            return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "%s is set but %s is not", r ? vars[i][0] : vars[i][1],
-                                 r ? vars[i][1] : vars[i][0]);
+            return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "%s is set but %s is not", r ? env_vars[i][0] : env_vars[i][1],
+                                 r ? env_vars[i][1] : env_vars[i][0]);
         long sv, rv;
         cfit_diag pd;
         cfit_diag_clear(&pd);
         if (cfit__parse_envint(s, 1, 1L << 20, &sv, &pd))
-            return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "%s: %s", vars[i][1], pd.msg);
+            return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "%s: %s", env_vars[i][1], pd.msg);
         if (cfit__parse_envint(r, 0, sv - 1, &rv, &pd))
-            return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "%s: %s", vars[i][0], pd.msg);
+            return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "%s: %s", env_vars[i][0], pd.msg);
         *rank = (int)rv, *size = (int)sv, *launcher = i < 3;   /* mpirun, mpiexec, srun */
         return 0;
     }
@@ -176,6 +177,16 @@ static int env_rank(int *rank, int *size, int *launcher, cfit_diag *d)
 
 /* --rendezvous, else MASTER_ADDR/MASTER_PORT, else (under mpirun, mpiexec or srun) the first
  * node of the Slurm allocation when the environment names one, else 127.0.0.1:29500. */
+int cfit_launch_env_size(void)
+{
+    int rank, size, launcher;
+    cfit_diag d;
+    for (size_t i = 0; i < sizeof env_vars / sizeof env_vars[0]; i++)
+        if (getenv(env_vars[i][0]) || getenv(env_vars[i][1]))
+            return env_rank(&rank, &size, &launcher, &d) == 0 ? size : 1;
+    return 0;
+}
+
 static int env_rendezvous(const cfit_launch *opt, int launcher, char *host, size_t host_n, int *port, cfit_diag *d)
 {
     cfit_diag pd;

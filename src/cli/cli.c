@@ -49,10 +49,42 @@ static int unknown_option(const cli_opt *opts, const char *arg)
         key++;
     char buf[128];
     snprintf(buf, sizeof buf, "%.*s", (int)strcspn(key, "="), key);
-    const char *near = cfit_closest(buf, names, n);
+    const char *near = strlen(buf) >= 3 ? cfit_closest(buf, names, n) : NULL;   /* not for "-x" */
     if (near)
         return cli_error("unknown option '%s' (did you mean '--%s'?)", arg, near);
     return cli_error("unknown option '%s' (see --help)", arg);
+}
+
+static const cli_opt *find_short(const cli_opt *opts, char c)
+{
+    for (const cli_opt *p = opts; p->name; p++)
+        if (p->short_name && p->short_name == c)
+            return p;
+    return NULL;
+}
+
+/* argv[*i] is "-XY...", X a flag: each letter is a flag until one takes a value, which is the
+ * rest of the word or, when the word ends there, the next one (nccl-tests and getopt read
+ * "-cb1M" and "-c1" alike). */
+static int parse_bundle(int argc, char **argv, int *i, const cli_opt *opts, cli_handler fn, void *ctx)
+{
+    const char *a = argv[*i];
+    for (size_t j = 1; a[j]; j++) {
+        const cli_opt *o = find_short(opts, a[j]);
+        if (!o)
+            return cli_error("unknown option '-%c' in '%s' (see --help)", a[j], a);
+        const char *value = NULL;
+        if (o->arg && a[j + 1])
+            value = a + j + 1;
+        else if (o->arg && *i + 1 >= argc)
+            return cli_error("option '-%c' (--%s) needs a value (%s)", a[j], o->name, o->arg);
+        else if (o->arg)
+            value = argv[++*i];
+        int rc = fn(ctx, o->id, o->name, value);
+        if (rc || o->arg)
+            return rc;
+    }
+    return 0;
 }
 
 int cli_parse(int argc, char **argv, const cli_opt *opts, cli_handler fn, void *ctx,
@@ -79,10 +111,15 @@ int cli_parse(int argc, char **argv, const cli_opt *opts, cli_handler fn, void *
                 o = find_long(opts, a + 2, len);
                 if (eq)
                     value = eq + 1;
-            } else if (a[2] == '\0') {
-                for (const cli_opt *p = opts; p->name; p++)
-                    if (p->short_name == a[1])
-                        o = p;
+            } else {
+                o = find_short(opts, a[1]);
+                if (o && a[2] && !o->arg) {   /* bundled flags, getopt style: -qj, -qb1M */
+                    if ((rc = parse_bundle(argc, argv, &i, opts, fn, ctx)))
+                        return rc;
+                    continue;
+                }
+                if (o && a[2])              /* an attached value: -b1M */
+                    value = a + 2;
             }
             if (!o)
                 return unknown_option(opts, a);

@@ -9,6 +9,7 @@
  */
 #include "cli.h"
 #include "bench_launch.h"
+#include "bench_nccl_compat.h"
 #include "base/json.h"
 #include "bench_report.h"
 #include "bench/comm.h"
@@ -20,7 +21,7 @@
 
 enum {
     O_MIN = 1, O_MAX, O_STEP, O_FACTOR, O_ITERS, O_WARMUP, O_CHECK, O_DTYPE, O_OP, O_ALGO, O_JSON, O_MIN_BUSBW,
-    O_SEED, O_REPORT
+    O_SEED, O_REPORT, O_NGPUS, O_NTHREADS
 };
 
 static const cli_opt opts[] = {
@@ -38,6 +39,9 @@ static const cli_opt opts[] = {
     {"min-busbw", 0, "GB/s", "exit 3 when the average bus bandwidth is below this (GB/s, or a rate: 100G)",
      O_MIN_BUSBW},
     {"seed", 0, "N", "seed of the generated inputs (default 1)", O_SEED},
+    {"ngpus", 'g', "N", "nccl-tests' GPUs per thread: N local ranks per process (-g 8 = --np 8;\n"
+                        "                                       with --np P, P x N; 1 under mpirun/srun)", O_NGPUS},
+    {"nthreads", 't', "N", "nccl-tests' threads per process: multiplies -g the same way", O_NTHREADS},
     {"json", 0, NULL, "print one JSON object (docs/json.md) instead of the table", O_JSON},
     {"report", 0, "FILE.html", "also write an HTML report with charts on rank 0 (docs/report.md)", O_REPORT},
     BENCH_LAUNCH_OPTS,
@@ -49,6 +53,7 @@ typedef struct coll_cli {
     cfit_bench_opts o;
     cfit_launch launch;
     int json, have_min;
+    long ngpus, nthreads;   /* nccl-tests' -g and -t (bench_nccl_compat.h) */
     double min_busbw_gbs;
     const char *report;   /* --report FILE.html */
 } coll_cli;
@@ -85,6 +90,8 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
     case O_MIN_BUSBW: return opt_busbw(c, name, value);
     case O_JSON: c->json = 1; return 0;
     case O_REPORT: c->report = value; return 0;
+    case O_NGPUS: return cli_int(name, value, 1, 1024, &c->ngpus);
+    case O_NTHREADS: return cli_int(name, value, 1, 1024, &c->nthreads);
     }
     return cfit_bench_opt(o, name, value, &d) ? cli_error("--%s: %s", name, d.msg) : 0;
 }
@@ -133,18 +140,18 @@ static void on_begin(void *ctx, const cfit_bench_job *job)
         cfit__buf_printf(b, ", \"iters\": %d, \"warmup\": %d, \"results\": [", o->iters, o->warmup);
         return;
     }
-    printf("# clusterfit bench %s (clusterfit %s): %d rank%s on %d host%s, transport %s\n", c->name, CFIT_VERSION,
-           job->nranks, job->nranks == 1 ? "" : "s", job->hosts, job->hosts == 1 ? "" : "s", job->transport);
-    if (o->step_factor)
-        printf("# nThread 1 nGpus 1 minBytes %llu maxBytes %llu step: %llu(factor) warmup iters: %d iters: %d "
-               "agg iters: 1 validation: %d graph: 0\n",
-               (unsigned long long)o->min_bytes, (unsigned long long)o->max_bytes,
-               (unsigned long long)o->step_factor, o->warmup, o->iters, o->check);
-    else
-        printf("# nThread 1 nGpus 1 minBytes %llu maxBytes %llu step: %llu(bytes) warmup iters: %d iters: %d "
-               "agg iters: 1 validation: %d graph: 0\n",
-               (unsigned long long)o->min_bytes, (unsigned long long)o->max_bytes,
-               (unsigned long long)o->step_bytes, o->warmup, o->iters, o->check);
+    /* nccl-tests' preamble (src/common.cu), so its log parsers and cfit_calibration_parse read it;
+     * NCCL's version codes are 0: no NCCL runs */
+    printf("# nccl-tests version %s nccl-headers=0 nccl-library=0\n", BENCH_NCCL_TESTS_FORMAT);
+    printf("# clusterfit bench %s (clusterfit %s): %d rank%s on %d host%s, transport %s; nccl-tests %s output, "
+           "host memory, no NCCL\n", c->name, CFIT_VERSION, job->nranks, job->nranks == 1 ? "" : "s", job->hosts,
+           job->hosts == 1 ? "" : "s", job->transport, BENCH_NCCL_TESTS_FORMAT);
+    printf("# Collective test starting: %s_perf\n", cfit_coll_find(c->name)->nccl_name);
+    printf("# nThread %ld nGpus %ld minBytes %llu maxBytes %llu step: %llu(%s) warmup iters: %d iters: %d "
+           "agg iters: 1 validation: %d graph: 0\n", c->nthreads ? c->nthreads : 1, c->ngpus ? c->ngpus : 1,
+           (unsigned long long)o->min_bytes, (unsigned long long)o->max_bytes,
+           (unsigned long long)(o->step_factor ? o->step_factor : o->step_bytes), o->step_factor ? "factor" : "bytes",
+           o->warmup, o->iters, o->check);
     printf("#\n# Using devices\n");
     for (int r = 0; r < job->nranks; r++)
         printf("#  Rank %2d Group  0 Pid %6lld on %10s device host memory\n", r, (long long)job->pids[r],
@@ -234,13 +241,13 @@ static int finish(printer *p)
     } else if (p->rank == 0) {
         printf("# Out of bounds values : %d %s\n", p->failed_tests, p->failed_tests ? "FAILED" : "OK");
         printf("# Avg bus bandwidth    : %g %s\n", avg, !c->have_min ? "" : low ? "FAILED" : "OK");
-        printf("#\n# Collective test concluded: %s (algorithm:", c->name);
+        printf("#\n# Collective test concluded: %s_perf\n# clusterfit algorithm:", cfit_coll_find(c->name)->nccl_name);
         for (int i = 0; i < 4 && p->algos[i]; i++)
             if (p->algos[1])
                 printf("%s %s for %d size%s", i ? "," : "", p->algos[i], p->algo_rows[i], p->algo_rows[i] == 1 ? "" : "s");
             else
                 printf(" %s", p->algos[i]);
-        printf(")\n#\n");
+        printf("\n#\n");
     }
     fflush(stdout);
     if (p->rank == 0 && c->report) {
@@ -317,6 +324,8 @@ int cmd_bench_collective(const char *name, int argc, char **argv)
     const char *corrupt = getenv("CLUSTERFIT_BENCH_CORRUPT");   /* test hook (docs/bench.md) */
     if (corrupt && *corrupt && cli_count("CLUSTERFIT_BENCH_CORRUPT", corrupt, &c.o.corrupt))
         return EXIT_USAGE;
+    if ((rc = bench_nccl_ranks(&c.launch, c.ngpus, c.nthreads)))
+        return rc;
     bench_launch_digest(&c.launch, argc, argv);
     if (c.launch.np > 0)
         cfit_bench_need_bytes(&c.o, c.launch.np, &c.launch.mem_bytes_per_rank, &c.launch.shm_bytes_per_rank);
