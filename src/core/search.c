@@ -3,7 +3,8 @@
  * For each candidate GPU type the search enumerates every (tp, cp, micro-batch,
  * recompute, sp) the constraints allow, costs one layer once for that tuple, then
  * costs every (pp, dp, vp, zero) around it.  Without a GPU count it sizes the count:
- * the smallest node count on a geometric ladder whose best plan meets the deadline.
+ * the smallest node count on a geometric ladder whose best plan meets the deadline, every
+ * ladder count from a FLOP floor upward (deadline_scan: no monotonicity assumed).
  */
 #include "clusterfit/plan.h"
 #include "clusterfit/cost.h"
@@ -468,9 +469,10 @@ static void state_init(search_state *s, cfit_plan *buf, int k)
     s->top.k = k;
 }
 
-/* Binary search over the ladder.  from < 0: the smallest index whose best plan fits and
- * trains within deadline_s (-1 if none); it assumes time to train falls as the count grows.
- * from >= 0: the largest index >= from with a plan that fits (-1 if none). */
+/* Binary search over the ladder (budget-only sizing; deadline sizing scans, deadline_scan).
+ * from < 0: the smallest index whose best plan fits and trains within deadline_s (-1 if none);
+ * it assumes time to train falls as the count grows.  from >= 0: the largest index >= from with
+ * a plan that fits (-1 if none). */
 static int ladder_search(const cfit__ctx *ctx, cfit_plan *buf, int k, search_state *s, uint64_t *evaluated,
                          uint64_t *feasible, double deadline_s, int from)
 {
@@ -496,27 +498,6 @@ static int ladder_search(const cfit__ctx *ctx, cfit_plan *buf, int k, search_sta
     return best_i;
 }
 
-/* Deadline sizing re-checks this many ladder counts below the binary search's answer (one
- * doubling): time to train is not strictly monotone in the count (a count whose factors the
- * batch cannot absorb trains slower than a smaller one). */
-#define DEADLINE_BACK 4
-
-/* The smallest index in [best_i - DEADLINE_BACK, best_i] whose best plan meets deadline_s. */
-static int deadline_refine(const cfit__ctx *ctx, cfit_plan *buf, int k, search_state *s, uint64_t *evaluated,
-                           uint64_t *feasible, double deadline_s, int best_i)
-{
-    int lowest = best_i;
-    for (int i = best_i - 1; i >= 0 && i >= best_i - DEADLINE_BACK; i--) {
-        state_init(s, buf, k);
-        search_count(ctx, ladder(i) * ctx->gpn, s);
-        *evaluated += s->evaluated;
-        *feasible += s->feasible;
-        if (s->top.n > 0 && s->top.v[0].time_to_train_s <= deadline_s)
-            lowest = i;
-    }
-    return lowest;
-}
-
 /* The best plan's wall time at ladder index i (INFINITY when nothing fits there). */
 static double time_at(const cfit__ctx *ctx, cfit_plan *buf, int k, search_state *s, uint64_t *evaluated,
                       uint64_t *feasible, int i)
@@ -528,38 +509,54 @@ static double time_at(const cfit__ctx *ctx, cfit_plan *buf, int k, search_state 
     return s->top.n > 0 ? s->top.v[0].time_to_train_s : INFINITY;
 }
 
-/* When the binary search finds no count meeting the deadline.  The wall time (goodput.h) is not
- * monotone in the count: the job's MTBI shrinks with it until restarts and rework dominate, so
- * the fastest count need not be the largest, and a count below the probed ones may still meet the
- * deadline.  Walk down from the top a doubling at a time while the time falls, look at the three
- * counts either side of where it stops, and if that count meets the deadline, walk down from it
- * for the smallest that does (the times are spiky: a count whose factors the batch cannot absorb
- * is slow) until 8 counts in a row miss.  Returns that index with *meets_i set, else
- * the fastest index found (*meets_i = -1). */
-static int fastest_down(const cfit__ctx *ctx, cfit_plan *buf, int k, search_state *s, uint64_t *evaluated,
-                        uint64_t *feasible, double deadline_s, int *meets_i)
+/* Ladder steps the deadline scan starts below its FLOP floor (half a doubling): a margin for the
+ * per-layer terms the floor leaves out being cheaper than it assumes, never for the GEMMs. */
+#define FLOOR_MARGIN_STEPS 2
+
+/* The ladder index below which no count can meet deadline_s, whatever the layout: every token
+ * costs at least 6 x (active non-embedding parameters) GEMM FLOPs (forward and backward of each
+ * linear layer, Kaplan et al. 2020, arXiv:2001.08361 section 2.1), which the model runs at no
+ * more than the training precision's dense peak x the GPU's large-GEMM efficiency (gemm() in
+ * perf.c: shape efficiencies only lower it), spread over N GPUs at best evenly; goodput only
+ * lengthens the time.  The scan starts FLOOR_MARGIN_STEPS below that count. */
+static int deadline_floor_index(const cfit__ctx *ctx, double deadline_s)
 {
-    int n = ladder_len(), best = n - 1;
-    double best_t = time_at(ctx, buf, k, s, evaluated, feasible, best);
+    const cfit_plan_request *r = ctx->req;
+    double rate = ctx->peak * ctx->g->cal.gemm_efficiency[ctx->prec];
+    double flops_per_token = 6.0 * fmax(0.0, cfit_model_active_params(ctx->m) - ctx->emb_params);
+    if (!(rate > 0) || !(deadline_s > 0) || r->tokens <= 0)
+        return 0;
+    double min_nodes = (double)r->tokens * flops_per_token / (rate * deadline_s * ctx->gpn);
+    int i = 0, n = ladder_len();
+    while (i + 1 < n && ladder(i + 1) <= min_nodes)
+        i++;
+    return i >= FLOOR_MARGIN_STEPS ? i - FLOOR_MARGIN_STEPS : 0;
+}
+
+/* Deadline sizing (docs/sizing.md): the best plan's wall time is not monotone in the count (a count
+ * whose factors the batch cannot absorb trains slower than a smaller one, or fits no layout; the
+ * MTBI shrinks with the count until restarts dominate), so no count is skipped: every ladder count
+ * from the FLOP floor upward, the first whose best plan meets deadline_s (its index in *meets_i).
+ * When none does, the fastest count seen (fewer nodes on a tie), *meets_i = -1. */
+static int deadline_scan(const cfit__ctx *ctx, cfit_plan *buf, int k, search_state *s, uint64_t *evaluated,
+                         uint64_t *feasible, double deadline_s, int *meets_i)
+{
+    const cfit_plan_request *r = ctx->req;
+    int n = ladder_len(), fastest = n - 1;
+    double fastest_t = INFINITY;
     *meets_i = -1;
-    int moved = 0;
-    for (double t; best >= 4 && (t = time_at(ctx, buf, k, s, evaluated, feasible, best - 4)) < best_t; moved = 1)
-        best -= 4, best_t = t;
-    for (int j = best - 3; moved && j <= best + 3 && j < n; j++) {
-        double t = j >= 0 && j != best ? time_at(ctx, buf, k, s, evaluated, feasible, j) : INFINITY;
-        if (t < best_t)
-            best = j, best_t = t;
+    for (int i = deadline_floor_index(ctx, deadline_s); i < n; i++) {
+        double t = time_at(ctx, buf, k, s, evaluated, feasible, i);
+        if (r->progress)
+            r->progress(r->progress_ctx, -1.0);
+        if (t <= deadline_s) {
+            *meets_i = i;
+            return i;
+        }
+        if (t < fastest_t)
+            fastest = i, fastest_t = t;
     }
-    if (!(best_t <= deadline_s))
-        return best;
-    *meets_i = best;   /* downward: the smallest meeting count, until two doublings in a row miss */
-    for (int j = best - 1, misses = 0; j >= 0 && misses < 2 * DEADLINE_BACK; j--) {
-        int ok = time_at(ctx, buf, k, s, evaluated, feasible, j) <= deadline_s;
-        misses = ok ? 0 : misses + 1;
-        if (ok)
-            *meets_i = j;
-    }
-    return *meets_i;
+    return fastest;
 }
 
 /* Budget sizing stops after this many consecutive ladder counts over the budget (two doublings). */
@@ -632,13 +629,9 @@ static int plan_gpu(const cfit_plan_request *r, const cfit_gpu *g, cfit_plan *bu
             search_count(&ctx, fixedN, &s);
         }
     } else if (r->days > 0) {
-        /* sizing: binary search for the smallest ladder count meeting the deadline, then a
-         * re-check of the counts just below it */
-        double deadline = r->days * 86400.0;
-        int best_i = ladder_search(&ctx, buf, k, &s, evaluated, feasible, deadline, -1);
-        if (best_i > 0)
-            best_i = deadline_refine(&ctx, buf, k, &s, evaluated, feasible, deadline, best_i);
-        int final_i = best_i >= 0 ? best_i : fastest_down(&ctx, buf, k, &s, evaluated, feasible, deadline, &best_i);
+        /* sizing: the smallest ladder count meeting the deadline, scanned upward (deadline_scan) */
+        int best_i;
+        int final_i = deadline_scan(&ctx, buf, k, &s, evaluated, feasible, r->days * 86400.0, &best_i);
         state_init(&s, buf, k);
         search_count(&ctx, ladder(final_i) * ctx.gpn, &s);
         gr->meets_deadline = best_i >= 0;

@@ -1181,6 +1181,63 @@ static void test_sizing(void **state)
     }
 }
 
+/* Sizing must not assume the time falls with the count (issue 17 part 7): sized, the answer is a
+ * ladder count meeting the deadline, and every smaller ladder count, each searched with a fixed
+ * GPU count, misses it or fits nothing - none is skipped.  Returns the sized GPU count. */
+static long sized_and_none_below(cfit_plan_request *r, double days)
+{
+    r->days = days;
+    r->gpus_total = 0;
+    cfit_plan_result res;
+    search_ok(r, &res);
+    const cfit_gpu_result *gr = &res.per_gpu[0];
+    if (!gr->meets_deadline)
+        fail_msg("%s in %.1f days: no count found", r->model->name, days);
+    assert_true(gr->best.time_to_train_s <= days * DAY_S);
+    int gpn = gr->best.node->gpus_per_node;
+    long gpus = gr->best.gpus, nodes = gpus / gpn;
+    cfit_plan_result_fini(&res);
+    for (int i = 0; ladder(i) < nodes; i++) {
+        r->gpus_total = ladder(i) * gpn;
+        search_ok(r, &res);
+        if (res.nplans > 0 && res.plans[0].time_to_train_s <= days * DAY_S)
+            fail_msg("%s in %.1f days: sized to %ld GPUs, but %ld already train in %.2f days", r->model->name,
+                     days, gpus, r->gpus_total, res.plans[0].time_to_train_s / DAY_S);
+        cfit_plan_result_fini(&res);
+    }
+    r->gpus_total = 0;
+    return gpus;
+}
+
+static void test_sizing_not_monotone(void **state)
+{
+    (void)state;
+    const cfit_gpu *g[] = {gpu("h100-sxm")};
+    cfit_plan_request r;
+    /* the issue's case: the binary search said "no valid layout at any GPU count"; 512 GPUs take
+     * 2.3 days (the batch of 1024 admits only power-of-two data parallelism at pp 1) */
+    request(&r, "llama3-8b", g, 1, 0);
+    r.fixed.pp = 1;
+    r.global_batch = 1024;
+    assert_int_equal(sized_and_none_below(&r, 3), 512);
+    /* a tiny model: one node meets 30 days (the binary search answered 4 nodes, and the issue's
+     * run 262,144 GPUs) */
+    static const char tiny[] = "{\"name\": \"tiny-33m\", \"layers\": 4, \"hidden_size\": 512, \"ffn_hidden_size\": 2048, "
+                               "\"num_heads\": 8, \"num_kv_heads\": 8, \"vocab_size\": 32000, \"seq_len\": 1024, "
+                               "\"mlp\": \"swiglu\", \"tied_embeddings\": true, \"source\": \"test\"}";
+    cfit_model m;
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    if (cfit_model_load_buffer(tiny, strlen(tiny), "tiny.json", &m, &d))
+        fail_msg("tiny model: %s", d.msg);
+    request(&r, "llama3-8b", g, 1, 0);
+    r.model = &m;
+    assert_int_equal(sized_and_none_below(&r, 30), 8);
+    assert_true(sized_and_none_below(&r, 0.5) <= 64);
+    request(&r, "llama3-70b", g, 1, 0);
+    sized_and_none_below(&r, 20);
+}
+
 static void test_sizing_several_gpu_types(void **state)
 {
     (void)state;
@@ -1366,6 +1423,7 @@ int main(void)
         cmocka_unit_test(test_nothing_fits),
         cmocka_unit_test(test_validate_errors),
         cmocka_unit_test(test_sizing),
+        cmocka_unit_test(test_sizing_not_monotone),
         cmocka_unit_test(test_sizing_several_gpu_types),
         cmocka_unit_test(test_topology_pp),
         cmocka_unit_test(test_topology_unroutable),
