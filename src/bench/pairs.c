@@ -16,6 +16,9 @@ void cfit_pairs_opts_init(cfit_pairs_opts *o)
     o->lat_iters = 100;
     o->per_rank = 0;
     o->slow_threshold = 0.8;
+    o->confirm = 3;
+    o->inject_a = o->inject_b = o->inject_once = 0;
+    o->inject_factor = 0;
 }
 
 int cfit_pairs_rounds(int m)
@@ -60,6 +63,20 @@ static int cmp_link(const void *a, const void *b)
     return x->a != y->a ? x->a - y->a : x->b - y->b;
 }
 
+/* A host is slow when every one of its links is in r->slow. */
+static void count_slow_hosts(cfit_pairs_result *r)
+{
+    int n = r->nhosts;
+    r->nslow_hosts = 0;
+    for (int h = 0; h < n && n > 1; h++) {
+        int slow = 0;
+        for (int s = 0; s < r->nslow; s++)
+            slow += r->slow[s].a == h || r->slow[s].b == h;
+        r->host_slow[h] = slow == n - 1;
+        r->nslow_hosts += r->host_slow[h];
+    }
+}
+
 int cfit_pairs_analyse(cfit_pairs_result *r, double thr)
 {
     int n = r->nhosts, links = n * (n - 1) / 2, k = 0;
@@ -91,14 +108,7 @@ int cfit_pairs_analyse(cfit_pairs_result *r, double thr)
             }
         }
     qsort(r->slow, (size_t)r->nslow, sizeof *r->slow, cmp_link);
-    r->nslow_hosts = 0;
-    for (int h = 0; h < n && n > 1; h++) {
-        int slow = 0;
-        for (int s = 0; s < r->nslow; s++)
-            slow += r->slow[s].a == h || r->slow[s].b == h;
-        r->host_slow[h] = slow == n - 1;
-        r->nslow_hosts += r->host_slow[h];
-    }
+    count_slow_hosts(r);
     free(bw);
     free(lat);
     return 0;
@@ -115,6 +125,7 @@ void cfit_pairs_result_free(cfit_pairs_result *r)
     free(r->bw_gbs);
     free(r->lat_s);
     free(r->slow);
+    free(r->dismissed);
     free(r->host_slow);
     memset(r, 0, sizeof *r);
 }
@@ -212,6 +223,8 @@ static int measure_pair(cfit_comm *c, const cfit_pairs_opts *o, int peer, int lo
     return rc;
 }
 
+static double injected(const cfit_pairs_opts *o, int a, int b, int first);
+
 int cfit_pairs_run(cfit_comm *c, const cfit_pairs_opts *o, cfit_pairs_result *r)
 {
     memset(r, 0, sizeof *r);
@@ -245,6 +258,7 @@ int cfit_pairs_run(cfit_comm *c, const cfit_pairs_opts *o, cfit_pairs_result *r)
         if (p >= 0) {
             double bw = 0, lat = 0;
             rc = measure_pair(c, o, r->host_rank[p], me < p, sbuf, rbuf, &bw, &lat);
+            bw *= injected(o, me, p, 1);
             if (!rc && me < p) {
                 m[me * n + p] = m[p * n + me] = bw;
                 m[cells + (size_t)(me * n + p)] = m[cells + (size_t)(p * n + me)] = lat;
@@ -272,5 +286,85 @@ int cfit_pairs_run(cfit_comm *c, const cfit_pairs_opts *o, cfit_pairs_result *r)
         rc = cfit_pairs_analyse(r, o->slow_threshold);
     }
     free(m);
+    if (!rc && o->confirm > 0 && r->nslow > 0)
+        rc = cfit_pairs_confirm(c, o, r);
+    return rc;
+}
+
+/* ---- confirming suspects ---- */
+
+/* The test hook's factor for link (a, b) in the first pass (first = 1) or a re-measurement. */
+static double injected(const cfit_pairs_opts *o, int a, int b, int first)
+{
+    int on = o->inject_factor > 0 && ((a == o->inject_a && b == o->inject_b) || (a == o->inject_b && b == o->inject_a));
+    return on && (first || !o->inject_once) ? o->inject_factor : 1.0;
+}
+
+/* Re-measure suspect link l alone `o->confirm` times; the low side writes each bandwidth into
+ * v[0..confirm-1] (zeros elsewhere: the caller sums over ranks). */
+static int remeasure(cfit_comm *c, const cfit_pairs_opts *o, const cfit_pairs_result *r, const cfit_pairs_link *l,
+                     int me, unsigned char *sbuf, unsigned char *rbuf, double *v)
+{
+    cfit_pairs_opts one = *o;
+    one.lat_iters = 1;   /* bandwidth only */
+    int rc = 0;
+    for (int k = 0; k < o->confirm && !rc; k++) {
+        rc = cfit_comm_barrier(c);
+        if (!rc && (me == l->a || me == l->b)) {
+            int peer = me == l->a ? l->b : l->a;
+            double bw = 0, lat = 0;
+            rc = measure_pair(c, &one, r->host_rank[peer], me == l->a, sbuf, rbuf, &bw, &lat);
+            if (!rc && me == l->a)
+                v[k] = bw * injected(o, l->a, l->b, 0);
+        }
+    }
+    return rc ? rc : cfit_comm_barrier(c);
+}
+
+/* Keep or dismiss suspect s given its re-measurements v[0..k-1]. */
+static void judge(cfit_pairs_result *r, double thr, const cfit_pairs_link *s, double *v, int k)
+{
+    cfit_pairs_link l = *s;
+    l.first_gbs = s->bandwidth_gbs;
+    l.repeats = k;
+    l.min_gbs = l.max_gbs = s->bandwidth_gbs;
+    for (int i = 0; i < k; i++)
+        l.min_gbs = fmin(l.min_gbs, v[i]), l.max_gbs = fmax(l.max_gbs, v[i]);
+    l.bandwidth_gbs = median(v, k);
+    l.fraction_of_median = r->median_bw_gbs > 0 ? l.bandwidth_gbs / r->median_bw_gbs : 0;
+    if (l.bandwidth_gbs < thr * r->median_bw_gbs)
+        r->slow[r->nslow++] = l;
+    else
+        r->dismissed[r->ndismissed++] = l;
+}
+
+int cfit_pairs_confirm(cfit_comm *c, const cfit_pairs_opts *o, cfit_pairs_result *r)
+{
+    int n = r->nhosts, me = -1, ns = r->nslow, k = o->confirm;
+    for (int h = 0; h < n; h++)
+        if (r->host_rank[h] == cfit_comm_rank(c))
+            me = h;
+    double *v = calloc((size_t)ns * (size_t)k, sizeof *v);
+    cfit_pairs_link *was = malloc((size_t)ns * sizeof *was);
+    unsigned char *sbuf = malloc(o->size_bytes ? o->size_bytes : 1), *rbuf = malloc(o->size_bytes ? o->size_bytes : 1);
+    free(r->dismissed);
+    r->dismissed = calloc((size_t)ns, sizeof *r->dismissed);
+    int rc = v && was && sbuf && rbuf && r->dismissed ? 0 : CFIT_ENOMEM;
+    if (!rc) {
+        memcpy(was, r->slow, (size_t)ns * sizeof *was);
+        memset(sbuf, 0x5a, o->size_bytes);
+    }
+    for (int s = 0; s < ns && !rc; s++)
+        rc = remeasure(c, o, r, &was[s], me, sbuf, rbuf, v + (size_t)s * (size_t)k);
+    if (!rc)
+        rc = cfit_comm_allreduce_f64(c, v, ns * k, 0);
+    if (!rc) {
+        r->nslow = r->ndismissed = 0;
+        for (int s = 0; s < ns; s++)
+            judge(r, o->slow_threshold, &was[s], v + (size_t)s * (size_t)k, k);
+        qsort(r->slow, (size_t)r->nslow, sizeof *r->slow, cmp_link);
+        count_slow_hosts(r);
+    }
+    free(v), free(was), free(sbuf), free(rbuf);
     return rc;
 }

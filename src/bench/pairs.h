@@ -24,12 +24,21 @@ typedef struct cfit_pairs_opts {
     int lat_iters;          /* timed ping-pongs (default 100) */
     int per_rank;           /* every rank is a "host" */
     double slow_threshold;  /* fraction of the median bandwidth below which a link is slow (0.8) */
+    int confirm;            /* re-measurements of each suspect link, alone (default 3; 0 = none) */
+    /* test hook (docs/bench-launch.md, CLUSTERFIT_PAIRS_INJECT): the bandwidth measured on link
+     * inject_a - inject_b is multiplied by inject_factor (> 0), in the first pass only when
+     * inject_once; inject_factor 0 = off */
+    int inject_a, inject_b, inject_once;
+    double inject_factor;
 } cfit_pairs_opts;
 
 typedef struct cfit_pairs_link {
     int a, b;               /* host indices, a < b */
-    double bandwidth_gbs;
+    double bandwidth_gbs;   /* the first pass's; after cfit_pairs_confirm the re-measurements' median */
     double fraction_of_median;
+    double first_gbs;       /* the first pass's (set by cfit_pairs_confirm) */
+    int repeats;            /* re-measurements (0: not re-measured) */
+    double min_gbs, max_gbs;/* spread of the first pass and the re-measurements */
 } cfit_pairs_link;
 
 typedef struct cfit_pairs_result {
@@ -40,8 +49,11 @@ typedef struct cfit_pairs_result {
     double *bw_gbs;         /* [nhosts*nhosts], row-major; diagonal NaN */
     double *lat_s;          /* [nhosts*nhosts]; diagonal NaN */
     double median_bw_gbs, median_lat_s;
-    cfit_pairs_link *slow;  /* links below the threshold, slowest first */
+    cfit_pairs_link *slow;  /* links below the threshold, slowest first (confirmed ones, after
+                               cfit_pairs_confirm) */
     int nslow;
+    cfit_pairs_link *dismissed; /* suspects the re-measurements found at or above the threshold */
+    int ndismissed;
     int *host_slow;         /* [nhosts] 1 when every link of the host is slow */
     int nslow_hosts;
 } cfit_pairs_result;
@@ -57,6 +69,13 @@ int cfit_pairs_partner(int m, int round, int i);
  * cfit_pairs_result_free).  Returns 0 or the comm's negative error; CFIT_EINVALID with
  * nhosts < 2 when there is nothing to pair. */
 int cfit_pairs_run(cfit_comm *c, const cfit_pairs_opts *o, cfit_pairs_result *r);
+
+/* Re-measure every suspect link of r (r->slow, the same on every rank) o->confirm times, each
+ * pair alone between barriers so no other pair shares the hosts; a suspect stays slow only when
+ * the median of its re-measurements is still below the threshold (then its bandwidth is that
+ * median), else it moves to r->dismissed.  Slow hosts are recounted.  Collective; called by
+ * cfit_pairs_run when o->confirm > 0.  Returns 0 or the comm's error. */
+int cfit_pairs_confirm(cfit_comm *c, const cfit_pairs_opts *o, cfit_pairs_result *r);
 
 /* Medians, slow links and slow hosts from the matrices (called by cfit_pairs_run;
  * exposed for tests).  Returns 0 or CFIT_ENOMEM. */

@@ -9,8 +9,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-enum { O_SIZE = 1, O_ITERS, O_WARMUP, O_LAT_ITERS, O_PER_RANK, O_SLOW, O_JSON, O_REPORT };
+enum { O_SIZE = 1, O_ITERS, O_WARMUP, O_LAT_ITERS, O_PER_RANK, O_SLOW, O_JSON, O_REPORT, O_CONFIRM };
 
 static const cli_opt opts[] = {
     {"size", 's', "BYTES", "bandwidth message size (default 16M; K M G suffixes, powers of 1024)", O_SIZE},
@@ -19,6 +20,8 @@ static const cli_opt opts[] = {
     {"lat-iters", 0, "N", "timed 8-byte ping-pongs per pair for the latency (default 100)", O_LAT_ITERS},
     {"per-rank", 0, NULL, "measure between every pair of ranks, not one rank per host", O_PER_RANK},
     {"slow-threshold", 0, "PCT", "a link below PCT% of the median bandwidth is slow (default 80)", O_SLOW},
+    {"confirm", 0, "N", "re-measure each suspect link N times alone; only links still slow count (default 3; 0 = off)",
+     O_CONFIRM},
     {"json", 0, NULL, "print one JSON object (docs/bench-launch.md) instead of the tables", O_JSON},
     {"report", 0, "FILE.html", "also write an HTML report with heat maps (docs/report.md)", O_REPORT},
     BENCH_LAUNCH_OPTS,
@@ -60,6 +63,7 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
     case O_WARMUP: rc = cli_int(name, value, 0, 1000000, &v); p->o.warmup = (int)v; return rc;
     case O_LAT_ITERS: rc = cli_int(name, value, 1, 10000000, &v); p->o.lat_iters = (int)v; return rc;
     case O_PER_RANK: p->o.per_rank = 1; return 0;
+    case O_CONFIRM: rc = cli_int(name, value, 0, 100, &v); p->o.confirm = (int)v; return rc;
     case O_SLOW: {
         double pct;
         if (cli_real(name, value, 0, 100, &pct))
@@ -111,6 +115,16 @@ static const char *size_text(char *buf, size_t n, size_t bytes)
     return buf;
 }
 
+static void print_link(const cfit_pairs_result *r, const cfit_pairs_link *l)
+{
+    printf("  %s - %s  %.2f GB/s  %.0f%% of median", r->hosts[l->a], r->hosts[l->b], l->bandwidth_gbs,
+           l->fraction_of_median * 100);
+    if (l->repeats)
+        printf("  (first %.2f, %d re-measurements: %.2f to %.2f GB/s)", l->first_gbs, l->repeats, l->min_gbs,
+               l->max_gbs);
+    printf("\n");
+}
+
 static void print_human(const pairs_cli *p, const cfit_pairs_result *r, int size)
 {
     char sz[32];
@@ -123,16 +137,20 @@ static void print_human(const pairs_cli *p, const cfit_pairs_result *r, int size
     print_matrix(r, r->bw_gbs, 1.0, "bandwidth, GB/s per direction with both directions busy");
     print_matrix(r, r->lat_s, 1e6, "latency, us (half the round trip of 8 bytes)");
     printf("\nmedian bandwidth %.2f GB/s, median latency %.2f us\n", r->median_bw_gbs, r->median_lat_s * 1e6);
+    if (r->ndismissed) {
+        printf("suspects not confirmed (slow in the first pass, at least %g%% of the median when re-measured alone):\n",
+               p->o.slow_threshold * 100);
+        for (int s = 0; s < r->ndismissed; s++)
+            print_link(r, &r->dismissed[s]);
+    }
     if (r->nslow == 0) {
         printf("no slow links (every link at least %g%% of the median bandwidth)\n", p->o.slow_threshold * 100);
         return;
     }
-    printf("slow links (below %g%% of the median bandwidth):\n", p->o.slow_threshold * 100);
-    for (int s = 0; s < r->nslow; s++) {
-        const cfit_pairs_link *l = &r->slow[s];
-        printf("  %s - %s  %.2f GB/s  %.0f%% of median\n", r->hosts[l->a], r->hosts[l->b], l->bandwidth_gbs,
-               l->fraction_of_median * 100);
-    }
+    printf("slow links (below %g%% of the median bandwidth%s):\n", p->o.slow_threshold * 100,
+           p->o.confirm ? ", confirmed by re-measuring" : "");
+    for (int s = 0; s < r->nslow; s++)
+        print_link(r, &r->slow[s]);
     if (r->nslow_hosts) {
         printf("slow hosts (every link slow):");
         for (int h = 0; h < n; h++)
@@ -157,6 +175,25 @@ static void json_matrix(cfit__buf *b, const char *key, const double *m, int n)
     cfit__buf_puts(b, "]");
 }
 
+static void json_links(cfit__buf *b, const char *key, const cfit_pairs_result *r, const cfit_pairs_link *v, int n)
+{
+    cfit__buf_printf(b, ", \"%s\": [", key);
+    for (int s = 0; s < n; s++) {
+        const cfit_pairs_link *l = &v[s];
+        cfit__buf_puts(b, s ? ", {" : "{");
+        cfit__buf_key_string(b, "a", r->hosts[l->a], 0);
+        cfit__buf_key_string(b, "b", r->hosts[l->b], 1);
+        cfit__buf_key_number(b, "bandwidth_gbs", l->bandwidth_gbs, 1);
+        cfit__buf_key_number(b, "fraction_of_median", l->fraction_of_median, 1);
+        cfit__buf_printf(b, ", \"repeats\": %d", l->repeats);
+        cfit__buf_key_opt(b, "first_gbs", l->repeats > 0, l->first_gbs);
+        cfit__buf_key_opt(b, "min_gbs", l->repeats > 0, l->min_gbs);
+        cfit__buf_key_opt(b, "max_gbs", l->repeats > 0, l->max_gbs);
+        cfit__buf_puts(b, "}");
+    }
+    cfit__buf_puts(b, "]");
+}
+
 static int print_json(const pairs_cli *p, const cfit_pairs_result *r)
 {
     cfit__buf b;
@@ -175,17 +212,10 @@ static int print_json(const pairs_cli *p, const cfit_pairs_result *r)
     cfit__buf_key_number(&b, "median_bandwidth_gbs", r->median_bw_gbs, 1);
     cfit__buf_key_number(&b, "median_latency_s", r->median_lat_s, 1);
     cfit__buf_key_number(&b, "slow_threshold", p->o.slow_threshold, 1);
-    cfit__buf_puts(&b, ", \"slow_links\": [");
-    for (int s = 0; s < r->nslow; s++) {
-        const cfit_pairs_link *l = &r->slow[s];
-        cfit__buf_puts(&b, s ? ", {" : "{");
-        cfit__buf_key_string(&b, "a", r->hosts[l->a], 0);
-        cfit__buf_key_string(&b, "b", r->hosts[l->b], 1);
-        cfit__buf_key_number(&b, "bandwidth_gbs", l->bandwidth_gbs, 1);
-        cfit__buf_key_number(&b, "fraction_of_median", l->fraction_of_median, 1);
-        cfit__buf_puts(&b, "}");
-    }
-    cfit__buf_puts(&b, "], \"slow_hosts\": [");
+    cfit__buf_printf(&b, ", \"confirm\": %d", p->o.confirm);
+    json_links(&b, "slow_links", r, r->slow, r->nslow);
+    json_links(&b, "dismissed_links", r, r->dismissed, r->ndismissed);
+    cfit__buf_puts(&b, ", \"slow_hosts\": [");
     for (int h = 0, k = 0; h < n; h++)
         if (r->host_slow[h]) {
             if (k++)
@@ -228,6 +258,21 @@ static int pairs_body(cfit_comm *c, void *ctx)
     return code;
 }
 
+/* CLUSTERFIT_PAIRS_INJECT="A-B:FACTOR[:once]": the test hook of pairs.h (docs/bench-launch.md). */
+static int pairs_inject(cfit_pairs_opts *o)
+{
+    const char *e = getenv("CLUSTERFIT_PAIRS_INJECT");
+    if (!e || !*e)
+        return 0;
+    int a, b, used = 0;
+    double f;
+    if (sscanf(e, "%d-%d:%lf%n", &a, &b, &f, &used) != 3 || a < 0 || b < 0 || a == b || !(f > 0) ||
+        (e[used] && strcmp(e + used, ":once") != 0))
+        return cli_error("CLUSTERFIT_PAIRS_INJECT: expected A-B:FACTOR[:once], got '%s'", e);
+    o->inject_a = a, o->inject_b = b, o->inject_factor = f, o->inject_once = e[used] != '\0';
+    return 0;
+}
+
 int cmd_bench_pairs(int argc, char **argv)
 {
     pairs_cli p;
@@ -242,6 +287,12 @@ int cmd_bench_pairs(int argc, char **argv)
                        "RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT (docs/bench-launch.md).");
     if (rc)
         return rc < 0 ? EXIT_OK : rc;
+    if ((rc = pairs_inject(&p.o)))
+        return rc;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (p.launch.np > 0 && cpus > 0 && p.launch.np > cpus)
+        fprintf(stderr, "clusterfit: warning: %d ranks on %ld CPUs: ranks wait for a CPU, so timings (and slow "
+                "links) are the scheduler's as much as the link's; use --np %ld or fewer\n", p.launch.np, cpus, cpus);
     bench_launch_digest(&p.launch, argc, argv);
     return bench_run(&p.launch, pairs_body, &p);
 }

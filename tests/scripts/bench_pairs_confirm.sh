@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# bench_pairs_confirm.sh BINARY SRCDIR - `bench pairs` re-measures every suspect link before it
+# names it slow (issue 17 part 3).  The test hook CLUSTERFIT_PAIRS_INJECT=A-B:FACTOR[:once]
+# scales the bandwidth measured between hosts A and B (in the first pass only with :once):
+# - a transient dip (:once) is dismissed by the re-measurements: exit 0, listed under
+#   "dismissed_links" with its spread, not under "slow_links";
+# - the same dip with --confirm 0 is reported slow (exit 3), as before the change;
+# - a lasting dip is confirmed: exit 3, "slow_links" names it with repeats 3 and its spread;
+# - more --np ranks than CPUs print a warning.
+set -uo pipefail
+bin=$1
+. "$(dirname "$0")/bench_lib.bash"
+command -v python3 >/dev/null 2>&1 || { echo "skip: no python3"; exit 77; }
+
+pairs() { timeout 120 "$bin" bench pairs --np 3 -s 256K -n 3 --lat-iters 10 --slow-threshold 5 --timeout 30s --json "$@"; }
+check() {   # check FILE SLOW DISMISSED REPEATS
+    python3 - "$@" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+slow, dismissed, repeats = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+assert len(d["slow_links"]) == slow, d["slow_links"]
+assert len(d["dismissed_links"]) == dismissed, d["dismissed_links"]
+for l in d["slow_links"] + d["dismissed_links"]:
+    assert {l["a"], l["b"]} == {"%s:rank0" % l["a"].split(":")[0], "%s:rank1" % l["a"].split(":")[0]}, l
+    assert l["repeats"] == repeats, l
+    if repeats:
+        assert l["min_gbs"] <= l["bandwidth_gbs"] <= l["max_gbs"] and l["min_gbs"] <= l["first_gbs"] <= l["max_gbs"], l
+PY
+}
+CLUSTERFIT_PAIRS_INJECT=0-1:0.01:once pairs >"$tmp/once.json" 2>"$tmp/once.err"
+rc=$?; ((rc == 0)) || fail "a transient dip: exit $rc, want 0"
+check "$tmp/once.json" 0 1 3 || fail "a transient dip: not dismissed"
+CLUSTERFIT_PAIRS_INJECT=0-1:0.01:once pairs --confirm 0 >"$tmp/noconf.json" 2>"$tmp/noconf.err"
+rc=$?; ((rc == 3)) || fail "a transient dip with --confirm 0: exit $rc, want 3"
+check "$tmp/noconf.json" 1 0 0 || fail "--confirm 0: the dip is not the one slow link"
+CLUSTERFIT_PAIRS_INJECT=0-1:0.01 pairs >"$tmp/always.json" 2>"$tmp/always.err"
+rc=$?; ((rc == 3)) || fail "a lasting dip: exit $rc, want 3"
+check "$tmp/always.json" 1 0 3 || fail "a lasting dip: not confirmed"
+cpus=$(nproc)
+np=$((cpus + 1))
+if ((np <= 8)); then
+    timeout 120 "$bin" bench pairs --np "$np" -s 4K -n 1 --lat-iters 2 --slow-threshold 1 --confirm 0 --timeout 30s \
+        >/dev/null 2>"$tmp/cpus.err"
+    grep -q "warning: $np ranks on $cpus CPUs" "$tmp/cpus.err" || fail "no warning for $np ranks on $cpus CPUs"
+fi
+echo "bench_pairs_confirm.sh: ok"
