@@ -24,13 +24,14 @@
 #include <liburing.h>
 #endif
 
-#define FILE_NAME "clusterfit-bench-storage.dat"
+#define FILE_STEM "clusterfit-bench-storage"
 #define ALIGN 4096                 /* buffer and offset alignment O_DIRECT needs on every common device */
 #define RANDOM_PASS_MAX_S 30.0     /* a random pass stops early after this long (slow disks, 4K blocks) */
 
 void cfit_storage_opts_init(cfit_storage_opts *o)
 {
     memset(o, 0, sizeof *o);
+    o->client = -1;
     o->size_bytes = (uint64_t)8 << 30;
     o->block_bytes = (uint64_t)1 << 20;
     o->threads = 1;
@@ -70,7 +71,20 @@ typedef struct pass {
     int write, random, uring;
     uint64_t file_blocks;
     double deadline;               /* absolute time a random pass stops at; 0 = none */
+    int next_sync;                 /* the next pass before_pass is owed */
 } pass;
+
+/* Call before_pass for every pass up to and including `upto` not yet announced. */
+static int sync_passes(pass *p, int upto, cfit_diag *d)
+{
+    int rc = 0;
+    while (p->next_sync <= upto) {
+        int k = p->next_sync++;
+        if (p->o->before_pass && !rc && (rc = p->o->before_pass(p->o->pass_ctx, k)))
+            cfit_diag_set(d, rc, NULL, 0, 0, "client %d: lost the other clients before pass %d", p->o->client, k);
+    }
+    return rc;
+}
 
 typedef struct worker {
     const pass *p;
@@ -412,6 +426,8 @@ static int read_passes(pass *p, const char *path, unsigned char *bufs, size_t pe
     p->write = 0;
     int rc = CFIT_EOK;
     for (int random = 0; random < 2 && !rc; random++) {
+        if ((rc = sync_passes(p, 1 + random, d)))
+            break;
         if (!res->direct)
             posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
         p->random = random;
@@ -432,7 +448,10 @@ int cfit_storage_run(const cfit_storage_opts *o, cfit_storage_result *res, cfit_
     if (rc)
         return rc;
     char partial[sizeof res->path + 16];
-    snprintf(res->path, sizeof res->path, "%s/%s", o->dir, FILE_NAME);
+    if (o->client >= 0)
+        snprintf(res->path, sizeof res->path, "%s/%s.%d.dat", o->dir, FILE_STEM, o->client);
+    else
+        snprintf(res->path, sizeof res->path, "%s/%s.dat", o->dir, FILE_STEM);
     snprintf(partial, sizeof partial, "%s.partial", res->path);
     res->direct = o->direct;
     res->reused = o->keep && !o->fresh && file_has_size(res->path, o->size_bytes);
@@ -453,13 +472,16 @@ int cfit_storage_run(const cfit_storage_opts *o, cfit_storage_result *res, cfit_
     if (!bufs)
         return cfit_diag_set(d, CFIT_ENOMEM, NULL, 0, 0, "cannot allocate %d x %llu bytes of aligned buffers",
                              o->threads, (unsigned long long)per_thread);
-    pass p = {o, -1, 0, 0, uring, o->size_bytes / o->block_bytes, 0};
-    if (!res->reused)
+    pass p = {o, -1, 0, 0, uring, o->size_bytes / o->block_bytes, 0, 0};
+    rc = sync_passes(&p, 0, d);
+    if (!rc && !res->reused)
         rc = write_file(&p, res->path, partial, bufs, per_thread, res, d);
     else
         note(res, "reused %s from an earlier --keep run: the write pass was skipped", res->path);
     if (!rc)
         rc = read_passes(&p, res->path, bufs, per_thread, res, d);
+    int rc_sync = sync_passes(&p, 2, d);   /* a failed client still meets the others' barriers */
+    rc = rc ? rc : rc_sync;
     free(bufs);
     if (!res->direct)
         note(res, "buffered I/O: reads may come from the page cache (memory, not the disk) even though the "

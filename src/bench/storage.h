@@ -42,6 +42,11 @@ typedef struct cfit_storage_opts {
     uint64_t random_ops;        /* random reads in all; 0 = size_bytes / block_bytes */
     uint64_t seed;              /* random offsets: thread t uses seed + t */
     volatile sig_atomic_t *stop;/* polled between requests: non-zero ends the run (may be NULL) */
+    int client;                 /* >= 0: one of several clients; the file is clusterfit-bench-storage.CLIENT.dat */
+    /* called before each pass (0 seq-write, 1 seq-read, 2 rand-read), also for a skipped or failed
+     * one, so several clients keep in step (a barrier); non-zero ends the run with that error */
+    int (*before_pass)(void *ctx, int pass);
+    void *pass_ctx;
 } cfit_storage_opts;
 
 typedef struct cfit_storage_test {

@@ -6,6 +6,8 @@
 #include "bench/memory.h"
 #include "bench/storage.h"
 #include "bench_report.h"
+#include "bench_launch.h"
+#include "bench_storage_clients.h"
 
 #include <errno.h>
 #include <math.h>
@@ -31,7 +33,7 @@ static void json_bool(cfit__buf *b, const char *key, int v)
 
 enum {
     S_PATH = 1, S_SIZE, S_BLOCK, S_THREADS, S_QD, S_DIRECT, S_ENGINE, S_NEED, S_PLAN, S_KEEP, S_RANDOM_OPS,
-    S_SEED, S_JSON, S_REPORT
+    S_SEED, S_JSON, S_REPORT, S_CLIENTS
 };
 
 static const cli_opt storage_opts[] = {
@@ -46,6 +48,8 @@ static const cli_opt storage_opts[] = {
                         "                                       or a rate such as 2GB/s or 25G (bits); exit 3 if missed", S_NEED},
     {"plan", 0, "FILE", "take the need from `clusterfit plan --bom --json` output: bom.storage's\n"
                         "                                       data_read_bytes_per_s and checkpoint_write_bytes_per_s (- = stdin)", S_PLAN},
+    {"clients", 0, "N", "N local client processes at once, one file each; rates are the aggregate\n"
+                        "                                       (under mpirun/srun every rank is a client)", S_CLIENTS},
     {"keep", 0, NULL, "keep the test file, and reuse one of the right size (its write is then skipped)", S_KEEP},
     {"random-ops", 0, "N", "random reads in all (default: size / block; a pass stops after 30 s)", S_RANDOM_OPS},
     {"seed", 0, "N", "seed of the random offsets (default 1)", S_SEED},
@@ -61,6 +65,8 @@ typedef struct storage_cli {
     const char *plan_file;
     int need_given, json;
     const char *report;             /* --report FILE.html */
+    long clients;                   /* --clients N (0 = one, or the launcher's ranks) */
+    storage_aggregate agg;          /* agg.clients > 1: the results are the aggregate */
 } storage_cli;
 
 static int storage_opt(void *vc, int id, const char *name, const char *value)
@@ -83,6 +89,7 @@ static int storage_opt(void *vc, int id, const char *name, const char *value)
     case S_JSON: c->json = 1; return 0;
     case S_REPORT: c->report = value; return 0;
     case S_PLAN: c->plan_file = value; return 0;
+    case S_CLIENTS: return cli_int(name, value, 1, 1024, &c->clients);
     case S_RANDOM_OPS: rc = cli_count(name, value, &u); c->o.random_ops = u; return rc;
     case S_SEED: rc = cli_int(name, value, 0, 4294967295L, &v); c->o.seed = (uint64_t)v; return rc;
     case S_ENGINE:
@@ -207,8 +214,17 @@ static void storage_table(const storage_cli *c, const cfit_storage_result *r)
     if (wm >= 0)
         printf("# need (%s): checkpoint write %.3f GB/s: %s (seq-write %.3f GB/s)\n", c->need_source,
                c->need_write / 1e9, wm ? "met" : "NOT MET", r->seq_write.bytes_per_s / 1e9);
-    if (c->plan_file)
-        printf("# the plan's rates are for the whole job; this run measured one client of the storage\n");
+    if (c->agg.clients > 1) {
+        printf("# %d clients at once, one file each: bytes summed over the clients / time from the common start to "
+               "the last client's end\n", c->agg.clients);
+        const char *names[3] = {"seq-write", "seq-read", "rand-read"};
+        for (int k = 0; k < 3; k++)
+            printf("#   %-9s per client %.3f to %.3f GB/s\n", names[k], c->agg.client_min_bytes_per_s[k] / 1e9,
+                   c->agg.client_max_bytes_per_s[k] / 1e9);
+    } else if (c->plan_file) {
+        printf("# the plan's rates are for the whole job; this run measured one client of the storage "
+               "(--clients N, or mpirun, measures several at once)\n");
+    }
     printf("# file %s\n", r->kept ? "kept (--keep)" : "removed");
 }
 
@@ -225,6 +241,7 @@ static void storage_json(const storage_cli *c, const cfit_storage_result *r)
     cfit__buf_key_number(&b, "size_bytes", (double)o->size_bytes, 1);
     cfit__buf_key_number(&b, "block_bytes", (double)o->block_bytes, 1);
     cfit__buf_key_number(&b, "threads", o->threads, 1);
+    cfit__buf_key_number(&b, "clients", c->agg.clients > 1 ? c->agg.clients : 1, 1);
     cfit__buf_key_number(&b, "queue_depth", strcmp(r->engine, "io_uring") == 0 ? o->queue_depth : 1, 1);
     cfit__buf_key_string(&b, "engine", r->engine, 1);
     json_bool(&b, "direct", r->direct);
@@ -250,6 +267,8 @@ static void storage_json(const storage_cli *c, const cfit_storage_result *r)
         cfit__buf_key_opt(&b, "bytes_per_s", t->measured, t->bytes_per_s);
         cfit__buf_key_opt(&b, "bw_gbs", t->measured, t->bytes_per_s / 1e9);
         cfit__buf_key_opt(&b, "iops", t->measured, t->iops);
+        cfit__buf_key_opt(&b, "client_min_bw_gbs", t->measured && c->agg.clients > 1, c->agg.client_min_bytes_per_s[i] / 1e9);
+        cfit__buf_key_opt(&b, "client_max_bw_gbs", t->measured && c->agg.clients > 1, c->agg.client_max_bytes_per_s[i] / 1e9);
         cfit__buf_puts(&b, "}");
     }
     cfit__buf_puts(&b, "]");
@@ -268,6 +287,47 @@ static void storage_json(const storage_cli *c, const cfit_storage_result *r)
     }
     cfit__buf_puts(&b, "}\n");
     cli_emit_json(&b);
+}
+
+/* Run the storage test (alone, or as one client of comm) and print on rank 0; the exit code. */
+static int storage_once(storage_cli *c, cfit_comm *comm)
+{
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;   /* no SA_RESTART: blocking I/O returns EINTR and the run ends */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    interrupted = 0;
+    cfit_storage_opts o = c->o;
+    o.stop = &interrupted;
+    cfit_storage_result r;
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    int err = comm ? storage_run_clients(comm, &o, &r, &c->agg, &d) : cfit_storage_run(&o, &r, &d);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    if (err) {
+        if (interrupted)
+            return cli_error("bench storage: interrupted; the test file was %s", r.kept ? "kept" : "removed"), EXIT_RUNTIME;
+        return err == CFIT_EINVALID ? cli_error("bench storage: %s", d.msg)
+                                    : (cli_error("bench storage: %s", d.msg), EXIT_RUNTIME);
+    }
+    int rc = 0;
+    if (comm && cfit_comm_rank(comm) != 0)
+        return read_met(c, &r) == 0 || write_met(c, &r) == 0 ? EXIT_BENCH : EXIT_OK;
+    if (c->json)
+        storage_json(c, &r);
+    else
+        storage_table(c, &r);
+    if (c->report && (rc = cli_storage_report(c->report, &r, c->need_read, c->need_write, c->need_source)))
+        return rc;
+    return read_met(c, &r) == 0 || write_met(c, &r) == 0 ? EXIT_BENCH : EXIT_OK;
+}
+
+static int storage_body(cfit_comm *comm, void *ctx)
+{
+    return storage_once(ctx, comm);
 }
 
 int cmd_bench_storage(int argc, char **argv)
@@ -293,33 +353,16 @@ int cmd_bench_storage(int argc, char **argv)
         return rc;
     cfit_storage_opts o = c.o;
     o.fresh = c.need_write > 0;   /* a write need is judged on a write: never reuse a kept file then */
-    struct sigaction sa, old_int, old_term;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;   /* no SA_RESTART: blocking I/O returns EINTR and the run ends */
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    interrupted = 0;
-    o.stop = &interrupted;
-    cfit_storage_result r;
-    cfit_diag d;
-    cfit_diag_clear(&d);
-    int err = cfit_storage_run(&o, &r, &d);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
-    if (err) {
-        if (interrupted)
-            return cli_error("bench storage: interrupted; the test file was %s", r.kept ? "kept" : "removed"), EXIT_RUNTIME;
-        return err == CFIT_EINVALID ? cli_error("bench storage: %s", d.msg)
-                                    : (cli_error("bench storage: %s", d.msg), EXIT_RUNTIME);
+    c.o = o;
+    if (c.clients > 1 || cfit_launch_env_size() > 1) {
+        cfit_launch l;
+        bench_launch_init(&l);
+        l.np = c.clients > 1 ? (int)c.clients : 0;
+        l.timeout_s = 7 * 86400.0;   /* a barrier waits for the slowest client's whole pass */
+        bench_launch_digest(&l, argc, argv);
+        return bench_run(&l, storage_body, &c);
     }
-    if (c.json)
-        storage_json(&c, &r);
-    else
-        storage_table(&c, &r);
-    if (c.report && (rc = cli_storage_report(c.report, &r, c.need_read, c.need_write, c.need_source)))
-        return rc;
-    return read_met(&c, &r) == 0 || write_met(&c, &r) == 0 ? EXIT_BENCH : EXIT_OK;
+    return storage_once(&c, NULL);
 }
 
 /* ---- bench memory ---- */
