@@ -134,7 +134,7 @@ static int unknown_key(wparse *p, const yaml_node_t *k, const section *s)
     const char *key = sval(k);
     if (in_list(key, s->unsupported, s->nunsupported) >= 0)
         return NERR(p, k, "'%s' is not supported by clusterfit's exporter (docs/exporter.md)", key);
-    const char *near = cfit_closest(key, s->known, s->nknown);
+    const char *near = cfit_suggest(key, s->known, s->nknown);
     if (near)
         return NERR(p, k, "unknown key '%s' in %s (did you mean '%s'?)", key, s->where, near);
     return NERR(p, k, "unknown key '%s' in %s", key, s->where);
