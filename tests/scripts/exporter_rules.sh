@@ -39,4 +39,9 @@ PY
 cp "$src/tests/fixtures/rules/tests.yml" "$src/tests/fixtures/rules/tests_default.yml" "$tmp/"
 promtool check rules "$tmp/rules.yml" || fail "promtool check rules rejects the plan rules"
 promtool test rules "$tmp/tests.yml" "$tmp/tests_default.yml" || fail "promtool test rules failed"
+# docs/alerts.md is the runbook: a section for every alert the rules name
+for a in $(sed -n 's/^  - alert: "\(.*\)"$/\1/p' "$tmp/rules.yml" "$tmp/default.yml" | sort -u); do
+    grep -qx "## $a" "$src/docs/alerts.md" || fail "docs/alerts.md has no runbook section '## $a'"
+done
+grep -q '"docs/alerts.md#clusterfitgpuunderutilized"' "$tmp/rules.yml" || fail "no runbook_url on the alerts"
 echo "exporter_rules.sh: ok"
