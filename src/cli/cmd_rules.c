@@ -237,8 +237,9 @@ static int print_buffered(const rules_cli *c)
 
 int cmd_rules(int argc, char **argv)
 {
-    rules_cli c = {.job = "clusterfit", .runbook = "docs/alerts.md", .gpu_util = {0.8, 0.5}, .net = {0.7, 0.9},
-                   .data = {0.05, 0.2}, .ar = {0.1, 0.3}, .straggler = {1.2, 1.5}, .margin = 1.25,
+    rules_cli c = {.job = "clusterfit", .runbook = "docs/alerts.md", .gpu_util = {0.8, 0.5, 0}, .net = {0.7, 0.9, 0},
+                   .data = {0.05, 0.2, 0}, .ar = {0.1, 0.3, 0}, .straggler = {1.2, 1.5, 0},
+                   .margin = 1.25,
                    .gpu_for_s = 600, .for_s = 300, .window_s = 300};
     int rc = cli_parse(argc, argv, opts, on_opt, &c, "clusterfit rules [--from-plan plan.json] [options]",
                        "Print Prometheus alerting rules (YAML) for the clusterfit exporter's metrics, each threshold\n"

@@ -441,10 +441,12 @@ static int parser_error(const wparse *p, const yaml_parser_t *ps, const char *te
     if (ps->error == YAML_MEMORY_ERROR)
         return CFIT_ENOMEM;
     int line = (int)ps->problem_mark.line + 1, col = (int)ps->problem_mark.column + 1;
+    int end_line, end_col;
+    position(text, len, len, &end_line, &end_col);
     if (ps->error == YAML_READER_ERROR)
         position(text, len, ps->problem_offset, &line, &col);
-    else if (ps->problem_mark.index >= len)
-        position(text, len, len, &line, &col);
+    else if (line > end_line)   /* mark.index counts characters, not bytes: compare lines */
+        line = end_line, col = end_col;
     const char *what = ps->problem ? ps->problem : "invalid YAML";
     if (!ps->context)
         return cfit_diag_set(p->d, CFIT_EPARSE, p->file, line, col, "%s", what);
