@@ -90,7 +90,8 @@ static void add_headers(const struct cfit_http *h, struct MHD_Response *r)
 
 /* Queue a response; encoding non-NULL marks a negotiated body (Vary: Accept-Encoding), and
  * adds Content-Encoding unless it is "identity". */
-static mhd_result respond(const struct cfit_http *h, struct MHD_Connection *c, unsigned status, const char *type, char *body, size_t len,
+static mhd_result respond(const struct cfit_http *h, struct MHD_Connection *c, unsigned status, const char *type,
+                          char *body, size_t len,
                           enum MHD_ResponseMemoryMode mode, const char *encoding)
 {
     struct MHD_Response *r = MHD_create_response_from_buffer(len, body, mode);
@@ -219,6 +220,15 @@ static void drop_locked(struct cfit_http *h, conn_slot *s)
     shutdown(s->fd, SHUT_RDWR);
 }
 
+/* A TLS connection's session gets the web config's client-certificate and suite rules before
+ * its handshake (libmicrohttpd has made the session, and runs the handshake after this). */
+static void tls_setup(const struct cfit_http *h, struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *ti = h->cert ? MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION) : NULL;
+    if (ti && ti->tls_session)
+        cfit__tls_session_setup(ti->tls_session, h->web);
+}
+
 static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
                           enum MHD_ConnectionNotificationCode code)
 {
@@ -231,9 +241,7 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
         if (!s)
             return;
         s->fd = ci->connect_fd;
-        const union MHD_ConnectionInfo *ti = h->cert ? MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION) : NULL;
-        if (ti && ti->tls_session)
-            cfit__tls_session_setup(ti->tls_session, h->web);
+        tls_setup(h, c);
         pthread_mutex_lock(&h->conn_lock);
         h->live++;
         wait_push(h, s, cfit__now());
