@@ -299,6 +299,15 @@ static int tls_entry(wparse *p, int key, const yaml_node_t *k, const yaml_node_t
     }
 }
 
+/* 1 when cipher_suites names a TLS 1.2-or-older suite (the TLS 1.3 ones have no "_WITH_"). */
+static int suites_before_tls13(const cfit_web_config *wc)
+{
+    for (size_t i = 0; i < wc->nsuites; i++)
+        if (strstr(cfit_tls_suite_name(wc->suites[i]), "_WITH_"))
+            return 1;
+    return 0;
+}
+
 /* exporter-toolkit's ConfigToTLSConfig checks, at the tls_server_config key. */
 static int tls_check(wparse *p, const yaml_node_t *k)
 {
@@ -308,6 +317,9 @@ static int tls_check(wparse *p, const yaml_node_t *k)
     if (wc->min_version > wc->max_version)
         return NERR(p, k, "tls_server_config: min_version TLS%d is above max_version TLS%d", wc->min_version,
                     wc->max_version);
+    if (wc->nsuites && wc->max_version <= 12 && !suites_before_tls13(wc))
+        return NERR(p, k, "tls_server_config: cipher_suites names only TLS 1.3 suites, which max_version TLS%d "
+                    "never negotiates (no handshake could succeed)", wc->max_version);
     if (wc->client_ca_file && wc->client_auth == CFIT_WEB_NO_CLIENT_CERT)
         return NERR(p, k, "tls_server_config: client_ca_file is set without a client_auth_type");
     if (!wc->client_ca_file && (wc->client_auth == CFIT_WEB_VERIFY_CLIENT_CERT_IF_GIVEN ||

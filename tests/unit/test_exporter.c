@@ -210,6 +210,8 @@ static void test_web_config(void **st)
          "unknown cipher suite 'TLS_RSA_WITH_RC4_128_SHA'"},
         {"tls_server_config:\n  cert_file: a\n  key_file: b\n  cipher_suites: TLS_AES_128_GCM_SHA256\n", 4, 18,
          "expected a list"},
+        {"tls_server_config: {cert_file: a, key_file: b, max_version: TLS12, cipher_suites: [TLS_AES_128_GCM_SHA256]}\n",
+         1, 1, "names only TLS 1.3 suites"},
         {"http_server_config:\n  headers:\n    Server: x\n", 3, 5, "'Server' can not be configured"},
         {"http_server_config:\n  headers:\n    X-Frame-Options: allow\n", 3, 22, "expected deny or sameorigin"},
         {"http_server_config:\n  headers:\n    X-XSS-Protection: \"1\\r\\nX: y\"\n", 3, 23, "line break"},
