@@ -291,6 +291,7 @@ static const char *type_name(cfit_metric_type t, int om)
 {
     switch (t) {
     case CFIT_METRIC_COUNTER: return "counter";
+    case CFIT_METRIC_COUNTER_UNSUFFIXED: return om ? "unknown" : "counter";
     case CFIT_METRIC_HISTOGRAM: return "histogram";
     case CFIT_METRIC_INFO: return om ? "info" : "gauge";
     case CFIT_METRIC_GAUGE: break;
