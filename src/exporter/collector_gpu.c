@@ -9,7 +9,8 @@
  * and NVML is initialised again at most every cfg->gpu_lost_retry_s (60 s) to find it after a reset.
  * NOT_SUPPORTED and other per-call errors only leave that metric out.  XID events are read
  * from an NVML event set without waiting at each scrape and kept as counters per GPU and XID
- * across re-initialisations.
+ * across re-initialisations.  Reading a GPU is gpu_read.c's, writing its families gpu_emit.c's
+ * (native names, and dcgm-exporter's with cfg->compat_dcgm).
  */
 #include "gpu_read.h"
 
@@ -269,6 +270,45 @@ static int one_gpu(gpu_state *s, gpu_dev *g, const char *const *l, const char *c
     return err;
 }
 
+/* Everything of GPU i: identity and readings (rolled back when it is lost halfway), XID counts, gpu_up. */
+static int gpu_series(gpu_state *s, unsigned i, cfit_expo *e)
+{
+    gpu_dev *g = &s->gpus[i];
+    char idx[16], dev[24];
+    snprintf(idx, sizeof idx, "%u", i);
+    snprintf(dev, sizeof dev, "nvidia%u", i);
+    const char *l[] = {"gpu", idx, "uuid", g->uuid, NULL};
+    /* dcgm-exporter's labels, in its order (internal/pkg/rendermetrics/render_metrics.go) */
+    const char *dl[] = {"gpu", idx, "UUID", g->uuid, "pci_bus_id", g->pci_bus_id, "device", dev,
+                        "modelName", g->name, "Hostname", s->hostname, "DCGM_FI_DRIVER_VERSION", s->driver, NULL};
+    int dcgm = s->cfg->compat_dcgm, rc = 0, up = g->have_handle;
+    if (up) {
+        /* A GPU lost halfway reports only gpu_up 0 (and its XID counts). */
+        cfit_expo_mark m = cfit_expo_mark_get(e);
+        const char *il[] = {"gpu", idx, "uuid", g->uuid, "name", g->name, "driver_version", s->driver, NULL};
+        rc = cfit__emit(e, "clusterfit_gpu_info", CFIT_METRIC_INFO, "GPU identity and driver.", il, 1);
+        if (!rc)
+            rc = one_gpu(s, g, l, dcgm ? dl : NULL, e, &up);
+        if (!rc && !up)
+            cfit_expo_rollback(e, m);
+    } else {
+        note_error(s, NVML_ERROR_GPU_IS_LOST, &up);
+    }
+    for (unsigned k = 0; k < g->nxid && !rc; k++) {
+        char xid[16];
+        snprintf(xid, sizeof xid, "%u", g->xid[k]);
+        const char *xl[] = {"gpu", idx, "uuid", g->uuid, "xid", xid, NULL};
+        rc = cfit__emit(e, "clusterfit_gpu_xid_errors_total", CFIT_METRIC_COUNTER,
+                        "XID critical error events seen since the exporter started.", xl, (double)g->xid_count[k]);
+    }
+    if (!rc && dcgm && up)
+        rc = cfit__gpu_emit_dcgm_xid(e, dl, g->last_xid);
+    if (!rc)
+        rc = cfit__emit(e, "clusterfit_gpu_up", CFIT_METRIC_GAUGE,
+                        "1 when NVML answered for the GPU, 0 when it is lost or the driver went away.", l, up);
+    return rc;
+}
+
 static int gpu_collect(void *state, cfit_expo *e, cfit_diag *d)
 {
     (void)d;
@@ -287,44 +327,8 @@ static int gpu_collect(void *state, cfit_expo *e, cfit_diag *d)
                         s->inited ? s->ngpus : 0);
     if (s->inited)
         drain_events(s);
-    for (unsigned i = 0; s->inited && i < s->ngpus && !rc; i++) {
-        gpu_dev *g = &s->gpus[i];
-        char idx[16];
-        snprintf(idx, sizeof idx, "%u", i);
-        const char *l[] = {"gpu", idx, "uuid", g->uuid, NULL};
-        char dev[24];
-        snprintf(dev, sizeof dev, "nvidia%u", i);
-        /* dcgm-exporter's labels, in its order (internal/pkg/rendermetrics/render_metrics.go) */
-        const char *dl[] = {"gpu", idx, "UUID", g->uuid, "pci_bus_id", g->pci_bus_id, "device", dev,
-                            "modelName", g->name, "Hostname", s->hostname, "DCGM_FI_DRIVER_VERSION", s->driver, NULL};
-        int dcgm = s->cfg->compat_dcgm;
-        int up = g->have_handle;
-        if (up) {
-            /* A GPU lost halfway reports only gpu_up 0 (and its XID counts). */
-            cfit_expo_mark m = cfit_expo_mark_get(e);
-            const char *il[] = {"gpu", idx, "uuid", g->uuid, "name", g->name, "driver_version", s->driver, NULL};
-            rc = cfit__emit(e, "clusterfit_gpu_info", CFIT_METRIC_INFO, "GPU identity and driver.", il, 1);
-            if (!rc)
-                rc = one_gpu(s, g, l, dcgm ? dl : NULL, e, &up);
-            if (!rc && !up)
-                cfit_expo_rollback(e, m);
-        } else {
-            note_error(s, NVML_ERROR_GPU_IS_LOST, &up);
-        }
-        for (unsigned k = 0; k < g->nxid && !rc; k++) {
-            char xid[16];
-            snprintf(xid, sizeof xid, "%u", g->xid[k]);
-            const char *xl[] = {"gpu", idx, "uuid", g->uuid, "xid", xid, NULL};
-            rc = cfit__emit(e, "clusterfit_gpu_xid_errors_total", CFIT_METRIC_COUNTER,
-                            "XID critical error events seen since the exporter started.", xl,
-                            (double)g->xid_count[k]);
-        }
-        if (!rc && dcgm && up)
-            rc = cfit__gpu_emit_dcgm_xid(e, dl, g->last_xid);
-        if (!rc)
-            rc = cfit__emit(e, "clusterfit_gpu_up", CFIT_METRIC_GAUGE,
-                            "1 when NVML answered for the GPU, 0 when it is lost or the driver went away.", l, up);
-    }
+    for (unsigned i = 0; s->inited && i < s->ngpus && !rc; i++)
+        rc = gpu_series(s, i, e);
     pthread_mutex_unlock(&s->lock);
     return rc;
 }
