@@ -24,7 +24,10 @@ typedef enum cfit_metric_type {
     CFIT_METRIC_GAUGE,
     CFIT_METRIC_COUNTER,    /* name must end in _total */
     CFIT_METRIC_INFO,       /* name must end in _info; value 1 */
-    CFIT_METRIC_HISTOGRAM   /* samples written with cfit_expo_histogram() */
+    CFIT_METRIC_HISTOGRAM,  /* samples written with cfit_expo_histogram() */
+    /* a counter named without _total, as another exporter names it (--compat dcgm): TYPE counter
+     * in the text format, unknown in OpenMetrics (which requires the suffix) */
+    CFIT_METRIC_COUNTER_UNSUFFIXED
 } cfit_metric_type;
 
 typedef enum cfit_expo_format {
@@ -84,6 +87,7 @@ typedef struct cfit_exporter_config {
     double job_stale_s;         /* drop a (job, rank) pair not heard from this long; 0 = 600 s */
     size_t job_max_series;      /* (job, rank) pairs kept; past it the oldest is dropped; 0 = 1024 */
     int gpu_pcie;               /* 1: also sample PCIe throughput (costs ~40 ms per GPU) */
+    int compat_dcgm;            /* 1: the gpu collector also writes dcgm-exporter's DCGM_FI_* families */
     double gpu_lost_retry_s;    /* re-initialise NVML to look for a lost GPU at most this often; 0 = 60 s */
     /* log sink for collectors' one-time warnings (NULL: silent) */
     void (*log)(void *ctx, const char *fmt, ...)
