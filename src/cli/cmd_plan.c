@@ -398,6 +398,8 @@ static int nothing_fits(const cfit_plan_request *r, const cfit_plan_result *res)
                          "parallel sizes admit none", res->global_batch);
     }
     char rec[32];
+    if (best->offload)
+        return plan_nothing_fits_offload(best);
     return cli_error("nothing fits: the closest layout (%ld x %s, tp %d pp %d dp %d cp %d mbs %d ZeRO-%d, "
                      "recompute %s) needs %.1f GB per GPU, %.1f GB more than the %.0f GB available; %s",
                      best->gpus, best->gpu->name, best->layout.tp, best->layout.pp, best->layout.dp,

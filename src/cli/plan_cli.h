@@ -64,6 +64,8 @@ void plan_print_offload(const cfit_plan *p);
 /* The source column of memory row `row` (0 weights, 1 gradients, 2 optimizer) under fine-tuning
  * or offload, else dflt. */
 const char *plan_mem_source(const cfit_plan_request *r, const cfit_plan *p, int row, const char *dflt);
+/* Exit 2 explaining why even the closest offloaded layout does not fit (GPU or host memory). */
+int plan_nothing_fits_offload(const cfit_plan *p);
 /* A plan's "offload" and "finetune" objects (docs/json.md). */
 struct cfit__buf;
 void plan_json_offload(struct cfit__buf *b, const plan_cli *c, const cfit_plan *p);

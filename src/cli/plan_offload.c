@@ -75,7 +75,7 @@ void plan_json_offload(cfit__buf *b, const plan_cli *c, const cfit_plan *p)
     cfit__buf_puts(b, ", \"offload\": {");
     cfit__buf_key_string(b, "mode", cfit_offload_str(p->offload, mode, sizeof mode), 0);
     cfit__buf_key_number(b, "host_bytes", p->mem.host_bytes, 1);
-    cfit__buf_key_number(b, "host_capacity_bytes", p->mem.host_capacity_bytes, 1);
+    cfit__buf_key_opt(b, "host_capacity_bytes", p->mem.host_capacity_bytes > 0, p->mem.host_capacity_bytes);
     cfit__buf_key_number(b, "exposed_s", p->br.offload_s, 1);
     cfit__buf_puts(b, "}, \"finetune\": {");
     cfit__buf_key_string(b, "mode", cfit_finetune_name((cfit_finetune)r->finetune), 0);
@@ -99,4 +99,17 @@ const char *plan_mem_source(const cfit_plan_request *r, const cfit_plan *p, int 
     if (row == 0 && qlora)
         return "frozen NF4 base (0.516 B/param) + bf16 adapters";
     return row >= 0 && row < 3 ? lora[row] : dflt;
+}
+
+int plan_nothing_fits_offload(const cfit_plan *p)
+{
+    char mode[64], rec[32];
+    const cfit_layout *l = &p->layout;
+    const cfit_memory *m = &p->mem;
+    return cli_error("nothing fits, even with host-memory offload: the closest layout (%ld x %s, tp %d pp %d dp %d cp %d "
+                     "mbs %d ZeRO-%d, recompute %s, offload %s) needs %.1f GB per GPU of the %.0f GB available and "
+                     "%.1f GB of host memory per GPU of the %.1f GB its node has per GPU; more GPUs (--gpus) or a node "
+                     "with more memory", p->gpus, p->gpu->name, l->tp, l->pp, l->dp, l->cp, l->mbs, l->zero,
+                     plan_recompute_str(rec, sizeof rec, p), cfit_offload_str(p->offload, mode, sizeof mode),
+                     m->total_bytes / 1e9, m->capacity_bytes / 1e9, m->host_bytes / 1e9, m->host_capacity_bytes / 1e9);
 }

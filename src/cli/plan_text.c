@@ -97,6 +97,10 @@ static void plan_row(const plan_cli *c, const cfit_plan *p, double tokens, int c
         printf("%9s", "-");
     if (cost)
         cost_cells(c, p);
+    if (p->offload) {   /* offload.h: what the plan keeps in host memory */
+        char mode[64];
+        printf("  offload %s", cfit_offload_str(p->offload, mode, sizeof mode));
+    }
     printf("%s\n", p->fits ? "" : "  (does not fit)");
 }
 

@@ -235,14 +235,22 @@ typedef struct search_state {
     int offload_searched;   /* nothing fit without offload: the masks were searched too */
 } search_state;
 
+/* How far a plan is from fitting: its GPU memory shortfall, or its host memory's when offload
+ * overfills the host (offload.h). */
+static double shortfall_bytes(const cfit_plan *p)
+{
+    double gpu = p->mem.total_bytes - p->mem.capacity_bytes;
+    double host = p->mem.host_bytes > 0 ? p->mem.host_bytes - p->mem.host_capacity_bytes : gpu;
+    return gpu > host ? gpu : host;
+}
+
 static void consider(search_state *s, const cfit_plan *p)
 {
     s->evaluated++;
     if (p->fits) {
         s->feasible++;
         topk_offer(&s->top, p);
-    } else if (!s->has_closest || p->mem.total_bytes - p->mem.capacity_bytes <
-                                      s->closest.mem.total_bytes - s->closest.mem.capacity_bytes) {
+    } else if (!s->has_closest || shortfall_bytes(p) < shortfall_bytes(&s->closest)) {
         s->closest = *p;
         s->has_closest = 1;
     }
