@@ -1,6 +1,6 @@
 /* offload.h - optimizer, parameter and activation offload to host memory, and LoRA / QLoRA
- * fine-tuning: the terms the planner adds to a layout's memory and step time (docs/model.md
- * §3.8, §3.9, §5.14, §5.15 derive them with their sources).
+ * fine-tuning: the terms the planner adds to a layout's memory and step time (docs/model.md §10
+ * derives them with their sources).
  */
 #ifndef CLUSTERFIT_OFFLOAD_H
 #define CLUSTERFIT_OFFLOAD_H
@@ -36,7 +36,7 @@ double cfit_pcie_bw_bytes_per_s(int gen, int lanes);
  * PCIe generation and width). */
 int cfit_node_has_host(const cfit_node *n);
 /* Seconds DeepSpeed's CPU-Adam takes to update `params` parameters on a host of host_bw
- * bytes/s (ZeRO-Offload's measured rate, scaled by memory bandwidth; docs/model.md §5.14). */
+ * bytes/s (ZeRO-Offload's measured rate, scaled by memory bandwidth; docs/model.md §10.2). */
 double cfit_cpu_adam_s(double params, double host_bw_bytes_per_s);
 
 /* Fine-tuning mode.  NONE (pre-training) and FULL cost the same: every parameter trained. */

@@ -37,7 +37,7 @@ typedef struct cfit_memory {
     double weights_bytes, grads_bytes, optimizer_bytes, activations_bytes, other_bytes;
     double total_bytes, capacity_bytes;
     double host_bytes;            /* offloaded to host memory, per GPU (offload.h; 0 without offload) */
-    double host_capacity_bytes;   /* the node's host memory over the job's GPUs on it (0: unknown) */
+    double host_capacity_bytes;   /* with offload: the node's host memory over the job's GPUs on it; else 0 */
 } cfit_memory;
 
 typedef struct cfit_breakdown {

@@ -1,5 +1,5 @@
 /* plan_offload.c - `plan --offload`, `--finetune`, `--lora-rank`: parsing, and the lines, table rows
- * and JSON fields they add (offload.h; docs/model.md §3.8-§3.9, §5.14-§5.15). */
+ * and JSON fields they add (offload.h; docs/model.md §10). */
 #include "plan_cli.h"
 #include "base/json.h"
 
@@ -75,7 +75,9 @@ void plan_json_offload(cfit__buf *b, const plan_cli *c, const cfit_plan *p)
     cfit__buf_puts(b, ", \"offload\": {");
     cfit__buf_key_string(b, "mode", cfit_offload_str(p->offload, mode, sizeof mode), 0);
     cfit__buf_key_number(b, "host_bytes", p->mem.host_bytes, 1);
-    cfit__buf_key_opt(b, "host_capacity_bytes", p->mem.host_capacity_bytes > 0, p->mem.host_capacity_bytes);
+    const cfit_node *n = p->node;   /* the node's host memory over the job's GPUs on it, when known */
+    double cap = n->host_memory_bytes / (double)(p->gpus < n->gpus_per_node ? p->gpus : n->gpus_per_node);
+    cfit__buf_key_opt(b, "host_capacity_bytes", cap > 0, cap);
     cfit__buf_key_number(b, "exposed_s", p->br.offload_s, 1);
     cfit__buf_puts(b, "}, \"finetune\": {");
     cfit__buf_key_string(b, "mode", cfit_finetune_name((cfit_finetune)r->finetune), 0);

@@ -1,4 +1,4 @@
-/* finetune.c - LoRA and QLoRA fine-tuning (docs/model.md §3.9, §5.15): frozen base weights,
+/* finetune.c - LoRA and QLoRA fine-tuning (docs/model.md §10.4-§10.6): frozen base weights,
  * trained low-rank adapters, the backward without weight gradients.
  *
  * LoRA (Hu et al., "LoRA: Low-Rank Adaptation of Large Language Models", arXiv 2106.09685) adds

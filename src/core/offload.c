@@ -1,5 +1,5 @@
-/* offload.c - optimizer, parameter and activation offload to host memory (docs/model.md §3.8,
- * §5.14): what moves off the GPU, what the host link and the CPU's Adam step cost.
+/* offload.c - optimizer, parameter and activation offload to host memory (docs/model.md §10.1-§10.3):
+ * what moves off the GPU, what the host link and the CPU's Adam step cost.
  *
  * ZeRO-Offload (Ren et al., "ZeRO-Offload: Democratizing Billion-Scale Model Training", USENIX ATC
  * 2021, arXiv 2101.06840) keeps the bf16 parameters and the forward/backward on the GPU and the

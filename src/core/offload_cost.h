@@ -1,7 +1,7 @@
 /* offload_cost.h - the planner's offload and fine-tuning hooks (internal; offload.c, finetune.c).
  *
  * perf.c calls these from its memory and step-time model; search.c from its ZeRO loop and its
- * fallback when nothing fits.  docs/model.md §3.8-§3.9 and §5.14-§5.15 derive every term.
+ * fallback when nothing fits.  docs/model.md §10 derives every term.
  */
 #ifndef CFIT_OFFLOAD_COST_H
 #define CFIT_OFFLOAD_COST_H

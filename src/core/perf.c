@@ -921,10 +921,12 @@ static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const c
     out->mem.other_bytes = worst->other;
     out->mem.total_bytes = worst->total;
     out->mem.capacity_bytes = ctx->g->memory_bytes;
-    out->mem.host_bytes = p > 1 && last.host > first.host ? last.host : first.host;
-    out->mem.host_capacity_bytes = cfit__host_capacity_bytes(ctx, N);
-    out->fits = worst->total <= ctx->g->memory_bytes &&
-                (out->mem.host_bytes <= 0 || out->mem.host_bytes <= out->mem.host_capacity_bytes);
+    out->fits = worst->total <= ctx->g->memory_bytes;
+    if (ctx->host.offload) {   /* the offloaded state must fit the node's host memory too */
+        out->mem.host_bytes = p > 1 && last.host > first.host ? last.host : first.host;
+        out->mem.host_capacity_bytes = cfit__host_capacity_bytes(ctx, N);
+        out->fits = out->fits && out->mem.host_bytes <= out->mem.host_capacity_bytes;
+    }
 }
 
 void cfit__plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lc, const cfit_layout *l,

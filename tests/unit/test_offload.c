@@ -1,5 +1,5 @@
 /* test_offload.c - host-memory offload and LoRA / QLoRA fine-tuning terms (offload.h,
- * docs/model.md §3.8-§3.9, §5.14-§5.15). */
+ * docs/model.md §10). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
