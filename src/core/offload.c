@@ -12,6 +12,7 @@
  */
 #include "core/perf.h"
 #include "clusterfit/offload.h"
+#include "clusterfit/frameworks.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -162,7 +163,8 @@ static double exposed(double need_s, double window_s)
     return need_s > window_s ? need_s - window_s : 0.0;
 }
 
-double cfit__offload_step_s(const cfit__ctx *ctx, const cfit__layer_cost *lc, long N, int n, long m_mb, double P_opt, double w_bytes, double *t_opt_s)
+double cfit__offload_step_s(const cfit__ctx *ctx, const cfit__layer_cost *lc, long N, int n, long m_mb,
+                            double P_opt, double w_bytes, double *t_opt_s)
 {
     const cfit__host *h = &ctx->host;
     double share = sharers(ctx, N);
@@ -233,5 +235,30 @@ int cfit__offload_validate(const cfit_plan_request *r, cfit_diag *d)
         return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
                              "--offload optimizer needs --zero 1, 2 or 3 (DeepSpeed's offload_optimizer works on a "
                              "ZeRO stage), got --zero 0");
+    return CFIT_EOK;
+}
+
+int cfit__emit_offload_bad(int k, const cfit_plan_request *r, const cfit_plan *p, cfit_diag *d)
+{
+    char mode[64];
+    if (k == CFIT_EMIT_TORCHRUN)
+        return CFIT_EOK;
+    if (p->offload & CFIT_OFFLOAD_ACTIVATIONS)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "emit: the plan offloads activations (--offload %s), which neither a DeepSpeed config nor "
+                             "Megatron-LM arguments express (wrap the model in torch.autograd.graph.save_on_cpu); plan "
+                             "with --offload without activations to emit it", cfit_offload_str(p->offload, mode, sizeof mode));
+    if (k != CFIT_EMIT_MEGATRON)
+        return CFIT_EOK;
+    if ((p->offload & CFIT_OFFLOAD_PARAMS) || ((p->offload & CFIT_OFFLOAD_OPTIMIZER) && p->layout.zero != 1))
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "emit: Megatron-LM offloads only the distributed optimizer's states "
+                             "(--optimizer-cpu-offload with ZeRO-1); the plan has --offload %s at ZeRO-%d: emit deepspeed",
+                             cfit_offload_str(p->offload, mode, sizeof mode), p->layout.zero);
+    if (cfit_finetune_frozen((cfit_finetune)r->finetune))
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "emit: Megatron-LM's pretrain_gpt.py trains every weight; --finetune %s needs a PEFT "
+                             "framework: emit deepspeed (the LoRA adapters come from the model code)",
+                             cfit_finetune_name((cfit_finetune)r->finetune));
     return CFIT_EOK;
 }

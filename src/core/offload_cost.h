@@ -59,6 +59,11 @@ double cfit__host_capacity_bytes(const struct cfit__ctx *ctx, long N);
 /* Validate the request's offload and fine-tuning fields (CFIT_EOK or an error with d set). */
 int cfit__offload_validate(const cfit_plan_request *r, cfit_diag *d);
 
+/* What a launch config of kind k (cfit_emit_kind) cannot express for plan p: activation offload
+ * (no DeepSpeed or Megatron key), Megatron's parameter offload, its optimizer offload beyond the
+ * distributed optimizer, and LoRA / QLoRA in pretrain_gpt.py; CFIT_EINVALID with d set, else 0. */
+int cfit__emit_offload_bad(int k, const cfit_plan_request *r, const cfit_plan *p, cfit_diag *d);
+
 /* ---- finetune.c ---- */
 void cfit__finetune_init(struct cfit__ctx *ctx);
 /* A frozen layer's forward extras: adapters and QLoRA's dequantization added to fwd; to `frozen`
