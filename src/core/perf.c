@@ -834,6 +834,8 @@ static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const c
     /* data parallel: gradients (and parameters when sharded) over the DP group */
     double P_dev = stage_params(ctx, n_max, p == 1, 1, l->tp);
     double w_bytes = 2.0 * P_dev / (l->zero >= 3 ? (double)d : 1.0);   /* the parameter shard params offload moves */
+    if (ctx->moe)
+        w_bytes += 2.0 * stage_expert_params(ctx, n_max, l) / (l->zero >= 3 ? expert_dp(l) : 1.0);
     if (ctx->host.frozen)   /* only the adapters have gradients and optimizer states */
         P_dev = cfit__finetune_trainable(ctx, n_max, l->tp);
     double dp_slow = 1.0;
