@@ -220,13 +220,13 @@ int cfit__schedule_validate(const cfit_plan_request *r, long gbs, cfit_diag *d)
 {
     const cfit_framework *fw = cfit__plan_framework(r);
     const cfit_layout *f = &r->fixed;
-    int rc = validate_zero(fw, f, d);
-    if (rc)
-        return rc;
     if (fw && fw->schedules == 0 && f->pp > 1)
         return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
                              "--pp %d: framework '%s' runs no pipeline parallelism (its entry lists no schedules)",
                              f->pp, fw->name);
+    int rc = validate_zero(fw, f, d);
+    if (rc)
+        return rc;
     if (f->schedule <= CFIT_SCHED_DEFAULT)
         return CFIT_EOK;
     if (f->schedule >= CFIT_SCHED_COUNT)
