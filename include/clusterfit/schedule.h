@@ -1,5 +1,5 @@
 /* schedule.h - pipeline-parallel schedules: their bubble, in-flight activations and parameter
- * copies (docs/model.md §5.6).
+ * copies (docs/model.md §5.8).
  *
  * A layout's schedule is cfit_layout.schedule; vp is the model chunks each device holds.  Schedule
  * 0 (CFIT_SCHED_DEFAULT) is the 1F1B family: 1f1b at vp 1, interleaved 1F1B at vp > 1, as before
@@ -58,7 +58,7 @@ int cfit_schedule_check(cfit_schedule s, int pp, int vp, long m, int chunks_max,
 int cfit_schedule_ends_together(cfit_schedule s);
 
 /* What schedule s holds on a device with pp stages of vp chunks and m micro-batches per step
- * (docs/model.md §5.6). */
+ * (docs/model.md §5.8). */
 typedef struct cfit_schedule_terms {
     double inflight_first, inflight_last;   /* activations the first and the last device hold, in
                             micro-batches of one stage (its layers x one micro-batch's stored
@@ -70,7 +70,7 @@ typedef struct cfit_schedule_terms {
 
 void cfit_schedule_terms_of(cfit_schedule s, int pp, int vp, long m, cfit_schedule_terms *out);
 
-/* The bubble of one step (docs/model.md §5.6).  t_mb_s: the slowest device's time for one
+/* The bubble of one step (docs/model.md §5.8).  t_mb_s: the slowest device's time for one
  * micro-batch's forward and backward through its stage (F + B, B the full backward, with its
  * exposed TP/CP/EP communication and point-to-point sends); b_s: its backward compute (B);
  * w_s: the weight-gradient part of b_s (W).  0 when pp is 1. */

@@ -534,7 +534,7 @@ static double ep_comm_s(const cfit__ctx *ctx, double tokens, int tp, int ep, int
     return t - hidden + ctx->fw->moe_comm_sm_share * hidden;
 }
 
-/* W, the weight-gradient share of a layer's backward (docs/model.md §5.6): one GEMM of each
+/* W, the weight-gradient share of a layer's backward (docs/model.md §5.8): one GEMM of each
  * forward weight GEMM's shape (dW = X^T dY), i.e. the projections' and MLP's forward time again;
  * the attention core has no weights, so its backward is all B (Qi et al. 2024, Table 1:
  * W = 24 s b h^2 FLOPs, B = 24 s b h^2 + 8 b s^2 h). */
@@ -685,7 +685,7 @@ static double expert_dp(const cfit_layout *l)
 
 typedef struct stage_mem { double w, gr, opt, act, other, total; } stage_mem;
 
-/* Which ends of the model a device holds under the layout's schedule (docs/model.md §5.6): the
+/* Which ends of the model a device holds under the layout's schedule (docs/model.md §5.8): the
  * V shapes put the last chunk on the first device and turn in the middle on the last one;
  * DualPipe's end devices hold both end stages. */
 static void device_ends(const cfit_layout *l, const cfit_schedule_terms *st, int *first, int *last)
@@ -698,14 +698,13 @@ static void device_ends(const cfit_layout *l, const cfit_schedule_terms *st, int
         *last = 0;
 }
 
+/* One device's memory: n_layers of layer cost lc, first/last stage flags, the schedule's terms st. */
 static void stage_memory(const cfit__ctx *ctx, const cfit__layer_cost *lc, const cfit_layout *l,
-                         int n_layers, int first, int last, long m_mb, stage_mem *sm)
+                         const cfit_schedule_terms *st, int n_layers, int first, int last, stage_mem *sm)
 {
-    cfit_schedule_terms st;
-    cfit_schedule_terms_of(cfit_layout_schedule(l), l->pp, l->vp, m_mb, &st);
-    double inflight = first ? st.inflight_first : st.inflight_last;
-    device_ends(l, &st, &first, &last);
-    int n_params = n_layers * st.param_copies;               /* DualPipe: two stages' parameters */
+    double inflight = first ? st->inflight_first : st->inflight_last;
+    device_ends(l, st, &first, &last);
+    int n_params = n_layers * st->param_copies;              /* DualPipe: two stages' parameters */
     double P = stage_params(ctx, n_params, first, last, l->tp);
     double d = l->dp;
     sm->w = 2.0 * P * (l->zero >= 3 ? 1.0 / d : 1.0);
@@ -905,10 +904,10 @@ static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const c
     out->slowdown_cp = lc->cp_slow;
 
     stage_mem first, last;
-    stage_memory(ctx, lcf, l, n_first, 1, p == 1, m_mb, &first);
+    stage_memory(ctx, lcf, l, &st, n_first, 1, p == 1, &first);
     const stage_mem *worst = &first;
     if (p > 1) {
-        stage_memory(ctx, lcl, l, n_last, 0, 1, m_mb, &last);
+        stage_memory(ctx, lcl, l, &st, n_last, 0, 1, &last);
         if (last.total > first.total)
             worst = &last;
     }
@@ -956,7 +955,9 @@ static double stage_total(const cfit__ctx *ctx, const cfit__layer_cost *none, co
     cfit__layer_cost b;
     stage_mem sm;
     blend(none, full, k, n, &b);
-    stage_memory(ctx, &b, l, n, first, last, m_mb, &sm);
+    cfit_schedule_terms st;
+    cfit_schedule_terms_of(cfit_layout_schedule(l), l->pp, l->vp, m_mb, &st);
+    stage_memory(ctx, &b, l, &st, n, first, last, &sm);
     return sm.total;
 }
 

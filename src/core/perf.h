@@ -77,7 +77,7 @@ typedef struct cfit__layer_cost {
     int ep, etp;                     /* expert parallel sizes (1, 1 for a dense model) */
     double fwd_s, bwd_s;             /* compute of one layer, one micro-batch (bwd includes recompute) */
     double wgrad_s;                  /* of bwd_s: the weight-gradient GEMMs (W of the zero-bubble
-                                        schedules, docs/model.md §5.6) */
+                                        schedules, docs/model.md §5.8) */
     double cb_s, mb_s;               /* of fwd_s + bwd_s: compute-bound and memory-bound parts */
     double attn_fwd_s;               /* fused attention forward (window for CP overlap) */
     double tp_s, cp_s;               /* exposed TP and CP communication, fwd + bwd */

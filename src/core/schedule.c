@@ -1,5 +1,5 @@
 /* schedule.c - pipeline schedules: names, the rules each one imposes on a layout, and its bubble,
- * in-flight activations and parameter copies (docs/model.md §5.6 derives every term).
+ * in-flight activations and parameter copies (docs/model.md §5.8 derives every term).
  *
  * Sources: 1F1B and interleaved 1F1B - Narayanan et al., SC21 (arXiv 2104.04473) §2.2;
  * ZB-H1 and ZB-V - Qi et al., "Zero Bubble Pipeline Parallelism" (arXiv 2401.10241) §2-§6;
@@ -126,7 +126,7 @@ static double nonneg(double x)
     return x > 0 ? x : 0.0;
 }
 
-/* The bubble of one step (docs/model.md §5.6), F + B = t_mb_s, B = b_s (full backward), W = w_s,
+/* The bubble of one step (docs/model.md §5.8), F + B = t_mb_s, B = b_s (full backward), W = w_s,
  * in the DeepSeek-V3 report's Table 2 notation; chunk times are half the device's for the V
  * shapes and DualPipeV (two chunks of half a stage each). */
 double cfit_schedule_bubble_s(cfit_schedule s, int p, int vp, double t_mb_s, double b_s, double w_s)

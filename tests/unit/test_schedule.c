@@ -1,4 +1,4 @@
-/* test_schedule.c - pipeline schedules (schedule.h, docs/model.md §5.6): names, the rules each
+/* test_schedule.c - pipeline schedules (schedule.h, docs/model.md §5.8): names, the rules each
  * imposes, the bubble and in-flight terms against the papers' tables, the framework's schedules
  * and zero_with_pp in the catalog and in the search. */
 #include <stdarg.h>
