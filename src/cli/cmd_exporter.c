@@ -23,7 +23,7 @@ enum {
 
 static const cli_opt opts[] = {
     {"web.listen-address", 0, "HOST:PORT", "address to serve on (default 127.0.0.1:9400; :PORT = every address)", O_LISTEN},
-    {"web.config.file", 0, "FILE", "TLS certificate/key and bcrypt basic-auth users (docs/exporter.md)", O_WEBCFG},
+    {"web.config.file", 0, "FILE", "exporter-toolkit web config: TLS, client certs, headers, basic auth (docs/exporter.md)", O_WEBCFG},
     {"web.max-connections", 0, "N", "connections at once; past it the oldest still sending headers goes (default 512)", O_MAXCONN},
     {"web.max-connections-per-ip", 0, "N", "connections from one client address (default 256)", O_PERIP},
     {"web.timeout", 0, "TIME", "close a connection idle this long (default 10s)", O_TIMEOUT},
