@@ -171,6 +171,10 @@ typedef struct cfit_framework {
                                           balanced routing) */
     double moe_comm_sm_share;          /* share of the GPU's SMs the dispatch kernels hold while they
                                           overlap compute (that compute slows by it); 0 = none */
+    unsigned schedules;                /* pipeline schedules it runs: a bit per cfit_schedule (schedule.h);
+                                          without a "schedules" key 1f1b and interleaved */
+    int zero_with_pp;                  /* highest ZeRO stage it combines with pipeline parallelism
+                                          (without the key 1: the distributed optimizer) */
     char source[CFIT_TEXT_MAX];
 } cfit_framework;
 

@@ -31,6 +31,7 @@ typedef struct cfit_layout {
     int ep, etp;          /* expert parallel and expert tensor parallel sizes of an MoE model's
                              expert layers (Megatron-Core's parallel folding, docs/model.md);
                              0 or 1 = none, as for every dense model */
+    int schedule;         /* cfit_schedule (schedule.h); 0 = 1F1B, interleaved when vp > 1 */
 } cfit_layout;
 
 typedef struct cfit_memory {

@@ -1,5 +1,6 @@
 /* cmd_catalog.c - `clusterfit catalog list [KIND]` and `clusterfit catalog show NAME|FILE`. */
 #include "cli.h"
+#include "clusterfit/schedule.h"
 #include "clusterfit/workload.h"
 #include "clusterfit/offload.h"
 
@@ -266,6 +267,9 @@ static int show(const cfit_catalog *cat, const char *name)
             printf("  %-28s %.3g ms per layer forward pass\n", "host time to issue kernels", fw->host_layer_s * 1e3);
         else
             printf("  %-28s not modelled\n", "host time to issue kernels");
+        char list[128];
+        printf("  %-28s %s\n", "pipeline schedules", cfit_schedule_list(fw->schedules, list, sizeof list));
+        printf("  %-28s ZeRO-%d\n", "ZeRO with PP, at most", fw->zero_with_pp);
         printf("  %-28s %s\n", "source", fw->source);
         return 0;
     }

@@ -1,6 +1,7 @@
 /* cmd_plan.c - `clusterfit plan`: parse the job, run the search, then print tables (plan_text.c)
  * or JSON (plan_json.c), the report, launch configs and the bill of materials. */
 #include "plan_cli.h"
+#include "clusterfit/schedule.h"
 #include "clusterfit/topo.h"
 
 #include <math.h>
@@ -19,6 +20,7 @@ enum { O_BOM_BASE = 200 };      /* --bom, --network and their options: plan_bom.
 enum { O_CALIBRATION = 300 };   /* --calibration FILE: a bench --json file or nccl-tests log (calibration.h) */
 enum { O_REPORT = 400 };        /* --report FILE.html: plan_report.c */
 enum { O_OFFLOAD = 500, O_FINETUNE, O_LORA_RANK };   /* host-memory offload and fine-tuning (offload.h) */
+enum { O_SCHEDULE = 600 };      /* --schedule NAME: a pipeline schedule (schedule.h) */
 
 static const cli_opt opts[] = {
     {"model", 0, "NAME|FILE", "model from the catalog, a JSON model file or a Hugging Face config.json (default llama3-70b)", O_MODEL},
@@ -38,7 +40,9 @@ static const cli_opt opts[] = {
     {"pp", 0, "N", "pipeline parallel size (default: searched)", O_PP},
     {"dp", 0, "N", "data parallel size (default: searched)", O_DP},
     {"cp", 0, "N", "context parallel size (default: searched)", O_CP},
-    {"vp", 0, "N", "interleaved pipeline chunks per GPU (default: searched)", O_VP},
+    {"vp", 0, "N", "model chunks per GPU: interleaved 1F1B's depth; 2 for zb-v, dualpipe(v) (default: searched)", O_VP},
+    {"schedule", 0, "NAME", "pipeline schedule: 1f1b, interleaved, zb-h1, zb-v, dualpipe, dualpipev\n"
+                            "                                       (default: searched among the framework's; docs/plan.md)", O_SCHEDULE},
     {"mbs", 0, "N", "micro-batch size in sequences (default: searched)", O_MBS},
     {"zero", 0, "0..3", "ZeRO stage, 1 = distributed optimizer (default: searched)", O_ZERO},
     {"recompute", 0, "none|selective|full|block|experts", "activation recomputation; block = full on the fewest layers that fit;\n"
@@ -173,6 +177,15 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
     case O_DP: return parse_layout_int(name, value, 1L << 24, &r->fixed.dp);
     case O_CP: return parse_layout_int(name, value, 4096, &r->fixed.cp);
     case O_VP: return parse_layout_int(name, value, 4096, &r->fixed.vp);
+    case O_SCHEDULE: {
+        cfit_schedule sc;
+        cfit_diag d;
+        cfit_diag_clear(&d);
+        if (cfit_schedule_parse(value, &sc, &d))
+            return cli_error("--schedule: %s", d.msg);
+        r->fixed.schedule = (int)sc;
+        return 0;
+    }
     case O_MBS: return parse_layout_int(name, value, 1 << 20, &r->fixed.mbs);
     case O_EP: return parse_layout_int(name, value, 1 << 16, &r->fixed.ep);
     case O_ETP: return parse_layout_int(name, value, 4096, &r->fixed.etp);

@@ -1,6 +1,7 @@
 /* plan_text.c - `clusterfit plan` for people: the plan tables, the best plan's memory and time
  * breakdown, cost and power, the goal line and the recommendation. */
 #include "plan_cli.h"
+#include "clusterfit/schedule.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -170,10 +171,11 @@ static void print_details(const plan_cli *c, const cfit_plan *p, double tokens)
     char rec[32];
     printf("\nbest plan: %ld x %s on %ld x %s nodes, scale-out %s\n", p->gpus, p->gpu->name, p->nodes,
            p->node->name, p->fabric->name);
-    printf("  layout: tp %d, pp %d (layers per stage %d..%d, imbalance %.1f%%), dp %d, cp %d, vp %d, "
+    printf("  layout: tp %d, pp %d (layers per stage %d..%d, imbalance %.1f%%), dp %d, cp %d, vp %d%s%s, "
            "micro-batch %d x %ld accumulation steps, ZeRO-%d, recompute %s, sp %s\n",
            p->layout.tp, p->layout.pp, p->stage_layers_min, p->stage_layers_max, p->stage_imbalance * 100,
-           p->layout.dp, p->layout.cp, p->layout.vp, p->layout.mbs, p->grad_accum, p->layout.zero,
+           p->layout.dp, p->layout.cp, p->layout.vp, p->layout.pp > 1 ? ", schedule " : "",
+           p->layout.pp > 1 ? cfit_layout_schedule_name(&p->layout) : "", p->layout.mbs, p->grad_accum, p->layout.zero,
            plan_recompute_str(rec, sizeof rec, p), p->layout.sp ? "on" : "off");
     if (show_experts(c))
         printf("  experts: ep %d, etp %d, expert dp %ld (Megatron-Core parallel folding over tp x cp x dp)\n",

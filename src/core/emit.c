@@ -8,6 +8,7 @@
  * megatron/training/arguments.py (_add_moe_args, _add_mla_args, validate_args) and the
  * TransformerConfig / ModelParallelConfig fields it turns into flags (docs/check.md).
  */
+#include "clusterfit/schedule.h"
 #include "clusterfit/frameworks.h"
 #include "clusterfit/workload.h"
 #include "base/json.h"
@@ -307,6 +308,25 @@ static void emit_torchrun(cfit__buf *b, const cfit_plan *p)
                      nodes, per_node, nodes, per_node);
 }
 
+/* A pipeline the framework of kind k cannot run (docs/plan.md, framework configs): beyond the
+ * 1F1B family (1f1b, interleaved: what these configs always described) neither DeepSpeed's pipeline
+ * engine (runtime/pipe/schedule.py; it asserts ZeRO < 2, runtime/pipe/engine.py) nor Megatron-LM
+ * (pipeline_parallel/schedules.py) runs a schedule. */
+static int schedule_bad(cfit_emit_kind k, const cfit_layout *l, cfit_diag *d)
+{
+    cfit_schedule s = cfit_layout_schedule(l);
+    if (l->pp <= 1 || k == CFIT_EMIT_TORCHRUN)
+        return CFIT_EOK;
+    if (s != CFIT_SCHED_1F1B && s != CFIT_SCHED_INTERLEAVED)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "--emit %s: the plan's pipeline schedule %s is not one %s runs "
+                             "(plan with --schedule 1f1b or interleaved)", cfit_emit_kind_name(k), cfit_schedule_name(s),
+                             k == CFIT_EMIT_DEEPSPEED ? "DeepSpeed" : "Megatron-LM");
+    if (k == CFIT_EMIT_DEEPSPEED && l->zero >= 2)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "--emit deepspeed: DeepSpeed's pipeline engine rejects ZeRO-%d "
+                             "with pp %d (ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism)", l->zero, l->pp);
+    return CFIT_EOK;
+}
+
 /* Expert parallelism the model cannot take: the plan is not one Megatron would start. */
 static int moe_layout_bad(const cfit_model *m, const cfit_layout *l, cfit_diag *d)
 {
@@ -330,6 +350,8 @@ int cfit_emit(cfit_emit_kind k, const cfit_plan_request *r, const cfit_plan *p, 
     int bad = moe_layout_bad(r->model, &p->layout, d);
     if (!bad)
         bad = cfit__emit_offload_bad((int)k, r, p, d);   /* offload.c: what the launchers cannot express */
+    if (!bad)
+        bad = schedule_bad(k, &p->layout, d);
     if (bad)
         return bad;
     cfit__buf b;

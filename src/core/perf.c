@@ -7,6 +7,7 @@
  */
 #include "core/perf.h"
 #include "clusterfit/calibration.h"
+#include "clusterfit/schedule.h"
 #include "clusterfit/sim.h"
 
 #include <math.h>
@@ -546,6 +547,18 @@ static double ep_comm_s(const cfit__ctx *ctx, double tokens, int tp, int ep, int
     return t - hidden + ctx->fw->moe_comm_sm_share * hidden;
 }
 
+/* W, the weight-gradient share of a layer's backward (docs/model.md §5.8): one GEMM of each
+ * forward weight GEMM's shape (dW = X^T dY), i.e. the projections' and MLP's forward time again;
+ * the attention core has no weights, so its backward is all B (Qi et al. 2024, Table 1:
+ * W = 24 s b h^2 FLOPs, B = 24 s b h^2 + 8 b s^2 h). */
+static double weight_grad_s(const cfit__ctx *ctx, double tokens, int tp, int sp, int ep, int etp)
+{
+    acc w = {0, 0, 0}, experts = {0, 0, 0};
+    attn_proj_forward(ctx, tokens, tp, sp, &w);
+    mlp_forward(ctx, tokens, tp, ep, etp, &w, &experts);
+    return w.t;
+}
+
 void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int recompute,
                               int sp, int ep, int etp, cfit__layer_cost *lc)
 {
@@ -580,6 +593,7 @@ void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int
     double attn_s = attn.t;
     lc->fwd_s = fwd.t;
     lc->bwd_s = bwd_t;
+    lc->wgrad_s = weight_grad_s(ctx, tokens, tp, sp, ep, etp);
     lc->cb_s = fwd.cb + bwd_cb;
     lc->mb_s = fwd.mb + bwd_mb;
     lc->attn_fwd_s = attn_s;
@@ -691,10 +705,27 @@ static double expert_dp(const cfit_layout *l)
 
 typedef cfit__stage_mem stage_mem;
 
-static void stage_memory(const cfit__ctx *ctx, const cfit__layer_cost *lc, const cfit_layout *l,
-                         int n_layers, int first, int last, long m_mb, stage_mem *sm)
+/* Which ends of the model a device holds under the layout's schedule (docs/model.md §5.8): the
+ * V shapes put the last chunk on the first device and turn in the middle on the last one;
+ * DualPipe's end devices hold both end stages. */
+static void device_ends(const cfit_layout *l, const cfit_schedule_terms *st, int *first, int *last)
 {
-    double P = stage_params(ctx, n_layers, first, last, l->tp);
+    if (!st->ends_together)
+        return;
+    if (cfit_layout_schedule(l) == CFIT_SCHED_DUALPIPE || *first)
+        *first = *last = 1;
+    else
+        *last = 0;
+}
+
+/* One device's memory: n_layers of layer cost lc, first/last stage flags, the schedule's terms st. */
+static void stage_memory(const cfit__ctx *ctx, const cfit__layer_cost *lc, const cfit_layout *l,
+                         const cfit_schedule_terms *st, int n_layers, int first, int last, stage_mem *sm)
+{
+    double inflight = first ? st->inflight_first : st->inflight_last;
+    device_ends(l, st, &first, &last);
+    int n_params = n_layers * st->param_copies;              /* DualPipe: two stages' parameters */
+    double P = stage_params(ctx, n_params, first, last, l->tp);
     double d = l->dp;
     sm->w = 2.0 * P * (l->zero >= 3 ? 1.0 / d : 1.0);
     if (ctx->prec == CFIT_PREC_FP8)
@@ -702,23 +733,15 @@ static void stage_memory(const cfit__ctx *ctx, const cfit__layer_cost *lc, const
     sm->gr = ctx->grad_bytes * P * (l->zero >= 2 ? 1.0 / d : 1.0);
     sm->opt = 12.0 * P * (l->zero >= 1 ? 1.0 / d : 1.0);          /* fp32 master, Adam m, v */
     if (ctx->moe) {   /* routed experts: over EP x ETP, their ZeRO shards over the expert-DP ranks */
-        double Pe = stage_expert_params(ctx, n_layers, l), de = expert_dp(l);
+        double Pe = stage_expert_params(ctx, n_params, l), de = expert_dp(l);
         sm->w += 2.0 * Pe * (l->zero >= 3 ? 1.0 / de : 1.0) + (ctx->prec == CFIT_PREC_FP8 ? Pe : 0.0);
         sm->gr += ctx->grad_bytes * Pe * (l->zero >= 2 ? 1.0 / de : 1.0);
         sm->opt += 12.0 * Pe * (l->zero >= 1 ? 1.0 / de : 1.0);
     }
     if (ctx->host.frozen)   /* LoRA / QLoRA: frozen base weights, trained adapters (finetune.c) */
-        cfit__finetune_stage_memory(ctx, n_layers, P, l, sm);
-    /* micro-batches in flight: 1F1B keeps up to pp on the first stage; interleaving
-     * multiplies by 1 + (p-1)/(p v) */
-    double inflight = 1.0;
-    if (l->pp > 1) {
-        int stage_from_first = first ? 0 : l->pp - 1;
-        double k = (double)(l->pp - stage_from_first);
-        inflight = k < (double)m_mb ? k : (double)m_mb;
-        if (l->vp > 1)
-            inflight *= 1.0 + (l->pp - 1.0) / ((double)l->pp * l->vp);
-    }
+        cfit__finetune_stage_memory(ctx, n_params, P, l, sm);
+    /* micro-batches in flight (schedule.c): 1F1B keeps up to pp on the first stage; interleaving
+     * multiplies by 1 + (p-1)/(p v); the other schedules their own */
     sm->act = lc->act_bytes * n_layers * inflight + lc->work_bytes;
     if (last)
         sm->act += lc->logits_bytes;
@@ -807,9 +830,13 @@ static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const c
     int n_first, n_last, n_min, n_max;
     stage_layers(L, p, &n_first, &n_last, &n_min, &n_max);
 
+    cfit_schedule sched = cfit_layout_schedule(l);
+    cfit_schedule_terms st;
+    cfit_schedule_terms_of(sched, p, l->vp, m_mb, &st);
     double t_layer_f = layer_time(lcf), t_layer_l = layer_time(lcl);
-    double t_first = n_first * t_layer_f + (p == 1 ? lcf->logits_s : 0.0);
-    double t_last = n_last * t_layer_l + lcl->logits_s;
+    /* the logits run on the last stage, or on the first device where it holds the last chunk */
+    double t_first = n_first * t_layer_f + (p == 1 || st.ends_together ? lcf->logits_s : 0.0);
+    double t_last = n_last * t_layer_l + (st.ends_together ? 0.0 : lcl->logits_s);
     double t_stage = t_first > t_last ? t_first : t_last;
     double t_fast = p == 1 ? t_stage : (n_min * t_layer_f);
     if (p > 1 && t_last < t_fast)
@@ -817,7 +844,7 @@ static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const c
     int slow_is_last = p > 1 && t_last >= t_first;
     int n_slow = slow_is_last ? n_last : n_first;
     const cfit__layer_cost *lc = slow_is_last ? lcl : lcf;   /* the stage that sets the pace */
-    double logits_slow = (slow_is_last || p == 1) ? 1.0 : 0.0;
+    double logits_slow = (slow_is_last != st.ends_together || p == 1) ? 1.0 : 0.0;
 
     /* pipeline point-to-point: activations forward, gradients backward, per chunk */
     double t_pp = 0.0, pp_slow = 1.0;
@@ -826,27 +853,27 @@ static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const c
         int intra = stride < ctx->link_group;
         if (!intra)   /* every GPU of a stage sends at once: the simulator's send-recv */
             pp_slow = topo_factor(ctx, (N + ctx->gpn - 1) / ctx->gpn, ctx->gpn, stride, 0, lc->pp_msg_bytes);
-        t_pp = 2.0 * l->vp * cfit__comm_p2p_s(ctx, lc->pp_msg_bytes, intra, pp_slow);
+        t_pp = 2.0 * st.sends * cfit__comm_p2p_s(ctx, lc->pp_msg_bytes, intra, pp_slow);
     }
     double t_mb = t_stage + t_pp;
-    double bubble = p > 1 ? (p - 1.0) / l->vp * t_mb : 0.0;
+    double bubble = cfit_schedule_bubble_s(sched, p, l->vp, t_mb, n_slow * lc->bwd_s, n_slow * lc->wgrad_s);
 
     /* data parallel: gradients (and parameters when sharded) over the DP group */
-    double P_dev = stage_params(ctx, n_max, p == 1, 1, l->tp);
+    double P_dev = stage_params(ctx, n_max * st.param_copies, p == 1, 1, l->tp);
     double w_bytes = 2.0 * P_dev / (l->zero >= 3 ? (double)d : 1.0);   /* the parameter shard params offload moves */
     if (ctx->moe)
-        w_bytes += 2.0 * stage_expert_params(ctx, n_max, l) / (l->zero >= 3 ? expert_dp(l) : 1.0);
+        w_bytes += 2.0 * stage_expert_params(ctx, n_max * st.param_copies, l) / (l->zero >= 3 ? expert_dp(l) : 1.0);
     if (ctx->host.frozen)   /* only the adapters have gradients and optimizer states */
-        P_dev = cfit__finetune_trainable(ctx, n_max, l->tp);
+        P_dev = cfit__finetune_trainable(ctx, n_max * st.param_copies, l->tp);
     double dp_slow = 1.0;
     double dp_exposed, P_opt;
     if (!ctx->moe) {
         dp_exposed = dp_comm_s(ctx, l, N, P_dev, m_mb, n_slow * lc->fwd_s, n_slow * lc->bwd_s, &dp_slow);
         P_opt = P_dev / (l->zero >= 1 ? (double)d : 1.0);
     } else {
-        dp_exposed = moe_dp_comm_s(ctx, l, N, n_max, P_dev, m_mb, n_slow * lc->fwd_s, n_slow * lc->bwd_s, &dp_slow);
+        dp_exposed = moe_dp_comm_s(ctx, l, N, n_max * st.param_copies, P_dev, m_mb, n_slow * lc->fwd_s, n_slow * lc->bwd_s, &dp_slow);
         P_opt = P_dev / (l->zero >= 1 ? (double)d : 1.0) +
-                stage_expert_params(ctx, n_max, l) / (l->zero >= 1 ? expert_dp(l) : 1.0);
+                stage_expert_params(ctx, n_max * st.param_copies, l) / (l->zero >= 1 ? expert_dp(l) : 1.0);
     }
     /* optimizer: fp32 master, m, v read + written, fp32 grad read, bf16 weight written */
     double t_opt = P_opt * 32.0 / ctx->mem_bw;
@@ -866,6 +893,7 @@ static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const c
     out->nodes = (N + ctx->gpn - 1) / ctx->gpn;
     out->layout = *l;
     out->offload = ctx->host.offload;
+    out->layout.schedule = p > 1 ? (int)sched : CFIT_SCHED_DEFAULT;   /* the family resolved by vp */
     out->global_batch = ctx->gbs;
     out->grad_accum = m_mb;
     out->step_time_s = step;
@@ -909,10 +937,10 @@ static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const c
     out->slowdown_cp = lc->cp_slow;
 
     stage_mem first, last = {0, 0, 0, 0, 0, 0, 0};
-    stage_memory(ctx, lcf, l, n_first, 1, p == 1, m_mb, &first);
+    stage_memory(ctx, lcf, l, &st, n_first, 1, p == 1, &first);
     const stage_mem *worst = &first;
     if (p > 1) {
-        stage_memory(ctx, lcl, l, n_last, 0, 1, m_mb, &last);
+        stage_memory(ctx, lcl, l, &st, n_last, 0, 1, &last);
         if (last.total > first.total)
             worst = &last;
     }
@@ -965,7 +993,9 @@ static double stage_total(const cfit__ctx *ctx, const cfit__layer_cost *none, co
     cfit__layer_cost b;
     stage_mem sm;
     blend(none, full, k, n, &b);
-    stage_memory(ctx, &b, l, n, first, last, m_mb, &sm);
+    cfit_schedule_terms st;
+    cfit_schedule_terms_of(cfit_layout_schedule(l), l->pp, l->vp, m_mb, &st);
+    stage_memory(ctx, &b, l, &st, n, first, last, &sm);
     return sm.total;
 }
 

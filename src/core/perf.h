@@ -78,6 +78,8 @@ typedef struct cfit__layer_cost {
     int tp, cp, mbs, recompute, sp;
     int ep, etp;                     /* expert parallel sizes (1, 1 for a dense model) */
     double fwd_s, bwd_s;             /* compute of one layer, one micro-batch (bwd includes recompute) */
+    double wgrad_s;                  /* of bwd_s: the weight-gradient GEMMs (W of the zero-bubble
+                                        schedules, docs/model.md §5.8) */
     double cb_s, mb_s;               /* of fwd_s + bwd_s: compute-bound and memory-bound parts */
     double attn_fwd_s;               /* fused attention forward (window for CP overlap) */
     double tp_s, cp_s;               /* exposed TP and CP communication, fwd + bwd */
@@ -123,5 +125,10 @@ void cfit__plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lc, const cfi
  * count (0 when nothing needs recomputing; the stage size when even full does not fit). */
 int cfit__plan_cost_block(const cfit__ctx *ctx, const cfit__layer_cost *none, const cfit__layer_cost *full,
                           const cfit_layout *l, cfit_plan *out);
+
+/* schedule.c: the request's framework (the catalog's megatron-core when it names none; NULL
+ * without a catalog) and its pipeline rules on the fixed layout (ZeRO with PP, --schedule). */
+const cfit_framework *cfit__plan_framework(const cfit_plan_request *r);
+int cfit__schedule_validate(const cfit_plan_request *r, long gbs, cfit_diag *d);
 
 #endif

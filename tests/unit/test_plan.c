@@ -80,7 +80,7 @@ static void request(cfit_plan_request *r, const char *model_name, const cfit_gpu
 
 static cfit_layout layout(int tp, int pp, int dp, int cp, int vp, int mbs, int zero, int rec, int sp)
 {
-    cfit_layout l = {tp, pp, dp, cp, vp, mbs, zero, rec, sp, 1, 1};
+    cfit_layout l = {tp, pp, dp, cp, vp, mbs, zero, rec, sp, 1, 1, 0};
     return l;
 }
 
