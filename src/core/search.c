@@ -514,7 +514,7 @@ static void cost_fixed(const cfit__ctx *ctx, const cfit_layout *f, search_state 
 
 /* A fully fixed layout: as given (offload none unless fixed), else, when it does not fit and
  * offload is left to the search, under the first offload mask (search order) that fits it; when
- * none does, the closest is reported. */
+ * none does, the layout as given is reported. */
 static void fixed_layout(const cfit__ctx *ctx, long N, search_state *s)
 {
     const cfit_layout *f = &ctx->req->fixed;
@@ -523,6 +523,8 @@ static void fixed_layout(const cfit__ctx *ctx, long N, search_state *s)
     h->offload = given > 0 ? given : 0;
     ((cfit__ctx *)ctx)->job_gpus = N;
     cost_fixed(ctx, f, s);
+    cfit_plan as_given = s->closest;   /* what is reported when no offload mask fits either */
+    long evaluated = s->evaluated;
     int floor;
     for (int mask = 1; s->top.n == 0 && given == CFIT_SEARCH && h->has_host && mask <= CFIT_OFFLOAD_ALL; mask++) {
         if (!cfit__offload_zero_ok(ctx, mask, f->zero, &floor))
@@ -530,6 +532,10 @@ static void fixed_layout(const cfit__ctx *ctx, long N, search_state *s)
         h->offload = mask;
         cost_fixed(ctx, f, s);
         s->offload_searched = 1;
+    }
+    if (s->top.n == 0) {   /* the probes found nothing: the layout as given, as the only one tried */
+        s->closest = as_given;
+        s->evaluated = evaluated;
     }
     if (s->top.n == 0 && s->has_closest) {   /* reported even when it does not fit */
         s->top.v[0] = s->closest;
