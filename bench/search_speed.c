@@ -53,7 +53,10 @@ static void make_request(cfit_plan_request *r, const cfit_catalog *cat, const cf
     r->tokens = 15e12;
 }
 
-static int bench_search(const cfit_catalog *cat, long gbs, double *rate, double *ref_rate, uint64_t *per_run)
+/* Searches of llama3-405b on 16384 h100-sxm for one CPU second under framework fw (NULL: the
+ * default megatron-core; "torchtitan" searches four pipeline schedules). */
+static int bench_search(const cfit_catalog *cat, long gbs, const char *fw, double *rate, double *ref_rate,
+                        uint64_t *per_run)
 {
     cfit_diag d;
     const cfit_gpu *g = cfit_catalog_gpu(cat, "h100-sxm", &d);
@@ -65,6 +68,10 @@ static int bench_search(const cfit_catalog *cat, long gbs, double *rate, double 
     cfit_plan_request r;
     make_request(&r, cat, &g, m, 16384);
     r.global_batch = gbs;
+    if (fw && !(r.framework = cfit_catalog_framework(cat, fw, &d))) {
+        fprintf(stderr, "search_speed: %s\n", d.msg);
+        return 1;
+    }
     uint64_t total = 0;
     int runs = 0;
     long batch = 0;
@@ -99,9 +106,9 @@ static int bench_search(const cfit_catalog *cat, long gbs, double *rate, double 
     } while (cpu_s() - t0 < 1.0);
     *ref_rate = (double)n / (cpu_s() - t0);
     (void)sink;
-    printf("  batch %5ld seqs: %8llu layouts per search, %6d searches, %10.0f layouts/s (search), "
+    printf("  batch %5ld seqs%s%s: %8llu layouts per search, %6d searches, %10.0f layouts/s (search), "
            "%10.0f layouts/s (reference), ratio %.1fx\n",
-           batch, (unsigned long long)*per_run, runs,
+           batch, fw ? ", framework " : "", fw ? fw : "", (unsigned long long)*per_run, runs,
            *rate, *ref_rate, *rate / *ref_rate);
     return 0;
 }
@@ -205,9 +212,10 @@ int main(int argc, char **argv)
         return 1;
     }
     printf("# search speed: llama3-405b on 16384 h100-sxm, nothing fixed, one core\n");
-    double rate, ref, rate2, ref2;
-    uint64_t n1, n2;
-    int rc = bench_search(cat, 0, &rate, &ref, &n1) || bench_search(cat, 512, &rate2, &ref2, &n2) ||
+    double rate, ref, rate2, ref2, rate3, ref3;
+    uint64_t n1, n2, n3;
+    int rc = bench_search(cat, 0, NULL, &rate, &ref, &n1) || bench_search(cat, 512, NULL, &rate2, &ref2, &n2) ||
+             bench_search(cat, 0, "torchtitan", &rate3, &ref3, &n3) ||
              bench_topology(cat, "llama3-70b", 1024, "fattree:k=16,oversub=2") ||
              bench_topology(cat, "llama3-405b", 16384, "fattree:k=48");
     double moe_s = 0;
@@ -223,6 +231,7 @@ int main(int argc, char **argv)
                "peak RSS %.1f MB\n", bin, wall, rss / 1024.0);
     else
         printf("  whole command: skipped (no executable at '%s')\n", bin);
+    rate2 = rate3 < rate2 ? rate3 : rate2;   /* the target holds for every search: schedules in the space too */
     int ok = rate >= 1e6 && rate2 >= 1e6 && (wall == 0 || (wall < 2.0 && rss < 100 * 1024));
     printf("targets: >= 1000000 layouts/s: %s; command < 2 s and RSS < 100 MB: %s; MoE search < 2 s: %s\n",
            rate >= 1e6 && rate2 >= 1e6 ? "met" : "MISSED",

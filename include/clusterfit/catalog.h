@@ -144,6 +144,10 @@ typedef struct cfit_node {
     char gpu[CFIT_NAME_MAX];           /* the GPU entry this node type holds ("" = any) */
     int p2p_off;                       /* "p2p": "no" - GPUs cannot reach each other's memory over
                                           PCIe (GeForce, IOMMU), so NCCL goes through host memory */
+    double host_memory_bytes;          /* CPU (host) memory of the node; 0 = unknown (no offload) */
+    double host_memory_bw_bytes_per_s; /* its peak bandwidth, all sockets (channels x transfer rate x 8 B) */
+    int pcie_gen, pcie_lanes;          /* each GPU's host link (generation 3..5, lanes); 0 = unknown */
+    char host_source[CFIT_TEXT_MAX];   /* where the four host figures come from */
     char source[CFIT_TEXT_MAX];
 } cfit_node;
 
@@ -167,6 +171,10 @@ typedef struct cfit_framework {
                                           balanced routing) */
     double moe_comm_sm_share;          /* share of the GPU's SMs the dispatch kernels hold while they
                                           overlap compute (that compute slows by it); 0 = none */
+    unsigned schedules;                /* pipeline schedules it runs: a bit per cfit_schedule (schedule.h);
+                                          without a "schedules" key 1f1b and interleaved */
+    int zero_with_pp;                  /* highest ZeRO stage it combines with pipeline parallelism
+                                          (without the key 1: the distributed optimizer) */
     char source[CFIT_TEXT_MAX];
 } cfit_framework;
 

@@ -1,6 +1,7 @@
 /* plan_bom.c - `plan --bom` (bill of materials and storage) and `plan --network` (fabric
  * comparison and recommendation) for the best plan; formulas in docs/sizing.md. */
 #include "plan_bom.h"
+#include "clusterfit/schedule.h"
 #include "cli.h"
 
 #include <stdio.h>
@@ -298,6 +299,7 @@ void cli_json_layout_dims(cfit__buf *b, const cfit_layout *l, int comma)
     cfit__buf_key_number(b, "dp", l->dp, 1);
     cfit__buf_key_number(b, "cp", l->cp, 1);
     cfit__buf_key_number(b, "vp", l->vp, 1);
+    cfit__buf_key_string(b, "schedule", cfit_layout_schedule_name(l), 1);   /* "none" without a pipeline */
     cfit__buf_key_number(b, "micro_batch", l->mbs, 1);
 }
 

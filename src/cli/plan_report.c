@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "report/report.h"
 #include "clusterfit/plan.h"
+#include "clusterfit/schedule.h"
 #include "clusterfit/cost.h"
 
 #include <math.h>
@@ -26,8 +27,9 @@ static const char *plan_label(char *buf, size_t n, size_t rank, const cfit_plan 
 
 static const char *layout_label(char *buf, size_t n, const cfit_plan *p)
 {
-    snprintf(buf, n, "tp %d pp %d dp %d cp %d vp %d mbs %d ZeRO-%d", p->layout.tp, p->layout.pp, p->layout.dp,
-             p->layout.cp, p->layout.vp, p->layout.mbs, p->layout.zero);
+    snprintf(buf, n, "tp %d pp %d dp %d cp %d vp %d%s%s mbs %d ZeRO-%d", p->layout.tp, p->layout.pp, p->layout.dp,
+             p->layout.cp, p->layout.vp, p->layout.pp > 1 ? " " : "", p->layout.pp > 1 ? cfit_layout_schedule_name(&p->layout) : "",
+             p->layout.mbs, p->layout.zero);
     return buf;
 }
 

@@ -7,6 +7,7 @@
  * staging area first and merged only when all of it is valid.
  */
 #include "clusterfit/catalog.h"
+#include "clusterfit/schedule.h"
 #include "clusterfit/workload.h"
 #include "base/json.h"
 #include "base/file.h"
@@ -20,9 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum ftype { F_STR, F_TEXT, F_NOTE, F_INT, F_DBL, F_BOOL, F_ENUM, F_OBJ, F_LAYERS } ftype;
+typedef enum ftype { F_STR, F_TEXT, F_NOTE, F_INT, F_DBL, F_BOOL, F_ENUM, F_OBJ, F_LAYERS, F_FLAGS } ftype;
 /* F_STR: a name (< CFIT_NAME_MAX); F_TEXT: free text stored; F_NOTE: free text checked, not stored;
- * F_LAYERS: an array of whole numbers in [min, max] into a cfit_layer_list */
+ * F_LAYERS: an array of whole numbers in [min, max] into a cfit_layer_list; F_FLAGS: an array of
+ * enums names into an unsigned, a bit per name (its index) */
 
 typedef struct field {
     const char *key;
@@ -157,12 +159,19 @@ static const field node_fields[] = {
     {"fabric", F_STR, N(fabric), 1, 0, 0, NULL, NULL},
     {"gpu", F_STR, N(gpu), 0, 0, 0, NULL, NULL},
     {"p2p", F_ENUM, N(p2p_off), 0, 0, 0, p2p_modes, NULL},
+    {"host_memory_bytes", F_DBL, N(host_memory_bytes), 0, 1e9, 1e15, NULL, NULL},
+    {"host_memory_bw_bytes_per_s", F_DBL, N(host_memory_bw_bytes_per_s), 0, 1e9, 1e14, NULL, NULL},
+    {"pcie_gen", F_INT, N(pcie_gen), 0, 3, 5, NULL, NULL},
+    {"pcie_lanes", F_INT, N(pcie_lanes), 0, 1, 32, NULL, NULL},
+    {"host_source", F_TEXT, N(host_source), 0, 0, 0, NULL, NULL},
     {"source", F_TEXT, N(source), 1, 0, 0, NULL, NULL},
     END};
 #undef N
 
 static const char *const attention_kinds[] = {"fused", "unfused", NULL};
 static const char *const moe_dispatchers[] = {"alltoall", "deepep", "hybridep", NULL};   /* cfit_moe_dispatcher */
+/* In cfit_schedule order (schedule.c names them the same). */
+static const char *const schedule_names[] = {"1f1b", "interleaved", "zb-h1", "zb-v", "dualpipe", "dualpipev", NULL};
 
 /* In cfit_price_unit order. */
 static const char *const price_units[] = {"usd_per_node", "usd_per_gpu_hour", "usd_per_kwh", "usd_per_port",
@@ -199,6 +208,8 @@ static const field framework_fields[] = {
     {"moe_a2a_overlap", F_BOOL, FW(moe_a2a_overlap), 0, 0, 0, NULL, NULL},
     {"moe_imbalance", F_DBL, FW(moe_imbalance), 0, 1, 64, NULL, NULL},
     {"moe_comm_sm_share", F_DBL, FW(moe_comm_sm_share), 0, 0, 1, NULL, NULL},
+    {"schedules", F_FLAGS, FW(schedules), 0, 0, 0, schedule_names, NULL},
+    {"zero_with_pp", F_INT, FW(zero_with_pp), 0, 0, 3, NULL, NULL},
     {"source", F_TEXT, FW(source), 1, 0, 0, NULL, NULL},
     END};
 #undef FW
@@ -396,18 +407,43 @@ static int load_layers(const cfit__json *v, const field *f, cfit_layer_list *out
     return CFIT_EOK;
 }
 
+/* An array of names from f->enums into a bit mask (bit i = enums[i]); each name once. */
+static int load_flags(const cfit__json *v, const field *f, unsigned *out, const char *what, const char *file,
+                      cfit_diag *d)
+{
+    *out = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        const cfit__json *e = v->items[i];
+        int k = -1;
+        for (int j = 0; e->type == CFIT__JSON_STRING && f->enums[j]; j++)
+            if (strcmp(f->enums[j], e->string) == 0)
+                k = j;
+        if (k < 0 || (*out & (1u << k))) {
+            char list[256] = "";
+            for (int j = 0; f->enums[j]; j++) {
+                size_t used = strlen(list);
+                snprintf(list + used, sizeof list - used, "%s%s", j ? ", " : "", f->enums[j]);
+            }
+            return cfit_diag_set(d, CFIT_EPARSE, file, e->line, e->col, "%s key '%s' must list each of %s at most once",
+                                 what, f->key, list);
+        }
+        *out |= 1u << k;
+    }
+    return CFIT_EOK;
+}
+
 static int load_value(const cfit__json *v, const field *f, char *base, const char *what,
                       const char *file, cfit_diag *d)
 {
     static const char *const want[] = {"a string", "a string", "a string", "a whole number",
                                        "a number", "true or false", "a string", "an object",
-                                       "an array of layer numbers"};
+                                       "an array of layer numbers", "an array of names"};
     int ok;
     switch (f->type) {
     case F_STR: case F_TEXT: case F_NOTE: case F_ENUM: ok = v->type == CFIT__JSON_STRING; break;
     case F_INT: case F_DBL: ok = v->type == CFIT__JSON_NUMBER; break;
     case F_BOOL: ok = v->type == CFIT__JSON_BOOL; break;
-    case F_LAYERS: ok = v->type == CFIT__JSON_ARRAY; break;
+    case F_LAYERS: case F_FLAGS: ok = v->type == CFIT__JSON_ARRAY; break;
     default: ok = v->type == CFIT__JSON_OBJECT; break;
     }
     if (!ok)
@@ -469,6 +505,8 @@ static int load_value(const cfit__json *v, const field *f, char *base, const cha
         return load_fields(v, f->sub, base, what, file, d);
     case F_LAYERS:
         return load_layers(v, f, (cfit_layer_list *)(void *)(base + f->off), what, file, d);
+    case F_FLAGS:
+        return load_flags(v, f, (unsigned *)(void *)(base + f->off), what, file, d);
     }
     return CFIT_EOK;
 }
@@ -528,6 +566,16 @@ static int date_ok(const char *s)
     return s[7] == '\0' && month >= 1 && month <= 12;
 }
 
+/* A framework entry without "schedules" runs 1F1B and interleaved 1F1B; without "zero_with_pp"
+ * it combines at most ZeRO-1 with pipelines (the rule every framework had before the keys). */
+static void framework_defaults(const cfit__json *obj, cfit_framework *fw)
+{
+    if (!cfit__json_member_get(obj, "schedules"))
+        fw->schedules = CFIT_SCHED_DEFAULT_MASK;
+    if (!cfit__json_member_get(obj, "zero_with_pp"))
+        fw->zero_with_pp = 1;
+}
+
 static int load_kind_array(const cfit__json *arr, int k, staged *st, const char *file, cfit_diag *d)
 {
     if (arr->type != CFIT__JSON_ARRAY)
@@ -560,6 +608,8 @@ static int load_kind_array(const cfit__json *arr, int k, staged *st, const char 
             rc = cfit_diag_set(d, CFIT_EPARSE, file, v->line, v->col,
                                "price entry '%s': date must be YYYY-MM, got '%s'", e,
                                ((const cfit_price *)(const void *)e)->date);
+        if (!rc && k == K_FRAMEWORK)
+            framework_defaults(v, (cfit_framework *)(void *)e);
         if (!rc && k == K_MODEL)
             rc = cfit_model_validate((cfit_model *)(void *)e, d) ? cfit_diag_set(d, CFIT_EINVALID, file,
                      v->line, v->col, "%s", d ? d->msg : "invalid model") : CFIT_EOK;

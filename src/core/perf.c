@@ -7,6 +7,7 @@
  */
 #include "core/perf.h"
 #include "clusterfit/calibration.h"
+#include "clusterfit/schedule.h"
 #include "clusterfit/sim.h"
 
 #include <math.h>
@@ -103,7 +104,10 @@ int cfit__ctx_init(cfit__ctx *ctx, const cfit_plan_request *r, const cfit_gpu *g
     ctx->emb_params = cfit_model_embedding_params(ctx->m);
     ctx->model_flops = cfit_model_flops_per_token(ctx->m, ctx->seq);   /* walks every layer: once */
     moe_init(ctx);
-    int rc = cfit__comm_init(ctx, d);
+    cfit__finetune_init(ctx);   /* adjusts model_flops for frozen weights */
+    int rc = cfit__offload_init(ctx, d);
+    if (!rc)
+        rc = cfit__comm_init(ctx, d);
     if (rc)
         return rc;
     ctx->topo = r->topology;
@@ -234,7 +238,7 @@ static double dp_factor(const cfit__ctx *ctx, const cfit_layout *l, long N, int 
 
 /* ---- compute: roofline per operation ---- */
 
-typedef struct acc { double t, cb, mb; } acc;
+typedef cfit__acc acc;
 
 static double shape_eff(const cfit__ctx *ctx, double x)
 {
@@ -262,6 +266,16 @@ static void membound(const cfit__ctx *ctx, double bytes, acc *a)
     double t = bytes / ctx->mem_bw;
     a->t += t;
     a->mb += t;
+}
+
+void cfit__gemm(const cfit__ctx *ctx, double M, double N, double K, double passes, cfit__acc *a)
+{
+    gemm(ctx, M, N, K, passes, a);
+}
+
+void cfit__membound(const cfit__ctx *ctx, double bytes, cfit__acc *a)
+{
+    membound(ctx, bytes, a);
 }
 
 static void flops_bound(double flops, double rate, acc *a)
@@ -533,6 +547,18 @@ static double ep_comm_s(const cfit__ctx *ctx, double tokens, int tp, int ep, int
     return t - hidden + ctx->fw->moe_comm_sm_share * hidden;
 }
 
+/* W, the weight-gradient share of a layer's backward (docs/model.md §5.8): one GEMM of each
+ * forward weight GEMM's shape (dW = X^T dY), i.e. the projections' and MLP's forward time again;
+ * the attention core has no weights, so its backward is all B (Qi et al. 2024, Table 1:
+ * W = 24 s b h^2 FLOPs, B = 24 s b h^2 + 8 b s^2 h). */
+static double weight_grad_s(const cfit__ctx *ctx, double tokens, int tp, int sp, int ep, int etp)
+{
+    acc w = {0, 0, 0}, experts = {0, 0, 0};
+    attn_proj_forward(ctx, tokens, tp, sp, &w);
+    mlp_forward(ctx, tokens, tp, ep, etp, &w, &experts);
+    return w.t;
+}
+
 void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int recompute,
                               int sp, int ep, int etp, cfit__layer_cost *lc)
 {
@@ -548,9 +574,15 @@ void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int
 
     acc fwd = {0, 0, 0}, attn = {0, 0, 0}, experts = {0, 0, 0};
     layer_forward(ctx, tokens, tp, sp, ep, etp, &fwd, &attn, &experts);
+    acc frozen = {0, 0, 0};   /* LoRA / QLoRA: the weight-gradient GEMMs the frozen weights skip */
+    if (ctx->host.frozen) {
+        attn_proj_forward(ctx, tokens, tp, sp, &frozen);
+        dense_mlp_forward(ctx, tokens, tp, m->ffn_hidden_size, &frozen);
+        cfit__finetune_forward(ctx, tokens, tp, &fwd, &frozen);
+    }
     /* backward: two GEMMs per forward GEMM, attention backward 2.5x its forward */
-    double bwd_t = 2.0 * fwd.t + 0.5 * attn.t;
-    double bwd_cb = 2.0 * fwd.cb + 0.5 * attn.cb, bwd_mb = 2.0 * fwd.mb + 0.5 * attn.mb;
+    double bwd_t = 2.0 * fwd.t + 0.5 * attn.t - frozen.t;
+    double bwd_cb = 2.0 * fwd.cb + 0.5 * attn.cb - frozen.cb, bwd_mb = 2.0 * fwd.mb + 0.5 * attn.mb - frozen.mb;
     if (recompute == CFIT_RECOMPUTE_FULL) {
         bwd_t += fwd.t; bwd_cb += fwd.cb; bwd_mb += fwd.mb;
     } else if (recompute == CFIT_RECOMPUTE_SELECTIVE) {
@@ -561,6 +593,7 @@ void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int
     double attn_s = attn.t;
     lc->fwd_s = fwd.t;
     lc->bwd_s = bwd_t;
+    lc->wgrad_s = weight_grad_s(ctx, tokens, tp, sp, ep, etp);
     lc->cb_s = fwd.cb + bwd_cb;
     lc->mb_s = fwd.mb + bwd_mb;
     lc->attn_fwd_s = attn_s;
@@ -616,13 +649,14 @@ void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int
     /* Logits and loss on the last stage: GEMM (vocab split over TP) + softmax traffic. */
     acc lg = {0, 0, 0};
     double V = m->vocab_size;
-    gemm(ctx, tokens, V / tp, h, 3.0, &lg);
+    gemm(ctx, tokens, V / tp, h, ctx->host.frozen ? 2.0 : 3.0, &lg);   /* a frozen head: no weight gradient */
     membound(ctx, tokens * V / tp * 4.0 * 4.0, &lg);
     lc->logits_s = lg.t;
     lc->logits_cb_s = lg.cb;
     lc->logits_mb_s = lg.mb;
 
-    lc->act_bytes = layer_activation_bytes(ctx, tokens, tp, sp, recompute, ep, etp);
+    lc->act_bytes = layer_activation_bytes(ctx, tokens, tp, sp, recompute, ep, etp) +
+                    cfit__finetune_act_bytes(ctx, tokens, recompute);
     lc->work_bytes = recompute == CFIT_RECOMPUTE_FULL
                          ? layer_activation_bytes(ctx, tokens, tp, sp, CFIT_RECOMPUTE_NONE, ep, etp) : 0.0;
     if (recompute == CFIT_RECOMPUTE_EXPERTS && ctx->moe)   /* one MoE layer's experts rebuilt at a time */
@@ -669,12 +703,29 @@ static double expert_dp(const cfit_layout *l)
     return edp >= 1.0 ? edp : 1.0;
 }
 
-typedef struct stage_mem { double w, gr, opt, act, other, total; } stage_mem;
+typedef cfit__stage_mem stage_mem;
 
-static void stage_memory(const cfit__ctx *ctx, const cfit__layer_cost *lc, const cfit_layout *l,
-                         int n_layers, int first, int last, long m_mb, stage_mem *sm)
+/* Which ends of the model a device holds under the layout's schedule (docs/model.md §5.8): the
+ * V shapes put the last chunk on the first device and turn in the middle on the last one;
+ * DualPipe's end devices hold both end stages. */
+static void device_ends(const cfit_layout *l, const cfit_schedule_terms *st, int *first, int *last)
 {
-    double P = stage_params(ctx, n_layers, first, last, l->tp);
+    if (!st->ends_together)
+        return;
+    if (cfit_layout_schedule(l) == CFIT_SCHED_DUALPIPE || *first)
+        *first = *last = 1;
+    else
+        *last = 0;
+}
+
+/* One device's memory: n_layers of layer cost lc, first/last stage flags, the schedule's terms st. */
+static void stage_memory(const cfit__ctx *ctx, const cfit__layer_cost *lc, const cfit_layout *l,
+                         const cfit_schedule_terms *st, int n_layers, int first, int last, stage_mem *sm)
+{
+    double inflight = first ? st->inflight_first : st->inflight_last;
+    device_ends(l, st, &first, &last);
+    int n_params = n_layers * st->param_copies;              /* DualPipe: two stages' parameters */
+    double P = stage_params(ctx, n_params, first, last, l->tp);
     double d = l->dp;
     sm->w = 2.0 * P * (l->zero >= 3 ? 1.0 / d : 1.0);
     if (ctx->prec == CFIT_PREC_FP8)
@@ -682,24 +733,21 @@ static void stage_memory(const cfit__ctx *ctx, const cfit__layer_cost *lc, const
     sm->gr = ctx->grad_bytes * P * (l->zero >= 2 ? 1.0 / d : 1.0);
     sm->opt = 12.0 * P * (l->zero >= 1 ? 1.0 / d : 1.0);          /* fp32 master, Adam m, v */
     if (ctx->moe) {   /* routed experts: over EP x ETP, their ZeRO shards over the expert-DP ranks */
-        double Pe = stage_expert_params(ctx, n_layers, l), de = expert_dp(l);
+        double Pe = stage_expert_params(ctx, n_params, l), de = expert_dp(l);
         sm->w += 2.0 * Pe * (l->zero >= 3 ? 1.0 / de : 1.0) + (ctx->prec == CFIT_PREC_FP8 ? Pe : 0.0);
         sm->gr += ctx->grad_bytes * Pe * (l->zero >= 2 ? 1.0 / de : 1.0);
         sm->opt += 12.0 * Pe * (l->zero >= 1 ? 1.0 / de : 1.0);
     }
-    /* micro-batches in flight: 1F1B keeps up to pp on the first stage; interleaving
-     * multiplies by 1 + (p-1)/(p v) */
-    double inflight = 1.0;
-    if (l->pp > 1) {
-        int stage_from_first = first ? 0 : l->pp - 1;
-        double k = (double)(l->pp - stage_from_first);
-        inflight = k < (double)m_mb ? k : (double)m_mb;
-        if (l->vp > 1)
-            inflight *= 1.0 + (l->pp - 1.0) / ((double)l->pp * l->vp);
-    }
+    if (ctx->host.frozen)   /* LoRA / QLoRA: frozen base weights, trained adapters (finetune.c) */
+        cfit__finetune_stage_memory(ctx, n_params, P, l, sm);
+    /* micro-batches in flight (schedule.c): 1F1B keeps up to pp on the first stage; interleaving
+     * multiplies by 1 + (p-1)/(p v); the other schedules their own */
     sm->act = lc->act_bytes * n_layers * inflight + lc->work_bytes;
     if (last)
         sm->act += lc->logits_bytes;
+    sm->host = 0.0;
+    if (ctx->host.offload)   /* what moves to host memory (offload.c) */
+        cfit__offload_stage_memory(ctx, lc, l, n_layers, inflight, sm);
     double other = 0.0;
     if (l->zero >= 3) {                                            /* parameters gathered at once */
         double live = ctx->layer_params / l->tp, cap = ctx->fw->zero3_max_live_params;
@@ -763,7 +811,7 @@ static double hw_flops(const cfit__ctx *cctx, int rec)
     cfit__ctx *ctx = (cfit__ctx *)cctx;   /* the memo is the only state a const ctx changes */
     rec = rec >= 0 && rec < CFIT_RECOMPUTE_COUNT ? rec : 0;
     if (!(ctx->hw_have & (1u << rec))) {
-        ctx->hw_flops[rec] = cfit_model_hw_flops_per_token(ctx->m, ctx->seq, (cfit_recompute)rec);
+        ctx->hw_flops[rec] = cfit_model_hw_flops_per_token(ctx->m, ctx->seq, (cfit_recompute)rec) + ctx->host.flops_delta;
         ctx->hw_have |= 1u << rec;
     }
     return ctx->hw_flops[rec];
@@ -782,9 +830,13 @@ static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const c
     int n_first, n_last, n_min, n_max;
     stage_layers(L, p, &n_first, &n_last, &n_min, &n_max);
 
+    cfit_schedule sched = cfit_layout_schedule(l);
+    cfit_schedule_terms st;
+    cfit_schedule_terms_of(sched, p, l->vp, m_mb, &st);
     double t_layer_f = layer_time(lcf), t_layer_l = layer_time(lcl);
-    double t_first = n_first * t_layer_f + (p == 1 ? lcf->logits_s : 0.0);
-    double t_last = n_last * t_layer_l + lcl->logits_s;
+    /* the logits run on the last stage, or on the first device where it holds the last chunk */
+    double t_first = n_first * t_layer_f + (p == 1 || st.ends_together ? lcf->logits_s : 0.0);
+    double t_last = n_last * t_layer_l + (st.ends_together ? 0.0 : lcl->logits_s);
     double t_stage = t_first > t_last ? t_first : t_last;
     double t_fast = p == 1 ? t_stage : (n_min * t_layer_f);
     if (p > 1 && t_last < t_fast)
@@ -792,7 +844,7 @@ static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const c
     int slow_is_last = p > 1 && t_last >= t_first;
     int n_slow = slow_is_last ? n_last : n_first;
     const cfit__layer_cost *lc = slow_is_last ? lcl : lcf;   /* the stage that sets the pace */
-    double logits_slow = (slow_is_last || p == 1) ? 1.0 : 0.0;
+    double logits_slow = (slow_is_last != st.ends_together || p == 1) ? 1.0 : 0.0;
 
     /* pipeline point-to-point: activations forward, gradients backward, per chunk */
     double t_pp = 0.0, pp_slow = 1.0;
@@ -801,31 +853,37 @@ static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const c
         int intra = stride < ctx->link_group;
         if (!intra)   /* every GPU of a stage sends at once: the simulator's send-recv */
             pp_slow = topo_factor(ctx, (N + ctx->gpn - 1) / ctx->gpn, ctx->gpn, stride, 0, lc->pp_msg_bytes);
-        t_pp = 2.0 * l->vp * cfit__comm_p2p_s(ctx, lc->pp_msg_bytes, intra, pp_slow);
+        t_pp = 2.0 * st.sends * cfit__comm_p2p_s(ctx, lc->pp_msg_bytes, intra, pp_slow);
     }
     double t_mb = t_stage + t_pp;
-    double bubble = p > 1 ? (p - 1.0) / l->vp * t_mb : 0.0;
+    double bubble = cfit_schedule_bubble_s(sched, p, l->vp, t_mb, n_slow * lc->bwd_s, n_slow * lc->wgrad_s);
 
     /* data parallel: gradients (and parameters when sharded) over the DP group */
-    double P_dev = stage_params(ctx, n_max, p == 1, 1, l->tp);
+    double P_dev = stage_params(ctx, n_max * st.param_copies, p == 1, 1, l->tp);
+    double w_bytes = 2.0 * P_dev / (l->zero >= 3 ? (double)d : 1.0);   /* the parameter shard params offload moves */
+    if (ctx->moe)
+        w_bytes += 2.0 * stage_expert_params(ctx, n_max * st.param_copies, l) / (l->zero >= 3 ? expert_dp(l) : 1.0);
+    if (ctx->host.frozen)   /* only the adapters have gradients and optimizer states */
+        P_dev = cfit__finetune_trainable(ctx, n_max * st.param_copies, l->tp);
     double dp_slow = 1.0;
     double dp_exposed, P_opt;
     if (!ctx->moe) {
         dp_exposed = dp_comm_s(ctx, l, N, P_dev, m_mb, n_slow * lc->fwd_s, n_slow * lc->bwd_s, &dp_slow);
         P_opt = P_dev / (l->zero >= 1 ? (double)d : 1.0);
     } else {
-        dp_exposed = moe_dp_comm_s(ctx, l, N, n_max, P_dev, m_mb, n_slow * lc->fwd_s, n_slow * lc->bwd_s, &dp_slow);
+        dp_exposed = moe_dp_comm_s(ctx, l, N, n_max * st.param_copies, P_dev, m_mb, n_slow * lc->fwd_s, n_slow * lc->bwd_s, &dp_slow);
         P_opt = P_dev / (l->zero >= 1 ? (double)d : 1.0) +
-                stage_expert_params(ctx, n_max, l) / (l->zero >= 1 ? expert_dp(l) : 1.0);
+                stage_expert_params(ctx, n_max * st.param_copies, l) / (l->zero >= 1 ? expert_dp(l) : 1.0);
     }
     /* optimizer: fp32 master, m, v read + written, fp32 grad read, bf16 weight written */
     double t_opt = P_opt * 32.0 / ctx->mem_bw;
+    double t_off = ctx->host.offload ? cfit__offload_step_s(ctx, lc, N, n_slow, m_mb, P_opt, w_bytes, &t_opt) : 0.0;
     /* the factors applied: DP's gradient reduction, TP's, PP's, CP's */
     double slow = dp_slow > lc->tp_slow ? dp_slow : lc->tp_slow;
     slow = slow > pp_slow ? slow : pp_slow;
     slow = slow > lc->cp_slow ? slow : lc->cp_slow;
 
-    double step = m_mb * t_mb + bubble + dp_exposed + t_opt;
+    double step = m_mb * t_mb + bubble + dp_exposed + t_opt + t_off;
 
     memset(out, 0, sizeof *out);
     out->gpu = ctx->g;
@@ -834,6 +892,8 @@ static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const c
     out->gpus = N;
     out->nodes = (N + ctx->gpn - 1) / ctx->gpn;
     out->layout = *l;
+    out->offload = ctx->host.offload;
+    out->layout.schedule = p > 1 ? (int)sched : CFIT_SCHED_DEFAULT;   /* the family resolved by vp */
     out->global_batch = ctx->gbs;
     out->grad_accum = m_mb;
     out->step_time_s = step;
@@ -846,6 +906,7 @@ static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const c
     out->br.pp_bubble_s = bubble;
     out->br.dp_comm_s = dp_exposed;
     out->br.optimizer_s = t_opt;
+    out->br.offload_s = t_off;
     out->br.other_s = m_mb * nl * (lc->overhead_s + lc->host_s);
     out->compute_bound_s = m_mb * (nl * lc->cb_s + logits_slow * lc->logits_cb_s);
     out->memory_bound_s = m_mb * (nl * lc->mb_s + logits_slow * lc->logits_mb_s) + t_opt;
@@ -875,11 +936,11 @@ static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const c
     out->slowdown_pp = pp_slow;
     out->slowdown_cp = lc->cp_slow;
 
-    stage_mem first, last;
-    stage_memory(ctx, lcf, l, n_first, 1, p == 1, m_mb, &first);
+    stage_mem first, last = {0, 0, 0, 0, 0, 0, 0};
+    stage_memory(ctx, lcf, l, &st, n_first, 1, p == 1, &first);
     const stage_mem *worst = &first;
     if (p > 1) {
-        stage_memory(ctx, lcl, l, n_last, 0, 1, m_mb, &last);
+        stage_memory(ctx, lcl, l, &st, n_last, 0, 1, &last);
         if (last.total > first.total)
             worst = &last;
     }
@@ -891,6 +952,11 @@ static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const c
     out->mem.total_bytes = worst->total;
     out->mem.capacity_bytes = ctx->g->memory_bytes;
     out->fits = worst->total <= ctx->g->memory_bytes;
+    if (ctx->host.offload) {   /* the offloaded state must fit the node's host memory too */
+        out->mem.host_bytes = p > 1 && last.host > first.host ? last.host : first.host;
+        out->mem.host_capacity_bytes = cfit__host_capacity_bytes(ctx, N);
+        out->fits = out->fits && out->mem.host_bytes <= out->mem.host_capacity_bytes;
+    }
 }
 
 void cfit__plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lc, const cfit_layout *l,
@@ -927,7 +993,9 @@ static double stage_total(const cfit__ctx *ctx, const cfit__layer_cost *none, co
     cfit__layer_cost b;
     stage_mem sm;
     blend(none, full, k, n, &b);
-    stage_memory(ctx, &b, l, n, first, last, m_mb, &sm);
+    cfit_schedule_terms st;
+    cfit_schedule_terms_of(cfit_layout_schedule(l), l->pp, l->vp, m_mb, &st);
+    stage_memory(ctx, &b, l, &st, n, first, last, &sm);
     return sm.total;
 }
 

@@ -10,6 +10,7 @@
 
 #include "clusterfit/nccl.h"
 #include "clusterfit/plan.h"
+#include "core/offload_cost.h"
 
 #define CFIT__SLOW_GRID 14           /* message sizes simulated per exchange: 1 KiB .. 64 GiB, x4 apart */
 #define CFIT__AUTO_NODES 32          /* nodes of the rail-optimised fabric --fabric alone assumes */
@@ -70,12 +71,15 @@ typedef struct cfit__ctx {
      * plan (docs/plan.md). */
     int topo_rc;
     cfit_diag topo_diag;
+    cfit__host host;               /* offload and fine-tuning terms (offload_cost.h) */
 } cfit__ctx;
 
 typedef struct cfit__layer_cost {
     int tp, cp, mbs, recompute, sp;
     int ep, etp;                     /* expert parallel sizes (1, 1 for a dense model) */
     double fwd_s, bwd_s;             /* compute of one layer, one micro-batch (bwd includes recompute) */
+    double wgrad_s;                  /* of bwd_s: the weight-gradient GEMMs (W of the zero-bubble
+                                        schedules, docs/model.md §5.8) */
     double cb_s, mb_s;               /* of fwd_s + bwd_s: compute-bound and memory-bound parts */
     double attn_fwd_s;               /* fused attention forward (window for CP overlap) */
     double tp_s, cp_s;               /* exposed TP and CP communication, fwd + bwd */
@@ -121,5 +125,10 @@ void cfit__plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lc, const cfi
  * count (0 when nothing needs recomputing; the stage size when even full does not fit). */
 int cfit__plan_cost_block(const cfit__ctx *ctx, const cfit__layer_cost *none, const cfit__layer_cost *full,
                           const cfit_layout *l, cfit_plan *out);
+
+/* schedule.c: the request's framework (the catalog's megatron-core when it names none; NULL
+ * without a catalog) and its pipeline rules on the fixed layout (ZeRO with PP, --schedule). */
+const cfit_framework *cfit__plan_framework(const cfit_plan_request *r);
+int cfit__schedule_validate(const cfit_plan_request *r, long gbs, cfit_diag *d);
 
 #endif

@@ -8,6 +8,7 @@
  */
 #include "clusterfit/plan.h"
 #include "clusterfit/cost.h"
+#include "clusterfit/schedule.h"
 #include "core/perf.h"
 
 #include <math.h>
@@ -30,7 +31,8 @@ void cfit_plan_request_init(cfit_plan_request *r)
     r->moe_a2a_overlap = CFIT_SEARCH;
     r->fixed.tp = r->fixed.pp = r->fixed.dp = r->fixed.cp = r->fixed.vp = CFIT_SEARCH;
     r->fixed.mbs = r->fixed.zero = r->fixed.recompute = r->fixed.sp = CFIT_SEARCH;
-    r->fixed.ep = r->fixed.etp = CFIT_SEARCH;
+    r->fixed.ep = r->fixed.etp = r->fixed.schedule = CFIT_SEARCH;
+    r->offload = CFIT_SEARCH;   /* none, or searched when nothing fits (offload.h) */
 }
 
 static int seq_of(const cfit_plan_request *r)
@@ -129,6 +131,8 @@ int cfit_plan_validate(const cfit_plan_request *r, cfit_diag *d)
     int rc = cfit_model_validate(m, d);
     if (!rc)
         rc = validate_experts(r, d);
+    if (!rc)
+        rc = cfit__offload_validate(r, d);   /* --offload, --finetune, --lora-rank (offload.c) */
     if (rc)
         return rc;
     if (f->tp > 0 && (m->num_heads % f->tp || m->num_kv_heads % f->tp))
@@ -159,10 +163,8 @@ int cfit_plan_validate(const cfit_plan_request *r, cfit_diag *d)
                              f->pp, f->vp, (long)f->pp * f->vp, m->layers);
     if (f->zero > 3)
         return cfit_diag_set(d, CFIT_ERANGE, NULL, 0, 0, "--zero must be 0, 1, 2 or 3, got %d", f->zero);
-    if (f->zero >= 2 && f->pp > 1)
-        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
-                             "--zero %d cannot be combined with --pp %d (ZeRO-2/3 shard gradients "
-                             "that pipeline stages accumulate; frameworks reject it)", f->zero, f->pp);
+    if ((rc = cfit__schedule_validate(r, gbs, d)))   /* ZeRO with PP, --schedule: the framework's (schedule.c) */
+        return rc;
     if (f->mbs > 0 && gbs % f->mbs)
         return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
                              "global batch %ld is not divisible by --mbs %d", gbs, f->mbs);
@@ -230,7 +232,17 @@ typedef struct search_state {
     cfit_plan closest;
     int has_closest;
     uint64_t evaluated, feasible;
+    int offload_searched;   /* nothing fit without offload: the masks were searched too */
 } search_state;
+
+/* How far a plan is from fitting: its GPU memory shortfall, or its host memory's when offload
+ * overfills the host (offload.h). */
+static double shortfall_bytes(const cfit_plan *p)
+{
+    double gpu = p->mem.total_bytes - p->mem.capacity_bytes;
+    double host = p->mem.host_bytes > 0 ? p->mem.host_bytes - p->mem.host_capacity_bytes : gpu;
+    return gpu > host ? gpu : host;
+}
 
 static void consider(search_state *s, const cfit_plan *p)
 {
@@ -238,8 +250,7 @@ static void consider(search_state *s, const cfit_plan *p)
     if (p->fits) {
         s->feasible++;
         topk_offer(&s->top, p);
-    } else if (!s->has_closest || p->mem.total_bytes - p->mem.capacity_bytes <
-                                      s->closest.mem.total_bytes - s->closest.mem.capacity_bytes) {
+    } else if (!s->has_closest || shortfall_bytes(p) < shortfall_bytes(&s->closest)) {
         s->closest = *p;
         s->has_closest = 1;
     }
@@ -313,7 +324,42 @@ static void search_recompute(const cfit__ctx *ctx, layer_costs *lcs, cfit_layout
     }
 }
 
-/* Every (pp, dp, vp, ZeRO) around one (tp, cp, micro-batch, sp, ep, etp): the expert grid
+/* The vp range [*lo, *hi] schedule sc runs at pp stages: at pp 1 only 1F1B's vp 1 (no pipeline;
+ * none with a fixed --schedule); else the framework's schedules (or the fixed one) at their chunk
+ * counts, interleaving from 2 to the layers per stage.  0 when sc is not tried at pp. */
+static int schedule_vps(const cfit__ctx *ctx, int sc, int pp, int *lo, int *hi)
+{
+    const cfit_layout *f = &ctx->req->fixed;
+    int chunks = cfit_schedule_chunks((cfit_schedule)sc);
+    if (pp == 1) {
+        *lo = *hi = 1;
+        return sc == CFIT_SCHED_1F1B && f->schedule <= CFIT_SCHED_DEFAULT;
+    }
+    *lo = chunks ? chunks : 2;
+    *hi = chunks ? chunks : (f->vp > 0 ? f->vp : ctx->m->layers / pp);
+    if (f->schedule > CFIT_SCHED_DEFAULT)
+        return sc == f->schedule;
+    return (ctx->fw->schedules & CFIT_SCHED_BIT(sc)) != 0;
+}
+
+/* Every ZeRO stage of layout l: above the framework's zero_with_pp none with pipelines; with one
+ * DP rank nothing to shard unless fixed (an MoE model's experts shard over expert DP). */
+static void search_zero(const cfit__ctx *ctx, layer_costs *lcs, cfit_layout l, search_state *s)
+{
+    const cfit_layout *f = &ctx->req->fixed;
+    for (int zero = 0; zero <= 3; zero++) {
+        int floor;   /* the lowest stage the offload mask runs on (offload.c) */
+        if ((f->zero >= 0 && zero != f->zero) || (l.pp > 1 && zero > ctx->fw->zero_with_pp) ||
+            !cfit__offload_zero_ok(ctx, ctx->host.offload, zero, &floor) ||
+            (zero > floor && l.dp == 1 && f->zero < 0 &&                          /* nothing to shard */
+             (!ctx->moe || (long)l.tp * l.cp == (long)l.ep * l.etp)))            /* (experts: over expert DP) */
+            continue;
+        l.zero = zero;
+        search_recompute(ctx, lcs, l, s);
+    }
+}
+
+/* Every (pp, dp, schedule, vp, ZeRO) around one (tp, cp, micro-batch, sp, ep, etp): the expert grid
  * ep x etp must divide a stage's tp x cp x dp ranks (Megatron-Core parallel folding). */
 static void search_pp(const cfit__ctx *ctx, long N, int tp, int c, int mbs, int sp, int ep, int etp,
                       layer_costs *lcs, search_state *s)
@@ -328,19 +374,18 @@ static void search_pp(const cfit__ctx *ctx, long N, int tp, int c, int mbs, int 
         if ((f->dp > 0 && dp != f->dp) || gbs % (mbs * dp) || ((long)tp * c * dp) % ((long)ep * etp))
             continue;
         long m_mb = gbs / (mbs * dp);
-        int max_vp = f->vp > 0 ? f->vp : m->layers / pp;
-        for (int vp = 1; vp <= max_vp; vp++) {
-            /* interleaving: every chunk holds a layer; chunks may be uneven (DESIGN §7) */
-            int chunks_max = m->layers + (f->vp > 0 ? 2 : 0);   /* a fixed vp: embedding, loss may count */
-            if (!cand(f->vp, vp) || (vp > 1 && (pp == 1 || pp * vp > chunks_max || m_mb % pp)))
+        for (int sc = CFIT_SCHED_1F1B; sc < CFIT_SCHED_COUNT; sc++) {
+            int lo, hi;
+            if (!schedule_vps(ctx, sc, pp, &lo, &hi))
                 continue;
-            for (int zero = 0; zero <= 3; zero++) {
-                if ((f->zero >= 0 && zero != f->zero) || (zero >= 2 && pp > 1) ||  /* frameworks reject it */
-                    (zero > 0 && dp == 1 && f->zero < 0 &&                         /* nothing to shard */
-                     (!ctx->moe || (long)tp * c == (long)ep * etp)))               /* (experts: over expert DP) */
+            for (int vp = lo; vp <= hi; vp++) {
+                /* every chunk holds a layer; chunks may be uneven (DESIGN §7); a fixed vp: the
+                 * embedding and the loss may count as one each */
+                if (!cand(f->vp, vp) ||
+                    (pp > 1 && !cfit_schedule_check((cfit_schedule)sc, pp, vp, m_mb, m->layers + (f->vp > 0 ? 2 : 0), NULL, 0)))
                     continue;
-                cfit_layout l = {tp, pp, (int)dp, c, vp, mbs, zero, CFIT_RECOMPUTE_NONE, sp, ep, etp};
-                search_recompute(ctx, lcs, l, s);
+                search_zero(ctx, lcs, (cfit_layout){tp, pp, (int)dp, c, vp, mbs, 0, CFIT_RECOMPUTE_NONE, sp, ep, etp,
+                                                    pp > 1 ? sc : CFIT_SCHED_DEFAULT}, s);
             }
         }
     }
@@ -384,7 +429,7 @@ static void search_experts(const cfit__ctx *ctx, long N, int tp, int c, int mbs,
         }
 }
 
-static void search_count(const cfit__ctx *ctx, long N, search_state *s)
+static void search_layouts(const cfit__ctx *ctx, long N, search_state *s)
 {
     ((cfit__ctx *)ctx)->job_gpus = N;   /* layer costs of CP across nodes depend on the job's size */
     const cfit_plan_request *r = ctx->req;
@@ -419,7 +464,85 @@ static void search_count(const cfit__ctx *ctx, long N, search_state *s)
             }
         }
     }
+}
+
+/* Every layout at N GPUs with the request's offload; when it leaves offload to the search and
+ * nothing fits in GPU memory, every offload mask the node's host memory allows too. */
+static void search_count(const cfit__ctx *ctx, long N, search_state *s)
+{
+    const cfit_plan_request *r = ctx->req;
+    cfit__host *h = &((cfit__ctx *)ctx)->host;   /* the mask is the search's state, as job_gpus */
+    h->offload = r->offload > 0 ? r->offload : 0;
+    search_layouts(ctx, N, s);
+    if (s->feasible == 0 && r->offload == CFIT_SEARCH && h->has_host) {
+        s->offload_searched = 1;
+        for (int mask = 1; mask <= CFIT_OFFLOAD_ALL; mask++) {
+            h->offload = mask;
+            search_layouts(ctx, N, s);
+        }
+    }
     goodput_kept(r, s);
+}
+
+/* A layout fixed but for its schedule: each schedule the framework (or --schedule) runs at its pp
+ * and vp; when the micro-batch count breaks every one's rule, the 1F1B family's, costed as the
+ * search would not. */
+static void cost_fixed(const cfit__ctx *ctx, const cfit_layout *f, search_state *s)
+{
+    layer_costs lcs;
+    lcs.have = 0;
+    long m_mb = ctx->gbs / ((long)f->mbs * f->dp);
+    int tried = 0;
+    cfit_plan p;
+    for (int sc = CFIT_SCHED_1F1B; sc < CFIT_SCHED_COUNT; sc++) {
+        int lo, hi;
+        if (!schedule_vps(ctx, sc, f->pp, &lo, &hi) || f->vp < lo || f->vp > hi ||
+            (f->pp > 1 && !cfit_schedule_check((cfit_schedule)sc, f->pp, f->vp, m_mb, ctx->m->layers + 2, NULL, 0)))
+            continue;
+        cfit_layout l = *f;
+        l.schedule = f->pp > 1 ? sc : CFIT_SCHED_DEFAULT;
+        cost_layout(ctx, &lcs, &l, &p);
+        consider(s, &p);
+        tried++;
+    }
+    if (!tried) {
+        cfit_layout l = *f;
+        l.schedule = CFIT_SCHED_DEFAULT;
+        cost_layout(ctx, &lcs, &l, &p);
+        consider(s, &p);
+    }
+}
+
+/* A fully fixed layout: as given (offload none unless fixed), else, when it does not fit and
+ * offload is left to the search, under the first offload mask (search order) that fits it; when
+ * none does, the layout as given is reported. */
+static void fixed_layout(const cfit__ctx *ctx, long N, search_state *s)
+{
+    const cfit_layout *f = &ctx->req->fixed;
+    int given = ctx->req->offload;
+    cfit__host *h = &((cfit__ctx *)ctx)->host;
+    h->offload = given > 0 ? given : 0;
+    ((cfit__ctx *)ctx)->job_gpus = N;
+    cost_fixed(ctx, f, s);
+    cfit_plan as_given = s->closest;   /* what is reported when no offload mask fits either */
+    long evaluated = s->evaluated;
+    int floor;
+    for (int mask = 1; s->top.n == 0 && given == CFIT_SEARCH && h->has_host && mask <= CFIT_OFFLOAD_ALL; mask++) {
+        if (!cfit__offload_zero_ok(ctx, mask, f->zero, &floor))
+            continue;
+        h->offload = mask;
+        cost_fixed(ctx, f, s);
+        s->offload_searched = 1;
+    }
+    if (s->top.n == 0) {   /* the probes found nothing: the layout as given, as the only one tried */
+        s->closest = as_given;
+        s->evaluated = evaluated;
+    }
+    if (s->top.n == 0 && s->has_closest) {   /* reported even when it does not fit */
+        s->top.v[0] = s->closest;
+        s->top.n = 1;
+    }
+    goodput_kept(ctx->req, s);
 }
 
 /* The cost of a plan on the request's basis; 0 when a price is missing. */
@@ -614,17 +737,7 @@ static int plan_gpu(const cfit_plan_request *r, const cfit_gpu *g, cfit_plan *bu
     if (fixedN) {
         state_init(&s, buf, k);
         if (all_fixed(f)) {
-            layer_costs lcs;
-            lcs.have = 0;
-            cfit_plan p;
-            ctx.job_gpus = fixedN;
-            cost_layout(&ctx, &lcs, f, &p);
-            consider(&s, &p);
-            if (!p.fits) {           /* reported even when it does not fit */
-                s.top.v[0] = p;
-                s.top.n = 1;
-            }
-            goodput_kept(r, &s);
+            fixed_layout(&ctx, fixedN, &s);
         } else {
             search_count(&ctx, fixedN, &s);
         }
@@ -667,6 +780,7 @@ static int plan_gpu(const cfit_plan_request *r, const cfit_gpu *g, cfit_plan *bu
     gr->within_budget = gr->found && affordable(r, &gr->best);
     gr->closest = s.closest;
     gr->has_closest = s.has_closest;
+    gr->offload_searched = s.offload_searched;
     if (!gr->found && s.top.n == 1 && !s.top.v[0].fits) {   /* fully fixed layout */
         gr->closest = s.top.v[0];
         gr->has_closest = 1;
@@ -810,6 +924,7 @@ int cfit_plan_evaluate(const cfit_plan_request *r, const cfit_gpu *gpu, const cf
     if (!rc) {
         layer_costs lcs;
         lcs.have = 0;
+        ctx.host.offload = r->offload > 0 ? r->offload : 0;
         ctx.job_gpus = (long)l->tp * l->pp * l->dp * l->cp;
         cost_layout(&ctx, &lcs, l, out);
         cfit_plan_goodput(r, out);
