@@ -59,6 +59,9 @@ typedef struct cfit_gpu {
     int scaleup_domain;                /* GPUs in one scale-up domain (1 = none) */
     char default_node[CFIT_NAME_MAX];  /* node entry used when none is given */
     cfit_gpu_calibration cal;
+    char no_price[CFIT_TEXT_MAX];      /* "no_price": why the GPU has no market price (no list price, no
+                                          public rental); "" when it has one.  Plans on it are ranked by
+                                          GPU-hours and the output states the reason */
     char source[CFIT_TEXT_MAX];
 } cfit_gpu;
 
@@ -260,6 +263,12 @@ typedef struct cfit_price {
 } cfit_price;
 
 const char *cfit_price_unit_name(cfit_price_unit u);
+
+/* Whether value is a meaningful figure for the price named name in unit u: money, rates, rack
+ * powers and lives must be > 0; a maintenance fraction in [0, 1); facility.pue and
+ * power.node_over_gpu_tdp >= 1 (a facility or a node draws at least its IT or GPU power).
+ * Returns 1, or 0 with why (a phrase: "must be at least 1 (...)") filled. */
+int cfit_price_value_ok(const char *name, cfit_price_unit u, double value, char *why, size_t n);
 
 typedef struct cfit_catalog cfit_catalog;
 

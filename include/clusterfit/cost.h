@@ -84,7 +84,7 @@ const char *cfit_cost_missing(const cfit_cost *k, cfit_cost_basis b, char *buf, 
 int cfit_cost_key_check(const cfit_catalog *c, const char *key, cfit_diag *d);
 
 /* Override or add one price (--price KEY=VALUE): the key must pass cfit_cost_key_check and
- * value must be finite and >= 0.  An existing entry keeps its unit; a new one gets the unit
+ * value must pass cfit_price_value_ok (catalog.h: > 0; PUE >= 1).  An existing entry keeps its unit; a new one gets the unit
  * its key pattern implies.  The entry's date becomes "" and its source "--price".  Errors:
  * CFIT_EUNKNOWN (d names the closest key), CFIT_ERANGE, CFIT_ENOMEM. */
 int cfit_cost_price_set(cfit_catalog *c, const char *key, double value, cfit_diag *d);

@@ -218,6 +218,8 @@ static int show(const cfit_catalog *cat, const char *name)
         printf("  %-28s %s, %.0f GB/s per direction, domain %d\n", "scale-up", g->scaleup_fabric,
                g->scaleup_bw_bytes_per_s / 1e9, g->scaleup_domain);
         printf("  %-28s %s\n", "default node", g->default_node);
+        if (g->no_price[0])
+            printf("  %-28s %s\n", "no market price", g->no_price);
         printf("  calibration:\n");
         printf("  %-28s bf16 %.2f, fp8 %.2f of dense peak\n", "  GEMM efficiency",
                k->gemm_efficiency[CFIT_PREC_BF16], k->gemm_efficiency[CFIT_PREC_FP8]);

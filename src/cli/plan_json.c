@@ -40,6 +40,10 @@ static void j_cost(cfit__buf *b, const plan_cli *c, const cfit_plan *p)
         cfit__buf_key_string(b, "cooling", k.cooling, 1);
     else
         cfit__buf_puts(b, ", \"cooling\": null");
+    if (p->gpu->no_price[0])
+        cfit__buf_key_string(b, "no_price", p->gpu->no_price, 1);
+    else
+        cfit__buf_puts(b, ", \"no_price\": null");
     cfit__buf_puts(b, ", \"missing_prices\": [");
     const char *miss[] = {k.has_own ? "" : k.missing_own, k.has_rent[0] ? "" : k.missing_rent[0],
                           k.has_rent[1] ? "" : k.missing_rent[1], k.has_rent[2] ? "" : k.missing_rent[2]};

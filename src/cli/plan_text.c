@@ -262,6 +262,8 @@ static void print_cost(const plan_cli *c, const cfit_plan *p, double tokens)
                "%.0f%% of the year\n", 100 * k.break_even_utilisation);
     else if (k.has_break_even)
         printf("  buy-vs-rent break-even: none (on-demand rent costs less than the energy to own)\n");
+    if (p->gpu->no_price[0] && (!k.has_own || !k.has_rent[CFIT_BASIS_RENT]))
+        printf("  no market price for %s: %s\n", p->gpu->name, p->gpu->no_price);
     if (!k.has_own)
         printf("  own cost: no price; supply --price %s=VALUE\n", k.missing_own);
     if (!k.has_rent[CFIT_BASIS_RENT])
@@ -368,6 +370,10 @@ static void print_comparison(const plan_cli *c, const cfit_plan_result *res, int
     for (size_t i = 0; i < res->ngpu; i++)
         if (!meets_goal(&res->per_gpu[i], sizing))
             print_missed(c, &res->per_gpu[i], sizing);
+    for (size_t i = 0; i < res->ngpu; i++)
+        if (res->per_gpu[i].gpu->no_price[0])
+            printf("%-13s no market price, so ranked by GPU-hours: %s\n", res->per_gpu[i].gpu->name,
+                   res->per_gpu[i].gpu->no_price);
 }
 
 /* The key a recommendation ranks by: cost on the basis when every candidate has one, else

@@ -96,6 +96,7 @@ static const field gpu_fields[] = {
     {"scaleup", F_OBJ, 0, 1, 0, 0, NULL, gpu_scaleup},
     {"default_node", F_STR, G(default_node), 1, 0, 0, NULL, NULL},
     {"calibration", F_OBJ, 0, 1, 0, 0, NULL, gpu_cal},
+    {"no_price", F_TEXT, G(no_price), 0, 0, 0, NULL, NULL},
     {"source", F_TEXT, G(source), 1, 0, 0, NULL, NULL},
     END};
 #undef G
@@ -172,6 +173,24 @@ static const char *const price_units[] = {"usd_per_node", "usd_per_gpu_hour", "u
 const char *cfit_price_unit_name(cfit_price_unit u)
 {
     return u >= 0 && u < CFIT_UNIT_COUNT ? price_units[u] : "?";
+}
+
+int cfit_price_value_ok(const char *name, cfit_price_unit u, double value, char *why, size_t n)
+{
+    int ratio_floor = strcmp(name, "facility.pue") == 0 || strcmp(name, "power.node_over_gpu_tdp") == 0;
+    if (ratio_floor && !(value >= 1.0)) {
+        snprintf(why, n, "must be at least 1 (a facility or node draws at least its IT or GPU power), got %g", value);
+        return 0;
+    }
+    if (u == CFIT_UNIT_FRACTION_PER_YEAR && !(value >= 0.0 && value < 1.0)) {
+        snprintf(why, n, "must be a fraction from 0 to below 1, got %g", value);
+        return 0;
+    }
+    if (u != CFIT_UNIT_FRACTION_PER_YEAR && !(value > 0.0)) {
+        snprintf(why, n, "must be greater than 0, got %g", value);
+        return 0;
+    }
+    return 1;
 }
 
 #define PR(x) offsetof(cfit_price, x)
@@ -451,8 +470,8 @@ static int load_fields(const cfit__json *obj, const field *fs, char *base, const
     }
     for (const field *f = fs; f->key; f++)
         if (f->required && !cfit__json_member_get(obj, f->key))
-            return cfit_diag_set(d, CFIT_EPARSE, file, obj->line, obj->col,
-                                 "%s entry is missing required key '%s'", what, f->key);
+            return cfit_diag_set(d, CFIT_EPARSE, file, obj->line, obj->col, "%s entry%s%s%s is missing required key '%s'",
+                                 what, base[0] ? " '" : "", base[0] ? base : "", base[0] ? "'" : "", f->key);
     return CFIT_EOK;
 }
 
@@ -484,6 +503,21 @@ static int date_ok(const char *s)
     return s[7] == '\0' && month >= 1 && month <= 12;
 }
 
+/* A price entry's date and value (load_fields has checked its keys). */
+static int price_entry_check(const cfit_price *p, const char *file, const cfit__json *v, cfit_diag *d)
+{
+    char why[160];
+    const cfit__json_member *vm = cfit__json_member_get(v, "value");
+    const cfit__json *val = vm ? vm->value : NULL;
+    if (!date_ok(p->date))
+        return cfit_diag_set(d, CFIT_EPARSE, file, v->line, v->col, "price entry '%s': date must be YYYY-MM, got '%s'",
+                             p->name, p->date);
+    if (!cfit_price_value_ok(p->name, p->unit, p->value, why, sizeof why))
+        return cfit_diag_set(d, CFIT_ERANGE, file, val ? val->line : v->line, val ? val->col : v->col,
+                             "price entry '%s': value %s", p->name, why);
+    return CFIT_EOK;
+}
+
 static int load_kind_array(const cfit__json *arr, int k, staged *st, const char *file, cfit_diag *d)
 {
     if (arr->type != CFIT__JSON_ARRAY)
@@ -512,10 +546,8 @@ static int load_kind_array(const cfit__json *arr, int k, staged *st, const char 
                                    "gpu entry '%s' has an fp8 rate but no calibration.gemm_efficiency.fp8",
                                    g->name);
         }
-        if (!rc && k == K_PRICE && !date_ok(((const cfit_price *)(const void *)e)->date))
-            rc = cfit_diag_set(d, CFIT_EPARSE, file, v->line, v->col,
-                               "price entry '%s': date must be YYYY-MM, got '%s'", e,
-                               ((const cfit_price *)(const void *)e)->date);
+        if (!rc && k == K_PRICE)
+            rc = price_entry_check((const cfit_price *)(const void *)e, file, v, d);
         if (!rc && k == K_MODEL)
             rc = cfit_model_validate((cfit_model *)(void *)e, d) ? cfit_diag_set(d, CFIT_EINVALID, file,
                      v->line, v->col, "%s", d ? d->msg : "invalid model") : CFIT_EOK;

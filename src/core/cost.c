@@ -233,8 +233,6 @@ int cfit_cost_price_set(cfit_catalog *c, const char *key, double value, cfit_dia
     int rc = cfit_cost_key_check(c, key, d);
     if (rc)
         return rc;
-    if (!(value >= 0 && value <= 1e12))
-        return cfit_diag_set(d, CFIT_ERANGE, NULL, 0, 0, "price '%s' must be between 0 and 1e12, got %g", key, value);
     cfit_price p;
     memset(&p, 0, sizeof p);
     const cfit_price *old = cfit_catalog_price(c, key, NULL);
@@ -243,6 +241,11 @@ int cfit_cost_price_set(cfit_catalog *c, const char *key, double value, cfit_dia
     for (size_t i = 0; !old && i < sizeof units / sizeof units[0]; i++)
         if (strncmp(key, units[i].prefix, strlen(units[i].prefix)) == 0)
             p.unit = units[i].unit;
+    char why[160];
+    if (!(value <= 1e12))
+        return cfit_diag_set(d, CFIT_ERANGE, NULL, 0, 0, "price '%s' must be at most 1e12, got %g", key, value);
+    if (!cfit_price_value_ok(key, p.unit, value, why, sizeof why))
+        return cfit_diag_set(d, CFIT_ERANGE, NULL, 0, 0, "price '%s' %s", key, why);
     snprintf(p.name, sizeof p.name, "%s", key);
     p.value = value;
     snprintf(p.source, sizeof p.source, "--price");

@@ -360,14 +360,14 @@ static void test_load_override_and_add(void **state)
     assert_string_equal(pr->date, "2023-12");
     size_t np = cfit_catalog_price_count(c);
     rc = load(c, "{\"prices\": [{\"name\": \"energy.usd_per_kwh\", \"value\": 0.12, \"unit\": \"usd_per_kwh\", "
-                 "\"date\": \"2026-01\", \"source\": \"unit test\"}, {\"name\": \"node.mi300x\", \"value\": 250000, "
+                 "\"date\": \"2026-01\", \"source\": \"unit test\"}, {\"name\": \"node.mi355x\", \"value\": 250000, "
                  "\"unit\": \"usd_per_node\", \"date\": \"2026-01\", \"source\": \"unit test\"}]}", &d);
     assert_int_equal(rc, CFIT_EOK);
     assert_int_equal(cfit_catalog_price_count(c), np + 1);
     pr = cfit_catalog_price(c, "energy.usd_per_kwh", NULL);
     assert_true(pr->value == 0.12);
     assert_string_equal(pr->date, "2026-01");
-    assert_int_equal(cfit_catalog_price(c, "node.mi300x", NULL)->unit, CFIT_UNIT_USD_PER_NODE);
+    assert_int_equal(cfit_catalog_price(c, "node.mi355x", NULL)->unit, CFIT_UNIT_USD_PER_NODE);
     assert_null(cfit_catalog_price(c, "energy.usd_per_kwh2", &d));
     assert_non_null(strstr(d.msg, "did you mean 'energy.usd_per_kwh'?"));
     cfit_catalog_free(c);
@@ -493,10 +493,16 @@ static void test_load_errors(void **state)
         {"empty", "", CFIT_EPARSE, 1, 1, NULL, NULL},
         {"price without source", "{\"prices\": [\n  {\"name\": \"node.x\", \"value\": 1, \"unit\": "
              "\"usd_per_node\", \"date\": \"2025-01\"}]}",
-         CFIT_EPARSE, 2, 3, "price entry is missing required key 'source'", NULL},
+         CFIT_EPARSE, 2, 3, "price entry 'node.x' is missing required key 'source'", NULL},
         {"price without date", "{\"prices\": [\n  {\"name\": \"node.x\", \"value\": 1, \"unit\": "
              "\"usd_per_node\", \"source\": \"s\"}]}",
-         CFIT_EPARSE, 2, 3, "price entry is missing required key 'date'", NULL},
+         CFIT_EPARSE, 2, 3, "price entry 'node.x' is missing required key 'date'", NULL},
+        {"price of zero", "{\"prices\": [\n  {\"name\": \"node.x\", \"value\": 0, \"unit\": "
+             "\"usd_per_node\", \"date\": \"2025-01\", \"source\": \"s\"}]}",
+         CFIT_ERANGE, 2, 31, "price entry 'node.x': value must be greater than 0", NULL},
+        {"pue below 1", "{\"prices\": [\n  {\"name\": \"facility.pue\", \"value\": 0.9, \"unit\": "
+             "\"ratio\", \"date\": \"2025-01\", \"source\": \"s\"}]}",
+         CFIT_ERANGE, 2, 37, "'facility.pue': value must be at least 1", NULL},
         {"price bad date", "{\"prices\": [\n  {\"name\": \"node.x\", \"value\": 1, \"unit\": "
              "\"usd_per_node\", \"date\": \"2025-13\", \"source\": \"s\"}]}",
          CFIT_EPARSE, 2, 3, "date must be YYYY-MM", "2025-13"},

@@ -109,16 +109,16 @@ static void test_cooling_classes(void **state)
 static void test_missing_prices(void **state)
 {
     (void)state;
-    cfit_plan p = plan_of("mi300x", 4, 10);
+    cfit_plan p = plan_of("mi355x", 4, 10);
     cfit_cost k;
     char buf[128];
     cfit_cost_compute(cat, &p, &k);
     assert_true(k.has_power);
     assert_false(k.has_own);
     assert_false(k.has_rent[CFIT_BASIS_RENT]);
-    assert_string_equal(cfit_cost_missing(&k, CFIT_BASIS_OWN, buf, sizeof buf), "node.mi300x");
-    assert_string_equal(cfit_cost_missing(&k, CFIT_BASIS_RENT, buf, sizeof buf), "cloud.on_demand.mi300x");
-    assert_string_equal(cfit_cost_missing(&k, CFIT_BASIS_SPOT, buf, sizeof buf), "cloud.spot.mi300x");
+    assert_string_equal(cfit_cost_missing(&k, CFIT_BASIS_OWN, buf, sizeof buf), "node.mi355x");
+    assert_string_equal(cfit_cost_missing(&k, CFIT_BASIS_RENT, buf, sizeof buf), "cloud.on_demand.mi355x");
+    assert_string_equal(cfit_cost_missing(&k, CFIT_BASIS_SPOT, buf, sizeof buf), "cloud.spot.mi355x");
     double usd;
     assert_false(cfit_cost_of(&k, CFIT_BASIS_OWN, &usd));
 }
@@ -200,7 +200,7 @@ static void test_rank_by_cost(void **state)
 static void test_budget(void **state)
 {
     (void)state;
-    const cfit_gpu *g[] = {cfit_catalog_gpu(cat, "h100-sxm", NULL), cfit_catalog_gpu(cat, "mi300x", NULL)};
+    const cfit_gpu *g[] = {cfit_catalog_gpu(cat, "h100-sxm", NULL), cfit_catalog_gpu(cat, "mi355x", NULL)};
     double prev_s = INFINITY;
     for (int bi = 0; bi < 3; bi++) {
         static const double budgets[] = {2e5, 1e6, 5e6};
@@ -217,7 +217,7 @@ static void test_budget(void **state)
         assert_true(h->cost_usd <= budgets[bi]);
         assert_true(h->best.time_to_train_s <= prev_s);
         prev_s = h->best.time_to_train_s;
-        assert_true(m->found);                 /* mi300x has no rent price: never within a budget */
+        assert_true(m->found);                 /* mi355x has no rent price: never within a budget */
         assert_false(m->has_cost);
         assert_false(m->within_budget);
         for (size_t i = 0; i < res.nplans; i++)
