@@ -85,7 +85,11 @@ typedef struct cfit_bom {
     int has_network_price, has_nic_price, has_node_price;
     double switches_usd, optics_usd, cables_usd, nics_usd, node_capex_usd;
     double fabric_usd;               /* switches + optics + cables */
-    double capex_usd;                /* nodes + fabric + the chosen storage, when all priced */
+    char capex_storage[CFIT_NAME_MAX];   /* the storage tier the plan checkpoints to (p->goodput); "" none */
+    long capex_storage_units;
+    int has_storage_price;           /* capex_storage has a storage.NAME price */
+    double storage_usd;              /* its units x storage.NAME (0 without a price) */
+    double capex_usd;                /* nodes + fabric + storage (cfit_bom_capex), when has_capex */
     int has_capex;
     char missing[2 * CFIT_NAME_MAX]; /* the first missing price key; "" when none */
 } cfit_bom;
@@ -95,6 +99,15 @@ typedef struct cfit_bom {
  * fat-tree; d says which. */
 int cfit_bom_compute(const cfit_catalog *c, const cfit_model *m, const cfit_plan *p, const cfit_bom_options *o,
                      cfit_bom *out, cfit_diag *d);
+
+/* The capex of plan p as bought, the one computation that both the cost block (cost.h) and the
+ * bill of materials use: nodes x node.GPU (the node's NICs are in its price) + the fat-tree for
+ * options o (switches x switch.NAME + transceivers x optic.FABRIC + cables x cable.FABRIC) + the
+ * storage tier the plan's goodput checkpoints to (p->goodput.storage, its units x storage.NAME).
+ * Fills the fabric, NIC, tree, price and capex fields of out (not the storage need).  Errors:
+ * CFIT_EUNKNOWN when no switch entry serves the plan's fabric, CFIT_ERANGE from the fat-tree. */
+int cfit_bom_capex(const cfit_catalog *c, const cfit_plan *p, const cfit_bom_options *o, cfit_bom *out,
+                   cfit_diag *d);
 
 /* The storage part alone (need, options, choice; the other fields of out are zero): what the
  * goodput model (goodput.h) writes checkpoints to. */

@@ -3,8 +3,9 @@
  * Every figure comes from a catalog "prices" entry (data/prices.json, each with a value, a
  * unit, a YYYY-MM date and a source) or from the plan; docs/sizing.md gives every formula.
  * Keys: node.GPU (capex of one node of the GPU's default node type), cloud.on_demand.GPU,
- * cloud.reserved.GPU, cloud.spot.GPU (per GPU-hour), network.port.FABRIC (per scale-out
- * port), and the facility constants energy.usd_per_kwh, facility.pue, facility.kw_per_rack,
+ * cloud.reserved.GPU, cloud.spot.GPU (per GPU-hour), the fabric and storage prices of the bill of
+ * materials (switch.NAME, optic.FABRIC, cable.FABRIC, storage.NAME: the capex is bom.h's
+ * cfit_bom_capex, one computation for both), and the facility constants energy.usd_per_kwh, facility.pue, facility.kw_per_rack,
  * colo.usd_per_kw_month, maintenance.fraction_per_year, amortisation.years,
  * power.node_over_gpu_tdp, cooling.air_max_kw_per_rack, cooling.rear_door_max_kw_per_rack.
  * A price that is absent makes the figures that need it unavailable (has_* = 0), and
@@ -31,7 +32,10 @@ typedef enum cfit_cost_basis {
 /* "rent", "reserved", "spot", "own". */
 const char *cfit_cost_basis_name(cfit_cost_basis b);
 
-#define CFIT_COST_MAX_USED 16
+#define CFIT_COST_MAX_USED 24
+
+struct cfit_bom_options;
+struct cfit_plan_request;
 
 typedef struct cfit_cost {
     /* power and cooling (has_power) */
@@ -45,8 +49,15 @@ typedef struct cfit_cost {
     const char *cooling;             /* "air", "rear-door" or "direct-liquid" */
     /* owning (has_own) */
     int has_own;
-    double ports;                    /* scale-out ports: nodes x nics_per_node */
-    double node_capex_usd, network_capex_usd, capex_usd;
+    double ports;                    /* scale-out ports (NICs): nodes x NICs per node, in the node price */
+    long switches, transceivers, cables;   /* the fat-tree of the bill of materials */
+    int tiers;                       /* its switch tiers */
+    double switches_usd, optics_usd, cables_usd;
+    char storage[CFIT_NAME_MAX];     /* the storage tier bought (the one the plan checkpoints to) */
+    long storage_units;
+    double node_capex_usd, network_capex_usd, storage_capex_usd, capex_usd;   /* network = the fabric:
+                                        switches + optics + cables; capex = nodes + network + storage,
+                                        cfit_bom_capex's figure (== the bill of materials' capex) */
     double amortised_usd, energy_usd, maintenance_usd, colo_usd;   /* over the training run */
     double own_run_usd;              /* their sum */
     double own_fixed_usd_per_year;   /* capex / life + maintenance + colocation */
@@ -70,6 +81,13 @@ typedef struct cfit_cost {
 /* Cost a plan with the catalog's prices (time_to_train_s must be > 0 for run costs; power
  * and capex need only the plan).  Never fails: missing prices leave figures unavailable. */
 void cfit_cost_compute(const cfit_catalog *c, const cfit_plan *p, cfit_cost *out);
+/* The same with the fabric built for bill-of-materials options o (tiers, oversubscription, NICs;
+ * NULL = cfit_bom_options_init's), as `plan --bom` builds it, so the two capex figures agree. */
+void cfit_cost_compute_with(const cfit_catalog *c, const cfit_plan *p, const struct cfit_bom_options *o,
+                            cfit_cost *out);
+/* The same with the options a request implies (its oversubscription and NICs, two tiers): what
+ * sizing and --budget rank by. */
+void cfit_cost_compute_for(const struct cfit_plan_request *r, const cfit_plan *p, cfit_cost *out);
 
 /* The cost of the run on a basis; returns 1 and sets *usd when available, else 0. */
 int cfit_cost_of(const cfit_cost *k, cfit_cost_basis b, double *usd);

@@ -529,7 +529,7 @@ int cmd_plan(int argc, char **argv)
         else if (!rc && any_plan)
             rc = plan_print_tables(&c, &res, sizing);
         if (!rc && any_plan && c.report)
-            rc = cli_plan_report(c.report, &c.req, &res, sizing);
+            rc = cli_plan_report(c.report, &c.req, &c.bom.o, &res, sizing);
         if (!rc && !any_plan)
             rc = nothing_fits(&c.req, &res);
         else if (!rc && res.nplans == 0 && c.req.days <= 0) {
@@ -537,7 +537,7 @@ int cmd_plan(int argc, char **argv)
             for (size_t i = 0; i < res.ngpu && !key[0]; i++)
                 if (res.per_gpu[i].found && !res.per_gpu[i].has_cost) {
                     cfit_cost k;
-                    cfit_cost_compute(c.cc.cat, &res.per_gpu[i].best, &k);
+                    cfit_cost_compute_with(c.cc.cat, &res.per_gpu[i].best, &c.bom.o, &k);
                     cfit_cost_missing(&k, (cfit_cost_basis)c.req.cost_basis, key, sizeof key);
                 }
             if (key[0])

@@ -134,10 +134,9 @@ static void print_bom(const cli_bom *x, const cfit_plan *best)
     print_fabric(b, x->o.oversub);
     print_storage(b, best, &x->o);
     if (b->has_capex)
-        printf("\n  capex: nodes %s + fabric %s + storage %s = %s\n", fmt_cents(u[0], 48, b->node_capex_usd),
-               fmt_cents(u[1], 48, b->fabric_usd),
-               fmt_cents(u[2], 48, b->storage_choice >= 0 ? b->storage[b->storage_choice].capex_usd : 0.0),
-               fmt_cents(u[3], 48, b->capex_usd));
+        printf("\n  capex: nodes %s + fabric %s + storage %s = %s (the cost block's capex)\n",
+               fmt_cents(u[0], 48, b->node_capex_usd), fmt_cents(u[1], 48, b->fabric_usd),
+               fmt_cents(u[2], 48, b->storage_usd), fmt_cents(u[3], 48, b->capex_usd));
     else
         printf("\n  capex: no price; supply --price %s=VALUE\n", b->missing);
 }
@@ -371,6 +370,7 @@ static void json_bom(const cli_bom *c, cfit__buf *b)
     cfit__buf_key_opt(b, "fabric_usd", p, x->fabric_usd);
     cfit__buf_key_opt(b, "nics_usd", x->has_nic_price, x->nics_usd);
     cfit__buf_key_opt(b, "node_capex_usd", x->has_node_price, x->node_capex_usd);
+    cfit__buf_key_opt(b, "storage_capex_usd", x->has_capex, x->storage_usd);
     cfit__buf_key_opt(b, "capex_usd", x->has_capex, x->capex_usd);
     json_storage(c, b);
     cfit__buf_puts(b, "}");

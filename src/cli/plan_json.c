@@ -9,7 +9,7 @@
 static void j_cost(cfit__buf *b, const plan_cli *c, const cfit_plan *p)
 {
     cfit_cost k;
-    cfit_cost_compute(c->cc.cat, p, &k);
+    cfit_cost_compute_with(c->cc.cat, p, &c->bom.o, &k);
     double tokens = c->req.tokens, usd = 0;
     int have = cfit_cost_of(&k, (cfit_cost_basis)c->req.cost_basis, &usd) && tokens > 0;
     cfit__buf_puts(b, ", \"cost\": {");
@@ -19,6 +19,10 @@ static void j_cost(cfit__buf *b, const plan_cli *c, const cfit_plan *p)
     cfit__buf_key_opt(b, "capex_usd", k.has_own, k.capex_usd);
     cfit__buf_key_opt(b, "node_capex_usd", k.has_own, k.node_capex_usd);
     cfit__buf_key_opt(b, "network_capex_usd", k.has_own, k.network_capex_usd);
+    cfit__buf_key_opt(b, "storage_capex_usd", k.has_own, k.storage_capex_usd);
+    cfit__buf_key_opt(b, "switches", k.has_own, (double)k.switches);
+    cfit__buf_key_opt(b, "transceivers", k.has_own, (double)k.transceivers);
+    cfit__buf_key_opt(b, "cables", k.has_own, (double)k.cables);
     cfit__buf_key_opt(b, "scaleout_ports", k.has_own, k.ports);
     cfit__buf_key_opt(b, "own_run_usd", k.has_own, k.own_run_usd);
     cfit__buf_key_opt(b, "amortised_usd", k.has_own, k.amortised_usd);

@@ -78,7 +78,7 @@ static void cost_cells(const plan_cli *c, const cfit_plan *p)
 {
     cfit_cost k;
     char b[2][32];
-    cfit_cost_compute(c->cc.cat, p, &k);
+    cfit_cost_compute_with(c->cc.cat, p, &c->bom.o, &k);
     double rent, own;
     printf(" %9s %9s", cfit_cost_of(&k, CFIT_BASIS_RENT, &rent) ? fmt_usd(b[0], 32, rent) : "-",
            cfit_cost_of(&k, CFIT_BASIS_OWN, &own) ? fmt_usd(b[1], 32, own) : "-");
@@ -228,21 +228,32 @@ static void print_prices_used(const cfit_cost *k)
     }
 }
 
+/* The capex line: the bill of materials' one computation (cfit_bom_capex), as `--bom` prints it. */
+static void print_capex(const cfit_plan *p, const cfit_cost *k)
+{
+    char b[5][48];
+    printf("  capex: %s nodes %s (%.0f NICs in the node price) + fabric %s (%ld switches, %ld transceivers, "
+           "%ld cables) + storage %s", fmt_count(b[0], 48, (double)p->nodes), fmt_cents(b[1], 48, k->node_capex_usd),
+           k->ports, fmt_cents(b[2], 48, k->network_capex_usd), k->switches, k->transceivers, k->cables,
+           fmt_cents(b[3], 48, k->storage_capex_usd));
+    if (k->storage[0])
+        printf(" (%ld x %s)", k->storage_units, k->storage);
+    printf(" = %s\n", fmt_cents(b[4], 48, k->capex_usd));
+}
+
 /* The cost and power block of the details (docs/sizing.md). */
 static void print_cost(const plan_cli *c, const cfit_plan *p, double tokens)
 {
     cfit_cost k;
     char b[6][48];
-    cfit_cost_compute(c->cc.cat, p, &k);
+    cfit_cost_compute_with(c->cc.cat, p, &c->bom.o, &k);
     printf("\ncost and power (docs/sizing.md)\n");
     if (k.has_power)
         printf("  power: %.2f kW per node at load, %.1f kW IT, %.1f kW facility; %ld rack%s of %d node%s "
                "(%.1f kW per rack): %s cooling\n", k.node_power_kw, k.power_kw_it, k.power_kw_facility, k.racks,
                k.racks == 1 ? "" : "s", k.nodes_per_rack, k.nodes_per_rack == 1 ? "" : "s", k.rack_kw, k.cooling);
     if (k.has_own) {
-        printf("  capex: %s nodes %s + %.0f scale-out ports %s = %s\n", fmt_count(b[0], 48, (double)p->nodes),
-               fmt_cents(b[1], 48, k.node_capex_usd), k.ports, fmt_cents(b[2], 48, k.network_capex_usd),
-               fmt_cents(b[3], 48, k.capex_usd));
+        print_capex(p, &k);
         printf("  own, this run: amortisation %s + energy %s + maintenance %s + colocation %s = %s\n",
                fmt_cents(b[0], 48, k.amortised_usd), fmt_cents(b[1], 48, k.energy_usd),
                fmt_cents(b[2], 48, k.maintenance_usd), fmt_cents(b[3], 48, k.colo_usd),
@@ -279,13 +290,13 @@ static int any_cost(const plan_cli *c, const cfit_plan_result *res)
         cfit_cost k;
         if (!g->found)
             continue;
-        cfit_cost_compute(c->cc.cat, &g->best, &k);
+        cfit_cost_compute_with(c->cc.cat, &g->best, &c->bom.o, &k);
         if (k.has_own || k.has_rent[CFIT_BASIS_RENT])
             return 1;
     }
     for (size_t i = 0; i < res->nplans; i++) {
         cfit_cost k;
-        cfit_cost_compute(c->cc.cat, &res->plans[i], &k);
+        cfit_cost_compute_with(c->cc.cat, &res->plans[i], &c->bom.o, &k);
         if (k.has_own || k.has_rent[CFIT_BASIS_RENT])
             return 1;
     }
@@ -338,7 +349,7 @@ static void print_missed(const plan_cli *c, const cfit_gpu_result *g, int sizing
                g->gpu->name, 65536L, r->days, g->best.time_to_train_s / 86400.0);
     } else if (g->found && sizing && !g->has_cost) {
         cfit_cost k;
-        cfit_cost_compute(c->cc.cat, &g->best, &k);
+        cfit_cost_compute_with(c->cc.cat, &g->best, &c->bom.o, &k);
         printf("%-13s no %s price: supply --price %s=VALUE\n", g->gpu->name,
                cfit_cost_basis_name((cfit_cost_basis)r->cost_basis),
                cfit_cost_missing(&k, (cfit_cost_basis)r->cost_basis, b[0], sizeof b[0]));

@@ -174,10 +174,19 @@ void cfit_bom_storage(const cfit_catalog *c, const cfit_model *m, const cfit_pla
     storage_all(c, b);
 }
 
-int cfit_bom_compute(const cfit_catalog *c, const cfit_model *m, const cfit_plan *p, const cfit_bom_options *o,
-                     cfit_bom *b, cfit_diag *d)
+/* The tier the plan checkpoints to and its capex. */
+static void capex_storage(const cfit_catalog *c, const cfit_plan *p, cfit_bom *b)
 {
-    cfit_bom_storage(c, m, p, o, b);
+    double unit_usd = 0;
+    snprintf(b->capex_storage, sizeof b->capex_storage, "%s", p->goodput.storage);
+    b->capex_storage_units = p->goodput.storage_units;
+    b->has_storage_price = b->capex_storage[0] && cfit__price_of(c, "storage.", b->capex_storage, &unit_usd, NULL, 0);
+    b->storage_usd = b->has_storage_price ? (double)b->capex_storage_units * unit_usd : 0.0;
+}
+
+int cfit_bom_capex(const cfit_catalog *c, const cfit_plan *p, const cfit_bom_options *o, cfit_bom *b, cfit_diag *d)
+{
+    b->nodes = p->nodes;
     b->fabric = p->fabric;
     b->nics_per_node = o->nics_per_node > 0 ? o->nics_per_node : p->node->nics_per_node;
     b->nics = b->nodes * b->nics_per_node;
@@ -190,13 +199,20 @@ int cfit_bom_compute(const cfit_catalog *c, const cfit_model *m, const cfit_plan
     if (rc)
         return rc;
     double nic_usd = 0, node_usd = 0;
+    b->has_node_price = cfit__price_of(c, "node.", p->gpu->name, &node_usd, b->missing, sizeof b->missing);
     b->has_network_price = cfit__price_fabric(c, p->fabric, b->sw, &b->tree, b);
     b->has_nic_price = cfit__price_of(c, "nic.", p->fabric->name, &nic_usd, NULL, 0);
     b->nics_usd = (double)b->nics * nic_usd;
-    b->has_node_price = cfit__price_of(c, "node.", p->gpu->name, &node_usd, b->missing, sizeof b->missing);
     b->node_capex_usd = (double)b->nodes * node_usd;
+    capex_storage(c, p, b);
     b->has_capex = b->has_network_price && b->has_node_price;
-    b->capex_usd = b->node_capex_usd + b->fabric_usd +
-                   (b->storage_choice >= 0 ? b->storage[b->storage_choice].capex_usd : 0.0);
+    b->capex_usd = b->node_capex_usd + b->fabric_usd + b->storage_usd;
     return CFIT_EOK;
+}
+
+int cfit_bom_compute(const cfit_catalog *c, const cfit_model *m, const cfit_plan *p, const cfit_bom_options *o,
+                     cfit_bom *b, cfit_diag *d)
+{
+    cfit_bom_storage(c, m, p, o, b);
+    return cfit_bom_capex(c, p, o, b, d);
 }

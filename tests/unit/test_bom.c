@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "clusterfit/bom.h"
@@ -141,6 +142,9 @@ static void test_bom_storage_and_capex(void **state)
     p.gpus = 1024;
     p.nodes = 128;
     p.tokens_per_s = 1e6;
+    p.time_to_train_s = 86400.0;
+    snprintf(p.goodput.storage, sizeof p.goodput.storage, "pfs-flash-block");   /* what goodput writes to */
+    p.goodput.storage_units = 1;
     const cfit_model *m = cfit_catalog_model(cat, "llama3-70b", NULL);
     cfit_bom_options o;
     cfit_bom_options_init(&o);
@@ -170,6 +174,17 @@ static void test_bom_storage_and_capex(void **state)
     assert_true(b.has_network_price);
     assert_true(fabs(b.fabric_usd - (48 * 30000.0 + 4096 * 900.0 + 2048 * 150.0)) < 1e-6);
     assert_true(fabs(b.capex_usd - (128 * 317000.0 + b.fabric_usd + 350000.0)) < 1e-6);
+    /* one computation: the cost block's capex is the bill of materials' (issue 15) */
+    cfit_cost k;
+    cfit_cost_compute_with(cat, &p, &o, &k);
+    assert_true(k.has_own);
+    assert_true(k.capex_usd == b.capex_usd);
+    assert_true(k.network_capex_usd == b.fabric_usd && k.storage_capex_usd == 350000.0);
+    o.oversub = 2;   /* a 2:1 fabric is cheaper, in both */
+    assert_int_equal(cfit_bom_compute(cat, m, &p, &o, &b, &d), CFIT_EOK);
+    cfit_cost_compute_with(cat, &p, &o, &k);
+    assert_true(k.capex_usd == b.capex_usd && b.fabric_usd < 48 * 30000.0 + 4096 * 900.0 + 2048 * 150.0);
+    o.oversub = 1;
     /* a 5-minute window -> a 1-minute one: 5x the write rate */
     o.checkpoint_window_s = 60;
     assert_int_equal(cfit_bom_compute(cat, m, &p, &o, &b, &d), CFIT_EOK);
