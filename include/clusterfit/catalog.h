@@ -42,8 +42,18 @@ typedef enum cfit_gpu_arch {
 
 const char *cfit_gpu_arch_name(cfit_gpu_arch a);   /* "hopper", ...; "other" */
 
+#define CFIT_MAX_ALIASES 8
+
+/* Other names an entry answers to ("aliases": ["H100", "H100 SXM"]); lookups compare names
+ * and aliases ignoring case, spaces, hyphens and underscores. */
+typedef struct cfit_alias_list {
+    int n;
+    char name[CFIT_MAX_ALIASES][CFIT_NAME_MAX];
+} cfit_alias_list;
+
 typedef struct cfit_gpu {
     char name[CFIT_NAME_MAX];          /* catalog key, e.g. "h100-sxm" */
+    cfit_alias_list aliases;           /* "aliases": what people type (H100, "H100 SXM", MI300X) */
     cfit_gpu_arch arch;                /* "arch" key; "other" when absent */
     char vendor[CFIT_NAME_MAX];
     char display_name[CFIT_NAME_MAX];

@@ -261,10 +261,26 @@ static void test_lookup_did_you_mean(void **state)
     assert_null(strstr(d.msg, "did you mean"));
     assert_non_null(strstr(d.msg, "catalog list gpus"));
 
-    /* names are exact: no case folding, no prefix match on success */
-    assert_null(cfit_catalog_gpu(c, "H100-SXM", NULL));
-    assert_null(cfit_catalog_gpu(c, "h100", NULL));
+    /* names as people type them (issue 15): case and separators ignored, aliases from the data */
+    const cfit_gpu *h100 = cfit_catalog_gpu(c, "h100-sxm", NULL);
+    assert_ptr_equal(cfit_catalog_gpu(c, "H100-SXM", NULL), h100);
+    assert_ptr_equal(cfit_catalog_gpu(c, "h100sxm", NULL), h100);
+    assert_ptr_equal(cfit_catalog_gpu(c, "H100 SXM", NULL), h100);
+    assert_ptr_equal(cfit_catalog_gpu(c, "H100", NULL), h100);
+    assert_string_equal(cfit_catalog_gpu(c, "MI300X", NULL)->name, "mi300x");
+    assert_string_equal(cfit_catalog_gpu(c, "GB200 NVL72", NULL)->name, "gb200");
+    assert_string_equal(cfit_catalog_gpu(c, "H200", NULL)->name, "h200-sxm");
+    assert_string_equal(cfit_catalog_model(c, "Llama3-70B", NULL)->name, "llama3-70b");
     assert_null(cfit_catalog_gpu(c, "", NULL));
+    /* suggestions know the family: llama3-7b -> llama3-8b, not llama2-7b; an h-typo never a b */
+    cfit_diag_clear(&d);
+    assert_null(cfit_catalog_model(c, "llama3-7b", &d));
+    expect_suggestion(d.msg, near, sizeof near);
+    assert_string_equal(near, "llama3-8b");
+    cfit_diag_clear(&d);
+    assert_null(cfit_catalog_gpu(c, "h201", &d));
+    expect_suggestion(d.msg, near, sizeof near);
+    assert_true(near[0] == 'h');
     cfit_catalog_free(c);
 }
 
