@@ -70,6 +70,12 @@ typedef struct cfit_cost {
      * demand does (u x GPUs x 8766 h x price); < 0 when owning never pays (has_break_even) */
     int has_break_even;
     double break_even_utilisation;
+    /* the same against each rent basis (on-demand, reserved, spot) */
+    int has_break_even_basis[CFIT_BASIS_OWN];
+    double break_even_basis[CFIT_BASIS_OWN];
+    /* the owned cluster's expected busy fraction (price "owned.utilisation", --utilisation; 1 when
+     * absent): the run carries the idle share, amortisation, maintenance and colocation / u */
+    double utilisation;
     /* the first missing key for owning and for each rent basis; "" when none */
     char missing_own[2 * CFIT_NAME_MAX];
     char missing_rent[CFIT_BASIS_OWN][2 * CFIT_NAME_MAX];

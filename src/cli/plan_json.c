@@ -34,6 +34,13 @@ static void j_cost(cfit__buf *b, const plan_cli *c, const cfit_plan *p)
     cfit__buf_key_opt(b, "rent_reserved_usd", k.has_rent[CFIT_BASIS_RESERVED], k.rent_usd[CFIT_BASIS_RESERVED]);
     cfit__buf_key_opt(b, "rent_spot_usd", k.has_rent[CFIT_BASIS_SPOT], k.rent_usd[CFIT_BASIS_SPOT]);
     cfit__buf_key_opt(b, "break_even_utilisation", k.has_break_even && k.break_even_utilisation >= 0, k.break_even_utilisation);
+    cfit__buf_key_opt(b, "break_even_utilisation_reserved",
+                      k.has_break_even_basis[CFIT_BASIS_RESERVED] && k.break_even_basis[CFIT_BASIS_RESERVED] >= 0,
+                      k.break_even_basis[CFIT_BASIS_RESERVED]);
+    cfit__buf_key_opt(b, "break_even_utilisation_spot",
+                      k.has_break_even_basis[CFIT_BASIS_SPOT] && k.break_even_basis[CFIT_BASIS_SPOT] >= 0,
+                      k.break_even_basis[CFIT_BASIS_SPOT]);
+    cfit__buf_key_opt(b, "utilisation", k.has_own, k.utilisation);
     cfit__buf_key_opt(b, "power_kw_node", k.has_power, k.node_power_kw);
     cfit__buf_key_opt(b, "power_kw_it", k.has_power, k.power_kw_it);
     cfit__buf_key_opt(b, "power_kw_facility", k.has_power, k.power_kw_facility);

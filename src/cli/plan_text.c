@@ -232,13 +232,37 @@ static void print_prices_used(const cfit_cost *k)
 static void print_capex(const cfit_plan *p, const cfit_cost *k)
 {
     char b[5][48];
-    printf("  capex: %s nodes %s (%.0f NICs in the node price) + fabric %s (%ld switches, %ld transceivers, "
+    printf("  capex: %s nodes %s (%.0f NICs in the node price) + fabric %s (%ld switch%s, %ld transceivers, "
            "%ld cables) + storage %s", fmt_count(b[0], 48, (double)p->nodes), fmt_cents(b[1], 48, k->node_capex_usd),
-           k->ports, fmt_cents(b[2], 48, k->network_capex_usd), k->switches, k->transceivers, k->cables,
-           fmt_cents(b[3], 48, k->storage_capex_usd));
+           k->ports, fmt_cents(b[2], 48, k->network_capex_usd), k->switches, k->switches == 1 ? "" : "es",
+           k->transceivers, k->cables, fmt_cents(b[3], 48, k->storage_capex_usd));
     if (k->storage[0])
         printf(" (%ld x %s)", k->storage_units, k->storage);
     printf(" = %s\n", fmt_cents(b[4], 48, k->capex_usd));
+}
+
+/* Buy vs rent: the busy fraction above which owning beats each rent basis, and the utilisation
+ * the own figures assume. */
+static void print_break_even(const cfit_cost *k)
+{
+    static const char *const names[CFIT_BASIS_OWN] = {"on-demand", "reserved", "spot"};
+    int any = 0;
+    for (int b = 0; b < CFIT_BASIS_OWN; b++) {
+        if (!k->has_break_even_basis[b])
+            continue;
+        printf(any++ ? "; " : "  buy-vs-rent break-even: owning is cheaper when the cluster is busy more than ");
+        if (k->break_even_basis[b] < 0)
+            printf("never against %s (its rent is below the energy to own)", names[b]);
+        else if (k->break_even_basis[b] > 1)
+            printf("never against %s (%.0f%%: more than the whole year)", names[b], 100 * k->break_even_basis[b]);
+        else
+            printf("%.0f%% of the year against %s", 100 * k->break_even_basis[b], names[b]);
+    }
+    if (any)
+        printf("\n");
+    if (k->has_own && k->utilisation < 1.0)
+        printf("  own at %.0f%% utilisation (--utilisation): the run carries the idle share, amortisation, "
+               "maintenance and colocation / %.2f\n", 100 * k->utilisation, k->utilisation);
 }
 
 /* The cost and power block of the details (docs/sizing.md). */
@@ -268,11 +292,7 @@ static void print_cost(const plan_cli *c, const cfit_plan *p, double tokens)
     if (tokens > 0 && cfit_cost_of(&k, (cfit_cost_basis)c->req.cost_basis, &usd))
         printf("  cost per million trained tokens (%s): %s\n", cfit_cost_basis_name((cfit_cost_basis)c->req.cost_basis),
                fmt_cents(b[0], 48, usd / (tokens / 1e6)));
-    if (k.has_break_even && k.break_even_utilisation >= 0)
-        printf("  buy-vs-rent break-even: owning is cheaper than on-demand rent when the cluster is busy more than "
-               "%.0f%% of the year\n", 100 * k.break_even_utilisation);
-    else if (k.has_break_even)
-        printf("  buy-vs-rent break-even: none (on-demand rent costs less than the energy to own)\n");
+    print_break_even(&k);
     if (p->gpu->no_price[0] && (!k.has_own || !k.has_rent[CFIT_BASIS_RENT]))
         printf("  no market price for %s: %s\n", p->gpu->name, p->gpu->no_price);
     if (!k.has_own)

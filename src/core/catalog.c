@@ -182,6 +182,10 @@ const char *cfit_price_unit_name(cfit_price_unit u)
 int cfit_price_value_ok(const char *name, cfit_price_unit u, double value, char *why, size_t n)
 {
     int ratio_floor = strcmp(name, "facility.pue") == 0 || strcmp(name, "power.node_over_gpu_tdp") == 0;
+    if (strcmp(name, "owned.utilisation") == 0 && !(value > 0.0 && value <= 1.0)) {
+        snprintf(why, n, "must be a busy fraction in (0, 1], got %g", value);
+        return 0;
+    }
     if (ratio_floor && !(value >= 1.0)) {
         snprintf(why, n, "must be at least 1 (a facility or node draws at least its IT or GPU power), got %g", value);
         return 0;

@@ -131,14 +131,16 @@ static void cost_own(const cfit_catalog *c, const cfit_plan *p, const cfit_bom_o
     if (!ok || !k->has_power || life <= 0)
         return;
     k->has_own = 1;
+    const cfit_price *busy = price(c, k, "owned.utilisation", "");
+    k->utilisation = busy ? busy->value : 1.0;
     k->own_fixed_usd_per_year = k->capex_usd / life + k->capex_usd * maint +
                                 k->power_kw_it * colo * MONTHS_PER_YEAR;
     k->own_energy_usd_per_year = k->power_kw_facility * HOURS_PER_YEAR * kwh;
-    double years = p->time_to_train_s / 3600.0 / HOURS_PER_YEAR;
-    k->amortised_usd = k->capex_usd / life * years;
+    double years = p->time_to_train_s / 3600.0 / HOURS_PER_YEAR, held = years / k->utilisation;
+    k->amortised_usd = k->capex_usd / life * held;   /* the idle share of the life is the run's too */
     k->energy_usd = k->own_energy_usd_per_year * years;
-    k->maintenance_usd = k->capex_usd * maint * years;
-    k->colo_usd = k->power_kw_it * colo * MONTHS_PER_YEAR * years;
+    k->maintenance_usd = k->capex_usd * maint * held;
+    k->colo_usd = k->power_kw_it * colo * MONTHS_PER_YEAR * held;
     k->own_run_usd = k->amortised_usd + k->energy_usd + k->maintenance_usd + k->colo_usd;
 }
 
@@ -156,17 +158,24 @@ static void cost_rent(const cfit_catalog *c, const cfit_plan *p, cfit_cost *k)
     }
 }
 
+/* Per rent basis: the utilisation at which owning a year (fixed + u x energy) costs renting
+ * u of the year; -1 when rent is below the energy alone. */
 static void cost_break_even(const cfit_catalog *c, const cfit_plan *p, cfit_cost *k)
 {
-    if (!k->has_own || !k->has_rent[CFIT_BASIS_RENT])
+    if (!k->has_own)
         return;
-    char key[2 * CFIT_NAME_MAX];
-    snprintf(key, sizeof key, "cloud.on_demand.%s", p->gpu->name);
-    const cfit_price *pr = cfit_catalog_price(c, key, NULL);
-    double rent_year = (double)p->gpus * HOURS_PER_YEAR * pr->value;   /* busy all year */
-    double margin = rent_year - k->own_energy_usd_per_year;
-    k->has_break_even = 1;
-    k->break_even_utilisation = margin > 0 ? k->own_fixed_usd_per_year / margin : -1.0;
+    for (int b = 0; b < CFIT_BASIS_OWN; b++) {
+        char key[2 * CFIT_NAME_MAX];
+        snprintf(key, sizeof key, "%s%s", rent_prefix[b], p->gpu->name);
+        const cfit_price *pr = cfit_catalog_price(c, key, NULL);
+        if (!pr)
+            continue;
+        double margin = (double)p->gpus * HOURS_PER_YEAR * pr->value - k->own_energy_usd_per_year;
+        k->has_break_even_basis[b] = 1;
+        k->break_even_basis[b] = margin > 0 ? k->own_fixed_usd_per_year / margin : -1.0;
+    }
+    k->has_break_even = k->has_break_even_basis[CFIT_BASIS_RENT];
+    k->break_even_utilisation = k->break_even_basis[CFIT_BASIS_RENT];
 }
 
 void cfit_cost_compute_with(const cfit_catalog *c, const cfit_plan *p, const cfit_bom_options *o, cfit_cost *out)
@@ -220,7 +229,7 @@ const char *cfit_cost_missing(const cfit_cost *k, cfit_cost_basis b, char *buf, 
 /* ---- key checking ---- */
 
 static const char *const global_keys[] = {
-    "energy.usd_per_kwh", "facility.pue", "facility.kw_per_rack", "colo.usd_per_kw_month",
+    "owned.utilisation", "energy.usd_per_kwh", "facility.pue", "facility.kw_per_rack", "colo.usd_per_kw_month",
     "maintenance.fraction_per_year", "amortisation.years", "power.node_over_gpu_tdp",
     "cooling.air_max_kw_per_rack", "cooling.rear_door_max_kw_per_rack"};
 
@@ -272,7 +281,7 @@ int cfit_cost_key_check(const cfit_catalog *c, const char *key, cfit_diag *d)
 int cfit_cost_price_set(cfit_catalog *c, const char *key, double value, cfit_diag *d)
 {
     static const struct { const char *prefix; cfit_price_unit unit; } units[] = {
-        {"node.", CFIT_UNIT_USD_PER_NODE}, {"cloud.", CFIT_UNIT_USD_PER_GPU_HOUR}};
+        {"node.", CFIT_UNIT_USD_PER_NODE}, {"cloud.", CFIT_UNIT_USD_PER_GPU_HOUR}, {"owned.", CFIT_UNIT_RATIO}};
     int rc = cfit_cost_key_check(c, key, d);
     if (rc)
         return rc;
