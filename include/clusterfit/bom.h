@@ -61,7 +61,9 @@ int cfit_fattree_size(long nodes, int nics, int radix, int tiers, double oversub
 typedef struct cfit_storage_fit {
     const cfit_storage *s;
     long units;              /* per-node options: nodes; else enough for both rates (at least 1) */
-    int meets;               /* units deliver both the read and the write rate */
+    int meets;               /* per-node: the nodes' units deliver the data read; shared: the units
+                                deliver the checkpoint write, the restart read and, without a data
+                                tier, the data read */
     int has_price;
     double capex_usd;        /* units x storage.NAME, when has_price */
 } cfit_storage_fit;
@@ -78,9 +80,14 @@ typedef struct cfit_bom {
     double data_read_bytes_per_s;    /* tokens/s x bytes per token x headroom */
     double checkpoint_bytes;         /* cfit_checkpoint_bytes (goodput.h): 14 B/param + per-rank state */
     double checkpoint_write_bytes_per_s;   /* checkpoint_bytes / window */
+    double restart_read_bytes_per_s; /* checkpoint_bytes / window: reading it back at a restart */
+    int data_tier;                   /* the per-node option that serves the data read (local NVMe; the
+                                        dataset is staged there), -1 when none suffices: then the shared
+                                        tier must serve it too */
     cfit_storage_fit storage[CFIT_BOM_MAX_STORAGE];
     int nstorage;
-    int storage_choice;              /* cheapest priced shared option that meets the need; -1 none */
+    int storage_choice;              /* cheapest priced shared option that meets the checkpoint write, the
+                                        restart read and (without a data tier) the data read; -1 none */
     /* prices (has_network_price: switch, optic and cable prices all exist) */
     int has_network_price, has_nic_price, has_node_price;
     double switches_usd, optics_usd, cables_usd, nics_usd, node_capex_usd;

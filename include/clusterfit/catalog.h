@@ -207,6 +207,7 @@ typedef struct cfit_storage {
     double read_bytes_per_s;           /* sequential read per unit */
     double write_bytes_per_s;          /* sequential write per unit */
     double capacity_bytes;             /* per unit */
+    int max_nodes;                     /* "max_nodes": client nodes one shared unit serves; 0 = no limit */
     char source[CFIT_TEXT_MAX];
 } cfit_storage;
 

@@ -132,29 +132,57 @@ static void storage_need(const cfit_model *m, const cfit_plan *p, const cfit_bom
     b->data_read_bytes_per_s = p->tokens_per_s * b->bytes_per_token * o->data_headroom;
     b->checkpoint_bytes = cfit_checkpoint_bytes(m, p->gpus);
     b->checkpoint_write_bytes_per_s = b->checkpoint_bytes / o->checkpoint_window_s;
+    b->restart_read_bytes_per_s = b->checkpoint_bytes / o->checkpoint_window_s;
+}
+
+/* The read a shared tier must serve: the restart read, and the data read when no node-local tier
+ * holds the data (NVIDIA SuperPOD RA-11333-001 Table 5: NLP "datasets generally fit within local
+ * cache"). */
+static double shared_read_bytes_per_s(const cfit_bom *b)
+{
+    double data = b->data_tier >= 0 ? 0.0 : b->data_read_bytes_per_s;
+    return data > b->restart_read_bytes_per_s ? data : b->restart_read_bytes_per_s;
 }
 
 static void storage_fit(const cfit_catalog *c, const cfit_storage *s, cfit_bom *b, cfit_storage_fit *f)
 {
     f->s = s;
+    double read = s->per_node ? b->data_read_bytes_per_s : shared_read_bytes_per_s(b);
     if (s->per_node) {
         f->units = b->nodes;
     } else {
-        long r = (long)ceil(b->data_read_bytes_per_s / s->read_bytes_per_s - 1e-9);
+        long r = (long)ceil(read / s->read_bytes_per_s - 1e-9);
         long w = (long)ceil(b->checkpoint_write_bytes_per_s / s->write_bytes_per_s - 1e-9);
+        long k = s->max_nodes > 0 ? (b->nodes + s->max_nodes - 1) / s->max_nodes : 1;   /* clients per unit */
         f->units = r > w ? r : w;
-        f->units = f->units < 1 ? 1 : f->units;
+        f->units = f->units < k ? k : f->units;
     }
-    f->meets = f->units * s->read_bytes_per_s >= b->data_read_bytes_per_s &&
-               f->units * s->write_bytes_per_s >= b->checkpoint_write_bytes_per_s;
+    f->meets = f->units * s->read_bytes_per_s >= read &&
+               (s->per_node || f->units * s->write_bytes_per_s >= b->checkpoint_write_bytes_per_s);
     double unit_usd = 0;
     f->has_price = cfit__price_of(c, "storage.", s->name, &unit_usd, NULL, 0);
     f->capex_usd = (double)f->units * unit_usd;
 }
 
+/* The node-local tier that holds the data, if one reads fast enough: the first per-node option. */
+static void data_tier(const cfit_catalog *c, cfit_bom *b)
+{
+    b->data_tier = -1;
+    for (size_t i = 0; i < cfit_catalog_storage_count(c); i++) {
+        const cfit_storage *s = cfit_catalog_storage_at(c, i);
+        if (s->per_node && (double)b->nodes * s->read_bytes_per_s >= b->data_read_bytes_per_s) {
+            b->data_tier = (int)i;   /* index in the catalog = index in b->storage (storage_all) */
+            return;
+        }
+    }
+}
+
 static void storage_all(const cfit_catalog *c, cfit_bom *b)
 {
     b->storage_choice = -1;
+    data_tier(c, b);
+    if (b->data_tier >= CFIT_BOM_MAX_STORAGE)
+        b->data_tier = -1;
     for (size_t i = 0; i < cfit_catalog_storage_count(c) && b->nstorage < CFIT_BOM_MAX_STORAGE; i++) {
         cfit_storage_fit *f = &b->storage[b->nstorage];
         storage_fit(c, cfit_catalog_storage_at(c, i), b, f);

@@ -245,6 +245,7 @@ static const field storage_fields[] = {
     {"read_bytes_per_s", F_DBL, ST(read_bytes_per_s), 1, 1e6, 1e15, NULL, NULL},
     {"write_bytes_per_s", F_DBL, ST(write_bytes_per_s), 1, 1e6, 1e15, NULL, NULL},
     {"capacity_bytes", F_DBL, ST(capacity_bytes), 1, 1e9, 1e18, NULL, NULL},
+    {"max_nodes", F_INT, ST(max_nodes), 0, 0, 1 << 24, NULL, NULL},
     {"source", F_TEXT, ST(source), 1, 0, 0, NULL, NULL},
     END};
 #undef ST
