@@ -397,6 +397,23 @@ static void source_row(cfit__buf *b, const char *kind, const char *name, const c
     cfit__html_row(b, cells, 3);
 }
 
+/* The best plan's capex, the figure the text, --json and --bom print (cfit_bom_capex). */
+static void capex_table(cfit__buf *b, const cfit_cost *k)
+{
+    if (!k->has_own)
+        return;
+    const char *ch[] = {"capex of the best plan", "USD"};
+    const char *what[] = {"nodes (NICs in the node price)", "fabric: switches, optics, cables", "storage", "total"};
+    const double usd[] = {k->node_capex_usd, k->network_capex_usd, k->storage_capex_usd, k->capex_usd};
+    cfit__html_table_begin(b, "Capex of the best plan (the same computation as plan --bom; docs/sizing.md)", ch, 2);
+    for (int i = 0; i < 4; i++) {
+        char v[48];
+        const char *cells[] = {what[i], fmt_cents(v, sizeof v, usd[i])};
+        cfit__html_row(b, cells, 2);
+    }
+    cfit__html_table_end(b);
+}
+
 static void sources_section(cfit__buf *b, const cfit_plan_request *r, const cfit_bom_options *o,
                             const cfit_plan_result *res, size_t n)
 {
@@ -438,6 +455,7 @@ static void sources_section(cfit__buf *b, const cfit_plan_request *r, const cfit
             cfit__html_row(b, cells, 5);
         }
         cfit__html_table_end(b);
+        capex_table(b, &k);
     }
     cfit__html_p(b, "Formulas: FLOPs per step after Narayanan et al. 2021, activation memory after Korthikanti et al. "
                     "2022, roofline op times, collectives on NCCL's cost model, pipeline bubble (p-1)/(v m): docs/model.md. "
