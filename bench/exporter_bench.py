@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """exporter_bench.py - `clusterfit exporter` against the Debian prometheus-node-exporter, same run.
 
-Usage: python3 bench/exporter_bench.py BUILD/clusterfit [--scrapes 1000] [--clients 200]
+Usage: python3 bench/exporter_bench.py BUILD/clusterfit [--scrapes 1000] [--clients 200] [--compat dcgm]
 
 Starts the exporter on loopback with 8 GPUs from the fake NVML library (tests/fakenvml, built next
 to the binary as tests/libfakenvml.so, or $CFIT_FAKENVML) plus this machine's real /sys and
 /proc, then measures: scrape latency over N sequential scrapes on one keep-alive connection
 (p50/p99), C clients scraping at once (all must get 200), and resident memory (VmRSS and the
 peak VmHWM) afterwards. The same is measured for prometheus-node-exporter (default collectors)
-when it is installed. Targets (issue 6): RSS <= 10 MB, p99 <= 5 ms, 200 concurrent clients served.
+when it is installed. --compat dcgm runs the exporter with that flag (dcgm-exporter's names
+beside the native ones: about twice the GPU series). Targets (issue 6): RSS <= 10 MB, p99 <= 5 ms, 200 concurrent clients served.
 Exit status 0 when every target is met, 1 otherwise.
 """
 import http.client
@@ -97,7 +98,10 @@ def write_fixture(tmp):
             f.write("gpu uuid=GPU-bench-%d name=NVIDIA_H100_80GB_HBM3 util=%d memutil=40 mem_total=85520809984 "
                     "mem_used=60000000000 power_mw=600000 energy_mj=%d temp=60 sm_mhz=1980 mem_mhz=2619 "
                     "ecc_corrected=0 ecc_uncorrected=0 nvlink_links=18 nvlink_tx_kib=1800000 nvlink_rx_kib=1800000 "
-                    "throttle=0 xids=79\n" % (i, 80 + i, 10 ** 9 + i))
+                    "throttle=0 xids=79 pci=00000000:%02X:00.0 ecc_agg_corrected=0 ecc_agg_uncorrected=0 enc=0 dec=0 "
+                    "mem_reserved=566231040 mem_temp=58 pcie_replay=0 nvl_crc_flit=0 nvl_crc_data=0 nvl_replay=0 "
+                    "nvl_recovery=0 remap_cor=0 remap_unc=0 remap_pending=0 remap_failure=0\n"
+                    % (i, 80 + i, 10 ** 9 + i, 0x18 + 16 * i))
     return fixture
 
 
@@ -129,6 +133,7 @@ def main(argv):
     binary = os.path.abspath(argv[0])
     scrapes = int(argv[argv.index("--scrapes") + 1]) if "--scrapes" in argv else 1000
     clients = int(argv[argv.index("--clients") + 1]) if "--clients" in argv else 200
+    compat = ["--compat", argv[argv.index("--compat") + 1]] if "--compat" in argv else []
     fake = os.environ.get("CFIT_FAKENVML") or os.path.join(os.path.dirname(binary), "tests", "libfakenvml.so")
     if not os.path.exists(fake):
         raise SystemExit("no fake NVML library at %s (build with tests, or set CFIT_FAKENVML)" % fake)
@@ -138,7 +143,7 @@ def main(argv):
     port = free_port()
     results = [measure("clusterfit exporter (8 fake GPUs, real /sys, /proc)",
                        [binary, "exporter", "-q", "--web.listen-address", "127.0.0.1:%d" % port,
-                        "--nvml-library", fake, "--job-socket", os.path.join(tmp, "job.sock")],
+                        "--nvml-library", fake, "--job-socket", os.path.join(tmp, "job.sock")] + compat,
                        port, env, scrapes, clients)]
     ne = "/usr/bin/prometheus-node-exporter"
     if os.path.exists(ne):

@@ -15,9 +15,11 @@ PACKAGES=(
     # clusterfit bench: mpirun launch + the MPI_Allreduce reference (tests, bench/), io_uring
     # for bench storage, ip/tc for the network-namespace tests
     libopenmpi-dev openmpi-bin liburing-dev iproute2
-    # clusterfit exporter: HTTP/TLS server, bcrypt basic auth through crypt(3); tests: a real
-    # Prometheus server + promtool, openssl (test certificates), curl (HTTP checks)
-    libmicrohttpd-dev libcrypt-dev prometheus openssl curl
+    # clusterfit exporter: HTTP/TLS server (libmicrohttpd on GnuTLS: the web config's TLS
+    # versions, suites and client certificates), the web config file (libyaml), bcrypt basic
+    # auth through crypt(3); tests: a real Prometheus server + promtool, openssl (test
+    # certificates, s_client), curl (HTTP checks)
+    libmicrohttpd-dev libgnutls28-dev libyaml-dev libcrypt-dev prometheus openssl curl
     # gzip-compressed scrapes (Accept-Encoding: gzip)
     zlib1g-dev
     # bench/exporter_bench.py: the reference exporter measured side by side

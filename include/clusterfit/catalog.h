@@ -157,6 +157,10 @@ typedef struct cfit_node {
     char gpu[CFIT_NAME_MAX];           /* the GPU entry this node type holds ("" = any) */
     int p2p_off;                       /* "p2p": "no" - GPUs cannot reach each other's memory over
                                           PCIe (GeForce, IOMMU), so NCCL goes through host memory */
+    double host_memory_bytes;          /* CPU (host) memory of the node; 0 = unknown (no offload) */
+    double host_memory_bw_bytes_per_s; /* its peak bandwidth, all sockets (channels x transfer rate x 8 B) */
+    int pcie_gen, pcie_lanes;          /* each GPU's host link (generation 3..5, lanes); 0 = unknown */
+    char host_source[CFIT_TEXT_MAX];   /* where the four host figures come from */
     char source[CFIT_TEXT_MAX];
 } cfit_node;
 

@@ -24,7 +24,10 @@ typedef enum cfit_metric_type {
     CFIT_METRIC_GAUGE,
     CFIT_METRIC_COUNTER,    /* name must end in _total */
     CFIT_METRIC_INFO,       /* name must end in _info; value 1 */
-    CFIT_METRIC_HISTOGRAM   /* samples written with cfit_expo_histogram() */
+    CFIT_METRIC_HISTOGRAM,  /* samples written with cfit_expo_histogram() */
+    /* a counter named without _total, as another exporter names it (--compat dcgm): TYPE counter
+     * in the text format, unknown in OpenMetrics (which requires the suffix) */
+    CFIT_METRIC_COUNTER_UNSUFFIXED
 } cfit_metric_type;
 
 typedef enum cfit_expo_format {
@@ -84,6 +87,7 @@ typedef struct cfit_exporter_config {
     double job_stale_s;         /* drop a (job, rank) pair not heard from this long; 0 = 600 s */
     size_t job_max_series;      /* (job, rank) pairs kept; past it the oldest is dropped; 0 = 1024 */
     int gpu_pcie;               /* 1: also sample PCIe throughput (costs ~40 ms per GPU) */
+    int compat_dcgm;            /* 1: the gpu collector also writes dcgm-exporter's DCGM_FI_* families */
     double gpu_lost_retry_s;    /* re-initialise NVML to look for a lost GPU at most this often; 0 = 60 s */
     /* log sink for collectors' one-time warnings (NULL: silent) */
     void (*log)(void *ctx, const char *fmt, ...)
@@ -160,25 +164,60 @@ typedef struct cfit_job_report {
  * no NUL needed; a trailing newline is allowed).  0, or CFIT_EPARSE with d->msg and d->col. */
 int cfit_job_parse_line(const char *line, size_t len, cfit_job_report *r, cfit_diag *d);
 
-/* ---- web config file (exporter-toolkit subset) ---------------------------------------- */
+/* ---- web config file (exporter-toolkit's format, parsed with libyaml) ----------------- */
 
 #define CFIT_WEB_MAX_USERS 64
+#define CFIT_WEB_MAX_SUITES 17    /* the cipher suites Go's tls.CipherSuites() names */
+#define CFIT_WEB_MAX_HEADERS 5    /* the headers exporter-toolkit lets http_server_config set */
+
+/* tls_server_config.client_auth_type (Go's tls.ClientAuthType). */
+typedef enum cfit_web_client_auth {
+    CFIT_WEB_NO_CLIENT_CERT,               /* "NoClientCert" (the default) */
+    CFIT_WEB_REQUEST_CLIENT_CERT,          /* asked for, not required, not verified */
+    CFIT_WEB_REQUIRE_ANY_CLIENT_CERT,      /* required, not verified ("RequireClientCert" too) */
+    CFIT_WEB_VERIFY_CLIENT_CERT_IF_GIVEN,  /* verified against client_ca_file when sent */
+    CFIT_WEB_REQUIRE_AND_VERIFY_CLIENT_CERT
+} cfit_web_client_auth;
 
 typedef struct cfit_web_config {
     char *cert_file, *key_file;                /* both or neither; NULL: plain HTTP */
+    char *client_ca_file;                      /* PEM CAs for client certificates, or NULL */
+    cfit_web_client_auth client_auth;
+    int min_version, max_version;              /* TLS minor versions as 10..13: TLS12..TLS13 default */
+    int prefer_server_cipher_suites;           /* default 1, as exporter-toolkit */
+    size_t nsuites;                            /* 0: the TLS library's defaults */
+    int suites[CFIT_WEB_MAX_SUITES];           /* indices for cfit_tls_suite_name, in file order */
+    size_t nheaders;
+    char *header_names[CFIT_WEB_MAX_HEADERS];  /* http_server_config.headers */
+    char *header_values[CFIT_WEB_MAX_HEADERS];
     size_t nusers;
     char *users[CFIT_WEB_MAX_USERS];           /* basic_auth_users names */
     char *hashes[CFIT_WEB_MAX_USERS];          /* their bcrypt ($2b$/$2a$/$2y$) hashes */
 } cfit_web_config;
 
-/* Parse the YAML subset of an exporter-toolkit web config (tls_server_config: cert_file,
- * key_file; basic_auth_users: name: hash).  Relative cert/key paths are taken relative to
- * the file's directory.  0, or CFIT_EPARSE/CFIT_EIO/CFIT_ENOMEM with d giving file:line:col.
+/* Parse an exporter-toolkit web config (YAML, through libyaml: block or flow style, quoted,
+ * folded or literal scalars, comments, --- and ...):
+ *   tls_server_config: cert_file, key_file, client_ca_file, client_auth_type, min_version,
+ *                      max_version, cipher_suites, prefer_server_cipher_suites
+ *   http_server_config: headers (the five exporter-toolkit allows, with its value checks)
+ *   basic_auth_users: name: bcrypt hash
+ * Keys the toolkit knows but clusterfit does not implement are errors, as are unknown keys
+ * (with a did-you-mean) and duplicate keys.  Relative file paths are taken relative to the
+ * file's directory.  0, or CFIT_EPARSE/CFIT_EIO/CFIT_ENOMEM with d giving file:line:col.
  * Free with cfit_web_config_fini. */
 int cfit_web_config_parse(const char *text, size_t len, const char *file, cfit_web_config *wc,
                           cfit_diag *d);
 int cfit_web_config_load(const char *path, cfit_web_config *wc, cfit_diag *d);
 void cfit_web_config_fini(cfit_web_config *wc);
+
+/* The Go (IANA) name of cipher suite index i (0 <= i < CFIT_WEB_MAX_SUITES), and the index of
+ * a name, or -1 (src/exporter/tls.c holds the table). */
+const char *cfit_tls_suite_name(int i);
+int cfit_tls_suite_index(const char *name);
+/* The GnuTLS priority string the web config's TLS settings give (versions, the key exchanges,
+ * ciphers and MACs of the named suites, %SERVER_PRECEDENCE) into buf.  0, or -1 when it does
+ * not fit. */
+int cfit_tls_priorities(const cfit_web_config *wc, char *buf, size_t n);
 
 /* 1 when password matches user's bcrypt hash (through crypt(3)), else 0.  Takes the same time
  * whatever the username: an unknown user is checked against a dummy bcrypt setting with the

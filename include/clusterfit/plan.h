@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include "clusterfit/catalog.h"
 #include "clusterfit/goodput.h"
+#include "clusterfit/offload.h"
 #include "clusterfit/workload.h"
 
 #ifdef __cplusplus
@@ -35,11 +36,14 @@ typedef struct cfit_layout {
 typedef struct cfit_memory {
     double weights_bytes, grads_bytes, optimizer_bytes, activations_bytes, other_bytes;
     double total_bytes, capacity_bytes;
+    double host_bytes;            /* offloaded to host memory, per GPU (offload.h; 0 without offload) */
+    double host_capacity_bytes;   /* with offload: the node's host memory over the job's GPUs on it; else 0 */
 } cfit_memory;
 
 typedef struct cfit_breakdown {
     double compute_s, tp_comm_s, cp_comm_s, pp_comm_s, pp_bubble_s, dp_comm_s, optimizer_s, other_s;
     double ep_comm_s;   /* exposed expert dispatch/combine all-to-all (and ETP) communication; 0 when dense */
+    double offload_s;   /* exposed host-link transfers and the CPU's Adam step (offload.h); 0 without offload */
 } cfit_breakdown;
 
 typedef struct cfit_plan {
@@ -48,6 +52,7 @@ typedef struct cfit_plan {
     const cfit_fabric *fabric;        /* scale-out fabric */
     long gpus, nodes;
     cfit_layout layout;
+    int offload;                      /* CFIT_OFFLOAD_* bits this plan keeps in host memory (offload.h) */
     long global_batch;                /* sequences */
     long grad_accum;                  /* micro-batches per step per pipeline */
     int fits;
@@ -109,6 +114,10 @@ typedef struct cfit_plan_request {
                                          (what `plan --fabric` alone does) */
     const struct cfit_calibration *calibration; /* NULL = the catalog fabric's rate and latency; else the
                                          measured ones (calibration.h) for inter-node communication */
+    int offload;                      /* CFIT_OFFLOAD_* bits kept in host memory (offload.h); CFIT_SEARCH
+                                         (default) = none, or searched when nothing fits in GPU memory */
+    int finetune;                     /* cfit_finetune (offload.h); 0 = pre-training */
+    int lora_rank;                    /* adapter rank of lora/qlora; 0 = CFIT_LORA_RANK_DEFAULT */
     cfit_goodput_options goodput;     /* --mtbf, --checkpoint-every, --restart-time, --checkpoint-window
                                          (all 0 = modelled; goodput.h) */
     /* progress callback for long searches (may be NULL); fraction in [0,1] */
@@ -126,6 +135,8 @@ typedef struct cfit_gpu_result {
     cfit_plan best;          /* when found */
     cfit_plan closest;       /* when !found and has_closest: the smallest memory shortfall */
     int has_closest;
+    int offload_searched;    /* nothing fit in GPU memory without offload, so (fixed.offload left to the
+                                search) the layouts were searched again with every offload mode */
 } cfit_gpu_result;
 
 typedef struct cfit_plan_result {

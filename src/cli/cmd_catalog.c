@@ -1,6 +1,7 @@
 /* cmd_catalog.c - `clusterfit catalog list [KIND]` and `clusterfit catalog show NAME|FILE`. */
 #include "cli.h"
 #include "clusterfit/workload.h"
+#include "clusterfit/offload.h"
 
 #include <string.h>
 
@@ -282,6 +283,10 @@ static int show(const cfit_catalog *cat, const char *name)
                "gpus_per_node", n->gpus_per_node, "nics_per_node", n->nics_per_node, "fabric", n->fabric, "gpu",
                n->gpu[0] ? n->gpu : "any", "p2p", n->p2p_off ? "no (through host memory)" : "yes", "source",
                n->source);
+        if (cfit_node_has_host(n))   /* what plan --offload is costed with (offload.h) */
+            printf("  %-20s %.0f GB at %.1f GB/s; PCIe Gen%d x%d per GPU\n  %-20s %s\n", "host memory",
+                   n->host_memory_bytes / 1e9, n->host_memory_bw_bytes_per_s / 1e9, n->pcie_gen, n->pcie_lanes,
+                   "host source", n->host_source);
         return 0;
     }
     const cfit_switch *sw = cfit_catalog_switch(cat, name, NULL);

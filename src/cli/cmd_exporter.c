@@ -13,7 +13,7 @@
 enum {
     O_LISTEN = 1, O_WEBCFG, O_MAXCONN, O_PERIP, O_TIMEOUT, O_NVML, O_SYSFS, O_PROCFS, O_JOBSOCK, O_PCIE,
     O_ONCE, O_OPENMETRICS, O_QUIET, O_WD_IDLE, O_WD_FOR, O_WD_ACTION, O_WD_SIGNAL, O_WD_INTERVAL, O_WD_ENFORCE,
-    O_JOB_STALE, O_JOB_MAX, O_HDR_TIMEOUT, O_MAXREQ,
+    O_JOB_STALE, O_JOB_MAX, O_HDR_TIMEOUT, O_MAXREQ, O_COMPAT,
     O_COLL_ON = 100, O_COLL_OFF = 200
 };
 
@@ -23,7 +23,7 @@ enum {
 
 static const cli_opt opts[] = {
     {"web.listen-address", 0, "HOST:PORT", "address to serve on (default 127.0.0.1:9400; :PORT = every address)", O_LISTEN},
-    {"web.config.file", 0, "FILE", "TLS certificate/key and bcrypt basic-auth users (docs/exporter.md)", O_WEBCFG},
+    {"web.config.file", 0, "FILE", "exporter-toolkit web config: TLS, client certs, headers, basic auth (docs/exporter.md)", O_WEBCFG},
     {"web.max-connections", 0, "N", "connections at once; past it the oldest still sending headers goes (default 512)", O_MAXCONN},
     {"web.max-connections-per-ip", 0, "N", "connections from one client address (default 256)", O_PERIP},
     {"web.timeout", 0, "TIME", "close a connection idle this long (default 10s)", O_TIMEOUT},
@@ -35,6 +35,7 @@ static const cli_opt opts[] = {
     COLL("disk", "on by default"),
     COLL("job", "on with --job-socket"),
     {"collector.gpu.pcie", 0, NULL, "also sample PCIe throughput (NVML waits 20 ms per direction and GPU)", O_PCIE},
+    {"compat", 0, "NAME", "also serve another exporter's GPU names: dcgm (dcgm-exporter's DCGM_FI_* names, units, labels)", O_COMPAT},
     {"nvml-library", 0, "PATH", "NVML library to dlopen (default libnvidia-ml.so.1)", O_NVML},
     {"path.sysfs", 0, "DIR", "sysfs mount point (default /sys)", O_SYSFS},
     {"path.procfs", 0, "DIR", "procfs mount point (default /proc)", O_PROCFS},
@@ -135,6 +136,11 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
     case O_PROCFS: c->cfg.procfs = value; return 0;
     case O_JOBSOCK: c->cfg.job_socket = value; return 0;
     case O_PCIE: c->cfg.gpu_pcie = 1; return 0;
+    case O_COMPAT:
+        if (strcmp(value, "dcgm") != 0)
+            return cli_error("--compat: unknown exporter '%s' (known: dcgm)", value);
+        c->cfg.compat_dcgm = 1;
+        return 0;
     case O_JOB_STALE: return opt_time(name, value, 1, &c->cfg.job_stale_s);
     case O_JOB_MAX: rc = cli_int(name, value, 1, 100000, &n); c->cfg.job_max_series = (size_t)n; return rc;
     case O_ONCE: c->once = 1; return 0;

@@ -19,6 +19,7 @@ enum { O_EMIT = 100 };          /* --emit: emit_opt.c */
 enum { O_BOM_BASE = 200 };      /* --bom, --network and their options: plan_bom.c (O_BOM_BASE + CLI_BOM_*) */
 enum { O_CALIBRATION = 300 };   /* --calibration FILE: a bench --json file or nccl-tests log (calibration.h) */
 enum { O_REPORT = 400 };        /* --report FILE.html: plan_report.c */
+enum { O_OFFLOAD = 500, O_FINETUNE, O_LORA_RANK };   /* host-memory offload and fine-tuning (offload.h) */
 
 static const cli_opt opts[] = {
     {"model", 0, "NAME|FILE", "model from the catalog, a JSON model file or a Hugging Face config.json (default llama3-70b)", O_MODEL},
@@ -73,6 +74,12 @@ static const cli_opt opts[] = {
                         "                                       (default: the catalog's failure rates; docs/model.md)", O_MTBF},
     {"checkpoint-every", 0, "TIME", "compute time between checkpoints (default: Daly's optimum for the MTBI and write time)", O_CKPT_EVERY},
     {"restart-time", 0, "TIME", "time from an interruption to training again (default: detection and rescheduling + reading the checkpoint)", O_RESTART},
+    {"offload", 0, "none|LIST", "keep in host memory a comma list of: optimizer (ZeRO-Offload: Adam on the CPU), params\n"
+                                "                                       (ZeRO-Infinity / FSDP CPU offload, ZeRO-3), activations; costed on the node's\n"
+                                "                                       PCIe link and host memory (default: none, searched when nothing fits)", O_OFFLOAD},
+    {"finetune", 0, "full|lora|qlora", "fine-tune all weights, LoRA adapters on frozen bf16 weights or QLoRA on 4-bit\n"
+                                       "                                       NF4 weights (default: pre-training; docs/model.md)", O_FINETUNE},
+    {"lora-rank", 0, "R", "LoRA adapter rank with --finetune lora or qlora (default 16)", O_LORA_RANK},
     {"report", 0, "FILE.html", "also write a self-contained HTML report with charts (docs/report.md)", O_REPORT},
     {NULL, 0, NULL, NULL, 0},
 };
@@ -182,6 +189,7 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
     case O_EP: return parse_layout_int(name, value, 1 << 16, &r->fixed.ep);
     case O_ETP: return parse_layout_int(name, value, 4096, &r->fixed.etp);
     case O_MOE_IMB: return cli_real(name, value, 1.0, 64.0, &r->moe_imbalance);
+    case O_OFFLOAD: case O_FINETUNE: case O_LORA_RANK: return plan_opt_offload(r, id - O_OFFLOAD, name, value);
     case O_MOE_OVERLAP:
         if (strcmp(value, "on") == 0) r->moe_a2a_overlap = 1;
         else if (strcmp(value, "off") == 0) r->moe_a2a_overlap = 0;
@@ -406,6 +414,8 @@ static int nothing_fits(const cfit_plan_request *r, const cfit_plan_result *res)
                          "parallel sizes admit none", res->global_batch);
     }
     char rec[32];
+    if (best->offload)
+        return plan_nothing_fits_offload(best);
     return cli_error("nothing fits: the closest layout (%ld x %s, tp %d pp %d dp %d cp %d mbs %d ZeRO-%d, "
                      "recompute %s) needs %.1f GB per GPU, %.1f GB more than the %.0f GB available; %s",
                      best->gpus, best->gpu->name, best->layout.tp, best->layout.pp, best->layout.dp,

@@ -1,38 +1,43 @@
 /* cmd_rules.c - `clusterfit rules`: Prometheus alerting rules (YAML) for the exporter's metrics,
- * with step-time and all-reduce expectations taken from a `clusterfit plan --json` file. */
+ * with step-time and exposed-communication expectations taken from a `clusterfit plan --json`
+ * file: the options and the plan here, the alerts in rules_alerts.c. */
 #include "cli.h"
+#include "rules.h"
 #include "base/json.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 enum {
-    O_PLAN = 1, O_GPU_UTIL, O_GPU_FOR, O_NET, O_DATA, O_AR, O_FOR, O_JOB, O_MARGIN, O_WINDOW
+    O_PLAN = 1, O_GPU_UTIL, O_GPU_CRIT, O_GPU_FOR, O_NET, O_NET_CRIT, O_DATA, O_DATA_CRIT, O_AR, O_AR_CRIT,
+    O_STRAG, O_STRAG_CRIT, O_FOR, O_JOB, O_MARGIN, O_WINDOW, O_RUNBOOK
 };
 
 static const cli_opt opts[] = {
-    {"from-plan", 0, "FILE", "take the expected step and all-reduce time per step from a plan --json file", O_PLAN},
-    {"gpu-util-below", 0, "RATIO", "GpuUnderutilized: GPU utilisation below this (default 0.8)", O_GPU_UTIL},
+    {"from-plan", 0, "FILE", "take the expected step and exposed communication per step from a plan --json file", O_PLAN},
+    {"gpu-util-warning", 0, "RATIO", "GpuUnderutilized warning: GPU utilisation below this (default 0.8)", O_GPU_UTIL},
+    {"gpu-util-below", 0, "RATIO", "the older name of --gpu-util-warning", O_GPU_UTIL},
+    {"gpu-util-critical", 0, "RATIO", "... critical: below this (default 0.5; under the warning)", O_GPU_CRIT},
     {"gpu-util-for", 0, "TIME", "... for this long (default 10m)", O_GPU_FOR},
-    {"network-above", 0, "RATIO", "NetworkSaturated: traffic above this share of the link speed (default 0.7)", O_NET},
-    {"data-loading-above", 0, "RATIO", "DataLoadingBound: data loading above this share of step time (default 0.05)", O_DATA},
-    {"allreduce-above", 0, "RATIO", "AllReduceBound: all-reduce above this share of step time (default 0.1)", O_AR},
+    {"network-warning", 0, "RATIO", "Network/InfinibandSaturated warning: traffic above this share of the link (default 0.7)", O_NET},
+    {"network-above", 0, "RATIO", "the older name of --network-warning", O_NET},
+    {"network-critical", 0, "RATIO", "... critical: above this (default 0.9; over the warning)", O_NET_CRIT},
+    {"data-loading-warning", 0, "RATIO", "DataLoadingBound warning: data loading above this share of the step (default 0.05)", O_DATA},
+    {"data-loading-above", 0, "RATIO", "the older name of --data-loading-warning", O_DATA},
+    {"data-loading-critical", 0, "RATIO", "... critical: above this (default 0.2)", O_DATA_CRIT},
+    {"allreduce-warning", 0, "RATIO", "AllReduceBound warning: all-reduce (with --from-plan: exposed communication) above this share of the step (default 0.1)", O_AR},
+    {"allreduce-above", 0, "RATIO", "the older name of --allreduce-warning", O_AR},
+    {"allreduce-critical", 0, "RATIO", "... critical: above this (default 0.3)", O_AR_CRIT},
+    {"straggler-warning", 0, "RATIO", "Straggler warning: a rank's step time above this many times the job's median (default 1.2)", O_STRAG},
+    {"straggler-critical", 0, "RATIO", "... critical: above this (default 1.5)", O_STRAG_CRIT},
     {"plan-margin", 0, "RATIO", "with --from-plan: alert when a step is this many times the plan's (default 1.25)", O_MARGIN},
     {"for", 0, "TIME", "how long the other conditions must hold (default 5m)", O_FOR},
     {"rate-window", 0, "TIME", "range of the rate() windows (default 5m)", O_WINDOW},
     {"exporter-job", 0, "NAME", "the Prometheus job label of the exporters' scrape config (default clusterfit)", O_JOB},
+    {"runbook-url", 0, "URL", "where docs/alerts.md is served; runbook_url = URL#alertname (default docs/alerts.md)", O_RUNBOOK},
     {NULL, 0, NULL, NULL, 0},
 };
-
-typedef struct rules_cli {
-    const char *plan_file, *job;
-    double gpu_util, net, data, ar, margin;
-    double gpu_for_s, for_s, window_s;
-    /* from the plan */
-    int have_plan;
-    double step_s, dp_comm_s;
-    char plan_desc[256];
-} rules_cli;
 
 static int opt_time(const char *name, const char *value, double *out)
 {
@@ -45,43 +50,67 @@ static int opt_time(const char *name, const char *value, double *out)
     return 0;
 }
 
+static int opt_text(const char *name, const char *value, const char **out)
+{
+    if (!*value)
+        return cli_error("--%s: empty", name);
+    *out = value;
+    return 0;
+}
+
+static int critical_opt(const char *name, const char *value, double lo, double hi, rules_level *lv)
+{
+    lv->critical_set = 1;
+    return cli_real(name, value, lo, hi, &lv->critical);
+}
+
 static int on_opt(void *vc, int id, const char *name, const char *value)
 {
     rules_cli *c = vc;
     switch (id) {
     case -1: return cli_error("rules: unexpected argument '%s' (see --help)", value);
     case O_PLAN: c->plan_file = value; return 0;
-    case O_GPU_UTIL: return cli_real(name, value, 0.01, 1, &c->gpu_util);
+    case O_GPU_UTIL: return cli_real(name, value, 0.01, 1, &c->gpu_util.warning);
+    case O_GPU_CRIT: return critical_opt(name, value, 0.01, 1, &c->gpu_util);
     case O_GPU_FOR: return opt_time(name, value, &c->gpu_for_s);
-    case O_NET: return cli_real(name, value, 0.01, 1, &c->net);
-    case O_DATA: return cli_real(name, value, 0.001, 1, &c->data);
-    case O_AR: return cli_real(name, value, 0.001, 1, &c->ar);
+    case O_NET: return cli_real(name, value, 0.01, 1, &c->net.warning);
+    case O_NET_CRIT: return critical_opt(name, value, 0.01, 1, &c->net);
+    case O_DATA: return cli_real(name, value, 0.001, 1, &c->data.warning);
+    case O_DATA_CRIT: return critical_opt(name, value, 0.001, 1, &c->data);
+    case O_AR: return cli_real(name, value, 0.001, 1, &c->ar.warning);
+    case O_AR_CRIT: return critical_opt(name, value, 0.001, 1, &c->ar);
+    case O_STRAG: return cli_real(name, value, 1.01, 100, &c->straggler.warning);
+    case O_STRAG_CRIT: return critical_opt(name, value, 1.01, 100, &c->straggler);
     case O_MARGIN: return cli_real(name, value, 1, 100, &c->margin);
     case O_FOR: return opt_time(name, value, &c->for_s);
     case O_WINDOW: return opt_time(name, value, &c->window_s);
-    case O_JOB:
-        for (const char *p = value; *p; p++)
-            if (*p == '"' || *p == '\\' || *p == '\n' || *p == '\'')
-                return cli_error("--%s: quotes, backslashes and newlines are not allowed", name);
-        if (!*value)
-            return cli_error("--%s: empty", name);
-        c->job = value;
-        return 0;
+    case O_JOB: return opt_text(name, value, &c->job);
+    case O_RUNBOOK: return opt_text(name, value, &c->runbook);
     }
     return 0;
 }
 
-/* A Prometheus duration: whole seconds as "90s", "10m", "2h". */
-static const char *dur(char *buf, size_t n, double s)
+/* A critical threshold must be stricter than its warning: lower for "below", higher for "above".
+ * A default one that is not (the warning moved past it) is dropped: no critical alert. */
+static int check_level(const char *what, rules_level *lv, int below)
 {
-    long v = (long)(s + 0.5);
-    if (v % 3600 == 0)
-        snprintf(buf, n, "%ldh", v / 3600);
-    else if (v % 60 == 0)
-        snprintf(buf, n, "%ldm", v / 60);
-    else
-        snprintf(buf, n, "%lds", v);
-    return buf;
+    if (below ? lv->critical < lv->warning : lv->critical > lv->warning)
+        return 0;
+    if (!lv->critical_set) {
+        lv->critical = NAN;
+        return 0;
+    }
+    return cli_error("--%s-critical %g must be %s --%s-warning %g", what, lv->critical, below ? "below" : "above", what,
+                     lv->warning);
+}
+
+static int check_levels(rules_cli *c)
+{
+    int rc = check_level("gpu-util", &c->gpu_util, 1);
+    rc = rc ? rc : check_level("network", &c->net, 0);
+    rc = rc ? rc : check_level("data-loading", &c->data, 0);
+    rc = rc ? rc : check_level("allreduce", &c->ar, 0);
+    return rc ? rc : check_level("straggler", &c->straggler, 0);
 }
 
 static int plan_number(const cfit__json *obj, const char *key, const char *file, double *out)
@@ -96,6 +125,36 @@ static int plan_number(const cfit__json *obj, const char *key, const char *file,
     }
     *out = v->number;
     return 0;
+}
+
+/* The plan's exposed communication (bound_s.communication; else the sum of breakdown_s's
+ * communication parts, which it is by definition: docs/json.md). */
+static int exposed_comm(rules_cli *c, const cfit__json *p, const cfit__json *bd)
+{
+    const cfit__json *bound = cfit__json_get(p, "bound_s");
+    if (bound && bound->type == CFIT__JSON_OBJECT && cfit__json_get(bound, "communication"))
+        return plan_number(bound, "communication", c->plan_file, &c->exposed_comm_s);
+    static const char *const parts[] = {"tp_comm", "cp_comm", "pp_comm", "dp_comm", "ep_comm"};
+    c->exposed_comm_s = 0;
+    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
+        double v = 0;
+        int rc = cfit__json_get(bd, parts[i]) ? plan_number(bd, parts[i], c->plan_file, &v) : 0;
+        if (rc)
+            return rc;
+        c->exposed_comm_s += v;
+    }
+    return 0;
+}
+
+static int exposed_fits(const rules_cli *c, const cfit__json *p)
+{
+    if (c->exposed_comm_s <= c->step_s)
+        return 0;
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    cfit_diag_set(&d, CFIT_EPARSE, c->plan_file, p->line, p->col,
+                  "exposed communication %.6g s is longer than step_time_s %.6g s", c->exposed_comm_s, c->step_s);
+    return cli_error_diag(&d, CFIT_EPARSE);
 }
 
 static int load_plan(rules_cli *c)
@@ -140,6 +199,10 @@ static int load_plan(rules_cli *c)
         rc = plan_number(p, "step_time_s", c->plan_file, &c->step_s);
     if (!rc)
         rc = plan_number(bd, "dp_comm", c->plan_file, &c->dp_comm_s);
+    if (!rc)
+        rc = exposed_comm(c, p, bd);
+    if (!rc && c->step_s > 0)
+        rc = exposed_fits(c, p);
     if (!rc && !(c->step_s > 0)) {
         const cfit__json *v = cfit__json_get(p, "step_time_s");
         cfit_diag_set(&d, CFIT_EPARSE, c->plan_file, v->line, v->col, "step_time_s must be > 0");
@@ -149,109 +212,44 @@ static int load_plan(rules_cli *c)
         const cfit__json *g = cfit__json_get(p, "gpu"), *n = cfit__json_get(p, "gpus");
         snprintf(c->plan_desc, sizeof c->plan_desc, "%s x %.0f",
                  g && g->type == CFIT__JSON_STRING ? g->string : "?", n && n->type == CFIT__JSON_NUMBER ? n->number : 0);
-        for (char *q = c->plan_desc; *q; q++)
-            if (*q == '"' || *q == '\\' || *q == '\n' || *q == '{' || *q == '}')
-                *q = '?';
-        c->have_plan = 1;
+        c->have_plan = 1;   /* rules_alerts.c escapes the GPU name wherever it goes */
     }
     cfit__json_free(root);
     return rc;
 }
 
-static void alert(const char *name, const char *expr, const char *for_, const char *severity, const char *summary)
+/* Write the rules to memory first, so that a refusal (text libyaml will not take) prints nothing. */
+static int print_buffered(const rules_cli *c)
 {
-    printf("      - alert: %s\n        expr: %s\n        for: %s\n        labels:\n          severity: %s\n"
-           "        annotations:\n          summary: \"%s\"\n",
-           name, expr, for_, severity, summary);
-}
-
-static void print_rules(const rules_cli *c)
-{
-    char gf[32], f[32], w[32], expr[1024], sum[512];
-    dur(gf, sizeof gf, c->gpu_for_s);
-    dur(f, sizeof f, c->for_s);
-    dur(w, sizeof w, c->window_s);
-    printf("# Prometheus alerting rules for clusterfit exporter metrics (docs/metrics.md), printed by\n"
-           "# clusterfit rules. Load with rule_files: in prometheus.yml; check with promtool check rules.\n");
-    if (c->have_plan)
-        printf("# Expectations from the plan: %s, step %.4g s, exposed all-reduce %.4g s per step.\n", c->plan_desc,
-               c->step_s, c->dp_comm_s);
-    printf("groups:\n  - name: clusterfit-node\n    rules:\n");
-    snprintf(expr, sizeof expr, "clusterfit_gpu_utilization_ratio < %g", c->gpu_util);
-    snprintf(sum, sizeof sum, "GPU {{ $labels.gpu }} on {{ $labels.instance }} below %g%% utilisation for %s",
-             c->gpu_util * 100, gf);
-    alert("ClusterfitGpuUnderutilized", expr, gf, "warning", sum);
-    snprintf(expr, sizeof expr,
-             "rate(clusterfit_network_receive_bytes_total[%s]) / clusterfit_network_speed_bytes_per_second > %g"
-             " or rate(clusterfit_network_transmit_bytes_total[%s]) / clusterfit_network_speed_bytes_per_second > %g",
-             w, c->net, w, c->net);
-    snprintf(sum, sizeof sum, "{{ $labels.device }} on {{ $labels.instance }} above %g%% of its link speed", c->net * 100);
-    alert("ClusterfitNetworkSaturated", expr, f, "warning", sum);
-    snprintf(expr, sizeof expr,
-             "rate(clusterfit_infiniband_receive_bytes_total[%s]) / clusterfit_infiniband_rate_bytes_per_second > %g"
-             " or rate(clusterfit_infiniband_transmit_bytes_total[%s]) / clusterfit_infiniband_rate_bytes_per_second > %g",
-             w, c->net, w, c->net);
-    snprintf(sum, sizeof sum, "{{ $labels.device }} port {{ $labels.port }} on {{ $labels.instance }} above %g%% of its rate",
-             c->net * 100);
-    alert("ClusterfitInfinibandSaturated", expr, f, "warning", sum);
-    snprintf(expr, sizeof expr, "increase(clusterfit_gpu_xid_errors_total[%s]) > 0"
-                                " or (clusterfit_gpu_xid_errors_total unless clusterfit_gpu_xid_errors_total offset %s)",
-             w, w);
-    alert("ClusterfitGpuXidError", expr, "0s", "critical",
-          "XID {{ $labels.xid }} on GPU {{ $labels.gpu }} of {{ $labels.instance }}");
-    alert("ClusterfitGpuLost", "clusterfit_gpu_up == 0", "1m", "critical",
-          "GPU {{ $labels.gpu }} on {{ $labels.instance }} does not answer NVML (fallen off the bus or driver gone)");
-    snprintf(expr, sizeof expr, "up{job=\"%s\"} == 0", c->job);
-    alert("ClusterfitExporterDown", expr, "2m", "critical", "clusterfit exporter on {{ $labels.instance }} is down");
-    alert("ClusterfitCollectorFailing", "clusterfit_scrape_collector_success == 0", "10m", "warning",
-          "collector {{ $labels.collector }} on {{ $labels.instance }} keeps failing (see the exporter's log)");
-
-    printf("  - name: clusterfit-job\n    rules:\n");
-    snprintf(expr, sizeof expr,
-             "rate(clusterfit_job_data_loading_seconds_total[%s]) / rate(clusterfit_job_step_seconds_total[%s]) > %g",
-             w, w, c->data);
-    snprintf(sum, sizeof sum, "job {{ $labels.training_job }} rank {{ $labels.rank }} waits for data more than %g%% of each step",
-             c->data * 100);
-    alert("ClusterfitDataLoadingBound", expr, f, "warning", sum);
-    snprintf(expr, sizeof expr,
-             "rate(clusterfit_job_allreduce_seconds_total[%s]) / rate(clusterfit_job_step_seconds_total[%s]) > %g",
-             w, w, c->ar);
-    snprintf(sum, sizeof sum, "job {{ $labels.training_job }} rank {{ $labels.rank }} spends more than %g%% of each step in all-reduce",
-             c->ar * 100);
-    alert("ClusterfitAllReduceBound", expr, f, "warning", sum);
-    if (!c->have_plan)
-        return;
-    snprintf(expr, sizeof expr,
-             "rate(clusterfit_job_step_seconds_total[%s]) / rate(clusterfit_job_steps_total[%s]) > %.6g",
-             w, w, c->step_s * c->margin);
-    snprintf(sum, sizeof sum, "job {{ $labels.training_job }} rank {{ $labels.rank }} steps take {{ $value | humanizeDuration }};"
-             " the plan (%s) expects %.4g s", c->plan_desc, c->step_s);
-    alert("ClusterfitStepSlowerThanPlan", expr, f, "warning", sum);
-    if (c->dp_comm_s > 0) {
-        snprintf(expr, sizeof expr,
-                 "rate(clusterfit_job_allreduce_seconds_total[%s]) / rate(clusterfit_job_steps_total[%s]) > %.6g",
-                 w, w, c->dp_comm_s * c->margin);
-        snprintf(sum, sizeof sum, "job {{ $labels.training_job }} rank {{ $labels.rank }} all-reduce takes {{ $value | humanizeDuration }}"
-                 " per step; the plan (%s) expects %.4g s", c->plan_desc, c->dp_comm_s);
-        alert("ClusterfitAllReduceSlowerThanPlan", expr, f, "warning", sum);
-    } else {
-        printf("      # the plan exposes no data-parallel communication (breakdown_s.dp_comm = 0):\n"
-               "      # no all-reduce expectation to alert on\n");
-    }
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    if (!mem)
+        return cli_error("out of memory");
+    int rc = rules_print(c, mem);
+    if (fclose(mem) != 0 && !rc)
+        rc = cli_error("out of memory");
+    if (!rc && fwrite(buf, 1, len, stdout) != len)
+        rc = EXIT_RUNTIME;
+    free(buf);
+    return rc ? rc : EXIT_OK;
 }
 
 int cmd_rules(int argc, char **argv)
 {
-    rules_cli c = {.job = "clusterfit", .gpu_util = 0.8, .net = 0.7, .data = 0.05, .ar = 0.1, .margin = 1.25,
+    rules_cli c = {.job = "clusterfit", .runbook = "docs/alerts.md", .gpu_util = {0.8, 0.5, 0}, .net = {0.7, 0.9, 0},
+                   .data = {0.05, 0.2, 0}, .ar = {0.1, 0.3, 0}, .straggler = {1.2, 1.5, 0},
+                   .margin = 1.25,
                    .gpu_for_s = 600, .for_s = 300, .window_s = 300};
     int rc = cli_parse(argc, argv, opts, on_opt, &c, "clusterfit rules [--from-plan plan.json] [options]",
-                       "Print Prometheus alerting rules (YAML) for the clusterfit exporter's metrics: idle GPUs,\n"
-                       "saturated links, data loading and all-reduce eating the step, XID errors, lost GPUs and\n"
-                       "exporters down; with --from-plan, step and all-reduce times against the plan's.");
+                       "Print Prometheus alerting rules (YAML) for the clusterfit exporter's metrics, each threshold\n"
+                       "as a warning and a critical alert with summary, description and runbook_url (docs/alerts.md):\n"
+                       "idle GPUs, saturated links, data loading and all-reduce eating the step, stragglers, XID\n"
+                       "errors, lost GPUs and exporters down; with --from-plan, step time and exposed communication\n"
+                       "against the plan's.");
     if (rc)
         return rc < 0 ? EXIT_OK : rc;
-    if (c.plan_file && (rc = load_plan(&c)))
+    if ((rc = check_levels(&c)) || (c.plan_file && (rc = load_plan(&c))))
         return rc;
-    print_rules(&c);
-    return EXIT_OK;
+    return print_buffered(&c);
 }

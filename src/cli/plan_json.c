@@ -169,6 +169,7 @@ static void j_plan(cfit__buf *b, const plan_cli *c, const cfit_plan *p)
     cfit__buf_key_number(b, "mfu", p->mfu, 1);
     cfit__buf_key_number(b, "hfu", p->hfu, 1);
     cfit__buf_key_number(b, "time_to_train_s", p->time_to_train_s, 1);
+    plan_json_offload(b, c, p);
     j_goodput(b, p);
     j_cost(b, c, p);
     cfit__buf_puts(b, "}");
@@ -246,7 +247,9 @@ int plan_print_json(const plan_cli *c, const cfit_plan_result *res, int sizing)
     int unfused = r->unfused_attention >= 0 ? r->unfused_attention : (fw && fw->unfused_attention);
     cfit__buf_key_string(&b, "framework", fw ? fw->name : "megatron-core", 1);
     cfit__buf_key_string(&b, "attention", unfused ? "unfused" : "fused", 1);
-    cfit__buf_key_number(&b, "model_flops_per_token", cfit_model_flops_per_token(m, res->seq_len), 1);
+    cfit__buf_key_number(&b, "model_flops_per_token",
+                         cfit_finetune_flops_per_token(m, res->seq_len, (cfit_finetune)r->finetune,
+                                                       r->lora_rank > 0 ? r->lora_rank : CFIT_LORA_RANK_DEFAULT), 1);
     if (c->topology || c->fabric) {   /* --fabric alone: the topology assumed (docs/plan.md) */
         const cfit_plan *best = res->nplans > 0 ? &res->plans[0] : NULL;
         char spec[64];
@@ -291,6 +294,7 @@ int plan_print_json(const plan_cli *c, const cfit_plan_result *res, int sizing)
         cfit__buf_printf(&b, ", \"found\": %s, \"meets_deadline\": %s, \"within_budget\": %s",
                          g->found ? "true" : "false", g->meets_deadline ? "true" : "false",
                          g->within_budget ? "true" : "false");
+        cfit__buf_printf(&b, ", \"offload_searched\": %s", g->offload_searched ? "true" : "false");
         cfit__buf_key_opt(&b, "cost_usd", g->has_cost, g->cost_usd);
         if (g->found) {
             cfit__buf_puts(&b, ", \"best\": ");

@@ -97,6 +97,10 @@ static void plan_row(const plan_cli *c, const cfit_plan *p, double tokens, int c
         printf("%9s", "-");
     if (cost)
         cost_cells(c, p);
+    if (p->offload) {   /* offload.h: what the plan keeps in host memory */
+        char mode[64];
+        printf("  offload %s", cfit_offload_str(p->offload, mode, sizeof mode));
+    }
     printf("%s\n", p->fits ? "" : "  (does not fit)");
 }
 
@@ -188,14 +192,21 @@ static void print_details(const plan_cli *c, const cfit_plan *p, double tokens)
     }
     if (c->calibration_file)
         print_calibration(c, p);
+    plan_print_offload(p);
     printf("\n%-34s %10s  %s\n", "memory per GPU (busiest stage)", "GB", "source");
-    printf("  %-32s %10.2f  %s\n", "weights", m->weights_bytes / 1e9, "2 B/param (+1 fp8 copy), / dp at ZeRO-3");
-    printf("  %-32s %10.2f  %s\n", "gradients", m->grads_bytes / 1e9, "--grad-precision B/param, / dp at ZeRO-2+");
-    printf("  %-32s %10.2f  %s\n", "optimizer states", m->optimizer_bytes / 1e9, "12 B/param Adam, / dp at ZeRO-1+");
+    printf("  %-32s %10.2f  %s\n", "weights", m->weights_bytes / 1e9,
+           plan_mem_source(&c->req, p, 0, "2 B/param (+1 fp8 copy), / dp at ZeRO-3"));
+    printf("  %-32s %10.2f  %s\n", "gradients", m->grads_bytes / 1e9,
+           plan_mem_source(&c->req, p, 1, "--grad-precision B/param, / dp at ZeRO-2+"));
+    printf("  %-32s %10.2f  %s\n", "optimizer states", m->optimizer_bytes / 1e9,
+           plan_mem_source(&c->req, p, 2, "12 B/param Adam, / dp at ZeRO-1+"));
     printf("  %-32s %10.2f  %s\n", "activations", m->activations_bytes / 1e9, "Korthikanti et al. 2022, docs/model.md");
     printf("  %-32s %10.2f  %s\n", "other (runtime, fragmentation)", m->other_bytes / 1e9, "catalog calibration");
     printf("  %-32s %10.2f  of %.1f GB (%s)%s\n", "total", m->total_bytes / 1e9, m->capacity_bytes / 1e9,
            p->gpu->name, p->fits ? "" : "  DOES NOT FIT");
+    if (p->offload)
+        printf("  %-32s %10.2f  of %.1f GB per GPU (node host memory / its GPUs)\n", "offloaded to host memory",
+               m->host_bytes / 1e9, m->host_capacity_bytes / 1e9);
     printf("\n%-34s %10s %7s\n", "step time", "s", "share");
     struct { const char *k; double v; } rows[] = {
         {"compute (GEMM, attention, element-wise)", br->compute_s}, {"tensor-parallel comm", br->tp_comm_s},
@@ -205,6 +216,9 @@ static void print_details(const plan_cli *c, const cfit_plan *p, double tokens)
         {"expert all-to-all (exposed)", br->ep_comm_s}};
     for (size_t i = 0; i < sizeof rows / sizeof rows[0] - (show_experts(c) ? 0 : 1); i++)
         printf("  %-40.40s %10.4f %6.1f%%\n", rows[i].k, rows[i].v, st > 0 ? 100 * rows[i].v / st : 0);
+    if (p->offload)
+        printf("  %-40.40s %10.4f %6.1f%%\n", "offload: host link + CPU Adam (exposed)", br->offload_s,
+               st > 0 ? 100 * br->offload_s / st : 0);
     printf("  %-40s %10.4f\n", "total", st);
     printf("  bound: compute %.0f%%, memory bandwidth %.0f%%, communication %.0f%%, pipeline bubble %.0f%%\n",
            100 * p->compute_bound_s / st, 100 * p->memory_bound_s / st, 100 * p->comm_exposed_s / st,
@@ -474,7 +488,9 @@ int plan_print_tables(const plan_cli *c, const cfit_plan_result *res, int sizing
                fmt_count(buf[2], 32, (double)res->global_batch * res->seq_len), cfit_precision_name(r->precision));
         if (m == &c->model_file)   /* a user's own model: where its figures come from */
             printf("model source: %s\n", m->source);
+        plan_print_finetune(r);
         print_goal(c, res, sizing);
+        plan_print_offload_note(res);
         printf("\n");
     }
     if (res->ngpu > 1 && !c->quiet) {

@@ -161,6 +161,11 @@ static const field node_fields[] = {
     {"fabric", F_STR, N(fabric), 1, 0, 0, NULL, NULL},
     {"gpu", F_STR, N(gpu), 0, 0, 0, NULL, NULL},
     {"p2p", F_ENUM, N(p2p_off), 0, 0, 0, p2p_modes, NULL},
+    {"host_memory_bytes", F_DBL, N(host_memory_bytes), 0, 1e9, 1e15, NULL, NULL},
+    {"host_memory_bw_bytes_per_s", F_DBL, N(host_memory_bw_bytes_per_s), 0, 1e9, 1e14, NULL, NULL},
+    {"pcie_gen", F_INT, N(pcie_gen), 0, 3, 5, NULL, NULL},
+    {"pcie_lanes", F_INT, N(pcie_lanes), 0, 1, 32, NULL, NULL},
+    {"host_source", F_TEXT, N(host_source), 0, 0, 0, NULL, NULL},
     {"source", F_TEXT, N(source), 1, 0, 0, NULL, NULL},
     END};
 #undef N

@@ -11,6 +11,7 @@
 #include "clusterfit/frameworks.h"
 #include "clusterfit/workload.h"
 #include "base/json.h"
+#include "core/offload_cost.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -51,9 +52,13 @@ static int seq_of(const cfit_plan_request *r, int seq_len)
 #define DS_PERSISTENCE_ELEMS 100000L
 #define DS_MAX_LIVE_ELEMS 1000000000L
 
-static void ds_zero(cfit__buf *b, int stage)
+static void ds_zero(cfit__buf *b, int stage, int offload)
 {
     cfit__buf_printf(b, "  \"zero_optimization\": {\n    \"stage\": %d,\n", stage);
+    if (offload & CFIT_OFFLOAD_OPTIMIZER)   /* ZeRO-Offload (offload.h) */
+        cfit__buf_puts(b, "    \"offload_optimizer\": {\n      \"device\": \"cpu\",\n      \"pin_memory\": true\n    },\n");
+    if (offload & CFIT_OFFLOAD_PARAMS)
+        cfit__buf_puts(b, "    \"offload_param\": {\n      \"device\": \"cpu\",\n      \"pin_memory\": true\n    },\n");
     cfit__buf_printf(b, "    \"overlap_comm\": true,\n    \"contiguous_gradients\": true,\n");
     cfit__buf_printf(b, "    \"reduce_scatter\": true,\n    \"reduce_bucket_size\": %ld,\n", DS_BUCKET_ELEMS);
     if (stage < 3) {
@@ -77,7 +82,7 @@ static void emit_deepspeed(cfit__buf *b, const cfit_plan_request *r, const cfit_
     cfit__buf_printf(b, "  \"gradient_accumulation_steps\": %ld,\n", p->grad_accum);
     /* fp8 GEMMs come from Transformer Engine in the model code; DeepSpeed has no fp8 key */
     cfit__buf_puts(b, "  \"bf16\": {\n    \"enabled\": true\n  },\n");
-    ds_zero(b, l->zero);
+    ds_zero(b, l->zero, p->offload);
     if (l->pp > 1)
         cfit__buf_printf(b, "  \"pipeline\": {\n    \"stages\": %d,\n    \"partition\": \"parameters\"\n  },\n",
                          l->pp);
@@ -140,6 +145,8 @@ static void mg_memory(cfit__buf *b, const cfit_plan *p, int overlap)
         /* validate_args: "Megatron FSDP only supports fsdp_dtensor checkpoint format" */
         cfit__buf_printf(b, "--use-megatron-fsdp\n--data-parallel-sharding-strategy %s\n--ckpt-format fsdp_dtensor\n",
                          l->zero == 2 ? "optim_grads" : "optim_grads_params");
+    if (l->zero == 1 && (p->offload & CFIT_OFFLOAD_OPTIMIZER))   /* Megatron-Core's CPU optimizer (offload.h) */
+        cfit__buf_puts(b, "--optimizer-cpu-offload\n--overlap-cpu-optimizer-d2h-h2d\n");
     if (overlap && l->dp > 1) {
         cfit__buf_puts(b, "--overlap-grad-reduce\n");
         if (l->zero == 1)
@@ -321,6 +328,8 @@ int cfit_emit(cfit_emit_kind k, const cfit_plan_request *r, const cfit_plan *p, 
         p->layout.cp < 1 || p->layout.mbs < 1 || p->global_batch < 1 || p->grad_accum < 1)
         return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "emit needs a complete plan");
     int bad = moe_layout_bad(r->model, &p->layout, d);
+    if (!bad)
+        bad = cfit__emit_offload_bad((int)k, r, p, d);   /* offload.c: what the launchers cannot express */
     if (bad)
         return bad;
     cfit__buf b;

@@ -152,6 +152,8 @@ static int job_rates(const cfit_plan_request *r, const cfit_plan *p, cfit_goodpu
 static void timing(const cfit_plan_request *r, const cfit_plan *p, cfit_goodput *g)
 {
     g->checkpoint_bytes = cfit_checkpoint_bytes(r->model, p->gpus);
+    /* LoRA / QLoRA checkpoint their adapters only: the frozen base weights are not saved */
+    g->checkpoint_bytes -= (cfit_model_params(r->model) - cfit_finetune_trainable_params(r)) * CKPT_BYTES_PER_PARAM;
     storage_rates(r, p, g);
     g->checkpoint_write_s = g->checkpoint_bytes / g->write_bytes_per_s;
     g->checkpoint_read_s = g->checkpoint_bytes / g->read_bytes_per_s;

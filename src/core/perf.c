@@ -103,7 +103,10 @@ int cfit__ctx_init(cfit__ctx *ctx, const cfit_plan_request *r, const cfit_gpu *g
     ctx->emb_params = cfit_model_embedding_params(ctx->m);
     ctx->model_flops = cfit_model_flops_per_token(ctx->m, ctx->seq);   /* walks every layer: once */
     moe_init(ctx);
-    int rc = cfit__comm_init(ctx, d);
+    cfit__finetune_init(ctx);   /* adjusts model_flops for frozen weights */
+    int rc = cfit__offload_init(ctx, d);
+    if (!rc)
+        rc = cfit__comm_init(ctx, d);
     if (rc)
         return rc;
     ctx->topo = r->topology;
@@ -234,7 +237,7 @@ static double dp_factor(const cfit__ctx *ctx, const cfit_layout *l, long N, int 
 
 /* ---- compute: roofline per operation ---- */
 
-typedef struct acc { double t, cb, mb; } acc;
+typedef cfit__acc acc;
 
 static double shape_eff(const cfit__ctx *ctx, double x)
 {
@@ -262,6 +265,16 @@ static void membound(const cfit__ctx *ctx, double bytes, acc *a)
     double t = bytes / ctx->mem_bw;
     a->t += t;
     a->mb += t;
+}
+
+void cfit__gemm(const cfit__ctx *ctx, double M, double N, double K, double passes, cfit__acc *a)
+{
+    gemm(ctx, M, N, K, passes, a);
+}
+
+void cfit__membound(const cfit__ctx *ctx, double bytes, cfit__acc *a)
+{
+    membound(ctx, bytes, a);
 }
 
 static void flops_bound(double flops, double rate, acc *a)
@@ -548,9 +561,15 @@ void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int
 
     acc fwd = {0, 0, 0}, attn = {0, 0, 0}, experts = {0, 0, 0};
     layer_forward(ctx, tokens, tp, sp, ep, etp, &fwd, &attn, &experts);
+    acc frozen = {0, 0, 0};   /* LoRA / QLoRA: the weight-gradient GEMMs the frozen weights skip */
+    if (ctx->host.frozen) {
+        attn_proj_forward(ctx, tokens, tp, sp, &frozen);
+        dense_mlp_forward(ctx, tokens, tp, m->ffn_hidden_size, &frozen);
+        cfit__finetune_forward(ctx, tokens, tp, &fwd, &frozen);
+    }
     /* backward: two GEMMs per forward GEMM, attention backward 2.5x its forward */
-    double bwd_t = 2.0 * fwd.t + 0.5 * attn.t;
-    double bwd_cb = 2.0 * fwd.cb + 0.5 * attn.cb, bwd_mb = 2.0 * fwd.mb + 0.5 * attn.mb;
+    double bwd_t = 2.0 * fwd.t + 0.5 * attn.t - frozen.t;
+    double bwd_cb = 2.0 * fwd.cb + 0.5 * attn.cb - frozen.cb, bwd_mb = 2.0 * fwd.mb + 0.5 * attn.mb - frozen.mb;
     if (recompute == CFIT_RECOMPUTE_FULL) {
         bwd_t += fwd.t; bwd_cb += fwd.cb; bwd_mb += fwd.mb;
     } else if (recompute == CFIT_RECOMPUTE_SELECTIVE) {
@@ -616,13 +635,14 @@ void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int
     /* Logits and loss on the last stage: GEMM (vocab split over TP) + softmax traffic. */
     acc lg = {0, 0, 0};
     double V = m->vocab_size;
-    gemm(ctx, tokens, V / tp, h, 3.0, &lg);
+    gemm(ctx, tokens, V / tp, h, ctx->host.frozen ? 2.0 : 3.0, &lg);   /* a frozen head: no weight gradient */
     membound(ctx, tokens * V / tp * 4.0 * 4.0, &lg);
     lc->logits_s = lg.t;
     lc->logits_cb_s = lg.cb;
     lc->logits_mb_s = lg.mb;
 
-    lc->act_bytes = layer_activation_bytes(ctx, tokens, tp, sp, recompute, ep, etp);
+    lc->act_bytes = layer_activation_bytes(ctx, tokens, tp, sp, recompute, ep, etp) +
+                    cfit__finetune_act_bytes(ctx, tokens, recompute);
     lc->work_bytes = recompute == CFIT_RECOMPUTE_FULL
                          ? layer_activation_bytes(ctx, tokens, tp, sp, CFIT_RECOMPUTE_NONE, ep, etp) : 0.0;
     if (recompute == CFIT_RECOMPUTE_EXPERTS && ctx->moe)   /* one MoE layer's experts rebuilt at a time */
@@ -669,7 +689,7 @@ static double expert_dp(const cfit_layout *l)
     return edp >= 1.0 ? edp : 1.0;
 }
 
-typedef struct stage_mem { double w, gr, opt, act, other, total; } stage_mem;
+typedef cfit__stage_mem stage_mem;
 
 static void stage_memory(const cfit__ctx *ctx, const cfit__layer_cost *lc, const cfit_layout *l,
                          int n_layers, int first, int last, long m_mb, stage_mem *sm)
@@ -687,6 +707,8 @@ static void stage_memory(const cfit__ctx *ctx, const cfit__layer_cost *lc, const
         sm->gr += ctx->grad_bytes * Pe * (l->zero >= 2 ? 1.0 / de : 1.0);
         sm->opt += 12.0 * Pe * (l->zero >= 1 ? 1.0 / de : 1.0);
     }
+    if (ctx->host.frozen)   /* LoRA / QLoRA: frozen base weights, trained adapters (finetune.c) */
+        cfit__finetune_stage_memory(ctx, n_layers, P, l, sm);
     /* micro-batches in flight: 1F1B keeps up to pp on the first stage; interleaving
      * multiplies by 1 + (p-1)/(p v) */
     double inflight = 1.0;
@@ -700,6 +722,9 @@ static void stage_memory(const cfit__ctx *ctx, const cfit__layer_cost *lc, const
     sm->act = lc->act_bytes * n_layers * inflight + lc->work_bytes;
     if (last)
         sm->act += lc->logits_bytes;
+    sm->host = 0.0;
+    if (ctx->host.offload)   /* what moves to host memory (offload.c) */
+        cfit__offload_stage_memory(ctx, lc, l, n_layers, inflight, sm);
     double other = 0.0;
     if (l->zero >= 3) {                                            /* parameters gathered at once */
         double live = ctx->layer_params / l->tp, cap = ctx->fw->zero3_max_live_params;
@@ -763,7 +788,7 @@ static double hw_flops(const cfit__ctx *cctx, int rec)
     cfit__ctx *ctx = (cfit__ctx *)cctx;   /* the memo is the only state a const ctx changes */
     rec = rec >= 0 && rec < CFIT_RECOMPUTE_COUNT ? rec : 0;
     if (!(ctx->hw_have & (1u << rec))) {
-        ctx->hw_flops[rec] = cfit_model_hw_flops_per_token(ctx->m, ctx->seq, (cfit_recompute)rec);
+        ctx->hw_flops[rec] = cfit_model_hw_flops_per_token(ctx->m, ctx->seq, (cfit_recompute)rec) + ctx->host.flops_delta;
         ctx->hw_have |= 1u << rec;
     }
     return ctx->hw_flops[rec];
@@ -808,6 +833,11 @@ static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const c
 
     /* data parallel: gradients (and parameters when sharded) over the DP group */
     double P_dev = stage_params(ctx, n_max, p == 1, 1, l->tp);
+    double w_bytes = 2.0 * P_dev / (l->zero >= 3 ? (double)d : 1.0);   /* the parameter shard params offload moves */
+    if (ctx->moe)
+        w_bytes += 2.0 * stage_expert_params(ctx, n_max, l) / (l->zero >= 3 ? expert_dp(l) : 1.0);
+    if (ctx->host.frozen)   /* only the adapters have gradients and optimizer states */
+        P_dev = cfit__finetune_trainable(ctx, n_max, l->tp);
     double dp_slow = 1.0;
     double dp_exposed, P_opt;
     if (!ctx->moe) {
@@ -820,12 +850,13 @@ static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const c
     }
     /* optimizer: fp32 master, m, v read + written, fp32 grad read, bf16 weight written */
     double t_opt = P_opt * 32.0 / ctx->mem_bw;
+    double t_off = ctx->host.offload ? cfit__offload_step_s(ctx, lc, N, n_slow, m_mb, P_opt, w_bytes, &t_opt) : 0.0;
     /* the factors applied: DP's gradient reduction, TP's, PP's, CP's */
     double slow = dp_slow > lc->tp_slow ? dp_slow : lc->tp_slow;
     slow = slow > pp_slow ? slow : pp_slow;
     slow = slow > lc->cp_slow ? slow : lc->cp_slow;
 
-    double step = m_mb * t_mb + bubble + dp_exposed + t_opt;
+    double step = m_mb * t_mb + bubble + dp_exposed + t_opt + t_off;
 
     memset(out, 0, sizeof *out);
     out->gpu = ctx->g;
@@ -834,6 +865,7 @@ static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const c
     out->gpus = N;
     out->nodes = (N + ctx->gpn - 1) / ctx->gpn;
     out->layout = *l;
+    out->offload = ctx->host.offload;
     out->global_batch = ctx->gbs;
     out->grad_accum = m_mb;
     out->step_time_s = step;
@@ -846,6 +878,7 @@ static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const c
     out->br.pp_bubble_s = bubble;
     out->br.dp_comm_s = dp_exposed;
     out->br.optimizer_s = t_opt;
+    out->br.offload_s = t_off;
     out->br.other_s = m_mb * nl * (lc->overhead_s + lc->host_s);
     out->compute_bound_s = m_mb * (nl * lc->cb_s + logits_slow * lc->logits_cb_s);
     out->memory_bound_s = m_mb * (nl * lc->mb_s + logits_slow * lc->logits_mb_s) + t_opt;
@@ -875,7 +908,7 @@ static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const c
     out->slowdown_pp = pp_slow;
     out->slowdown_cp = lc->cp_slow;
 
-    stage_mem first, last;
+    stage_mem first, last = {0, 0, 0, 0, 0, 0, 0};
     stage_memory(ctx, lcf, l, n_first, 1, p == 1, m_mb, &first);
     const stage_mem *worst = &first;
     if (p > 1) {
@@ -891,6 +924,11 @@ static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const c
     out->mem.total_bytes = worst->total;
     out->mem.capacity_bytes = ctx->g->memory_bytes;
     out->fits = worst->total <= ctx->g->memory_bytes;
+    if (ctx->host.offload) {   /* the offloaded state must fit the node's host memory too */
+        out->mem.host_bytes = p > 1 && last.host > first.host ? last.host : first.host;
+        out->mem.host_capacity_bytes = cfit__host_capacity_bytes(ctx, N);
+        out->fits = out->fits && out->mem.host_bytes <= out->mem.host_capacity_bytes;
+    }
 }
 
 void cfit__plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lc, const cfit_layout *l,

@@ -10,6 +10,7 @@
 
 #include "clusterfit/nccl.h"
 #include "clusterfit/plan.h"
+#include "core/offload_cost.h"
 
 #define CFIT__SLOW_GRID 14           /* message sizes simulated per exchange: 1 KiB .. 64 GiB, x4 apart */
 #define CFIT__AUTO_NODES 32          /* nodes of the rail-optimised fabric --fabric alone assumes */
@@ -70,6 +71,7 @@ typedef struct cfit__ctx {
      * plan (docs/plan.md). */
     int topo_rc;
     cfit_diag topo_diag;
+    cfit__host host;               /* offload and fine-tuning terms (offload_cost.h) */
 } cfit__ctx;
 
 typedef struct cfit__layer_cost {

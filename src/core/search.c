@@ -30,6 +30,7 @@ void cfit_plan_request_init(cfit_plan_request *r)
     r->fixed.tp = r->fixed.pp = r->fixed.dp = r->fixed.cp = r->fixed.vp = CFIT_SEARCH;
     r->fixed.mbs = r->fixed.zero = r->fixed.recompute = r->fixed.sp = CFIT_SEARCH;
     r->fixed.ep = r->fixed.etp = CFIT_SEARCH;
+    r->offload = CFIT_SEARCH;   /* none, or searched when nothing fits (offload.h) */
 }
 
 static int seq_of(const cfit_plan_request *r)
@@ -128,6 +129,8 @@ int cfit_plan_validate(const cfit_plan_request *r, cfit_diag *d)
     int rc = cfit_model_validate(m, d);
     if (!rc)
         rc = validate_experts(r, d);
+    if (!rc)
+        rc = cfit__offload_validate(r, d);   /* --offload, --finetune, --lora-rank (offload.c) */
     if (rc)
         return rc;
     if (f->tp > 0 && (m->num_heads % f->tp || m->num_kv_heads % f->tp))
@@ -229,7 +232,17 @@ typedef struct search_state {
     cfit_plan closest;
     int has_closest;
     uint64_t evaluated, feasible;
+    int offload_searched;   /* nothing fit without offload: the masks were searched too */
 } search_state;
+
+/* How far a plan is from fitting: its GPU memory shortfall, or its host memory's when offload
+ * overfills the host (offload.h). */
+static double shortfall_bytes(const cfit_plan *p)
+{
+    double gpu = p->mem.total_bytes - p->mem.capacity_bytes;
+    double host = p->mem.host_bytes > 0 ? p->mem.host_bytes - p->mem.host_capacity_bytes : gpu;
+    return gpu > host ? gpu : host;
+}
 
 static void consider(search_state *s, const cfit_plan *p)
 {
@@ -237,8 +250,7 @@ static void consider(search_state *s, const cfit_plan *p)
     if (p->fits) {
         s->feasible++;
         topk_offer(&s->top, p);
-    } else if (!s->has_closest || p->mem.total_bytes - p->mem.capacity_bytes <
-                                      s->closest.mem.total_bytes - s->closest.mem.capacity_bytes) {
+    } else if (!s->has_closest || shortfall_bytes(p) < shortfall_bytes(&s->closest)) {
         s->closest = *p;
         s->has_closest = 1;
     }
@@ -334,8 +346,10 @@ static void search_pp(const cfit__ctx *ctx, long N, int tp, int c, int mbs, int 
             if (!cand(f->vp, vp) || (vp > 1 && (pp == 1 || pp * vp > chunks_max || m_mb % pp)))
                 continue;
             for (int zero = 0; zero <= 3; zero++) {
+                int floor;   /* the lowest stage the offload mask runs on (offload.c) */
                 if ((f->zero >= 0 && zero != f->zero) || (zero >= 2 && pp > 1) ||  /* frameworks reject it */
-                    (zero > 0 && dp == 1 && f->zero < 0 &&                         /* nothing to shard */
+                    !cfit__offload_zero_ok(ctx, ctx->host.offload, zero, &floor) ||
+                    (zero > floor && dp == 1 && f->zero < 0 &&                     /* nothing to shard */
                      (!ctx->moe || (long)tp * c == (long)ep * etp)))               /* (experts: over expert DP) */
                     continue;
                 cfit_layout l = {tp, pp, (int)dp, c, vp, mbs, zero, CFIT_RECOMPUTE_NONE, sp, ep, etp};
@@ -383,7 +397,7 @@ static void search_experts(const cfit__ctx *ctx, long N, int tp, int c, int mbs,
         }
 }
 
-static void search_count(const cfit__ctx *ctx, long N, search_state *s)
+static void search_layouts(const cfit__ctx *ctx, long N, search_state *s)
 {
     ((cfit__ctx *)ctx)->job_gpus = N;   /* layer costs of CP across nodes depend on the job's size */
     const cfit_plan_request *r = ctx->req;
@@ -418,7 +432,56 @@ static void search_count(const cfit__ctx *ctx, long N, search_state *s)
             }
         }
     }
+}
+
+/* Every layout at N GPUs with the request's offload; when it leaves offload to the search and
+ * nothing fits in GPU memory, every offload mask the node's host memory allows too. */
+static void search_count(const cfit__ctx *ctx, long N, search_state *s)
+{
+    const cfit_plan_request *r = ctx->req;
+    cfit__host *h = &((cfit__ctx *)ctx)->host;   /* the mask is the search's state, as job_gpus */
+    h->offload = r->offload > 0 ? r->offload : 0;
+    search_layouts(ctx, N, s);
+    if (s->feasible == 0 && r->offload == CFIT_SEARCH && h->has_host) {
+        s->offload_searched = 1;
+        for (int mask = 1; mask <= CFIT_OFFLOAD_ALL; mask++) {
+            h->offload = mask;
+            search_layouts(ctx, N, s);
+        }
+    }
     goodput_kept(r, s);
+}
+
+/* A fully fixed layout: as given (offload none unless fixed), else, when it does not fit and
+ * offload is left to the search, the fastest fitting offload mask. */
+static void fixed_layout(const cfit__ctx *ctx, long N, search_state *s)
+{
+    const cfit_layout *f = &ctx->req->fixed;
+    int given = ctx->req->offload;
+    cfit__host *h = &((cfit__ctx *)ctx)->host;
+    layer_costs lcs;
+    lcs.have = 0;
+    h->offload = given > 0 ? given : 0;
+    cfit_plan p;
+    ((cfit__ctx *)ctx)->job_gpus = N;
+    cost_layout(ctx, &lcs, f, &p);
+    int floor;
+    for (int mask = 1; !p.fits && given == CFIT_SEARCH && h->has_host && mask <= CFIT_OFFLOAD_ALL; mask++) {
+        if (!cfit__offload_zero_ok(ctx, mask, f->zero, &floor))
+            continue;
+        cfit_plan q;
+        h->offload = mask;
+        cost_layout(ctx, &lcs, f, &q);
+        s->offload_searched = 1;
+        if (q.fits && (!p.fits || q.tokens_per_s > p.tokens_per_s))
+            p = q;
+    }
+    consider(s, &p);
+    if (!p.fits) {           /* reported even when it does not fit */
+        s->top.v[0] = p;
+        s->top.n = 1;
+    }
+    goodput_kept(ctx->req, s);
 }
 
 /* The cost of a plan on the request's basis; 0 when a price is missing. */
@@ -617,17 +680,7 @@ static int plan_gpu(const cfit_plan_request *r, const cfit_gpu *g, cfit_plan *bu
     if (fixedN) {
         state_init(&s, buf, k);
         if (all_fixed(f)) {
-            layer_costs lcs;
-            lcs.have = 0;
-            cfit_plan p;
-            ctx.job_gpus = fixedN;
-            cost_layout(&ctx, &lcs, f, &p);
-            consider(&s, &p);
-            if (!p.fits) {           /* reported even when it does not fit */
-                s.top.v[0] = p;
-                s.top.n = 1;
-            }
-            goodput_kept(r, &s);
+            fixed_layout(&ctx, fixedN, &s);
         } else {
             search_count(&ctx, fixedN, &s);
         }
@@ -674,6 +727,7 @@ static int plan_gpu(const cfit_plan_request *r, const cfit_gpu *g, cfit_plan *bu
     gr->within_budget = gr->found && affordable(r, &gr->best);
     gr->closest = s.closest;
     gr->has_closest = s.has_closest;
+    gr->offload_searched = s.offload_searched;
     if (!gr->found && s.top.n == 1 && !s.top.v[0].fits) {   /* fully fixed layout */
         gr->closest = s.top.v[0];
         gr->has_closest = 1;
@@ -817,6 +871,7 @@ int cfit_plan_evaluate(const cfit_plan_request *r, const cfit_gpu *gpu, const cf
     if (!rc) {
         layer_costs lcs;
         lcs.have = 0;
+        ctx.host.offload = r->offload > 0 ? r->offload : 0;
         ctx.job_gpus = (long)l->tp * l->pp * l->dp * l->cp;
         cost_layout(&ctx, &lcs, l, out);
         cfit_plan_goodput(r, out);

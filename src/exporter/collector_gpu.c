@@ -9,10 +9,10 @@
  * and NVML is initialised again at most every cfg->gpu_lost_retry_s (60 s) to find it after a reset.
  * NOT_SUPPORTED and other per-call errors only leave that metric out.  XID events are read
  * from an NVML event set without waiting at each scrape and kept as counters per GPU and XID
- * across re-initialisations.
+ * across re-initialisations.  Reading a GPU is gpu_read.c's, writing its families gpu_emit.c's
+ * (native names, and dcgm-exporter's with cfg->compat_dcgm).
  */
-#include "collectors.h"
-#include "nvml_abi.h"
+#include "gpu_read.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -20,48 +20,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MAX_GPUS 64
 #define MAX_XIDS 32
-
-/* The NVML entry points: required ones make the library unusable when missing. */
-#define NVML_FUNCS(X)                                                                          \
-    X(1, nvmlInit_v2, (void))                                                                  \
-    X(1, nvmlShutdown, (void))                                                                 \
-    X(1, nvmlDeviceGetCount_v2, (unsigned int *))                                              \
-    X(1, nvmlDeviceGetHandleByIndex_v2, (unsigned int, nvmlDevice_t *))                        \
-    X(0, nvmlSystemGetDriverVersion, (char *, unsigned int))                                   \
-    X(0, nvmlDeviceGetUUID, (nvmlDevice_t, char *, unsigned int))                              \
-    X(0, nvmlDeviceGetName, (nvmlDevice_t, char *, unsigned int))                              \
-    X(0, nvmlDeviceGetUtilizationRates, (nvmlDevice_t, nvmlUtilization_t *))                   \
-    X(0, nvmlDeviceGetMemoryInfo, (nvmlDevice_t, nvmlMemory_t *))                              \
-    X(0, nvmlDeviceGetPowerUsage, (nvmlDevice_t, unsigned int *))                              \
-    X(0, nvmlDeviceGetTotalEnergyConsumption, (nvmlDevice_t, unsigned long long *))            \
-    X(0, nvmlDeviceGetTemperature, (nvmlDevice_t, int, unsigned int *))                        \
-    X(0, nvmlDeviceGetClockInfo, (nvmlDevice_t, int, unsigned int *))                          \
-    X(0, nvmlDeviceGetTotalEccErrors, (nvmlDevice_t, int, int, unsigned long long *))          \
-    X(0, nvmlDeviceGetPcieThroughput, (nvmlDevice_t, int, unsigned int *))                     \
-    X(0, nvmlDeviceGetFieldValues, (nvmlDevice_t, int, nvmlFieldValue_t *))                    \
-    X(0, nvmlDeviceGetCurrentClocksEventReasons, (nvmlDevice_t, unsigned long long *))         \
-    X(0, nvmlDeviceGetCurrentClocksThrottleReasons, (nvmlDevice_t, unsigned long long *))      \
-    X(0, nvmlDeviceGetMinorNumber, (nvmlDevice_t, unsigned int *))                             \
-    X(0, nvmlDeviceGetComputeRunningProcesses_v3, (nvmlDevice_t, unsigned int *, nvmlProcessInfo_t *)) \
-    X(0, nvmlEventSetCreate, (nvmlEventSet_t *))                                               \
-    X(0, nvmlDeviceRegisterEvents, (nvmlDevice_t, unsigned long long, nvmlEventSet_t))         \
-    X(0, nvmlEventSetWait_v2, (nvmlEventSet_t, nvmlEventData_t *, unsigned int))               \
-    X(0, nvmlEventSetFree, (nvmlEventSet_t))
-
-typedef struct nvml_api {
-#define X(req, name, args) nvmlReturn_t(*name) args;
-    NVML_FUNCS(X)
-#undef X
-} nvml_api;
 
 typedef struct gpu_dev {
     nvmlDevice_t h;
     int have_handle;
     char uuid[NVML_DEVICE_UUID_BUFFER_SIZE];
     char name[NVML_DEVICE_NAME_BUFFER_SIZE];
+    char pci_bus_id[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE];
+    unsigned last_xid;                    /* DCGM_FI_DEV_XID_ERRORS; 0 = none seen */
     unsigned xid[MAX_XIDS];               /* XID numbers seen, with their counts */
     unsigned long long xid_count[MAX_XIDS];
     unsigned nxid;
@@ -74,6 +44,7 @@ typedef struct gpu_state {
     int tried_load, inited, need_reinit;
     nvml_api api;
     char driver[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE];
+    char hostname[256];                   /* --compat dcgm's Hostname label */
     unsigned ngpus;
     gpu_dev gpus[MAX_GPUS];
     nvmlEventSet_t events;
@@ -106,6 +77,12 @@ static int gpu_init(const cfit_exporter_config *cfg, void **state, cfit_diag *d)
     if (!s)
         return CFIT_ENOMEM;
     s->cfg = cfg;
+    /* dcgm-exporter's Hostname: $NODE_NAME when set, else the host name (internal/pkg/hostname) */
+    const char *node = getenv("NODE_NAME");
+    if (node && *node)
+        snprintf(s->hostname, sizeof s->hostname, "%s", node);
+    else if (gethostname(s->hostname, sizeof s->hostname - 1) != 0)
+        s->hostname[0] = '\0';
     pthread_mutex_init(&s->lock, NULL);
     *state = s;
     return 0;
@@ -134,13 +111,6 @@ static int load_library(gpu_state *s)
     return 0;
 }
 
-static int lifecycle_error(nvmlReturn_t r)
-{
-    return r == NVML_ERROR_UNINITIALIZED || r == NVML_ERROR_DRIVER_NOT_LOADED ||
-           r == NVML_ERROR_LIB_RM_VERSION_MISMATCH || r == NVML_ERROR_GPU_IS_LOST ||
-           r == NVML_ERROR_GPU_NOT_FOUND || r == NVML_ERROR_RESET_REQUIRED;
-}
-
 static void shutdown_nvml(gpu_state *s)
 {
     if (!s->inited)
@@ -150,6 +120,16 @@ static void shutdown_nvml(gpu_state *s)
     s->events = NULL;
     s->api.nvmlShutdown();
     s->inited = 0;
+}
+
+static void read_pci_bus_id(gpu_state *s, gpu_dev *g)
+{
+    nvmlPciInfo_t pci;
+    g->pci_bus_id[0] = '\0';
+    if (g->have_handle && s->api.nvmlDeviceGetPciInfo_v3 && s->api.nvmlDeviceGetPciInfo_v3(g->h, &pci) == NVML_SUCCESS) {
+        pci.busId[sizeof pci.busId - 1] = '\0';
+        snprintf(g->pci_bus_id, sizeof g->pci_bus_id, "%s", pci.busId);
+    }
 }
 
 /* nvmlInit and enumerate; keeps XID counts of GPUs whose UUID is unchanged. */
@@ -187,12 +167,14 @@ static void init_nvml(gpu_state *s)
         uuid[sizeof uuid - 1] = '\0';
         if (uuid[0] && strcmp(uuid, g->uuid) != 0) {   /* another GPU in this slot */
             g->nxid = 0;
+            g->last_xid = 0;
             memcpy(g->uuid, uuid, sizeof uuid);
         }
         if (g->have_handle && s->api.nvmlDeviceGetName &&
             s->api.nvmlDeviceGetName(g->h, g->name, sizeof g->name) != NVML_SUCCESS)
             g->name[0] = '\0';
         g->name[sizeof g->name - 1] = '\0';
+        read_pci_bus_id(s, g);
         if (g->have_handle && s->events && s->api.nvmlDeviceRegisterEvents)
             (void)s->api.nvmlDeviceRegisterEvents(g->h, NVML_EVENT_TYPE_XID_CRITICAL_ERROR, s->events);
     }
@@ -227,7 +209,7 @@ static int driver_error(nvmlReturn_t r)
  * seconds to find it if it was reset, so a dead GPU does not cost a re-initialisation per scrape. */
 static void note_error(gpu_state *s, nvmlReturn_t r, int *up)
 {
-    if (!lifecycle_error(r))
+    if (!cfit__nvml_lifecycle_error(r))
         return;
     *up = 0;
     if (driver_error(r)) {
@@ -244,6 +226,7 @@ static void note_error(gpu_state *s, nvmlReturn_t r, int *up)
 
 static void add_xid(gpu_dev *g, unsigned xid)
 {
+    g->last_xid = xid;
     for (unsigned i = 0; i < g->nxid; i++)
         if (g->xid[i] == xid) {
             g->xid_count[i]++;
@@ -272,116 +255,57 @@ static void drain_events(gpu_state *s)
     }
 }
 
-static const struct reason {
-    unsigned long long bit;
-    const char *name;
-} reasons[] = {
-    {0x1, "gpu_idle"},
-    {0x2, "applications_clocks_setting"},
-    {0x4, "sw_power_cap"},
-    {0x8, "hw_slowdown"},
-    {0x10, "sync_boost"},
-    {0x20, "sw_thermal_slowdown"},
-    {0x40, "hw_thermal_slowdown"},
-    {0x80, "hw_power_brake_slowdown"},
-    {0x100, "display_clock_setting"},
-};
-
 /* The metrics of one GPU that answered; sets *up to 0 on a lifecycle error. */
-static int one_gpu(gpu_state *s, gpu_dev *g, const char *const *l, cfit_expo *e, int *up)
+static int one_gpu(gpu_state *s, gpu_dev *g, const char *const *l, const char *const *dl, cfit_expo *e, int *up)
 {
-    const nvml_api *a = &s->api;
-    int rc = 0;
-    nvmlReturn_t r;
-#define EMIT(name, type, help, value) (rc = rc ? rc : cfit__emit(e, name, type, help, l, value))
-    nvmlUtilization_t u;
-    if (a->nvmlDeviceGetUtilizationRates && (r = a->nvmlDeviceGetUtilizationRates(g->h, &u)) == NVML_SUCCESS) {
-        EMIT("clusterfit_gpu_utilization_ratio", CFIT_METRIC_GAUGE,
-             "Fraction of the last sample period in which a kernel was running (NVML).", u.gpu / 100.0);
-        EMIT("clusterfit_gpu_memory_utilization_ratio", CFIT_METRIC_GAUGE,
-             "Fraction of the last sample period in which device memory was read or written (NVML).",
-             u.memory / 100.0);
-    } else if (a->nvmlDeviceGetUtilizationRates)
-        note_error(s, r, up);
-    if (!*up)
-        return rc;
-    nvmlMemory_t m;
-    if (a->nvmlDeviceGetMemoryInfo && (r = a->nvmlDeviceGetMemoryInfo(g->h, &m)) == NVML_SUCCESS) {
-        EMIT("clusterfit_gpu_memory_used_bytes", CFIT_METRIC_GAUGE, "Device memory in use.", (double)m.used);
-        EMIT("clusterfit_gpu_memory_total_bytes", CFIT_METRIC_GAUGE, "Device memory installed.", (double)m.total);
-    } else if (a->nvmlDeviceGetMemoryInfo)
-        note_error(s, r, up);
-    unsigned v;
-    unsigned long long ull;
-    if (a->nvmlDeviceGetPowerUsage && (r = a->nvmlDeviceGetPowerUsage(g->h, &v)) == NVML_SUCCESS)
-        EMIT("clusterfit_gpu_power_watts", CFIT_METRIC_GAUGE, "Power draw of the board.", v / 1000.0);
-    if (a->nvmlDeviceGetTotalEnergyConsumption &&
-        (r = a->nvmlDeviceGetTotalEnergyConsumption(g->h, &ull)) == NVML_SUCCESS)
-        EMIT("clusterfit_gpu_energy_joules_total", CFIT_METRIC_COUNTER,
-             "Energy used since the driver was loaded (resets when it reloads).", (double)ull / 1000.0);
-    if (a->nvmlDeviceGetTemperature &&
-        (r = a->nvmlDeviceGetTemperature(g->h, NVML_TEMPERATURE_GPU, &v)) == NVML_SUCCESS)
-        EMIT("clusterfit_gpu_temperature_celsius", CFIT_METRIC_GAUGE, "GPU die temperature.", v);
-    if (a->nvmlDeviceGetClockInfo && (r = a->nvmlDeviceGetClockInfo(g->h, NVML_CLOCK_SM, &v)) == NVML_SUCCESS)
-        EMIT("clusterfit_gpu_sm_clock_hertz", CFIT_METRIC_GAUGE, "Current SM clock.", v * 1e6);
-    if (a->nvmlDeviceGetClockInfo && (r = a->nvmlDeviceGetClockInfo(g->h, NVML_CLOCK_MEM, &v)) == NVML_SUCCESS)
-        EMIT("clusterfit_gpu_memory_clock_hertz", CFIT_METRIC_GAUGE, "Current memory clock.", v * 1e6);
-    static const char *const ecc_type[] = {"corrected", "uncorrected"};
-    for (int t = 0; t < 2 && a->nvmlDeviceGetTotalEccErrors; t++)
-        if (a->nvmlDeviceGetTotalEccErrors(g->h, t, NVML_VOLATILE_ECC, &ull) == NVML_SUCCESS) {
-            const char *el[] = {l[0], l[1], l[2], l[3], "type", ecc_type[t], NULL};
-            rc = rc ? rc : cfit__emit(e, "clusterfit_gpu_ecc_errors_total", CFIT_METRIC_COUNTER,
-                                      "Memory ECC errors since the driver was loaded.", el, (double)ull);
-        }
-    if (s->cfg->gpu_pcie && a->nvmlDeviceGetPcieThroughput) {
-        if (a->nvmlDeviceGetPcieThroughput(g->h, NVML_PCIE_UTIL_TX_BYTES, &v) == NVML_SUCCESS)
-            EMIT("clusterfit_gpu_pcie_transmit_bytes_per_second", CFIT_METRIC_GAUGE,
-                 "PCIe transmit throughput over NVML's 20 ms window (NVML KB/s x 1024).", v * 1024.0);
-        if (a->nvmlDeviceGetPcieThroughput(g->h, NVML_PCIE_UTIL_RX_BYTES, &v) == NVML_SUCCESS)
-            EMIT("clusterfit_gpu_pcie_receive_bytes_per_second", CFIT_METRIC_GAUGE,
-                 "PCIe receive throughput over NVML's 20 ms window (NVML KB/s x 1024).", v * 1024.0);
+    gpu_reading r;
+    nvmlReturn_t rc = cfit__gpu_read(&s->api, g->h, s->cfg->gpu_pcie, &r);
+    if (rc != NVML_SUCCESS) {
+        note_error(s, rc, up);
+        return 0;
     }
-    if (a->nvmlDeviceGetFieldValues) {
-        nvmlFieldValue_t fv = {.fieldId = NVML_FI_DEV_NVLINK_LINK_COUNT};
-        if (a->nvmlDeviceGetFieldValues(g->h, 1, &fv) == NVML_SUCCESS && fv.nvmlReturn == NVML_SUCCESS &&
-            fv.value.uiVal > 0 && fv.value.uiVal <= 32) {
-            nvmlFieldValue_t f[64];
-            unsigned links = fv.value.uiVal;
-            memset(f, 0, sizeof f);
-            for (unsigned k = 0; k < links; k++) {
-                f[2 * k] = (nvmlFieldValue_t){.fieldId = NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX, .scopeId = k};
-                f[2 * k + 1] = (nvmlFieldValue_t){.fieldId = NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX, .scopeId = k};
-            }
-            if (a->nvmlDeviceGetFieldValues(g->h, (int)(2 * links), f) == NVML_SUCCESS) {
-                double tx = 0, rx = 0;
-                int ok = 1;
-                for (unsigned k = 0; k < 2 * links; k++) {
-                    if (f[k].nvmlReturn != NVML_SUCCESS) {
-                        ok = 0;
-                        break;
-                    }
-                    *(k % 2 ? &rx : &tx) += (double)f[k].value.ullVal * 1024.0;
-                }
-                if (ok) {
-                    EMIT("clusterfit_gpu_nvlink_transmit_bytes_total", CFIT_METRIC_COUNTER,
-                         "NVLink data bytes transmitted, all links.", tx);
-                    EMIT("clusterfit_gpu_nvlink_receive_bytes_total", CFIT_METRIC_COUNTER,
-                         "NVLink data bytes received, all links.", rx);
-                }
-            }
-        }
+    int err = cfit__gpu_emit_native(e, l, &r);
+    if (!err && dl)
+        err = cfit__gpu_emit_dcgm(e, dl, &r);
+    return err;
+}
+
+/* Everything of GPU i: identity and readings (rolled back when it is lost halfway), XID counts, gpu_up. */
+static int gpu_series(gpu_state *s, unsigned i, cfit_expo *e)
+{
+    gpu_dev *g = &s->gpus[i];
+    char idx[16], dev[24];
+    snprintf(idx, sizeof idx, "%u", i);
+    snprintf(dev, sizeof dev, "nvidia%u", i);
+    const char *l[] = {"gpu", idx, "uuid", g->uuid, NULL};
+    /* dcgm-exporter's labels, in its order (internal/pkg/rendermetrics/render_metrics.go) */
+    const char *dl[] = {"gpu", idx, "UUID", g->uuid, "pci_bus_id", g->pci_bus_id, "device", dev,
+                        "modelName", g->name, "Hostname", s->hostname, "DCGM_FI_DRIVER_VERSION", s->driver, NULL};
+    int dcgm = s->cfg->compat_dcgm, rc = 0, up = g->have_handle;
+    if (up) {
+        /* A GPU lost halfway reports only gpu_up 0 (and its XID counts). */
+        cfit_expo_mark m = cfit_expo_mark_get(e);
+        const char *il[] = {"gpu", idx, "uuid", g->uuid, "name", g->name, "driver_version", s->driver, NULL};
+        rc = cfit__emit(e, "clusterfit_gpu_info", CFIT_METRIC_INFO, "GPU identity and driver.", il, 1);
+        if (!rc)
+            rc = one_gpu(s, g, l, dcgm ? dl : NULL, e, &up);
+        if (!rc && !up)
+            cfit_expo_rollback(e, m);
+    } else {
+        note_error(s, NVML_ERROR_GPU_IS_LOST, &up);
     }
-    nvmlReturn_t (*reasons_fn)(nvmlDevice_t, unsigned long long *) =
-        a->nvmlDeviceGetCurrentClocksEventReasons ? a->nvmlDeviceGetCurrentClocksEventReasons
-                                                  : a->nvmlDeviceGetCurrentClocksThrottleReasons;
-    if (reasons_fn && reasons_fn(g->h, &ull) == NVML_SUCCESS)
-        for (size_t k = 0; k < sizeof reasons / sizeof reasons[0]; k++) {
-            const char *rl[] = {l[0], l[1], l[2], l[3], "reason", reasons[k].name, NULL};
-            rc = rc ? rc : cfit__emit(e, "clusterfit_gpu_throttle_reason", CFIT_METRIC_GAUGE,
-                                      "1 when this reason is holding the clocks down (NVML clock event reasons).",
-                                      rl, (ull & reasons[k].bit) != 0);
-        }
-#undef EMIT
+    for (unsigned k = 0; k < g->nxid && !rc; k++) {
+        char xid[16];
+        snprintf(xid, sizeof xid, "%u", g->xid[k]);
+        const char *xl[] = {"gpu", idx, "uuid", g->uuid, "xid", xid, NULL};
+        rc = cfit__emit(e, "clusterfit_gpu_xid_errors_total", CFIT_METRIC_COUNTER,
+                        "XID critical error events seen since the exporter started.", xl, (double)g->xid_count[k]);
+    }
+    if (!rc && dcgm && up)
+        rc = cfit__gpu_emit_dcgm_xid(e, dl, g->last_xid);
+    if (!rc)
+        rc = cfit__emit(e, "clusterfit_gpu_up", CFIT_METRIC_GAUGE,
+                        "1 when NVML answered for the GPU, 0 when it is lost or the driver went away.", l, up);
     return rc;
 }
 
@@ -403,36 +327,8 @@ static int gpu_collect(void *state, cfit_expo *e, cfit_diag *d)
                         s->inited ? s->ngpus : 0);
     if (s->inited)
         drain_events(s);
-    for (unsigned i = 0; s->inited && i < s->ngpus && !rc; i++) {
-        gpu_dev *g = &s->gpus[i];
-        char idx[16];
-        snprintf(idx, sizeof idx, "%u", i);
-        const char *l[] = {"gpu", idx, "uuid", g->uuid, NULL};
-        int up = g->have_handle;
-        if (up) {
-            /* A GPU lost halfway reports only gpu_up 0 (and its XID counts). */
-            cfit_expo_mark m = cfit_expo_mark_get(e);
-            const char *il[] = {"gpu", idx, "uuid", g->uuid, "name", g->name, "driver_version", s->driver, NULL};
-            rc = cfit__emit(e, "clusterfit_gpu_info", CFIT_METRIC_INFO, "GPU identity and driver.", il, 1);
-            if (!rc)
-                rc = one_gpu(s, g, l, e, &up);
-            if (!rc && !up)
-                cfit_expo_rollback(e, m);
-        } else {
-            note_error(s, NVML_ERROR_GPU_IS_LOST, &up);
-        }
-        for (unsigned k = 0; k < g->nxid && !rc; k++) {
-            char xid[16];
-            snprintf(xid, sizeof xid, "%u", g->xid[k]);
-            const char *xl[] = {"gpu", idx, "uuid", g->uuid, "xid", xid, NULL};
-            rc = cfit__emit(e, "clusterfit_gpu_xid_errors_total", CFIT_METRIC_COUNTER,
-                            "XID critical error events seen since the exporter started.", xl,
-                            (double)g->xid_count[k]);
-        }
-        if (!rc)
-            rc = cfit__emit(e, "clusterfit_gpu_up", CFIT_METRIC_GAUGE,
-                            "1 when NVML answered for the GPU, 0 when it is lost or the driver went away.", l, up);
-    }
+    for (unsigned i = 0; s->inited && i < s->ngpus && !rc; i++)
+        rc = gpu_series(s, i, e);
     pthread_mutex_unlock(&s->lock);
     return rc;
 }
@@ -455,7 +351,7 @@ size_t cfit_gpu_sample_all(void *state, cfit_gpu_sample *out, size_t max)
         nvmlReturn_t r = NVML_ERROR_NOT_SUPPORTED;
         if (g->have_handle && s->api.nvmlDeviceGetUtilizationRates)
             r = s->api.nvmlDeviceGetUtilizationRates(g->h, &u);
-        o->up = g->have_handle && !lifecycle_error(r);
+        o->up = g->have_handle && !cfit__nvml_lifecycle_error(r);
         if (r == NVML_SUCCESS)
             o->utilization_ratio = u.gpu / 100.0;
         unsigned minor = 0;

@@ -32,6 +32,7 @@ struct cfit_expo {
     size_t nfams, capfams;
     sample *samples;
     size_t nsamples, capsamples;
+    size_t last;             /* the family found last: find_family tries it and the next first */
 };
 
 const char *cfit_expo_content_type(cfit_expo_format f)
@@ -91,12 +92,16 @@ static char *dup(const char *s)
     return p;
 }
 
-static long find_family(const cfit_expo *e, const char *name)
+static long find_family(cfit_expo *e, const char *name)
 {
-    /* collectors add runs of samples to one family: try the newest families first */
+    /* a collector adds a run of samples to one family, then the next family (per GPU, the same
+     * families in the same order): try the last one found and its successor, then newest first */
+    for (size_t i = e->last; i < e->last + 2 && i < e->nfams; i++)
+        if (strcmp(e->fams[i].name, name) == 0)
+            return (long)(e->last = i);
     for (size_t i = e->nfams; i-- > 0;)
         if (strcmp(e->fams[i].name, name) == 0)
-            return (long)i;
+            return (long)(e->last = i);
     return -1;
 }
 
@@ -159,7 +164,10 @@ static int render_labels(const char *const *labels, char **out)
             cfit__buf_fini(&b);
             return CFIT_EINVALID;
         }
-        cfit__buf_printf(&b, "%s%s=\"", i ? "," : "", labels[i]);
+        if (i)
+            cfit__buf_puts(&b, ",");
+        cfit__buf_puts(&b, labels[i]);
+        cfit__buf_puts(&b, "=\"");
         escape_label(&b, labels[i + 1]);
         cfit__buf_puts(&b, "\"");
     }
@@ -271,8 +279,18 @@ void cfit_expo_format_value(char *buf, size_t n, double v)
         snprintf(buf, n, "0");
         return;
     }
-    if (fabs(v) < 1e15 && v == floor(v)) {
-        snprintf(buf, n, "%.0f", v);
+    if (fabs(v) < 1e15 && v == floor(v)) {   /* whole numbers (most samples): digits by hand, no printf */
+        char tmp[24];
+        size_t k = 0, o = 0;
+        unsigned long long u = (unsigned long long)fabs(v);
+        do
+            tmp[k++] = (char)('0' + u % 10);
+        while ((u /= 10) && k < sizeof tmp);
+        if (v < 0 && o + 1 < n)
+            buf[o++] = '-';
+        while (k && o + 1 < n)
+            buf[o++] = tmp[--k];
+        buf[o] = '\0';
         return;
     }
     for (int prec = 15; prec <= 17; prec++) {   /* shortest of 15-17 digits that round-trips */
@@ -291,6 +309,7 @@ static const char *type_name(cfit_metric_type t, int om)
 {
     switch (t) {
     case CFIT_METRIC_COUNTER: return "counter";
+    case CFIT_METRIC_COUNTER_UNSUFFIXED: return om ? "unknown" : "counter";
     case CFIT_METRIC_HISTOGRAM: return "histogram";
     case CFIT_METRIC_INFO: return om ? "info" : "gauge";
     case CFIT_METRIC_GAUGE: break;

@@ -1,5 +1,6 @@
 /* http.c - the exporter's HTTP(S) server on libmicrohttpd: /metrics (content negotiated),
- * the / landing page and /-/healthy; basic auth and TLS from the web config.
+ * the / landing page and /-/healthy; basic auth, TLS (the policy in tls.c) and extra response
+ * headers from the web config.
  *
  * Robustness (docs/exporter.md "HTTP"): a small thread pool polls the sockets; the
  * connections per client address and the idle time of a connection are limited, and MHD's
@@ -26,6 +27,7 @@
 #include <time.h>
 
 #include "base/clock.h"
+#include "exporter/tls.h"
 
 #if MHD_VERSION >= 0x00097002
 typedef enum MHD_Result mhd_result;
@@ -57,7 +59,8 @@ struct cfit_http {
     int counted;                  /* address used as the request context of a counted scrape */
     cfit_exporter *x;
     const cfit_web_config *web;
-    char *cert, *key;     /* PEM text for MHD (it wants memory, not file names) */
+    char *cert, *key, *ca;   /* PEM text for MHD (it wants memory, not file names) */
+    char priorities[1024];   /* GnuTLS priority string from the web config (tls.c) */
     unsigned port;
     /* Per user, a SHA-512-crypt digest (random salt, 1000 rounds) of the last password that
      * passed bcrypt, so a scraper's repeated requests cost ~0.3 ms instead of a bcrypt each
@@ -73,9 +76,22 @@ static const char landing[] =
     "<p>Metric reference: docs/metrics.md; alert rules: <code>clusterfit rules</code>.</p>\n"
     "</body></html>\n";
 
+/* The web config's http_server_config.headers (before ours, so X-Content-Type-Options is sent once). */
+static void add_headers(const struct cfit_http *h, struct MHD_Response *r)
+{
+    int nosniff = 0;
+    for (size_t i = 0; h->web && i < h->web->nheaders; i++) {
+        MHD_add_response_header(r, h->web->header_names[i], h->web->header_values[i]);
+        nosniff |= !strcmp(h->web->header_names[i], "X-Content-Type-Options");
+    }
+    if (!nosniff)
+        MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+}
+
 /* Queue a response; encoding non-NULL marks a negotiated body (Vary: Accept-Encoding), and
  * adds Content-Encoding unless it is "identity". */
-static mhd_result respond(struct MHD_Connection *c, unsigned status, const char *type, char *body, size_t len,
+static mhd_result respond(const struct cfit_http *h, struct MHD_Connection *c, unsigned status, const char *type,
+                          char *body, size_t len,
                           enum MHD_ResponseMemoryMode mode, const char *encoding)
 {
     struct MHD_Response *r = MHD_create_response_from_buffer(len, body, mode);
@@ -85,7 +101,7 @@ static mhd_result respond(struct MHD_Connection *c, unsigned status, const char 
         return MHD_NO;
     }
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+    add_headers(h, r);
     if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
         MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
     if (encoding)
@@ -97,9 +113,10 @@ static mhd_result respond(struct MHD_Connection *c, unsigned status, const char 
     return rc;
 }
 
-static mhd_result respond_text(struct MHD_Connection *c, unsigned status, const char *text)
+static mhd_result respond_text(const struct cfit_http *h, struct MHD_Connection *c, unsigned status,
+                               const char *text)
 {
-    return respond(c, status, "text/plain; charset=utf-8", (char *)text, strlen(text), MHD_RESPMEM_PERSISTENT, NULL);
+    return respond(h, c, status, "text/plain; charset=utf-8", (char *)text, strlen(text), MHD_RESPMEM_PERSISTENT, NULL);
 }
 
 /* 1 when password matches the cached digest of user idx's last good password.  Always one
@@ -203,6 +220,15 @@ static void drop_locked(struct cfit_http *h, conn_slot *s)
     shutdown(s->fd, SHUT_RDWR);
 }
 
+/* A TLS connection's session gets the web config's client-certificate and suite rules before
+ * its handshake (libmicrohttpd has made the session, and runs the handshake after this). */
+static void tls_setup(const struct cfit_http *h, struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *ti = h->cert ? MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION) : NULL;
+    if (ti && ti->tls_session)
+        cfit__tls_session_setup(ti->tls_session, h->web);
+}
+
 static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
                           enum MHD_ConnectionNotificationCode code)
 {
@@ -215,6 +241,7 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
         if (!s)
             return;
         s->fd = ci->connect_fd;
+        tls_setup(h, c);
         pthread_mutex_lock(&h->conn_lock);
         h->live++;
         wait_push(h, s, cfit__now());
@@ -304,7 +331,7 @@ static mhd_result serve_metrics(struct cfit_http *h, struct MHD_Connection *c, v
 {
     if (h->max_scrapes && ++h->scrapes > h->max_scrapes) {
         h->scrapes--;
-        return respond_text(c, MHD_HTTP_SERVICE_UNAVAILABLE,
+        return respond_text(h, c, MHD_HTTP_SERVICE_UNAVAILABLE,
                             "too many scrapes at once (--web.max-requests): try again later\n");
     }
     if (h->max_scrapes)
@@ -314,9 +341,9 @@ static mhd_result serve_metrics(struct cfit_http *h, struct MHD_Connection *c, v
     char *body;
     size_t len;
     if (cfit_exporter_scrape(h->x, f, &body, &len))
-        return respond_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+        return respond_text(h, c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
     int gz = maybe_gzip(c, &body, &len);
-    return respond(c, MHD_HTTP_OK, cfit_expo_content_type(f), body, len, MHD_RESPMEM_MUST_FREE,
+    return respond(h, c, MHD_HTTP_OK, cfit_expo_content_type(f), body, len, MHD_RESPMEM_MUST_FREE,
                    gz ? "gzip" : "identity");
 }
 
@@ -332,7 +359,7 @@ static mhd_result on_request(void *cls, struct MHD_Connection *c, const char *ur
         *req_cls = &first;
         headers_done(h, c);
         if (!get && !head)
-            return respond_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD are served\n");
+            return respond_text(h, c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD are served\n");
         return MHD_YES;
     }
     if (*upload_size) {
@@ -344,6 +371,7 @@ static mhd_result on_request(void *cls, struct MHD_Connection *c, const char *ur
             MHD_create_response_from_buffer(strlen("unauthorised\n"), (void *)"unauthorised\n", MHD_RESPMEM_PERSISTENT);
         if (!r)
             return MHD_NO;
+        add_headers(h, r);
         mhd_result rc = MHD_queue_basic_auth_fail_response(c, "clusterfit exporter", r);
         MHD_destroy_response(r);
         return rc;
@@ -351,11 +379,11 @@ static mhd_result on_request(void *cls, struct MHD_Connection *c, const char *ur
     if (strcmp(url, "/metrics") == 0)
         return serve_metrics(h, c, req_cls);
     if (strcmp(url, "/") == 0)
-        return respond(c, MHD_HTTP_OK, "text/html; charset=utf-8", (char *)landing, sizeof landing - 1,
+        return respond(h, c, MHD_HTTP_OK, "text/html; charset=utf-8", (char *)landing, sizeof landing - 1,
                        MHD_RESPMEM_PERSISTENT, NULL);
     if (strcmp(url, "/-/healthy") == 0)
-        return respond_text(c, MHD_HTTP_OK, "OK\n");
-    return respond_text(c, MHD_HTTP_NOT_FOUND, "not found: see /metrics\n");
+        return respond_text(h, c, MHD_HTTP_OK, "OK\n");
+    return respond_text(h, c, MHD_HTTP_NOT_FOUND, "not found: see /metrics\n");
 }
 
 static int read_file(const char *path, char **out, cfit_diag *d)
@@ -371,6 +399,20 @@ static int read_file(const char *path, char **out, cfit_diag *d)
     buf[n] = '\0';
     *out = buf;
     return n ? 0 : cfit_diag_set(d, CFIT_EIO, path, 0, 0, "empty or unreadable");
+}
+
+/* The web config's certificate, key and client CAs as PEM text, and its priority string. */
+static int tls_load(struct cfit_http *h, cfit_diag *d)
+{
+    const cfit_web_config *wc = h->web;
+    int rc = read_file(wc->cert_file, &h->cert, d);
+    if (!rc)
+        rc = read_file(wc->key_file, &h->key, d);
+    if (!rc && wc->client_ca_file)
+        rc = read_file(wc->client_ca_file, &h->ca, d);
+    if (!rc && cfit_tls_priorities(wc, h->priorities, sizeof h->priorities))
+        rc = cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "the TLS settings do not fit a priority string");
+    return rc;
 }
 
 /* "HOST:PORT", "[V6]:PORT", ":PORT" -> a socket address. */
@@ -469,7 +511,7 @@ int cfit_http_start(cfit_exporter *x, const cfit_http_config *hc, cfit_http **ou
     if (!sha_setting(h->auth_dummy, sizeof h->auth_dummy))
         snprintf(h->auth_dummy, sizeof h->auth_dummy, "$6$rounds=1000$clusterfitdummy");
     int tls = hc->web && hc->web->cert_file;
-    if (tls && ((rc = read_file(hc->web->cert_file, &h->cert, d)) || (rc = read_file(hc->web->key_file, &h->key, d)))) {
+    if (tls && (rc = tls_load(h, d))) {
         cfit_http_stop(h);
         return rc;
     }
@@ -490,6 +532,8 @@ int cfit_http_start(cfit_exporter *x, const cfit_http_config *hc, cfit_http **ou
     struct MHD_OptionItem tlsopts[] = {
         {tls ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, h->cert},
         {tls ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, 0, h->key},
+        {tls ? MHD_OPTION_HTTPS_PRIORITIES : MHD_OPTION_END, 0, h->priorities},
+        {h->ca ? MHD_OPTION_HTTPS_MEM_TRUST : MHD_OPTION_END, 0, h->ca},
         {MHD_OPTION_END, 0, NULL},
     };
     h->daemon = MHD_start_daemon(
@@ -509,7 +553,8 @@ int cfit_http_start(cfit_exporter *x, const cfit_http_config *hc, cfit_http **ou
         cfit_http_stop(h);
         return cfit_diag_set(d, CFIT_ESYS, NULL, 0, 0, "cannot listen on %s%s",
                              hc->listen_address ? hc->listen_address : "127.0.0.1:9400",
-                             tls ? " (address in use, or the TLS certificate/key is not valid PEM)"
+                             tls ? " (address in use, the TLS certificate/key or client CAs are not valid PEM, or"
+                                   " this GnuTLS lacks a configured TLS version)"
                                  : " (address in use or not local?)");
     }
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT);
@@ -537,6 +582,7 @@ void cfit_http_stop(cfit_http *h)
         pthread_mutex_destroy(&h->conn_lock);
     free(h->cert);
     free(h->key);
+    free(h->ca);
     for (size_t i = 0; i < CFIT_WEB_MAX_USERS; i++)
         free(h->auth_cache[i]);
     pthread_mutex_destroy(&h->auth_lock);

@@ -33,6 +33,23 @@ enum { NVML_CLOCK_GRAPHICS = 0, NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2 };
 enum { NVML_MEMORY_ERROR_TYPE_CORRECTED = 0, NVML_MEMORY_ERROR_TYPE_UNCORRECTED = 1 };
 enum { NVML_VOLATILE_ECC = 0, NVML_AGGREGATE_ECC = 1 };
 enum { NVML_PCIE_UTIL_TX_BYTES = 0, NVML_PCIE_UTIL_RX_BYTES = 1 };
+/* Field ids (nvmlDeviceGetFieldValues), from the API reference's "Field Value Enums"; an id the
+ * driver does not know comes back with its own nvmlReturn, so one old driver loses only that field. */
+enum {
+    NVML_FI_DEV_RETIRED_SBE = 29,                 /* pages retired for single-bit errors */
+    NVML_FI_DEV_RETIRED_DBE = 30,                 /* pages retired for double-bit errors */
+    NVML_FI_DEV_RETIRED_PENDING = 31,             /* 1: a page waits for retirement (next reset) */
+    NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL = 38,
+    NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL = 45,
+    NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL = 52,
+    NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL = 59,
+    NVML_FI_DEV_MEMORY_TEMP = 82,                 /* HBM temperature, C */
+    NVML_FI_DEV_PCIE_REPLAY_COUNTER = 94,
+    NVML_FI_DEV_REMAPPED_COR = 142,               /* rows remapped for correctable errors */
+    NVML_FI_DEV_REMAPPED_UNC = 143,               /* rows remapped for uncorrectable errors */
+    NVML_FI_DEV_REMAPPED_PENDING = 144,           /* 1: a remap waits for the next reset */
+    NVML_FI_DEV_REMAPPED_FAILURE = 145            /* 1: a remap failed */
+};
 enum {
     NVML_FI_DEV_NVLINK_LINK_COUNT = 91,
     NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX = 138,   /* KiB, per link (scopeId) */
@@ -51,6 +68,22 @@ typedef struct nvmlUtilization_st {
 typedef struct nvmlMemory_st {
     unsigned long long total, free, used;   /* bytes */
 } nvmlMemory_t;
+
+/* nvmlDeviceGetMemoryInfo_v2: version is NVML_STRUCT_VERSION(Memory, 2) = sizeof | 2 << 24 */
+typedef struct nvmlMemory_v2_st {
+    unsigned int version;
+    unsigned long long total, reserved, free, used;   /* bytes; used excludes reserved */
+} nvmlMemory_v2_t;
+#define NVML_MEMORY_V2_VERSION ((unsigned int)(sizeof(nvmlMemory_v2_t) | (2u << 24)))
+
+#define NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE 32
+#define NVML_DEVICE_PCI_BUS_ID_BUFFER_V2_SIZE 16
+/* nvmlDeviceGetPciInfo_v3 */
+typedef struct nvmlPciInfo_st {
+    char busIdLegacy[NVML_DEVICE_PCI_BUS_ID_BUFFER_V2_SIZE];
+    unsigned int domain, bus, device, pciDeviceId, pciSubSystemId;
+    char busId[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE];   /* "00000000:0F:00.0" */
+} nvmlPciInfo_t;
 
 typedef struct nvmlEventData_st {
     nvmlDevice_t device;

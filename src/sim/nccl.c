@@ -56,11 +56,15 @@ static const int typical_channels = 16;
 /* The catalog's per-step latency of InfiniBand (5 us), which NCCL's network constants above were
  * measured on: a fabric's latency beyond it (EFA's SRD, TCP) is added to each network hop. */
 static const double reference_net_latency_s = CFIT_NCCL_REFERENCE_NET_LATENCY_S;
-/* Without GPU peer-to-peer NCCL's SHM transport copies through host memory: the sender's PCIe write
- * and the receiver's read both cross the CPU's root complex, halving what a GPU gets - CUDA's
- * p2pBandwidthLatencyTest on RTX 2080 Ti with P2P unsupported: 5.7 GB/s against ~12 GB/s over the
- * same PCIe 3.0 x16 with P2P (bench/data/collectives.csv AUTODL2080 rows). */
-static const double no_p2p_share = 0.5;
+/* Without GPU peer-to-peer NCCL's SHM transport stages every byte through host memory: the sender's
+ * PCIe write and the receiver's read cross the CPU's root complex in both directions at once, which
+ * CPUs handle poorly.  NVIDIA/nccl#384 (2 GPUs, PCIe 3.0 x16, NCCL_P2P_DISABLE=1): all-reduce
+ * 3.9 GB/s busbw and all-gather 3.17 GB/s, while the one-directional broadcast and reduce reach
+ * 10.3 and 9.6 GB/s (NCCL's maintainer: "some CPUs do not handle bidirectional traffic well").
+ * A GPU's share of its PCIe rate over SHM is that all-reduce over the link's 12.8 GB/s (pcie3's
+ * 16e9 x 0.8): 0.30.  (CUDA's p2pBandwidthLatencyTest, staged by copy engines, one direction at a
+ * time, shows more: 5.7 GB/s on RTX 2080 Ti.) */
+static const double no_p2p_share = 3.9 / 12.8;
 
 /* Chunks: NCCL moves a message through an algorithm's pipeline in chunks per channel (and, for
  * NVLS, per head), and shrinks the chunk for smaller messages (enqueue.cc calcCollChunking).  NVLS

@@ -9,6 +9,12 @@
  *       ecc_uncorrected pcie_tx_kbs pcie_rx_kbs nvlink_links nvlink_tx_kib nvlink_rx_kib
  *       throttle (hex or decimal) xids (comma list, delivered as events) pids (comma list)
  *       minor (nvmlDeviceGetMinorNumber; the GPU's index when left out, as on a plain install)
+ *       pci (bus id) ecc_agg_corrected ecc_agg_uncorrected enc dec (percent) mem_reserved (bytes, part of
+ *       mem_used as v1 counts it) and the field values mem_temp pcie_replay nvl_crc_flit nvl_crc_data
+ *       nvl_replay nvl_recovery retired_sbe retired_dbe retired_pending remap_cor remap_unc
+ *       remap_pending remap_failure
+ *   Built with -DFAKENVML_OLD (fakenvml_old) it lacks nvmlDeviceGetMemoryInfo_v2, the encoder and
+ *   decoder utilisation and nvmlDeviceGetPciInfo_v3, as an older driver does.
  *       lost=1 (every call for it returns GPU_IS_LOST)
  *   A value "ns" makes that call return NOT_SUPPORTED; a key left out does the same.
  * The fixture is read by nvmlInit_v2; its XIDs are delivered once per fixture (not again after
@@ -29,16 +35,36 @@
 
 enum {
     K_UTIL, K_MEMUTIL, K_MEM_TOTAL, K_MEM_USED, K_POWER, K_ENERGY, K_TEMP, K_SM, K_MEMCLK, K_ECC_C, K_ECC_U,
-    K_PCIE_TX, K_PCIE_RX, K_NVL, K_NVL_TX, K_NVL_RX, K_THROTTLE, K_MINOR, NKEYS
+    K_PCIE_TX, K_PCIE_RX, K_NVL, K_NVL_TX, K_NVL_RX, K_THROTTLE, K_MINOR, K_ECC_AGG_C, K_ECC_AGG_U, K_ENC, K_DEC,
+    K_MEM_RESERVED, K_MEM_TEMP, K_PCIE_REPLAY, K_NVL_CRC_FLIT, K_NVL_CRC_DATA, K_NVL_REPLAY, K_NVL_RECOVERY,
+    K_RETIRED_SBE, K_RETIRED_DBE, K_RETIRED_PENDING, K_REMAP_COR, K_REMAP_UNC, K_REMAP_PENDING, K_REMAP_FAILURE, NKEYS
 };
 static const char *const keynames[NKEYS] = {
     "util", "memutil", "mem_total", "mem_used", "power_mw", "energy_mj", "temp", "sm_mhz", "mem_mhz",
     "ecc_corrected", "ecc_uncorrected", "pcie_tx_kbs", "pcie_rx_kbs", "nvlink_links", "nvlink_tx_kib",
-    "nvlink_rx_kib", "throttle", "minor",
+    "nvlink_rx_kib", "throttle", "minor", "ecc_agg_corrected", "ecc_agg_uncorrected", "enc", "dec", "mem_reserved",
+    "mem_temp", "pcie_replay", "nvl_crc_flit", "nvl_crc_data", "nvl_replay", "nvl_recovery", "retired_sbe",
+    "retired_dbe", "retired_pending", "remap_cor", "remap_unc", "remap_pending", "remap_failure",
+};
+/* field id -> key, for nvmlDeviceGetFieldValues */
+static const struct { unsigned id; int key; } field_keys[] = {
+    {NVML_FI_DEV_MEMORY_TEMP, K_MEM_TEMP},
+    {NVML_FI_DEV_PCIE_REPLAY_COUNTER, K_PCIE_REPLAY},
+    {NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL, K_NVL_CRC_FLIT},
+    {NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL, K_NVL_CRC_DATA},
+    {NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL, K_NVL_REPLAY},
+    {NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL, K_NVL_RECOVERY},
+    {NVML_FI_DEV_RETIRED_SBE, K_RETIRED_SBE},
+    {NVML_FI_DEV_RETIRED_DBE, K_RETIRED_DBE},
+    {NVML_FI_DEV_RETIRED_PENDING, K_RETIRED_PENDING},
+    {NVML_FI_DEV_REMAPPED_COR, K_REMAP_COR},
+    {NVML_FI_DEV_REMAPPED_UNC, K_REMAP_UNC},
+    {NVML_FI_DEV_REMAPPED_PENDING, K_REMAP_PENDING},
+    {NVML_FI_DEV_REMAPPED_FAILURE, K_REMAP_FAILURE},
 };
 
 typedef struct fgpu {
-    char uuid[96], name[96];
+    char uuid[96], name[96], pci[32];
     long long v[NKEYS];
     int lost;
     unsigned xids[16], nxids;
@@ -110,7 +136,9 @@ static void load(void)
                     for (char *p = g->name; *p; p++)
                         if (*p == '_')
                             *p = ' ';
-                } else if (strcmp(tok, "lost") == 0)
+                } else if (strcmp(tok, "pci") == 0)
+                    snprintf(g->pci, sizeof g->pci, "%s", eq);
+                else if (strcmp(tok, "lost") == 0)
                     g->lost = atoi(eq);
                 else if (strcmp(tok, "xids") == 0)
                     list(eq, g->xids, &g->nxids);
@@ -252,6 +280,55 @@ PROTO(nvmlReturn_t, nvmlDeviceGetMemoryInfo, (nvmlDevice_t d, nvmlMemory_t *m))
     return NVML_SUCCESS;
 }
 
+#ifndef FAKENVML_OLD   /* entry points an older driver lacks: the collector must do without them */
+PROTO(nvmlReturn_t, nvmlDeviceGetMemoryInfo_v2, (nvmlDevice_t d, nvmlMemory_v2_t *m))
+{
+    long long t, u, r;
+    if (m->version != NVML_MEMORY_V2_VERSION)
+        return NVML_ERROR_INVALID_ARGUMENT;   /* NVML_ERROR_ARGUMENT_VERSION_MISMATCH in the driver */
+    VALUE(d, K_MEM_TOTAL, &t);
+    VALUE(d, K_MEM_USED, &u);
+    VALUE(d, K_MEM_RESERVED, &r);
+    m->total = (unsigned long long)t;
+    m->reserved = (unsigned long long)r;
+    m->used = (unsigned long long)(u - r);   /* v1's used counts the reserved memory, v2's does not */
+    m->free = m->total - (unsigned long long)u;
+    return NVML_SUCCESS;
+}
+
+PROTO(nvmlReturn_t, nvmlDeviceGetEncoderUtilization, (nvmlDevice_t d, unsigned int *pct, unsigned int *period_us))
+{
+    long long v;
+    VALUE(d, K_ENC, &v);
+    *pct = (unsigned)v;
+    *period_us = 167000;
+    return NVML_SUCCESS;
+}
+
+PROTO(nvmlReturn_t, nvmlDeviceGetDecoderUtilization, (nvmlDevice_t d, unsigned int *pct, unsigned int *period_us))
+{
+    long long v;
+    VALUE(d, K_DEC, &v);
+    *pct = (unsigned)v;
+    *period_us = 167000;
+    return NVML_SUCCESS;
+}
+
+PROTO(nvmlReturn_t, nvmlDeviceGetPciInfo_v3, (nvmlDevice_t d, nvmlPciInfo_t *p))
+{
+    fgpu *g;
+    int r = dev(d, &g);
+    if (r)
+        return r;
+    if (!g->pci[0])
+        return NVML_ERROR_NOT_SUPPORTED;
+    memset(p, 0, sizeof *p);
+    snprintf(p->busId, sizeof p->busId, "%s", g->pci);
+    snprintf(p->busIdLegacy, sizeof p->busIdLegacy, "%s", g->pci + (strlen(g->pci) > 12 ? 4 : 0));
+    return NVML_SUCCESS;
+}
+#endif
+
 PROTO(nvmlReturn_t, nvmlDeviceGetPowerUsage, (nvmlDevice_t d, unsigned int *mw))
 {
     long long v;
@@ -294,9 +371,13 @@ PROTO(nvmlReturn_t, nvmlDeviceGetClockInfo, (nvmlDevice_t d, int type, unsigned 
 PROTO(nvmlReturn_t, nvmlDeviceGetTotalEccErrors, (nvmlDevice_t d, int type, int counter, unsigned long long *n))
 {
     long long v;
-    if (counter != NVML_VOLATILE_ECC)
+    int c = type == NVML_MEMORY_ERROR_TYPE_CORRECTED;
+    if (counter == NVML_VOLATILE_ECC)
+        VALUE(d, c ? K_ECC_C : K_ECC_U, &v);
+    else if (counter == NVML_AGGREGATE_ECC)
+        VALUE(d, c ? K_ECC_AGG_C : K_ECC_AGG_U, &v);
+    else
         return NVML_ERROR_INVALID_ARGUMENT;
-    VALUE(d, type == NVML_MEMORY_ERROR_TYPE_CORRECTED ? K_ECC_C : K_ECC_U, &v);
     *n = (unsigned long long)v;
     return NVML_SUCCESS;
 }
@@ -323,6 +404,9 @@ PROTO(nvmlReturn_t, nvmlDeviceGetFieldValues, (nvmlDevice_t d, int n, nvmlFieldV
             v = g->v[K_NVL_TX] / (g->v[K_NVL] > 0 ? g->v[K_NVL] : 1);   /* split over the links */
         else if (f[i].fieldId == NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX && g->v[K_NVL_RX] != NS)
             v = g->v[K_NVL_RX] / (g->v[K_NVL] > 0 ? g->v[K_NVL] : 1);
+        for (size_t k = 0; k < sizeof field_keys / sizeof field_keys[0]; k++)
+            if (f[i].fieldId == field_keys[k].id)
+                v = g->v[field_keys[k].key];
         f[i].nvmlReturn = v == NS ? NVML_ERROR_NOT_SUPPORTED : NVML_SUCCESS;
         f[i].valueType = f[i].fieldId == NVML_FI_DEV_NVLINK_LINK_COUNT ? NVML_VALUE_TYPE_UNSIGNED_INT
                                                                        : NVML_VALUE_TYPE_UNSIGNED_LONG_LONG;

@@ -8,24 +8,7 @@ cleanup() {
 }
 trap cleanup EXIT
 fail() { echo "FAIL: $*"; for f in "$tmp"/*.err; do [[ -f $f ]] && { echo "--- $f"; cat "$f"; }; done; exit 1; }
-# A rendezvous port: below the ephemeral range (32768-60999 on Linux), where the data listeners
-# of this job's own ranks and of concurrent tests are handed out, and free when drawn (a port the
-# kernel hands out for port 0 can be handed to another rank's listener before rank 0 binds it).
-port() {
-    python3 -c '
-import random, socket
-for _ in range(200):
-    p = random.randrange(20000, 32000)
-    s = socket.socket()
-    try:
-        s.bind(("127.0.0.1", p))
-    except OSError:
-        continue
-    finally:
-        s.close()
-    print(p)
-    break'
-}
+source "$(dirname "${BASH_SOURCE[0]}")/port_lib.bash"
 
 # Segments of a --np job whose launcher had this pid (every segment name starts with it).
 segments_of() { find /dev/shm -maxdepth 1 -name "clusterfit-$1-*" 2>/dev/null | wc -l; }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # exporter_metrics_doc.sh BINARY SRCDIR - docs/metrics.md lists exactly the metric names the
-# exporter's sources define, with the right type, and every family a fixture scrape serves.
+# exporter's sources define, with the right type, and every family a fixture scrape serves; likewise
+# the DCGM_FI_* names of --compat dcgm and the doc's mapping table.
 set -uo pipefail
 bin=$1 src=$2
 fail() { echo "exporter_metrics_doc.sh: $*" >&2; exit 1; }
@@ -23,4 +24,15 @@ sed -n 's/^# TYPE \([a-z_]*\) \([a-z]*\)$/\1 \2/p' "$tmp/scrape" | sort >"$tmp/t
 sed 's/ info$/ gauge/' "$tmp/doc" | sort >"$tmp/doctypes"
 missing=$(comm -23 "$tmp/types" "$tmp/doctypes")
 [[ -z $missing ]] || fail "served but not documented with this type: $missing"
+# --compat dcgm: the DCGM names the code writes are the mapping table's rows, with the types served
+sed -nE 's/^\| `(DCGM_FI_[A-Z_]+)` \| (gauge|counter) \|.*/\1 \2/p' "$doc" | sort >"$tmp/dcgmdoc"
+[[ -s $tmp/dcgmdoc ]] || fail "no DCGM mapping rows in $doc"
+grep -ohE '"DCGM_FI_[A-Z_]+"' "$src"/src/exporter/*.c | tr -d '"' | grep -vx DCGM_FI_DRIVER_VERSION | sort -u >"$tmp/dcgmcode"   # that one is a label
+diff -u --label code --label docs/metrics.md "$tmp/dcgmcode" <(cut -d' ' -f1 "$tmp/dcgmdoc" | sort -u) ||
+    fail "docs/metrics.md's DCGM table and src/exporter disagree"
+FAKENVML_FIXTURE=$src/tests/fixtures/nvml/healthy.txt "$bin" exporter --once --compat dcgm "${args[@]}" >"$tmp/dscrape" 2>/dev/null ||
+    fail "exporter --once --compat dcgm failed"
+sed -n 's/^# TYPE \(DCGM_[A-Z_]*\) \([a-z]*\)$/\1 \2/p' "$tmp/dscrape" | sort >"$tmp/dtypes"
+missing=$(comm -23 "$tmp/dtypes" "$tmp/dcgmdoc")
+[[ -z $missing ]] || fail "DCGM metric served but not documented with this type: $missing"
 echo "exporter_metrics_doc.sh: ok ($(wc -l <"$tmp/doc") metrics documented)"

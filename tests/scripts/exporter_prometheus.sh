@@ -19,7 +19,8 @@ PIDS+=("$EXPORTER_PID")
 python3 "$src/contrib/clusterfit_report.py" --socket "$tmp/job.sock" --job llama --rank 0 --step 2 --count 3 ||
     fail "clusterfit_report.py failed"
 "$BIN" rules >"$tmp/rules.yml" || fail "clusterfit rules failed"
-prom_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+. "$src/tests/scripts/port_lib.bash"
+prom_port=$(port)
 cat >"$tmp/prometheus.yml" <<YML
 global: {scrape_interval: 1s, evaluation_interval: 1s}
 rule_files: [rules.yml]

@@ -189,16 +189,40 @@ static void test_web_config(void **st)
 
     static const struct { const char *text; int line, col; const char *msg; } bad[] = {
         {"tls_server_config:\n  cert_fil: a\n", 2, 3, "did you mean 'cert_file'"},
-        {"tls_server_config:\n  client_ca_file: a\n", 2, 3, "not supported"},
-        {"http_server_config:\n", 1, 1, "not supported"},
+        {"tls_server_config:\n  curve_preferences: [X25519]\n", 2, 3, "not supported"},
+        {"rate_limit:\n  burst: 1\n", 1, 1, "not supported"},
         {"basic_auth_users:\n  alice: plain\n", 2, 10, "bcrypt"},
-        {"basic_auth_users:\n\talice: x\n", 2, 1, "tabs"},
-        {"basic_auth_users: {}\n", 1, 19, "following lines"},
-        {"tls_server_config:\n  cert_file: 'a\n", 2, 14, "unterminated"},
-        {"  cert_file: a\n", 1, 3, "unexpected indentation"},
-        {"tls_server_config:\n  cert_file: a\n", 0, 0, "both cert_file and key_file"},
-        {"tls_server_config:\n  cert_file: a\n    key_file: b\n", 3, 5, "inconsistent indentation"},
-        {"users\n", 1, 1, "expected 'key: value'"},
+        {"basic_auth_users:\n\talice: x\n", 2, 1, "cannot start any token"},
+        {"tls_server_config:\n  cert_file: 'a\n", 3, 1, "quoted scalar (which starts at 2:14)"},
+        {"  cert_file: a\n", 1, 3, "unknown key 'cert_file' in the web config"},
+        {"tls_server_config:\n  cert_file: a\n", 1, 1, "both cert_file and key_file"},
+        {"tls_server_config:\n  cert_file: a\n    key_file: b\n", 3, 13, "mapping values are not allowed"},
+        {"users\n", 1, 1, "expected a mapping"},
+        {"tls_server_config: {cert_file: a, key_file: b, min_version: TLS14}\n", 1, 61, "unknown TLS version 'TLS14'"},
+        {"tls_server_config: {cert_file: a, key_file: b, min_version: TLS13, max_version: TLS12}\n", 1, 1,
+         "min_version TLS13 is above max_version TLS12"},
+        {"tls_server_config: {cert_file: a, key_file: b, client_auth_type: RequireAndVerifyClientCrt}\n", 1, 66,
+         "did you mean 'RequireAndVerifyClientCert'"},
+        {"tls_server_config: {cert_file: a, key_file: b, client_ca_file: ca}\n", 1, 1, "without a client_auth_type"},
+        {"tls_server_config: {cert_file: a, key_file: b, client_auth_type: VerifyClientCertIfGiven}\n", 1, 1,
+         "needs client_ca_file"},
+        {"tls_server_config:\n  cert_file: a\n  key_file: b\n  cipher_suites:\n    - TLS_RSA_WITH_RC4_128_SHA\n", 5, 7,
+         "unknown cipher suite 'TLS_RSA_WITH_RC4_128_SHA'"},
+        {"tls_server_config:\n  cert_file: a\n  key_file: b\n  cipher_suites: TLS_AES_128_GCM_SHA256\n", 4, 18,
+         "expected a list"},
+        {"tls_server_config: {cert_file: a, key_file: b, max_version: TLS12, cipher_suites: [TLS_AES_128_GCM_SHA256]}\n",
+         1, 1, "names only TLS 1.3 suites"},
+        {"http_server_config:\n  headers:\n    Server: x\n", 3, 5, "'Server' can not be configured"},
+        {"http_server_config:\n  headers:\n    X-Frame-Options: allow\n", 3, 22, "expected deny or sameorigin"},
+        {"http_server_config:\n  headers:\n    X-XSS-Protection: \"1\\r\\nX: y\"\n", 3, 23, "line break"},
+        {"http_server_config: {http2: true}\n", 1, 29, "HTTP/1.1 only"},
+        {"basic_auth_users:\n  alice: x\n  alice: y\n", 2, 10, "bcrypt"},
+        {"tls_server_config: {}\ntls_server_config: {}\n", 2, 1, "'tls_server_config' given twice"},
+        {"tls_server_config: {cert_file: a, key_file: b}\n---\nbasic_auth_users: {}\n", 3, 1, "second YAML document"},
+        {"tls_server_config:\n  prefer_server_cipher_suites: maybe\n", 2, 32, "expected true or false"},
+        {"tls_server_config: [a]\n", 1, 20, "expected a mapping"},
+        {"basic_auth_users:\n  a: \"\\0\"\n", 2, 6, "NUL byte"},
+        {"a: b\x01\n", 1, 5, "control characters"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         assert_int_equal(cfit_web_config_parse(bad[i].text, strlen(bad[i].text), "w.yml", &wc, &d), CFIT_EPARSE);
@@ -207,6 +231,57 @@ static void test_web_config(void **st)
                      bad[i].col, bad[i].msg);
         assert_string_equal(d.file, "w.yml");
     }
+}
+
+/* What promtool check web-config accepts: flow style, the ... end marker, folded and literal
+ * scalars, anchors; and the TLS settings read into the config. */
+static void test_web_config_yaml(void **st)
+{
+    (void)st;
+    cfit_web_config wc;
+    cfit_diag d;
+    static const char flow[] = "tls_server_config: {cert_file: s.crt, key_file: s.key}\n...\n";
+    assert_int_equal(cfit_web_config_parse(flow, strlen(flow), "/w/web.yml", &wc, &d), 0);
+    assert_string_equal(wc.cert_file, "/w/s.crt");
+    assert_int_equal(wc.min_version, 12);
+    assert_int_equal(wc.max_version, 13);
+    assert_int_equal(wc.prefer_server_cipher_suites, 1);
+    assert_int_equal(wc.client_auth, CFIT_WEB_NO_CLIENT_CERT);
+    cfit_web_config_fini(&wc);
+    static const char full[] =
+        "---\ntls_server_config:\n  cert_file: &c >-\n    s.crt\n  key_file: |-\n    s.key\n"
+        "  client_ca_file: \"ca.crt\"   # CAs\n  client_auth_type: RequireAndVerifyClientCert\n"
+        "  min_version: TLS13\n  max_version: TLS13\n  prefer_server_cipher_suites: false\n"
+        "  cipher_suites: [TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, TLS_AES_128_GCM_SHA256]\n"
+        "http_server_config:\n  http2: false\n  headers:\n    X-Frame-Options: sameorigin\n"
+        "    Strict-Transport-Security: >-\n      max-age=31536000;\n      includeSubDomains\n"
+        "basic_auth_users: {}\n...\n";
+    if (cfit_web_config_parse(full, strlen(full), "web.yml", &wc, &d))
+        fail_msg("%d:%d: %s", d.line, d.col, d.msg);
+    assert_string_equal(wc.cert_file, "s.crt");
+    assert_string_equal(wc.key_file, "s.key");
+    assert_string_equal(wc.client_ca_file, "ca.crt");
+    assert_int_equal(wc.client_auth, CFIT_WEB_REQUIRE_AND_VERIFY_CLIENT_CERT);
+    assert_int_equal(wc.min_version, 13);
+    assert_int_equal(wc.prefer_server_cipher_suites, 0);
+    assert_int_equal(wc.nsuites, 2);
+    assert_string_equal(cfit_tls_suite_name(wc.suites[0]), "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256");
+    assert_int_equal(wc.nheaders, 2);
+    assert_string_equal(wc.header_values[1], "max-age=31536000; includeSubDomains");
+    char prio[1024];
+    assert_int_equal(cfit_tls_priorities(&wc, prio, sizeof prio), 0);
+    assert_string_equal(prio, "NORMAL:-VERS-ALL:+VERS-TLS1.3:-CIPHER-ALL:-KX-ALL:-MAC-ALL:+AES-128-GCM:+AEAD"
+                              ":+AES-256-GCM:+CHACHA20-POLY1305");
+    cfit_web_config_fini(&wc);
+    static const char empty[] = "# nothing\n";
+    assert_int_equal(cfit_web_config_parse(empty, strlen(empty), "web.yml", &wc, &d), 0);
+    assert_null(wc.cert_file);
+    assert_int_equal(cfit_tls_priorities(&wc, prio, sizeof prio), 0);
+    assert_string_equal(prio, "NORMAL:-VERS-ALL:+VERS-TLS1.2:+VERS-TLS1.3:%SERVER_PRECEDENCE");
+    cfit_web_config_fini(&wc);
+    assert_int_equal(cfit_tls_suite_index("TLS_RSA_WITH_RC4_128_SHA"), -1);
+    for (int i = 0; i < CFIT_WEB_MAX_SUITES; i++)
+        assert_int_equal(cfit_tls_suite_index(cfit_tls_suite_name(i)), i);
 }
 
 static double now_s(void)
@@ -513,6 +588,7 @@ int main(void)
         cmocka_unit_test(test_values_and_negotiation),
         cmocka_unit_test(test_job_lines),
         cmocka_unit_test(test_web_config),
+        cmocka_unit_test(test_web_config_yaml),
         cmocka_unit_test(test_auth_constant_time),
         cmocka_unit_test(test_job_series_bound_and_straggler),
         cmocka_unit_test(test_job_socket_takeover),

@@ -116,17 +116,20 @@ static void check_invariants(const cfit_plan_request *r, const cfit_plan *p)
     assert_int_equal(p->stage_layers_min, l->pp == 1 ? md->layers : md->layers / l->pp);
     assert_true(p->stage_imbalance >= 0.0 && p->stage_imbalance < 1.0);
 
-    /* memory: components sum to the total; fits compares with the GPU's capacity */
-    assert_true(m->weights_bytes > 0 && m->grads_bytes > 0 && m->optimizer_bytes > 0);
+    /* memory: components sum to the total; fits compares with the GPU's capacity (and, with
+     * offload, the host's share; offload.h moves the weights or the optimizer states there) */
+    assert_true((m->weights_bytes > 0 || (p->offload & CFIT_OFFLOAD_PARAMS)) && m->grads_bytes > 0 &&
+                (m->optimizer_bytes > 0 || (p->offload & CFIT_OFFLOAD_OPTIMIZER)));
     assert_true(m->activations_bytes > 0 && m->other_bytes >= 0);
     assert_rel(m->weights_bytes + m->grads_bytes + m->optimizer_bytes + m->activations_bytes +
                    m->other_bytes, m->total_bytes, 1e-12, "memory sum");
     assert_true(m->capacity_bytes == p->gpu->memory_bytes);
-    assert_int_equal(p->fits, m->total_bytes <= m->capacity_bytes);
+    assert_int_equal(p->fits, m->total_bytes <= m->capacity_bytes &&
+                                  (!p->offload || m->host_bytes <= m->host_capacity_bytes));
 
     /* step time: the breakdown sums to it, nothing negative, absent parallelism costs 0 */
     double parts[] = {b->compute_s, b->tp_comm_s, b->cp_comm_s, b->pp_comm_s, b->pp_bubble_s,
-                      b->dp_comm_s, b->optimizer_s, b->other_s, b->ep_comm_s};
+                      b->dp_comm_s, b->optimizer_s, b->other_s, b->ep_comm_s, b->offload_s};
     double sum = 0;
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
         assert_true(parts[i] >= 0.0 && isfinite(parts[i]));

@@ -1,0 +1,264 @@
+/* offload.c - optimizer, parameter and activation offload to host memory (docs/model.md §10.1-§10.3):
+ * what moves off the GPU, what the host link and the CPU's Adam step cost.
+ *
+ * ZeRO-Offload (Ren et al., "ZeRO-Offload: Democratizing Billion-Scale Model Training", USENIX ATC
+ * 2021, arXiv 2101.06840) keeps the bf16 parameters and the forward/backward on the GPU and the
+ * Adam states, fp32 master weights and gradients on the CPU, which runs the Adam step; gradients
+ * go down during the backward, the updated parameters come back up after the step.  ZeRO-Infinity
+ * (arXiv 2104.07857) and FSDP's CPUOffload(offload_params=True) also keep the parameter shard in
+ * host memory and bring it up for each forward and backward.  Activation offload (PyTorch's
+ * save_on_cpu, Megatron-Core's --cpu-offloading) swaps a layer's stored activations out in the
+ * forward and back in before its backward.
+ */
+#include "core/perf.h"
+#include "clusterfit/offload.h"
+#include "clusterfit/frameworks.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* DeepSpeed's CPU-Adam (ZeRO-Offload §4.3 and Table 3: 10 billion parameters updated in 2.57 s
+ * on a DGX-2's two Xeon Platinum 8168, 5.7x PyTorch's CPU Adam; the DeepSpeed ZeRO-Offload
+ * tutorial says "5X-7X faster").  Adam streams its states through memory, so the rate is scaled by
+ * host memory bandwidth: the DGX-2's two sockets of 6 channels of DDR4-2666 (21.33 GB/s each,
+ * Intel ark Xeon Platinum 8168) are 256 GB/s. */
+#define CPU_ADAM_REF_S_PER_PARAM (2.57 / 10e9)
+#define CPU_ADAM_REF_HOST_BW (2.0 * 6.0 * 21.333e9)
+/* DeepSpeed's reduce_bucket_size default (5e8 elements; deepspeed.ai/docs/config-json): the
+ * gradient buffer ZeRO-2 keeps on the GPU while it streams reduced gradients to the CPU. */
+#define ZERO_REDUCE_BUCKET_ELEMS 5e8
+/* Activation offload double-buffers: the layer computing and the one in flight over the link
+ * (Megatron-Core / Transformer Engine CPU offload keep one layer's activations in transit). */
+#define ACT_OFFLOAD_GPU_LAYERS 2.0
+
+static const char *const names[] = {"optimizer", "params", "activations"};
+
+int cfit_offload_parse(const char *s, int *mask, cfit_diag *d)
+{
+    *mask = 0;
+    if (strcmp(s, "none") == 0)
+        return CFIT_EOK;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", s);
+    char *save = NULL;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        int bit = -1;
+        for (int i = 0; i < 3; i++)
+            if (strcmp(t, names[i]) == 0)
+                bit = i;
+        if (bit < 0 && (strcmp(t, "optimizer:nvme") == 0 || strcmp(t, "params:nvme") == 0))
+            return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                                 "'%s' (ZeRO-Infinity's NVMe tier) is not modelled: the node entries carry no NVMe "
+                                 "bandwidth; offload to host memory with '%.*s'", t, (int)(strchr(t, ':') - t), t);
+        if (bit < 0)
+            return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                                 "expected none or a comma list of optimizer, params, activations, got '%s'", t);
+        *mask |= 1 << bit;
+    }
+    if (!*mask)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "expected none or a comma list of optimizer, params, activations");
+    return CFIT_EOK;
+}
+
+const char *cfit_offload_str(int mask, char *buf, size_t n)
+{
+    size_t w = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < 3 && n; i++)
+        if (mask & (1 << i)) {
+            int k = snprintf(buf + w, n - w, "%s%s", w ? "," : "", names[i]);
+            w = k > 0 && (size_t)k < n - w ? w + (size_t)k : w;
+        }
+    if (!w && n)
+        snprintf(buf, n, "none");
+    return buf;
+}
+
+double cfit_pcie_bw_bytes_per_s(int gen, int lanes)
+{
+    /* PCIe 3.0-5.0: 8, 16, 32 GT/s per lane, 128b/130b coding; a 256 B max-payload TLP carries
+     * 24 B of framing, sequence number, header and LCRC (PCIe Base Specification): 256/280 */
+    if (gen < 3 || gen > 5 || lanes <= 0)
+        return 0.0;
+    double gts = 8e9 * (double)(1 << (gen - 3));
+    return gts * lanes / 8.0 * (128.0 / 130.0) * (256.0 / 280.0);
+}
+
+int cfit_node_has_host(const cfit_node *n)
+{
+    return n && n->host_memory_bytes > 0 && n->host_memory_bw_bytes_per_s > 0 && n->pcie_gen > 0 && n->pcie_lanes > 0;
+}
+
+double cfit_cpu_adam_s(double params, double host_bw_bytes_per_s)
+{
+    if (params <= 0 || host_bw_bytes_per_s <= 0)
+        return 0.0;
+    return params * CPU_ADAM_REF_S_PER_PARAM * CPU_ADAM_REF_HOST_BW / host_bw_bytes_per_s;
+}
+
+int cfit__offload_init(cfit__ctx *ctx, cfit_diag *d)
+{
+    const cfit_node *n = ctx->node;
+    cfit__host *h = &ctx->host;
+    h->has_host = cfit_node_has_host(n);
+    if (ctx->req->offload > 0 && !h->has_host)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "--offload needs the host memory of node '%s' (gpu %s), which its catalog entry lacks: "
+                             "give host_memory_bytes, host_memory_bw_bytes_per_s, pcie_gen and pcie_lanes with --catalog "
+                             "(docs/catalog.md)", n->name, ctx->g->name);
+    if (!h->has_host)
+        return CFIT_EOK;
+    h->link_bw = cfit_pcie_bw_bytes_per_s(n->pcie_gen, n->pcie_lanes);
+    h->host_bw = n->host_memory_bw_bytes_per_s;
+    h->host_bytes = n->host_memory_bytes;
+    return CFIT_EOK;
+}
+
+int cfit__offload_zero_ok(const cfit__ctx *ctx, int mask, int zero, int *floor)
+{
+    int lo = mask & CFIT_OFFLOAD_PARAMS ? 3 : mask & CFIT_OFFLOAD_OPTIMIZER ? 1 : 0;
+    int hi = ctx->host.frozen ? 2 : 3;
+    *floor = lo;
+    return zero >= lo && zero <= hi;
+}
+
+/* GPUs of a job of N that share one node's host memory and CPUs. */
+static double sharers(const cfit__ctx *ctx, long N)
+{
+    long k = N < ctx->gpn ? N : ctx->gpn;
+    return k > 0 ? (double)k : 1.0;
+}
+
+double cfit__host_capacity_bytes(const cfit__ctx *ctx, long N)
+{
+    return ctx->host.has_host ? ctx->host.host_bytes / sharers(ctx, N) : 0.0;
+}
+
+void cfit__offload_stage_memory(const cfit__ctx *ctx, const cfit__layer_cost *lc, const cfit_layout *l,
+                                int n, double inflight, cfit__stage_mem *sm)
+{
+    if (ctx->host.offload & CFIT_OFFLOAD_OPTIMIZER) {
+        /* Adam's 12 B/param and the fp32 gradient partition CPU-Adam reads (4 B/param) */
+        sm->host += sm->opt * (16.0 / 12.0);
+        sm->opt = 0.0;
+        double bucket = ZERO_REDUCE_BUCKET_ELEMS * ctx->grad_bytes;
+        if (l->zero >= 2 && sm->gr > bucket)   /* reduced gradients stream out as they are made */
+            sm->gr = bucket;
+    }
+    if (ctx->host.offload & CFIT_OFFLOAD_PARAMS) {   /* the shard; the gathered layers stay in `other` */
+        sm->host += sm->w;
+        sm->w = 0.0;
+    }
+    if (ctx->host.offload & CFIT_OFFLOAD_ACTIVATIONS) {
+        double stored = lc->act_bytes * n * inflight, kept = ACT_OFFLOAD_GPU_LAYERS * lc->act_bytes;
+        if (stored > kept) {
+            sm->host += stored - kept;
+            sm->act -= stored - kept;
+        }
+    }
+}
+
+static double exposed(double need_s, double window_s)
+{
+    return need_s > window_s ? need_s - window_s : 0.0;
+}
+
+double cfit__offload_step_s(const cfit__ctx *ctx, const cfit__layer_cost *lc, long N, int n, long m_mb,
+                            double P_opt, double w_bytes, double *t_opt_s)
+{
+    const cfit__host *h = &ctx->host;
+    double share = sharers(ctx, N);
+    double bw = h->host_bw / share < h->link_bw ? h->host_bw / share : h->link_bw;
+    if (bw <= 0)
+        return 0.0;
+    double fwd_s = n * lc->fwd_s, bwd_s = n * lc->bwd_s, t = 0.0;
+    /* per micro-batch, per direction (PCIe is full duplex): the parameter shard up for the
+     * forward and again for the backward, activations down in the forward and up in the backward,
+     * each prefetched behind that pass's compute (copy engines, no SMs) */
+    double act = ctx->host.offload & CFIT_OFFLOAD_ACTIVATIONS ? lc->act_bytes * n : 0.0;
+    double par = ctx->host.offload & CFIT_OFFLOAD_PARAMS ? w_bytes : 0.0;
+    if (act > 0 || par > 0) {
+        double f_s = (par > act ? par : act) / bw;
+        t += m_mb * (exposed(f_s, fwd_s) + exposed((par + act) / bw, bwd_s));
+    }
+    if (ctx->host.offload & CFIT_OFFLOAD_OPTIMIZER) {
+        /* ZeRO-Offload's schedule: the gradient shard goes down behind the last micro-batch's
+         * backward; the CPU's Adam step and the updated bf16 shard coming up are exposed (the
+         * paper's optional one-step delayed update, which hides them, is not assumed) */
+        double down = ctx->grad_bytes * P_opt / bw, up = 2.0 * P_opt / bw;
+        t += exposed(down, bwd_s) + cfit_cpu_adam_s(P_opt * share, h->host_bw) + up;
+        *t_opt_s = 0.0;
+    } else if (par > 0) {
+        t += par / bw;   /* the GPU's optimizer writes the updated shard back down */
+    }
+    return t;
+}
+
+/* --finetune and --lora-rank against the model and the fixed ZeRO stage. */
+static int finetune_validate(const cfit_plan_request *r, cfit_diag *d)
+{
+    cfit_finetune ft = (cfit_finetune)r->finetune;
+    if (r->finetune < 0 || r->finetune >= CFIT_FINETUNE_COUNT)
+        return cfit_diag_set(d, CFIT_ERANGE, NULL, 0, 0, "fine-tuning mode %d out of range", r->finetune);
+    if (r->lora_rank < 0)
+        return cfit_diag_set(d, CFIT_ERANGE, NULL, 0, 0, "--lora-rank must be a positive whole number, got %d", r->lora_rank);
+    if (r->lora_rank > 0 && !cfit_finetune_frozen(ft))
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "--lora-rank %d needs --finetune lora or qlora (got %s)", r->lora_rank,
+                             ft == CFIT_FINETUNE_NONE ? "no --finetune" : "--finetune full");
+    if (cfit_finetune_frozen(ft) && r->fixed.zero >= 3)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "--zero 3 with --finetune %s is not modelled (the frozen weights are kept whole on each "
+                             "data-parallel rank); use --zero 0, 1 or 2", cfit_finetune_name(ft));
+    return cfit_finetune_check(r->model, ft, d);
+}
+
+int cfit__offload_validate(const cfit_plan_request *r, cfit_diag *d)
+{
+    const cfit_layout *f = &r->fixed;
+    int rc = finetune_validate(r, d);
+    if (rc)
+        return rc;
+    int mask = r->offload > 0 ? r->offload : 0, frozen = cfit_finetune_frozen((cfit_finetune)r->finetune);
+    char buf[64];
+    if (r->offload > CFIT_OFFLOAD_ALL)
+        return cfit_diag_set(d, CFIT_ERANGE, NULL, 0, 0, "offload mask %d out of range", r->offload);
+    if ((mask & CFIT_OFFLOAD_PARAMS) && frozen)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "--offload params needs ZeRO-3, which --finetune %s plans do not model (frozen weights are "
+                             "kept whole on each data-parallel rank)", cfit_finetune_name((cfit_finetune)r->finetune));
+    if ((mask & CFIT_OFFLOAD_PARAMS) && f->zero >= 0 && f->zero < 3)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "--offload %s needs --zero 3 (DeepSpeed offload_param and FSDP CPU offload shard the "
+                             "parameters), got --zero %d", cfit_offload_str(mask, buf, sizeof buf), f->zero);
+    if ((mask & CFIT_OFFLOAD_OPTIMIZER) && f->zero == 0)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "--offload optimizer needs --zero 1, 2 or 3 (DeepSpeed's offload_optimizer works on a "
+                             "ZeRO stage), got --zero 0");
+    return CFIT_EOK;
+}
+
+int cfit__emit_offload_bad(int k, const cfit_plan_request *r, const cfit_plan *p, cfit_diag *d)
+{
+    char mode[64];
+    if (k == CFIT_EMIT_TORCHRUN)
+        return CFIT_EOK;
+    if (p->offload & CFIT_OFFLOAD_ACTIVATIONS)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "emit: the plan offloads activations (--offload %s), which neither a DeepSpeed config nor "
+                             "Megatron-LM arguments express (wrap the model in torch.autograd.graph.save_on_cpu); plan "
+                             "with --offload without activations to emit it", cfit_offload_str(p->offload, mode, sizeof mode));
+    if (k != CFIT_EMIT_MEGATRON)
+        return CFIT_EOK;
+    if ((p->offload & CFIT_OFFLOAD_PARAMS) || ((p->offload & CFIT_OFFLOAD_OPTIMIZER) && p->layout.zero != 1))
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "emit: Megatron-LM offloads only the distributed optimizer's states "
+                             "(--optimizer-cpu-offload with ZeRO-1); the plan has --offload %s at ZeRO-%d: emit deepspeed",
+                             cfit_offload_str(p->offload, mode, sizeof mode), p->layout.zero);
+    if (cfit_finetune_frozen((cfit_finetune)r->finetune))
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "emit: Megatron-LM's pretrain_gpt.py trains every weight; --finetune %s needs a PEFT "
+                             "framework: emit deepspeed (the LoRA adapters come from the model code)",
+                             cfit_finetune_name((cfit_finetune)r->finetune));
+    return CFIT_EOK;
+}
