@@ -92,7 +92,9 @@ int cli_report_write(const char *path, struct cfit__buf *b);   /* plan_report.c 
 int cli_emit_json(struct cfit__buf *b);
 struct cfit_plan_request;
 struct cfit_plan_result;
-int cli_plan_report(const char *path, const struct cfit_plan_request *r, const struct cfit_plan_result *res,
-                    int sizing);                                       /* plan_report.c */
+struct cfit_bom_options;
+/* o: the bill-of-materials options the capex is built with (as the text and JSON). */
+int cli_plan_report(const char *path, const struct cfit_plan_request *r, const struct cfit_bom_options *o,
+                    const struct cfit_plan_result *res, int sizing);   /* plan_report.c */
 
 #endif
