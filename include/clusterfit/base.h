@@ -86,6 +86,9 @@ int cfit_parse_rate(const char *text, double *out_bytes_per_s, cfit_diag *d);
 int cfit_parse_time(const char *text, double *out_s, cfit_diag *d);
 int cfit_parse_real(const char *text, double *out, cfit_diag *d);
 
+/* Levenshtein distance between a and b (NUL-terminated); SIZE_MAX when out of memory. */
+size_t cfit_edit_distance(const char *a, const char *b);
+
 /* Closest candidate to name by edit distance, or NULL if none is close enough
  * (distance > max(2, strlen(name)/3)).  Used for "did you mean" hints. */
 const char *cfit_closest(const char *name, const char *const *candidates, size_t n);

@@ -61,7 +61,9 @@ int cfit_fattree_size(long nodes, int nics, int radix, int tiers, double oversub
 typedef struct cfit_storage_fit {
     const cfit_storage *s;
     long units;              /* per-node options: nodes; else enough for both rates (at least 1) */
-    int meets;               /* units deliver both the read and the write rate */
+    int meets;               /* per-node: the nodes' units deliver the data read; shared: the units
+                                deliver the checkpoint write, the restart read and, without a data
+                                tier, the data read */
     int has_price;
     double capex_usd;        /* units x storage.NAME, when has_price */
 } cfit_storage_fit;
@@ -78,14 +80,23 @@ typedef struct cfit_bom {
     double data_read_bytes_per_s;    /* tokens/s x bytes per token x headroom */
     double checkpoint_bytes;         /* cfit_checkpoint_bytes (goodput.h): 14 B/param + per-rank state */
     double checkpoint_write_bytes_per_s;   /* checkpoint_bytes / window */
+    double restart_read_bytes_per_s; /* checkpoint_bytes / window: reading it back at a restart */
+    int data_tier;                   /* the per-node option that serves the data read (local NVMe; the
+                                        dataset is staged there), -1 when none suffices: then the shared
+                                        tier must serve it too */
     cfit_storage_fit storage[CFIT_BOM_MAX_STORAGE];
     int nstorage;
-    int storage_choice;              /* cheapest priced shared option that meets the need; -1 none */
+    int storage_choice;              /* cheapest priced shared option that meets the checkpoint write, the
+                                        restart read and (without a data tier) the data read; -1 none */
     /* prices (has_network_price: switch, optic and cable prices all exist) */
     int has_network_price, has_nic_price, has_node_price;
     double switches_usd, optics_usd, cables_usd, nics_usd, node_capex_usd;
     double fabric_usd;               /* switches + optics + cables */
-    double capex_usd;                /* nodes + fabric + the chosen storage, when all priced */
+    char capex_storage[CFIT_NAME_MAX];   /* the storage tier the plan checkpoints to (p->goodput); "" none */
+    long capex_storage_units;
+    int has_storage_price;           /* capex_storage has a storage.NAME price */
+    double storage_usd;              /* its units x storage.NAME (0 without a price) */
+    double capex_usd;                /* nodes + fabric + storage (cfit_bom_capex), when has_capex */
     int has_capex;
     char missing[2 * CFIT_NAME_MAX]; /* the first missing price key; "" when none */
 } cfit_bom;
@@ -95,6 +106,15 @@ typedef struct cfit_bom {
  * fat-tree; d says which. */
 int cfit_bom_compute(const cfit_catalog *c, const cfit_model *m, const cfit_plan *p, const cfit_bom_options *o,
                      cfit_bom *out, cfit_diag *d);
+
+/* The capex of plan p as bought, the one computation that both the cost block (cost.h) and the
+ * bill of materials use: nodes x node.GPU (the node's NICs are in its price) + the fat-tree for
+ * options o (switches x switch.NAME + transceivers x optic.FABRIC + cables x cable.FABRIC) + the
+ * storage tier the plan's goodput checkpoints to (p->goodput.storage, its units x storage.NAME).
+ * Fills the fabric, NIC, tree, price and capex fields of out (not the storage need).  Errors:
+ * CFIT_EUNKNOWN when no switch entry serves the plan's fabric, CFIT_ERANGE from the fat-tree. */
+int cfit_bom_capex(const cfit_catalog *c, const cfit_plan *p, const cfit_bom_options *o, cfit_bom *out,
+                   cfit_diag *d);
 
 /* The storage part alone (need, options, choice; the other fields of out are zero): what the
  * goodput model (goodput.h) writes checkpoints to. */

@@ -42,8 +42,18 @@ typedef enum cfit_gpu_arch {
 
 const char *cfit_gpu_arch_name(cfit_gpu_arch a);   /* "hopper", ...; "other" */
 
+#define CFIT_MAX_ALIASES 8
+
+/* Other names an entry answers to ("aliases": ["H100", "H100 SXM"]); lookups compare names
+ * and aliases ignoring case, spaces, hyphens and underscores. */
+typedef struct cfit_alias_list {
+    int n;
+    char name[CFIT_MAX_ALIASES][CFIT_NAME_MAX];
+} cfit_alias_list;
+
 typedef struct cfit_gpu {
     char name[CFIT_NAME_MAX];          /* catalog key, e.g. "h100-sxm" */
+    cfit_alias_list aliases;           /* "aliases": what people type (H100, "H100 SXM", MI300X) */
     cfit_gpu_arch arch;                /* "arch" key; "other" when absent */
     char vendor[CFIT_NAME_MAX];
     char display_name[CFIT_NAME_MAX];
@@ -59,6 +69,9 @@ typedef struct cfit_gpu {
     int scaleup_domain;                /* GPUs in one scale-up domain (1 = none) */
     char default_node[CFIT_NAME_MAX];  /* node entry used when none is given */
     cfit_gpu_calibration cal;
+    char no_price[CFIT_TEXT_MAX];      /* "no_price": why the GPU has no market price (no list price, no
+                                          public rental); "" when it has one.  Plans on it are ranked by
+                                          GPU-hours and the output states the reason */
     char source[CFIT_TEXT_MAX];
 } cfit_gpu;
 
@@ -202,6 +215,7 @@ typedef struct cfit_storage {
     double read_bytes_per_s;           /* sequential read per unit */
     double write_bytes_per_s;          /* sequential write per unit */
     double capacity_bytes;             /* per unit */
+    int max_nodes;                     /* "max_nodes": client nodes one shared unit serves; 0 = no limit */
     char source[CFIT_TEXT_MAX];
 } cfit_storage;
 
@@ -268,6 +282,12 @@ typedef struct cfit_price {
 } cfit_price;
 
 const char *cfit_price_unit_name(cfit_price_unit u);
+
+/* Whether value is a meaningful figure for the price named name in unit u: money, rates, rack
+ * powers and lives must be > 0; a maintenance fraction in [0, 1); facility.pue and
+ * power.node_over_gpu_tdp >= 1 (a facility or a node draws at least its IT or GPU power).
+ * Returns 1, or 0 with why (a phrase: "must be at least 1 (...)") filled. */
+int cfit_price_value_ok(const char *name, cfit_price_unit u, double value, char *why, size_t n);
 
 typedef struct cfit_catalog cfit_catalog;
 

@@ -390,6 +390,17 @@ static size_t edit_distance(const char *a, size_t na, const char *b, size_t nb, 
     return row[nb];
 }
 
+size_t cfit_edit_distance(const char *a, const char *b)
+{
+    size_t na = strlen(a), nb = strlen(b);
+    size_t *row = malloc((nb + 1) * sizeof *row);
+    if (!row)
+        return (size_t)-1;
+    size_t dist = edit_distance(a, na, b, nb, row);
+    free(row);
+    return dist;
+}
+
 const char *cfit_closest(const char *name, const char *const *candidates, size_t n)
 {
     if (!name || !candidates)

@@ -321,8 +321,10 @@ static int remeasure(cfit_comm *c, const cfit_pairs_opts *o, const cfit_pairs_re
     return rc ? rc : cfit_comm_barrier(c);
 }
 
-/* Keep or dismiss suspect s given its re-measurements v[0..k-1]. */
-static void judge(cfit_pairs_result *r, double thr, const cfit_pairs_link *s, double *v, int k)
+/* Keep or dismiss suspect s given its re-measurements v[0..k-1], against base_gbs, the median of a
+ * healthy link's re-measurements made the same way (alone): a pair measured alone is faster than
+ * in the rounds, so the rounds' median would dismiss real slow links on a loaded machine. */
+static void judge(cfit_pairs_result *r, double thr, const cfit_pairs_link *s, double *v, int k, double base_gbs)
 {
     cfit_pairs_link l = *s;
     l.first_gbs = s->bandwidth_gbs;
@@ -331,11 +333,29 @@ static void judge(cfit_pairs_result *r, double thr, const cfit_pairs_link *s, do
     for (int i = 0; i < k; i++)
         l.min_gbs = fmin(l.min_gbs, v[i]), l.max_gbs = fmax(l.max_gbs, v[i]);
     l.bandwidth_gbs = median(v, k);
-    l.fraction_of_median = r->median_bw_gbs > 0 ? l.bandwidth_gbs / r->median_bw_gbs : 0;
-    if (l.bandwidth_gbs < thr * r->median_bw_gbs)
+    l.fraction_of_median = base_gbs > 0 ? l.bandwidth_gbs / base_gbs : 0;
+    if (l.bandwidth_gbs < thr * base_gbs)
         r->slow[r->nslow++] = l;
     else
         r->dismissed[r->ndismissed++] = l;
+}
+
+/* The reference: the link whose first-pass bandwidth is nearest the median among those not slow
+ * (every link is suspect: the first one, which then judges against itself). */
+static cfit_pairs_link reference_link(const cfit_pairs_result *r, double thr)
+{
+    int n = r->nhosts;
+    cfit_pairs_link best = r->slow[0];
+    double gap = INFINITY;
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++) {
+            double v = r->bw_gbs[a * n + b];
+            if (v >= thr * r->median_bw_gbs && fabs(v - r->median_bw_gbs) < gap) {
+                gap = fabs(v - r->median_bw_gbs);
+                best.a = a, best.b = b, best.bandwidth_gbs = v;
+            }
+        }
+    return best;
 }
 
 int cfit_pairs_confirm(cfit_comm *c, const cfit_pairs_opts *o, cfit_pairs_result *r)
@@ -344,24 +364,26 @@ int cfit_pairs_confirm(cfit_comm *c, const cfit_pairs_opts *o, cfit_pairs_result
     for (int h = 0; h < n; h++)
         if (r->host_rank[h] == cfit_comm_rank(c))
             me = h;
-    double *v = calloc((size_t)ns * (size_t)k, sizeof *v);
-    cfit_pairs_link *was = malloc((size_t)ns * sizeof *was);
+    double *v = calloc((size_t)(ns + 1) * (size_t)k, sizeof *v);   /* the suspects, then the reference */
+    cfit_pairs_link *was = malloc((size_t)(ns + 1) * sizeof *was);
     unsigned char *sbuf = malloc(o->size_bytes ? o->size_bytes : 1), *rbuf = malloc(o->size_bytes ? o->size_bytes : 1);
     free(r->dismissed);
     r->dismissed = calloc((size_t)ns, sizeof *r->dismissed);
     int rc = v && was && sbuf && rbuf && r->dismissed ? 0 : CFIT_ENOMEM;
     if (!rc) {
         memcpy(was, r->slow, (size_t)ns * sizeof *was);
+        was[ns] = reference_link(r, o->slow_threshold);
         memset(sbuf, 0x5a, o->size_bytes);
     }
-    for (int s = 0; s < ns && !rc; s++)
+    for (int s = 0; s <= ns && !rc; s++)
         rc = remeasure(c, o, r, &was[s], me, sbuf, rbuf, v + (size_t)s * (size_t)k);
     if (!rc)
-        rc = cfit_comm_allreduce_f64(c, v, ns * k, 0);
+        rc = cfit_comm_allreduce_f64(c, v, (ns + 1) * k, 0);
     if (!rc) {
+        double base = median(v + (size_t)ns * (size_t)k, k);
         r->nslow = r->ndismissed = 0;
         for (int s = 0; s < ns; s++)
-            judge(r, o->slow_threshold, &was[s], v + (size_t)s * (size_t)k, k);
+            judge(r, o->slow_threshold, &was[s], v + (size_t)s * (size_t)k, k, base);
         qsort(r->slow, (size_t)r->nslow, sizeof *r->slow, cmp_link);
         count_slow_hosts(r);
     }

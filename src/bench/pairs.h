@@ -71,9 +71,10 @@ int cfit_pairs_partner(int m, int round, int i);
 int cfit_pairs_run(cfit_comm *c, const cfit_pairs_opts *o, cfit_pairs_result *r);
 
 /* Re-measure every suspect link of r (r->slow, the same on every rank) o->confirm times, each
- * pair alone between barriers so no other pair shares the hosts; a suspect stays slow only when
- * the median of its re-measurements is still below the threshold (then its bandwidth is that
- * median), else it moves to r->dismissed.  Slow hosts are recounted.  Collective; called by
+ * pair alone between barriers so no other pair shares the hosts, and a reference (the healthy link
+ * nearest the median) the same way; a suspect stays slow only when the median of its
+ * re-measurements is still below the threshold x the reference's median (then its bandwidth is
+ * that median, its fraction of the reference's), else it moves to r->dismissed.  Slow hosts are recounted.  Collective; called by
  * cfit_pairs_run when o->confirm > 0.  Returns 0 or the comm's error. */
 int cfit_pairs_confirm(cfit_comm *c, const cfit_pairs_opts *o, cfit_pairs_result *r);
 

@@ -98,7 +98,9 @@ int cli_write_output(const char *what, const char *path, const char *data, size_
 /* Flush and close standard output and error: a failed write anywhere in the run (a full disk,
  * a closed pipe end, /dev/full) turns exit status rc into 1 with "cannot write standard output". */
 int cli_finish(int rc);
-int cli_plan_report(const char *path, const struct cfit_plan_request *r, const struct cfit_plan_result *res,
-                    int sizing);                                       /* plan_report.c */
+struct cfit_bom_options;
+/* o: the bill-of-materials options the capex is built with (as the text and JSON). */
+int cli_plan_report(const char *path, const struct cfit_plan_request *r, const struct cfit_bom_options *o,
+                    const struct cfit_plan_result *res, int sizing);   /* plan_report.c */
 
 #endif

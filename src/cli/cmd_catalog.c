@@ -208,6 +208,12 @@ static int show(const cfit_catalog *cat, const char *name)
     if (g) {
         const cfit_gpu_calibration *k = &g->cal;
         printf("gpu %s (%s)\n", g->name, g->display_name);
+        if (g->aliases.n) {
+            printf("  %-28s", "also known as");
+            for (int i = 0; i < g->aliases.n; i++)
+                printf("%s%s", i ? ", " : " ", g->aliases.name[i]);
+            printf("\n");
+        }
         printf("  %-28s %s\n", "architecture", cfit_gpu_arch_name(g->arch));
         printf("  %-28s %.1f GB\n", "memory", g->memory_bytes / 1e9);
         printf("  %-28s %.3f TB/s\n", "memory bandwidth", g->memory_bw_bytes_per_s / 1e12);
@@ -220,6 +226,8 @@ static int show(const cfit_catalog *cat, const char *name)
         printf("  %-28s %s, %.0f GB/s per direction, domain %d\n", "scale-up", g->scaleup_fabric,
                g->scaleup_bw_bytes_per_s / 1e9, g->scaleup_domain);
         printf("  %-28s %s\n", "default node", g->default_node);
+        if (g->no_price[0])
+            printf("  %-28s %s\n", "no market price", g->no_price);
         printf("  calibration:\n");
         printf("  %-28s bf16 %.2f, fp8 %.2f of dense peak\n", "  GEMM efficiency",
                k->gemm_efficiency[CFIT_PREC_BF16], k->gemm_efficiency[CFIT_PREC_FP8]);

@@ -13,7 +13,8 @@
 enum {
     O_MODEL = 1, O_SEQ, O_GBS, O_TOKENS, O_PRECISION, O_GPU, O_GPUS, O_FABRIC, O_TP, O_PP, O_DP,
     O_CP, O_VP, O_MBS, O_ZERO, O_RECOMPUTE, O_SP, O_DAYS, O_TOP, O_GRAD, O_ATTN, O_FRAMEWORK, O_JSON, O_CATALOG, O_QUIET,
-    O_BUDGET, O_BASIS, O_PRICE, O_TOPOLOGY, O_MTBF, O_CKPT_EVERY, O_RESTART, O_EP, O_ETP, O_MOE_IMB, O_MOE_OVERLAP
+    O_BUDGET, O_BASIS, O_PRICE, O_TOPOLOGY, O_MTBF, O_CKPT_EVERY, O_RESTART, O_EP, O_ETP, O_MOE_IMB, O_MOE_OVERLAP,
+    O_UTIL
 };
 enum { O_EMIT = 100 };          /* --emit: emit_opt.c */
 enum { O_BOM_BASE = 200 };      /* --bom, --network and their options: plan_bom.c (O_BOM_BASE + CLI_BOM_*) */
@@ -57,6 +58,8 @@ static const cli_opt opts[] = {
     {"budget", 0, "USD", "size each GPU type to the fastest plan costing at most USD, K M B = powers of 1000 (docs/sizing.md)", O_BUDGET},
     {"cost-basis", 0, "rent|reserved|spot|own", "cost that --budget bounds and sizing ranks by (default rent = cloud on-demand)", O_BASIS},
     {"price", 0, "KEY=VALUE", "override a price from the catalog, e.g. node.h100-sxm=300000 (repeatable)", O_PRICE},
+    {"utilisation", 0, "U", "expected busy fraction of an owned cluster, in (0, 1] (default 1): the run carries\n"
+                            "                                       the idle share of its amortisation, maintenance and colocation", O_UTIL},
     {"top", 0, "K", "plans to show (default 5)", O_TOP},
     {"grad-precision", 0, "fp32|bf16", "gradient precision: bf16 = 16 B/param with Adam (default), fp32 = 18", O_GRAD},
     {"framework", 0, "NAME", "training framework from the catalog (default megatron-core)", O_FRAMEWORK},
@@ -160,6 +163,15 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
         }
         return cli_real(name, value, 1e-2, 1e15, &r->budget_usd);
     }
+    case O_UTIL: {
+        cfit_diag d;
+        cfit_diag_clear(&d);
+        if (cfit_parse_real(value, &c->utilisation, &d))
+            return cli_error("--%s: %s", name, d.msg);
+        if (!(c->utilisation > 0.0 && c->utilisation <= 1.0))
+            return cli_error("--%s: %s is outside (0, 1] (the owned cluster's busy fraction)", name, value);
+        return 0;
+    }
     case O_PRICE:
         if (c->nprices == (int)(sizeof c->prices / sizeof c->prices[0]))
             return cli_error("--price: at most %d overrides", c->nprices);
@@ -260,6 +272,10 @@ static int apply_prices(plan_cli *c)
         if (rc)
             return cli_error("--price: %s", d.msg);
     }
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    if (c->utilisation > 0 && cfit_cost_price_set(c->cc.cat, "owned.utilisation", c->utilisation, &d))
+        return cli_error("--utilisation: %s", d.msg);
     return 0;
 }
 
@@ -552,7 +568,7 @@ int cmd_plan(int argc, char **argv)
         else if (!rc && any_plan && !cli_emit_stdout_bare(&c.emit))
             rc = plan_print_tables(&c, &res, sizing);
         if (!rc && any_plan && c.report)
-            rc = cli_plan_report(c.report, &c.req, &res, sizing);
+            rc = cli_plan_report(c.report, &c.req, &c.bom.o, &res, sizing);
         if (!rc && !any_plan)
             rc = nothing_fits(&c.req, &res);
         else if (!rc && res.nplans == 0 && c.req.days <= 0) {
@@ -560,7 +576,7 @@ int cmd_plan(int argc, char **argv)
             for (size_t i = 0; i < res.ngpu && !key[0]; i++)
                 if (res.per_gpu[i].found && !res.per_gpu[i].has_cost) {
                     cfit_cost k;
-                    cfit_cost_compute(c.cc.cat, &res.per_gpu[i].best, &k);
+                    cfit_cost_compute_with(c.cc.cat, &res.per_gpu[i].best, &c.bom.o, &k);
                     cfit_cost_missing(&k, (cfit_cost_basis)c.req.cost_basis, key, sizeof key);
                 }
             if (key[0])

@@ -109,8 +109,8 @@ static void print_storage(const cfit_bom *b, const cfit_plan *best, const cfit_b
     printf("  data loading: %s tokens/s x %g B/token x headroom %g = %.3g MB/s read\n",
            fmt_count(s[0], 48, best->tokens_per_s), b->bytes_per_token, o->data_headroom,
            b->data_read_bytes_per_s / 1e6);
-    printf("  checkpoint: %.1f GB (14 B/param + 10 KB/rank) in %g s = %.2f GB/s write\n", b->checkpoint_bytes / 1e9,
-           o->checkpoint_window_s, b->checkpoint_write_bytes_per_s / 1e9);
+    printf("  checkpoint: %.1f GB (14 B/param + 10 KB/rank) in %g s = %.2f GB/s write, and as much read back at "
+           "a restart\n", b->checkpoint_bytes / 1e9, o->checkpoint_window_s, b->checkpoint_write_bytes_per_s / 1e9);
     printf("  %-22s %6s %10s %10s %-5s %16s\n", "option", "units", "read GB/s", "write GB/s", "meets", "capex");
     for (int i = 0; i < b->nstorage; i++) {
         const cfit_storage_fit *f = &b->storage[i];
@@ -119,11 +119,30 @@ static void print_storage(const cfit_bom *b, const cfit_plan *best, const cfit_b
                f->meets ? "yes" : "no", usd_or_dash(s[0], 48, f->has_price, f->capex_usd),
                f->s->per_node ? "  (per node)" : "");
     }
-    if (b->storage_choice >= 0)
-        printf("  choice: %s, the cheapest priced shared option that meets both rates\n",
-               b->storage[b->storage_choice].s->name);
+    char why[320];
+    printf("  choice: %s\n", cli_bom_storage_why(b, why, sizeof why));
+}
+
+const char *cli_bom_storage_why(const cfit_bom *b, char *buf, size_t n)
+{
+    char data[192];
+    if (b->data_tier >= 0)
+        snprintf(data, sizeof data, "; data read from the nodes' %s (%.3g GB/s there, %.3g MB/s needed)",
+                 b->storage[b->data_tier].s->name, b->storage[b->data_tier].units *
+                 b->storage[b->data_tier].s->read_bytes_per_s / 1e9, b->data_read_bytes_per_s / 1e6);
     else
-        printf("  choice: none (no priced shared option meets both rates)\n");
+        snprintf(data, sizeof data, "; it serves the data read too (no node-local tier reads %.3g MB/s)",
+                 b->data_read_bytes_per_s / 1e6);
+    if (b->storage_choice < 0) {
+        snprintf(buf, n, "none: no priced shared option meets the checkpoint write and restart read%s", data);
+        return buf;
+    }
+    const cfit_storage_fit *f = &b->storage[b->storage_choice];
+    snprintf(buf, n, "%ld x %s for checkpoints, the cheapest priced shared option that writes %.3g GB/s and reads "
+             "%.3g GB/s back (%.3g and %.3g GB/s given)%s", f->units, f->s->name, b->checkpoint_write_bytes_per_s / 1e9,
+             b->restart_read_bytes_per_s / 1e9, f->units * f->s->write_bytes_per_s / 1e9,
+             f->units * f->s->read_bytes_per_s / 1e9, data);
+    return buf;
 }
 
 static void print_bom(const cli_bom *x, const cfit_plan *best)
@@ -135,10 +154,9 @@ static void print_bom(const cli_bom *x, const cfit_plan *best)
     print_fabric(b, x->o.oversub);
     print_storage(b, best, &x->o);
     if (b->has_capex)
-        printf("\n  capex: nodes %s + fabric %s + storage %s = %s\n", fmt_cents(u[0], 48, b->node_capex_usd),
-               fmt_cents(u[1], 48, b->fabric_usd),
-               fmt_cents(u[2], 48, b->storage_choice >= 0 ? b->storage[b->storage_choice].capex_usd : 0.0),
-               fmt_cents(u[3], 48, b->capex_usd));
+        printf("\n  capex: nodes %s + fabric %s + storage %s = %s (the cost block's capex)\n",
+               fmt_cents(u[0], 48, b->node_capex_usd), fmt_cents(u[1], 48, b->fabric_usd),
+               fmt_cents(u[2], 48, b->storage_usd), fmt_cents(u[3], 48, b->capex_usd));
     else
         printf("\n  capex: no price; supply --price %s=VALUE\n", b->missing);
 }
@@ -335,10 +353,17 @@ static void json_storage(const cli_bom *c, cfit__buf *b)
     cfit__buf_key_number(b, "checkpoint_bytes", x->checkpoint_bytes, 1);
     cfit__buf_key_number(b, "checkpoint_window_s", c->o.checkpoint_window_s, 1);
     cfit__buf_key_number(b, "checkpoint_write_bytes_per_s", x->checkpoint_write_bytes_per_s, 1);
+    cfit__buf_key_number(b, "restart_read_bytes_per_s", x->restart_read_bytes_per_s, 1);
     if (x->storage_choice >= 0)
         cfit__buf_key_string(b, "choice", x->storage[x->storage_choice].s->name, 1);
     else
         cfit__buf_puts(b, ", \"choice\": null");
+    if (x->data_tier >= 0)
+        cfit__buf_key_string(b, "data_tier", x->storage[x->data_tier].s->name, 1);
+    else
+        cfit__buf_puts(b, ", \"data_tier\": null");
+    char why[320];
+    cfit__buf_key_string(b, "why", cli_bom_storage_why(x, why, sizeof why), 1);
     cfit__buf_puts(b, ", \"options\": [");
     for (int i = 0; i < x->nstorage; i++) {
         const cfit_storage_fit *f = &x->storage[i];
@@ -373,6 +398,7 @@ static void json_bom(const cli_bom *c, cfit__buf *b)
     cfit__buf_key_opt(b, "fabric_usd", p, x->fabric_usd);
     cfit__buf_key_opt(b, "nics_usd", x->has_nic_price, x->nics_usd);
     cfit__buf_key_opt(b, "node_capex_usd", x->has_node_price, x->node_capex_usd);
+    cfit__buf_key_opt(b, "storage_capex_usd", x->has_capex, x->storage_usd);
     cfit__buf_key_opt(b, "capex_usd", x->has_capex, x->capex_usd);
     json_storage(c, b);
     cfit__buf_puts(b, "}");

@@ -27,6 +27,7 @@ typedef struct plan_cli {
     int budget_given;
     const char *prices[64];
     int nprices;
+    double utilisation;               /* --utilisation; 0 = not given (owned.utilisation absent: 1) */
     struct timespec t0;
     int progress_shown;
     cli_emit emit;

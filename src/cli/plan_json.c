@@ -9,7 +9,7 @@
 static void j_cost(cfit__buf *b, const plan_cli *c, const cfit_plan *p)
 {
     cfit_cost k;
-    cfit_cost_compute(c->cc.cat, p, &k);
+    cfit_cost_compute_with(c->cc.cat, p, &c->bom.o, &k);
     double tokens = c->req.tokens, usd = 0;
     int have = cfit_cost_of(&k, (cfit_cost_basis)c->req.cost_basis, &usd) && tokens > 0;
     cfit__buf_puts(b, ", \"cost\": {");
@@ -19,6 +19,10 @@ static void j_cost(cfit__buf *b, const plan_cli *c, const cfit_plan *p)
     cfit__buf_key_opt(b, "capex_usd", k.has_own, k.capex_usd);
     cfit__buf_key_opt(b, "node_capex_usd", k.has_own, k.node_capex_usd);
     cfit__buf_key_opt(b, "network_capex_usd", k.has_own, k.network_capex_usd);
+    cfit__buf_key_opt(b, "storage_capex_usd", k.has_own, k.storage_capex_usd);
+    cfit__buf_key_opt(b, "switches", k.has_own, (double)k.switches);
+    cfit__buf_key_opt(b, "transceivers", k.has_own, (double)k.transceivers);
+    cfit__buf_key_opt(b, "cables", k.has_own, (double)k.cables);
     cfit__buf_key_opt(b, "scaleout_ports", k.has_own, k.ports);
     cfit__buf_key_opt(b, "own_run_usd", k.has_own, k.own_run_usd);
     cfit__buf_key_opt(b, "amortised_usd", k.has_own, k.amortised_usd);
@@ -30,6 +34,13 @@ static void j_cost(cfit__buf *b, const plan_cli *c, const cfit_plan *p)
     cfit__buf_key_opt(b, "rent_reserved_usd", k.has_rent[CFIT_BASIS_RESERVED], k.rent_usd[CFIT_BASIS_RESERVED]);
     cfit__buf_key_opt(b, "rent_spot_usd", k.has_rent[CFIT_BASIS_SPOT], k.rent_usd[CFIT_BASIS_SPOT]);
     cfit__buf_key_opt(b, "break_even_utilisation", k.has_break_even && k.break_even_utilisation >= 0, k.break_even_utilisation);
+    cfit__buf_key_opt(b, "break_even_utilisation_reserved",
+                      k.has_break_even_basis[CFIT_BASIS_RESERVED] && k.break_even_basis[CFIT_BASIS_RESERVED] >= 0,
+                      k.break_even_basis[CFIT_BASIS_RESERVED]);
+    cfit__buf_key_opt(b, "break_even_utilisation_spot",
+                      k.has_break_even_basis[CFIT_BASIS_SPOT] && k.break_even_basis[CFIT_BASIS_SPOT] >= 0,
+                      k.break_even_basis[CFIT_BASIS_SPOT]);
+    cfit__buf_key_opt(b, "utilisation", k.has_own, k.utilisation);
     cfit__buf_key_opt(b, "power_kw_node", k.has_power, k.node_power_kw);
     cfit__buf_key_opt(b, "power_kw_it", k.has_power, k.power_kw_it);
     cfit__buf_key_opt(b, "power_kw_facility", k.has_power, k.power_kw_facility);
@@ -40,6 +51,10 @@ static void j_cost(cfit__buf *b, const plan_cli *c, const cfit_plan *p)
         cfit__buf_key_string(b, "cooling", k.cooling, 1);
     else
         cfit__buf_puts(b, ", \"cooling\": null");
+    if (p->gpu->no_price[0])
+        cfit__buf_key_string(b, "no_price", p->gpu->no_price, 1);
+    else
+        cfit__buf_puts(b, ", \"no_price\": null");
     cfit__buf_puts(b, ", \"missing_prices\": [");
     const char *miss[] = {k.has_own ? "" : k.missing_own, k.has_rent[0] ? "" : k.missing_rent[0],
                           k.has_rent[1] ? "" : k.missing_rent[1], k.has_rent[2] ? "" : k.missing_rent[2]};

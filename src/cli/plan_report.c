@@ -12,6 +12,7 @@
 #include "clusterfit/plan.h"
 #include "clusterfit/schedule.h"
 #include "clusterfit/cost.h"
+#include "clusterfit/bom.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -34,14 +35,15 @@ static const char *layout_label(char *buf, size_t n, const cfit_plan *p)
 }
 
 /* Cost of p on the request's basis; 0 when a price is missing. */
-static int plan_cost(const cfit_plan_request *r, const cfit_plan *p, double *usd)
+static int plan_cost(const cfit_plan_request *r, const cfit_bom_options *o, const cfit_plan *p, double *usd)
 {
     cfit_cost k;
-    cfit_cost_compute(r->catalog, p, &k);
+    cfit_cost_compute_with(r->catalog, p, o, &k);
     return cfit_cost_of(&k, (cfit_cost_basis)r->cost_basis, usd);
 }
 
-static void top_table(cfit__buf *b, const cfit_plan_request *r, const cfit_plan_result *res, size_t n)
+static void top_table(cfit__buf *b, const cfit_plan_request *r, const cfit_bom_options *o, const cfit_plan_result *res,
+                      size_t n)
 {
     const char *head[] = {"plan", "layout", "fits", "memory/GPU", "step time", "tokens/s", "MFU", "goodput",
                           "time to train", "cost"};
@@ -62,7 +64,7 @@ static void top_table(cfit__buf *b, const cfit_plan_request *r, const cfit_plan_
             snprintf(c[8], 128, "%.1f days", p->time_to_train_s / 86400);
         else
             snprintf(c[8], 128, "-");
-        if (plan_cost(r, p, &usd))
+        if (plan_cost(r, o, p, &usd))
             snprintf(c[9], 128, "%s (%s)", fmt_usd(u, sizeof u, usd), cfit_cost_basis_name((cfit_cost_basis)r->cost_basis));
         else
             snprintf(c[9], 128, "no price");
@@ -324,7 +326,8 @@ static int by_days(const void *a, const void *b)
     return x->days < y->days ? -1 : x->days > y->days ? 1 : (x->usd > y->usd) - (x->usd < y->usd);
 }
 
-static void pareto_section(cfit__buf *b, const cfit_plan_request *r, const cfit_plan_result *res)
+static void pareto_section(cfit__buf *b, const cfit_plan_request *r, const cfit_bom_options *o,
+                           const cfit_plan_result *res)
 {
     size_t ntypes = res->ngpu < MAX_GPU_TYPES ? res->ngpu : MAX_GPU_TYPES;
     double xs[MAX_GPU_TYPES][NPARETO], ys[MAX_GPU_TYPES][NPARETO];
@@ -343,7 +346,7 @@ static void pareto_section(cfit__buf *b, const cfit_plan_request *r, const cfit_
             if (cnt < 1 || cnt != floor(cnt) || cnt > (double)(1L << 24))
                 continue;
             if (!(k == 0 ? (p = g->best, 1) : best_at(r, g->gpu, (long)cnt, &p)) || p.time_to_train_s <= 0 ||
-                !plan_cost(r, &p, &usd))
+                !plan_cost(r, o, &p, &usd))
                 continue;
             xs[ns][n] = p.time_to_train_s / 86400, ys[ns][n] = usd;
             all[nall++] = (pt){xs[ns][n], usd, g->gpu->name, p.gpus};
@@ -396,7 +399,25 @@ static void source_row(cfit__buf *b, const char *kind, const char *name, const c
     cfit__html_row(b, cells, 3);
 }
 
-static void sources_section(cfit__buf *b, const cfit_plan_request *r, const cfit_plan_result *res, size_t n)
+/* The best plan's capex, the figure the text, --json and --bom print (cfit_bom_capex). */
+static void capex_table(cfit__buf *b, const cfit_cost *k)
+{
+    if (!k->has_own)
+        return;
+    const char *ch[] = {"capex of the best plan", "USD"};
+    const char *what[] = {"nodes (NICs in the node price)", "fabric: switches, optics, cables", "storage", "total"};
+    const double usd[] = {k->node_capex_usd, k->network_capex_usd, k->storage_capex_usd, k->capex_usd};
+    cfit__html_table_begin(b, "Capex of the best plan (the same computation as plan --bom; docs/sizing.md)", ch, 2);
+    for (int i = 0; i < 4; i++) {
+        char v[48];
+        const char *cells[] = {what[i], fmt_cents(v, sizeof v, usd[i])};
+        cfit__html_row(b, cells, 2);
+    }
+    cfit__html_table_end(b);
+}
+
+static void sources_section(cfit__buf *b, const cfit_plan_request *r, const cfit_bom_options *o,
+                            const cfit_plan_result *res, size_t n)
 {
     cfit__html_h(b, 2, "Assumptions and sources");
     const char *head[] = {"kind", "entry", "source"};
@@ -424,7 +445,7 @@ static void sources_section(cfit__buf *b, const cfit_plan_request *r, const cfit
     cfit__html_table_end(b);
     if (n) {
         cfit_cost k;
-        cfit_cost_compute(r->catalog, &res->plans[0], &k);
+        cfit_cost_compute_with(r->catalog, &res->plans[0], o, &k);
         const char *ph[] = {"price", "value", "unit", "date", "source"};
         cfit__html_table_begin(b, "Prices used for the best plan (docs/sizing.md)", ph, 5);
         for (int i = 0; i < k.nused; i++) {
@@ -436,6 +457,7 @@ static void sources_section(cfit__buf *b, const cfit_plan_request *r, const cfit
             cfit__html_row(b, cells, 5);
         }
         cfit__html_table_end(b);
+        capex_table(b, &k);
     }
     cfit__html_p(b, "Formulas: FLOPs per step after Narayanan et al. 2021, activation memory after Korthikanti et al. "
                     "2022, roofline op times, collectives on NCCL's cost model, pipeline bubble (p-1)/(v m): docs/model.md. "
@@ -456,7 +478,8 @@ int cli_report_write(const char *path, cfit__buf *b)
     return rc;
 }
 
-int cli_plan_report(const char *path, const cfit_plan_request *r, const cfit_plan_result *res, int sizing)
+int cli_plan_report(const char *path, const cfit_plan_request *r, const cfit_bom_options *o,
+                    const cfit_plan_result *res, int sizing)
 {
     cfit__buf b;
     cfit__buf_init(&b);
@@ -471,7 +494,7 @@ int cli_plan_report(const char *path, const cfit_plan_request *r, const cfit_pla
     size_t n = res->nplans < MAX_TOP ? res->nplans : MAX_TOP;
     if (n) {
         cfit__html_h(&b, 2, "Top plans");
-        top_table(&b, r, res, n);
+        top_table(&b, r, o, res, n);
         memory_section(&b, res, n);
         step_section(&b, res, n);
         goodput_section(&b, &res->plans[0]);
@@ -480,14 +503,14 @@ int cli_plan_report(const char *path, const cfit_plan_request *r, const cfit_pla
         cfit__html_p(&b, "No plan meets the goal; see the command's output for the closest layouts.");
     }
     if (sizing)
-        pareto_section(&b, r, res);
+        pareto_section(&b, r, o, res);
     if (sim_err) {
         int rc = cli_error_diag(&sim_fail, sim_err);
         sim_err = 0;
         cfit__buf_fini(&b);
         return rc;
     }
-    sources_section(&b, r, res, n);
+    sources_section(&b, r, o, res, n);
     cfit__html_end(&b);
     return cli_report_write(path, &b);
 }

@@ -79,7 +79,7 @@ static void cost_cells(const plan_cli *c, const cfit_plan *p)
 {
     cfit_cost k;
     char b[2][32];
-    cfit_cost_compute(c->cc.cat, p, &k);
+    cfit_cost_compute_with(c->cc.cat, p, &c->bom.o, &k);
     double rent, own;
     printf(" %9s %9s", cfit_cost_of(&k, CFIT_BASIS_RENT, &rent) ? fmt_usd(b[0], 32, rent) : "-",
            cfit_cost_of(&k, CFIT_BASIS_OWN, &own) ? fmt_usd(b[1], 32, own) : "-");
@@ -244,21 +244,56 @@ static void print_prices_used(const cfit_cost *k)
     }
 }
 
+/* The capex line: the bill of materials' one computation (cfit_bom_capex), as `--bom` prints it. */
+static void print_capex(const cfit_plan *p, const cfit_cost *k)
+{
+    char b[5][48];
+    printf("  capex: %s nodes %s (%.0f NICs in the node price) + fabric %s (%ld switch%s, %ld transceivers, "
+           "%ld cables) + storage %s", fmt_count(b[0], 48, (double)p->nodes), fmt_cents(b[1], 48, k->node_capex_usd),
+           k->ports, fmt_cents(b[2], 48, k->network_capex_usd), k->switches, k->switches == 1 ? "" : "es",
+           k->transceivers, k->cables, fmt_cents(b[3], 48, k->storage_capex_usd));
+    if (k->storage[0])
+        printf(" (%ld x %s)", k->storage_units, k->storage);
+    printf(" = %s\n", fmt_cents(b[4], 48, k->capex_usd));
+}
+
+/* Buy vs rent: the busy fraction above which owning beats each rent basis, and the utilisation
+ * the own figures assume. */
+static void print_break_even(const cfit_cost *k)
+{
+    static const char *const names[CFIT_BASIS_OWN] = {"on-demand", "reserved", "spot"};
+    int any = 0;
+    for (int b = 0; b < CFIT_BASIS_OWN; b++) {
+        if (!k->has_break_even_basis[b])
+            continue;
+        printf(any++ ? "; " : "  buy-vs-rent break-even: owning is cheaper when the cluster is busy more than ");
+        if (k->break_even_basis[b] < 0)
+            printf("never against %s (its rent is below the energy to own)", names[b]);
+        else if (k->break_even_basis[b] > 1)
+            printf("never against %s (%.0f%%: more than the whole year)", names[b], 100 * k->break_even_basis[b]);
+        else
+            printf("%.0f%% of the year against %s", 100 * k->break_even_basis[b], names[b]);
+    }
+    if (any)
+        printf("\n");
+    if (k->has_own && k->utilisation < 1.0)
+        printf("  own at %.0f%% utilisation (--utilisation): the run carries the idle share, amortisation, "
+               "maintenance and colocation / %.2f\n", 100 * k->utilisation, k->utilisation);
+}
+
 /* The cost and power block of the details (docs/sizing.md). */
 static void print_cost(const plan_cli *c, const cfit_plan *p, double tokens)
 {
     cfit_cost k;
     char b[6][48];
-    cfit_cost_compute(c->cc.cat, p, &k);
+    cfit_cost_compute_with(c->cc.cat, p, &c->bom.o, &k);
     printf("\ncost and power (docs/sizing.md)\n");
     if (k.has_power)
         printf("  power: %.2f kW per node at load, %.1f kW IT, %.1f kW facility; %ld rack%s of %d node%s "
                "(%.1f kW per rack): %s cooling\n", k.node_power_kw, k.power_kw_it, k.power_kw_facility, k.racks,
                k.racks == 1 ? "" : "s", k.nodes_per_rack, k.nodes_per_rack == 1 ? "" : "s", k.rack_kw, k.cooling);
     if (k.has_own) {
-        printf("  capex: %s nodes %s + %.0f scale-out ports %s = %s\n", fmt_count(b[0], 48, (double)p->nodes),
-               fmt_cents(b[1], 48, k.node_capex_usd), k.ports, fmt_cents(b[2], 48, k.network_capex_usd),
-               fmt_cents(b[3], 48, k.capex_usd));
+        print_capex(p, &k);
         printf("  own, this run: amortisation %s + energy %s + maintenance %s + colocation %s = %s\n",
                fmt_cents(b[0], 48, k.amortised_usd), fmt_cents(b[1], 48, k.energy_usd),
                fmt_cents(b[2], 48, k.maintenance_usd), fmt_cents(b[3], 48, k.colo_usd),
@@ -273,11 +308,9 @@ static void print_cost(const plan_cli *c, const cfit_plan *p, double tokens)
     if (tokens > 0 && cfit_cost_of(&k, (cfit_cost_basis)c->req.cost_basis, &usd))
         printf("  cost per million trained tokens (%s): %s\n", cfit_cost_basis_name((cfit_cost_basis)c->req.cost_basis),
                fmt_cents(b[0], 48, usd / (tokens / 1e6)));
-    if (k.has_break_even && k.break_even_utilisation >= 0)
-        printf("  buy-vs-rent break-even: owning is cheaper than on-demand rent when the cluster is busy more than "
-               "%.0f%% of the year\n", 100 * k.break_even_utilisation);
-    else if (k.has_break_even)
-        printf("  buy-vs-rent break-even: none (on-demand rent costs less than the energy to own)\n");
+    print_break_even(&k);
+    if (p->gpu->no_price[0] && (!k.has_own || !k.has_rent[CFIT_BASIS_RENT]))
+        printf("  no market price for %s: %s\n", p->gpu->name, p->gpu->no_price);
     if (!k.has_own)
         printf("  own cost: no price; supply --price %s=VALUE\n", k.missing_own);
     if (!k.has_rent[CFIT_BASIS_RENT])
@@ -293,13 +326,13 @@ static int any_cost(const plan_cli *c, const cfit_plan_result *res)
         cfit_cost k;
         if (!g->found)
             continue;
-        cfit_cost_compute(c->cc.cat, &g->best, &k);
+        cfit_cost_compute_with(c->cc.cat, &g->best, &c->bom.o, &k);
         if (k.has_own || k.has_rent[CFIT_BASIS_RENT])
             return 1;
     }
     for (size_t i = 0; i < res->nplans; i++) {
         cfit_cost k;
-        cfit_cost_compute(c->cc.cat, &res->plans[i], &k);
+        cfit_cost_compute_with(c->cc.cat, &res->plans[i], &c->bom.o, &k);
         if (k.has_own || k.has_rent[CFIT_BASIS_RENT])
             return 1;
     }
@@ -352,7 +385,7 @@ static void print_missed(const plan_cli *c, const cfit_gpu_result *g, int sizing
                g->gpu->name, 65536L, r->days, g->best.time_to_train_s / 86400.0);
     } else if (g->found && sizing && !g->has_cost) {
         cfit_cost k;
-        cfit_cost_compute(c->cc.cat, &g->best, &k);
+        cfit_cost_compute_with(c->cc.cat, &g->best, &c->bom.o, &k);
         printf("%-13s no %s price: supply --price %s=VALUE\n", g->gpu->name,
                cfit_cost_basis_name((cfit_cost_basis)r->cost_basis),
                cfit_cost_missing(&k, (cfit_cost_basis)r->cost_basis, b[0], sizeof b[0]));
@@ -384,6 +417,10 @@ static void print_comparison(const plan_cli *c, const cfit_plan_result *res, int
     for (size_t i = 0; i < res->ngpu; i++)
         if (!meets_goal(&res->per_gpu[i], sizing))
             print_missed(c, &res->per_gpu[i], sizing);
+    for (size_t i = 0; i < res->ngpu; i++)
+        if (res->per_gpu[i].gpu->no_price[0])
+            printf("%-13s no market price, so ranked by GPU-hours: %s\n", res->per_gpu[i].gpu->name,
+                   res->per_gpu[i].gpu->no_price);
 }
 
 /* The key a recommendation ranks by: cost on the basis when every candidate has one, else
@@ -451,6 +488,8 @@ int plan_print_tables(const plan_cli *c, const cfit_plan_result *res, int sizing
                m->name, fmt_count(buf[0], 32, cfit_model_params(m)), active,
                r->tokens > 0 ? fmt_count(buf[1], 32, r->tokens) : "-", res->seq_len, res->global_batch,
                fmt_count(buf[2], 32, (double)res->global_batch * res->seq_len), cfit_precision_name(r->precision));
+        if (m == &c->model_file)   /* a user's own model: where its figures come from */
+            printf("model source: %s\n", m->source);
         plan_print_finetune(r);
         print_goal(c, res, sizing);
         plan_print_offload_note(res);

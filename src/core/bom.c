@@ -132,29 +132,57 @@ static void storage_need(const cfit_model *m, const cfit_plan *p, const cfit_bom
     b->data_read_bytes_per_s = p->tokens_per_s * b->bytes_per_token * o->data_headroom;
     b->checkpoint_bytes = cfit_checkpoint_bytes(m, p->gpus);
     b->checkpoint_write_bytes_per_s = b->checkpoint_bytes / o->checkpoint_window_s;
+    b->restart_read_bytes_per_s = b->checkpoint_bytes / o->checkpoint_window_s;
+}
+
+/* The read a shared tier must serve: the restart read, and the data read when no node-local tier
+ * holds the data (NVIDIA SuperPOD RA-11333-001 Table 5: NLP "datasets generally fit within local
+ * cache"). */
+static double shared_read_bytes_per_s(const cfit_bom *b)
+{
+    double data = b->data_tier >= 0 ? 0.0 : b->data_read_bytes_per_s;
+    return data > b->restart_read_bytes_per_s ? data : b->restart_read_bytes_per_s;
 }
 
 static void storage_fit(const cfit_catalog *c, const cfit_storage *s, cfit_bom *b, cfit_storage_fit *f)
 {
     f->s = s;
+    double read = s->per_node ? b->data_read_bytes_per_s : shared_read_bytes_per_s(b);
     if (s->per_node) {
         f->units = b->nodes;
     } else {
-        long r = (long)ceil(b->data_read_bytes_per_s / s->read_bytes_per_s - 1e-9);
+        long r = (long)ceil(read / s->read_bytes_per_s - 1e-9);
         long w = (long)ceil(b->checkpoint_write_bytes_per_s / s->write_bytes_per_s - 1e-9);
+        long k = s->max_nodes > 0 ? (b->nodes + s->max_nodes - 1) / s->max_nodes : 1;   /* clients per unit */
         f->units = r > w ? r : w;
-        f->units = f->units < 1 ? 1 : f->units;
+        f->units = f->units < k ? k : f->units;
     }
-    f->meets = f->units * s->read_bytes_per_s >= b->data_read_bytes_per_s &&
-               f->units * s->write_bytes_per_s >= b->checkpoint_write_bytes_per_s;
+    f->meets = f->units * s->read_bytes_per_s >= read &&
+               (s->per_node || f->units * s->write_bytes_per_s >= b->checkpoint_write_bytes_per_s);
     double unit_usd = 0;
     f->has_price = cfit__price_of(c, "storage.", s->name, &unit_usd, NULL, 0);
     f->capex_usd = (double)f->units * unit_usd;
 }
 
+/* The node-local tier that holds the data, if one reads fast enough: the first per-node option. */
+static void data_tier(const cfit_catalog *c, cfit_bom *b)
+{
+    b->data_tier = -1;
+    for (size_t i = 0; i < cfit_catalog_storage_count(c); i++) {
+        const cfit_storage *s = cfit_catalog_storage_at(c, i);
+        if (s->per_node && (double)b->nodes * s->read_bytes_per_s >= b->data_read_bytes_per_s) {
+            b->data_tier = (int)i;   /* index in the catalog = index in b->storage (storage_all) */
+            return;
+        }
+    }
+}
+
 static void storage_all(const cfit_catalog *c, cfit_bom *b)
 {
     b->storage_choice = -1;
+    data_tier(c, b);
+    if (b->data_tier >= CFIT_BOM_MAX_STORAGE)
+        b->data_tier = -1;
     for (size_t i = 0; i < cfit_catalog_storage_count(c) && b->nstorage < CFIT_BOM_MAX_STORAGE; i++) {
         cfit_storage_fit *f = &b->storage[b->nstorage];
         storage_fit(c, cfit_catalog_storage_at(c, i), b, f);
@@ -174,10 +202,19 @@ void cfit_bom_storage(const cfit_catalog *c, const cfit_model *m, const cfit_pla
     storage_all(c, b);
 }
 
-int cfit_bom_compute(const cfit_catalog *c, const cfit_model *m, const cfit_plan *p, const cfit_bom_options *o,
-                     cfit_bom *b, cfit_diag *d)
+/* The tier the plan checkpoints to and its capex. */
+static void capex_storage(const cfit_catalog *c, const cfit_plan *p, cfit_bom *b)
 {
-    cfit_bom_storage(c, m, p, o, b);
+    double unit_usd = 0;
+    snprintf(b->capex_storage, sizeof b->capex_storage, "%s", p->goodput.storage);
+    b->capex_storage_units = p->goodput.storage_units;
+    b->has_storage_price = b->capex_storage[0] && cfit__price_of(c, "storage.", b->capex_storage, &unit_usd, NULL, 0);
+    b->storage_usd = b->has_storage_price ? (double)b->capex_storage_units * unit_usd : 0.0;
+}
+
+int cfit_bom_capex(const cfit_catalog *c, const cfit_plan *p, const cfit_bom_options *o, cfit_bom *b, cfit_diag *d)
+{
+    b->nodes = p->nodes;
     b->fabric = p->fabric;
     b->nics_per_node = o->nics_per_node > 0 ? o->nics_per_node : p->node->nics_per_node;
     b->nics = b->nodes * b->nics_per_node;
@@ -190,13 +227,20 @@ int cfit_bom_compute(const cfit_catalog *c, const cfit_model *m, const cfit_plan
     if (rc)
         return rc;
     double nic_usd = 0, node_usd = 0;
+    b->has_node_price = cfit__price_of(c, "node.", p->gpu->name, &node_usd, b->missing, sizeof b->missing);
     b->has_network_price = cfit__price_fabric(c, p->fabric, b->sw, &b->tree, b);
     b->has_nic_price = cfit__price_of(c, "nic.", p->fabric->name, &nic_usd, NULL, 0);
     b->nics_usd = (double)b->nics * nic_usd;
-    b->has_node_price = cfit__price_of(c, "node.", p->gpu->name, &node_usd, b->missing, sizeof b->missing);
     b->node_capex_usd = (double)b->nodes * node_usd;
+    capex_storage(c, p, b);
     b->has_capex = b->has_network_price && b->has_node_price;
-    b->capex_usd = b->node_capex_usd + b->fabric_usd +
-                   (b->storage_choice >= 0 ? b->storage[b->storage_choice].capex_usd : 0.0);
+    b->capex_usd = b->node_capex_usd + b->fabric_usd + b->storage_usd;
     return CFIT_EOK;
+}
+
+int cfit_bom_compute(const cfit_catalog *c, const cfit_model *m, const cfit_plan *p, const cfit_bom_options *o,
+                     cfit_bom *b, cfit_diag *d)
+{
+    cfit_bom_storage(c, m, p, o, b);
+    return cfit_bom_capex(c, p, o, b, d);
 }

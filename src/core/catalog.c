@@ -13,6 +13,7 @@
 #include "base/file.h"
 #include "core/embedded.h"
 #include "core/hf_json.h"
+#include "core/names.h"
 
 #include <errno.h>
 #include <float.h>
@@ -21,10 +22,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum ftype { F_STR, F_TEXT, F_NOTE, F_INT, F_DBL, F_BOOL, F_ENUM, F_OBJ, F_LAYERS, F_FLAGS } ftype;
+typedef enum ftype { F_STR, F_TEXT, F_NOTE, F_INT, F_DBL, F_BOOL, F_ENUM, F_OBJ, F_LAYERS, F_FLAGS, F_ALIASES } ftype;
 /* F_STR: a name (< CFIT_NAME_MAX); F_TEXT: free text stored; F_NOTE: free text checked, not stored;
  * F_LAYERS: an array of whole numbers in [min, max] into a cfit_layer_list; F_FLAGS: an array of
- * enums names into an unsigned, a bit per name (its index) */
+ * enums names into an unsigned, a bit per name (its index); F_ALIASES: an array of names into a
+ * cfit_alias_list */
 
 typedef struct field {
     const char *key;
@@ -89,6 +91,7 @@ static const field gpu_cal[] = {
     END};
 static const field gpu_fields[] = {
     {"name", F_STR, G(name), 1, 0, 0, NULL, NULL},
+    {"aliases", F_ALIASES, G(aliases), 0, 0, 0, NULL, NULL},
     {"vendor", F_STR, G(vendor), 1, 0, 0, NULL, NULL},
     {"arch", F_ENUM, G(arch), 0, 0, 0, gpu_archs, NULL},
     {"display_name", F_STR, G(display_name), 1, 0, 0, NULL, NULL},
@@ -99,6 +102,7 @@ static const field gpu_fields[] = {
     {"scaleup", F_OBJ, 0, 1, 0, 0, NULL, gpu_scaleup},
     {"default_node", F_STR, G(default_node), 1, 0, 0, NULL, NULL},
     {"calibration", F_OBJ, 0, 1, 0, 0, NULL, gpu_cal},
+    {"no_price", F_TEXT, G(no_price), 0, 0, 0, NULL, NULL},
     {"source", F_TEXT, G(source), 1, 0, 0, NULL, NULL},
     END};
 #undef G
@@ -132,7 +136,8 @@ static const field model_fields[] = {
     {"sliding_window", F_INT, M(sliding_window), 0, 1, 1 << 24, NULL, NULL},
     {"sliding_layers", F_INT, M(sliding_layers), 0, 0, 1 << 16, NULL, NULL},
     {"moe_max_nodes_per_token", F_INT, M(moe_max_nodes_per_token), 0, 0, 1 << 16, NULL, NULL},
-    {"source", F_TEXT, M(source), 1, 0, 0, NULL, NULL},
+    {"source", F_TEXT, M(source), 0, 0, 0, NULL, NULL},   /* required in catalogs (load_kind_array); a
+                                                              model file without one gets its path */
     END};
 #undef M
 
@@ -184,6 +189,28 @@ const char *cfit_price_unit_name(cfit_price_unit u)
     return u >= 0 && u < CFIT_UNIT_COUNT ? price_units[u] : "?";
 }
 
+int cfit_price_value_ok(const char *name, cfit_price_unit u, double value, char *why, size_t n)
+{
+    int ratio_floor = strcmp(name, "facility.pue") == 0 || strcmp(name, "power.node_over_gpu_tdp") == 0;
+    if (strcmp(name, "owned.utilisation") == 0 && !(value > 0.0 && value <= 1.0)) {
+        snprintf(why, n, "must be a busy fraction in (0, 1], got %g", value);
+        return 0;
+    }
+    if (ratio_floor && !(value >= 1.0)) {
+        snprintf(why, n, "must be at least 1 (a facility or node draws at least its IT or GPU power), got %g", value);
+        return 0;
+    }
+    if (u == CFIT_UNIT_FRACTION_PER_YEAR && !(value >= 0.0 && value < 1.0)) {
+        snprintf(why, n, "must be a fraction from 0 to below 1, got %g", value);
+        return 0;
+    }
+    if (u != CFIT_UNIT_FRACTION_PER_YEAR && !(value > 0.0)) {
+        snprintf(why, n, "must be greater than 0, got %g", value);
+        return 0;
+    }
+    return 1;
+}
+
 #define PR(x) offsetof(cfit_price, x)
 static const field price_fields[] = {
     {"name", F_STR, PR(name), 1, 0, 0, NULL, NULL},
@@ -230,6 +257,7 @@ static const field storage_fields[] = {
     {"read_bytes_per_s", F_DBL, ST(read_bytes_per_s), 1, 1e6, 1e15, NULL, NULL},
     {"write_bytes_per_s", F_DBL, ST(write_bytes_per_s), 1, 1e6, 1e15, NULL, NULL},
     {"capacity_bytes", F_DBL, ST(capacity_bytes), 1, 1e9, 1e18, NULL, NULL},
+    {"max_nodes", F_INT, ST(max_nodes), 0, 0, 1 << 24, NULL, NULL},
     {"source", F_TEXT, ST(source), 1, 0, 0, NULL, NULL},
     END};
 #undef ST
@@ -432,18 +460,35 @@ static int load_flags(const cfit__json *v, const field *f, unsigned *out, const 
     return CFIT_EOK;
 }
 
+static int load_aliases(const cfit__json *v, const field *f, cfit_alias_list *out, const char *what,
+                        const char *file, cfit_diag *d)
+{
+    if (v->n > CFIT_MAX_ALIASES)
+        return cfit_diag_set(d, CFIT_ERANGE, file, v->line, v->col, "%s key '%s' lists %zu names; at most %d",
+                             what, f->key, v->n, CFIT_MAX_ALIASES);
+    out->n = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        const cfit__json *e = v->items[i];
+        if (e->type != CFIT__JSON_STRING || !e->string[0] || strlen(e->string) >= CFIT_NAME_MAX)
+            return cfit_diag_set(d, CFIT_EPARSE, file, e->line, e->col,
+                                 "%s key '%s' must list names of 1 to %d characters", what, f->key, CFIT_NAME_MAX - 1);
+        snprintf(out->name[out->n++], CFIT_NAME_MAX, "%s", e->string);
+    }
+    return CFIT_EOK;
+}
+
 static int load_value(const cfit__json *v, const field *f, char *base, const char *what,
                       const char *file, cfit_diag *d)
 {
     static const char *const want[] = {"a string", "a string", "a string", "a whole number",
                                        "a number", "true or false", "a string", "an object",
-                                       "an array of layer numbers", "an array of names"};
+                                       "an array of layer numbers", "an array of names", "an array of names"};
     int ok;
     switch (f->type) {
     case F_STR: case F_TEXT: case F_NOTE: case F_ENUM: ok = v->type == CFIT__JSON_STRING; break;
     case F_INT: case F_DBL: ok = v->type == CFIT__JSON_NUMBER; break;
     case F_BOOL: ok = v->type == CFIT__JSON_BOOL; break;
-    case F_LAYERS: case F_FLAGS: ok = v->type == CFIT__JSON_ARRAY; break;
+    case F_LAYERS: case F_FLAGS: case F_ALIASES: ok = v->type == CFIT__JSON_ARRAY; break;
     default: ok = v->type == CFIT__JSON_OBJECT; break;
     }
     if (!ok)
@@ -507,6 +552,8 @@ static int load_value(const cfit__json *v, const field *f, char *base, const cha
         return load_layers(v, f, (cfit_layer_list *)(void *)(base + f->off), what, file, d);
     case F_FLAGS:
         return load_flags(v, f, (unsigned *)(void *)(base + f->off), what, file, d);
+    case F_ALIASES:
+        return load_aliases(v, f, (cfit_alias_list *)(void *)(base + f->off), what, file, d);
     }
     return CFIT_EOK;
 }
@@ -533,8 +580,8 @@ static int load_fields(const cfit__json *obj, const field *fs, char *base, const
     }
     for (const field *f = fs; f->key; f++)
         if (f->required && !cfit__json_member_get(obj, f->key))
-            return cfit_diag_set(d, CFIT_EPARSE, file, obj->line, obj->col,
-                                 "%s entry is missing required key '%s'", what, f->key);
+            return cfit_diag_set(d, CFIT_EPARSE, file, obj->line, obj->col, "%s entry%s%s%s is missing required key '%s'",
+                                 what, base[0] ? " '" : "", base[0] ? base : "", base[0] ? "'" : "", f->key);
     return CFIT_EOK;
 }
 
@@ -576,6 +623,21 @@ static void framework_defaults(const cfit__json *obj, cfit_framework *fw)
         fw->zero_with_pp = 1;
 }
 
+/* A price entry's date and value (load_fields has checked its keys). */
+static int price_entry_check(const cfit_price *p, const char *file, const cfit__json *v, cfit_diag *d)
+{
+    char why[160];
+    const cfit__json_member *vm = cfit__json_member_get(v, "value");
+    const cfit__json *val = vm ? vm->value : NULL;
+    if (!date_ok(p->date))
+        return cfit_diag_set(d, CFIT_EPARSE, file, v->line, v->col, "price entry '%s': date must be YYYY-MM, got '%s'",
+                             p->name, p->date);
+    if (!cfit_price_value_ok(p->name, p->unit, p->value, why, sizeof why))
+        return cfit_diag_set(d, CFIT_ERANGE, file, val ? val->line : v->line, val ? val->col : v->col,
+                             "price entry '%s': value %s", p->name, why);
+    return CFIT_EOK;
+}
+
 static int load_kind_array(const cfit__json *arr, int k, staged *st, const char *file, cfit_diag *d)
 {
     if (arr->type != CFIT__JSON_ARRAY)
@@ -604,12 +666,12 @@ static int load_kind_array(const cfit__json *arr, int k, staged *st, const char 
                                    "gpu entry '%s' has an fp8 rate but no calibration.gemm_efficiency.fp8",
                                    g->name);
         }
-        if (!rc && k == K_PRICE && !date_ok(((const cfit_price *)(const void *)e)->date))
-            rc = cfit_diag_set(d, CFIT_EPARSE, file, v->line, v->col,
-                               "price entry '%s': date must be YYYY-MM, got '%s'", e,
-                               ((const cfit_price *)(const void *)e)->date);
+        if (!rc && k == K_PRICE)
+            rc = price_entry_check((const cfit_price *)(const void *)e, file, v, d);
         if (!rc && k == K_FRAMEWORK)
             framework_defaults(v, (cfit_framework *)(void *)e);
+        if (!rc && k == K_MODEL && !((const cfit_model *)(const void *)e)->source[0])
+            rc = cfit_diag_set(d, CFIT_EPARSE, file, v->line, v->col, "model entry '%s' is missing required key 'source'", e);
         if (!rc && k == K_MODEL)
             rc = cfit_model_validate((cfit_model *)(void *)e, d) ? cfit_diag_set(d, CFIT_EINVALID, file,
                      v->line, v->col, "%s", d ? d->msg : "invalid model") : CFIT_EOK;
@@ -682,8 +744,35 @@ static pos where(const staged *st, int k, const char *name)
 
 /* References between entries must resolve, to the right kind of fabric, in the merged
  * catalog; a broken one in the file being loaded is reported at its entry. */
+/* No GPU name or alias may be another GPU's as people type it (names.h): a lookup must resolve. */
+static int check_aliases(const cfit_catalog *c, const staged *st, const char *file, cfit_diag *d)
+{
+    const table *t = &c->t[K_GPU];
+    for (size_t i = 0; i < t->n; i++) {
+        const cfit_gpu *g = cfit_catalog_gpu_at(c, i);
+        for (int j = -1; j < g->aliases.n; j++) {
+            const char *a = j < 0 ? g->name : g->aliases.name[j];
+            for (size_t k = 0; k < t->n; k++) {
+                const cfit_gpu *h = cfit_catalog_gpu_at(c, k);
+                int clash = k != i && cfit__name_same(a, h->name);
+                for (int m = 0; !clash && k != i && m < h->aliases.n; m++)
+                    clash = cfit__name_same(a, h->aliases.name[m]);
+                pos p = where(st, K_GPU, g->name);
+                if (clash)
+                    return cfit_diag_set(d, CFIT_EINVALID, file, p.line, p.col,
+                                         "gpu '%s': name or alias '%s' is also gpu '%s' (ignoring case and separators)",
+                                         g->name, a, h->name);
+            }
+        }
+    }
+    return CFIT_EOK;
+}
+
 static int check_refs(const cfit_catalog *c, const staged *st, const char *file, cfit_diag *d)
 {
+    int rc = check_aliases(c, st, file, d);
+    if (rc)
+        return rc;
     for (size_t i = 0; i < c->t[K_GPU].n; i++) {
         const cfit_gpu *g = cfit_catalog_gpu_at(c, i);
         pos p = where(st, K_GPU, g->name);
@@ -793,6 +882,8 @@ int cfit_model_load_buffer(const char *text, size_t len, const char *name, cfit_
         return rc;
     } else
         rc = load_fields(root, model_fields, (char *)out, "model", name, d);
+    if (!rc && !out->source[0])   /* a user's own file: its path is its source */
+        snprintf(out->source, sizeof out->source, "%s (model file; no source given)", name);
     if (!rc && cfit_model_validate(out, d))
         rc = cfit_diag_set(d, CFIT_EINVALID, name, root->line, root->col, "%s", d ? d->msg : "invalid model");
     cfit__json_free(root);
@@ -906,11 +997,28 @@ const cfit_node *cfit_catalog_node_at(const cfit_catalog *c, size_t i)
     return i < c->t[K_NODE].n ? entry_at(&c->t[K_NODE], K_NODE, i) : NULL;
 }
 
-/* Lookup with a did-you-mean listing of the closest name. */
+/* The entry whose name or (GPUs) alias is name ignoring case and separators (names.h); -1 none. */
+static int find_typed(const table *t, int k, const char *name)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        if (cfit__name_same((const char *)entry_at(t, k, i), name))
+            return (int)i;
+        const cfit_alias_list *a = k == K_GPU ? &((const cfit_gpu *)entry_at(t, k, i))->aliases : NULL;
+        for (int j = 0; a && j < a->n; j++)
+            if (cfit__name_same(a->name[j], name))
+                return (int)i;
+    }
+    return -1;
+}
+
+/* Lookup by name, then as people type it (case, separators, aliases), with a did-you-mean
+ * listing of the closest name. */
 static const void *lookup(const cfit_catalog *c, int k, const char *name, cfit_diag *d)
 {
     const table *t = &c->t[k];
     int i = table_find(t, k, name);
+    if (i < 0 && k != K_PRICE)
+        i = find_typed(t, k, name);
     if (i >= 0)
         return entry_at(t, k, (size_t)i);
     if (d) {
@@ -919,7 +1027,7 @@ static const void *lookup(const cfit_catalog *c, int k, const char *name, cfit_d
         if (names) {
             for (size_t j = 0; j < t->n; j++)
                 names[j] = entry_at(t, k, j);
-            near = cfit_suggest(name, names, t->n);
+            near = cfit__name_suggest(name, names, t->n);
         }
         cfit_diag_set(d, CFIT_EUNKNOWN, NULL, 0, 0, "unknown %s '%s'%s%s%s (see 'clusterfit catalog list %s')",
                       kinds[k].what, name, near ? " (did you mean '" : "", near ? near : "",

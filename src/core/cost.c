@@ -5,6 +5,7 @@
  * key to supply.
  */
 #include "clusterfit/cost.h"
+#include "clusterfit/bom.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -78,31 +79,68 @@ static void cost_power(const cfit_catalog *c, const cfit_plan *p, cfit_cost *k)
     k->cooling = k->rack_kw <= air ? "air" : k->rack_kw <= rear ? "rear-door" : "direct-liquid";
 }
 
-static void cost_own(const cfit_catalog *c, const cfit_plan *p, cfit_cost *k)
+/* The capex from the bill of materials' one computation, its prices recorded as used. */
+static int cost_capex(const cfit_catalog *c, const cfit_plan *p, const cfit_bom_options *o, cfit_cost *k,
+                      char *missing, size_t len)
 {
-    double node_usd = 0, port_usd = 0, kwh = 0, colo = 0, maint = 0, life = 0;
-    const need nd[] = {{"node.", p->gpu->name, &node_usd}, {"network.port.", p->fabric->name, &port_usd},
-                       {"energy.usd_per_kwh", "", &kwh}, {"colo.usd_per_kw_month", "", &colo},
+    cfit_bom b;
+    cfit_diag d;
+    memset(&b, 0, sizeof b);
+    cfit_diag_clear(&d);
+    if (cfit_bom_capex(c, p, o, &b, &d)) {
+        snprintf(missing, len, "switches entry for %s", p->fabric->name);
+        return 0;
+    }
+    price(c, k, "node.", p->gpu->name);
+    price(c, k, "switch.", b.sw->name);
+    price(c, k, "optic.", p->fabric->name);
+    price(c, k, "cable.", p->fabric->name);
+    if (b.capex_storage[0])
+        price(c, k, "storage.", b.capex_storage);
+    if (!b.has_capex) {
+        snprintf(missing, len, "%s", b.missing);
+        return 0;
+    }
+    k->ports = (double)b.nics;
+    k->switches = b.tree.switches;
+    k->transceivers = b.tree.transceivers;
+    k->cables = b.tree.cables;
+    k->tiers = b.tree.tiers;
+    k->switches_usd = b.switches_usd;
+    k->optics_usd = b.optics_usd;
+    k->cables_usd = b.cables_usd;
+    snprintf(k->storage, sizeof k->storage, "%s", b.has_storage_price ? b.capex_storage : "");
+    k->storage_units = b.has_storage_price ? b.capex_storage_units : 0;
+    k->node_capex_usd = b.node_capex_usd;
+    k->network_capex_usd = b.fabric_usd;
+    k->storage_capex_usd = b.storage_usd;
+    k->capex_usd = b.capex_usd;
+    return 1;
+}
+
+static void cost_own(const cfit_catalog *c, const cfit_plan *p, const cfit_bom_options *o, cfit_cost *k)
+{
+    double kwh = 0, colo = 0, maint = 0, life = 0;
+    const need nd[] = {{"energy.usd_per_kwh", "", &kwh}, {"colo.usd_per_kw_month", "", &colo},
                        {"maintenance.fraction_per_year", "", &maint}, {"amortisation.years", "", &life}};
-    char missing[sizeof k->missing_own];
-    int ok = lookup_all(c, k, nd, sizeof nd / sizeof nd[0], missing, sizeof missing);
+    char missing[sizeof k->missing_own] = "", rest[sizeof k->missing_own] = "";
+    int ok = cost_capex(c, p, o, k, missing, sizeof missing);
+    ok &= lookup_all(c, k, nd, sizeof nd / sizeof nd[0], rest, sizeof rest);
     if (!ok && !k->missing_own[0])
-        memcpy(k->missing_own, missing, sizeof missing);
+        memcpy(k->missing_own, missing[0] ? missing : rest, sizeof missing);
     if (!ok || !k->has_power || life <= 0)
         return;
     k->has_own = 1;
-    k->ports = (double)p->nodes * p->node->nics_per_node;
-    k->node_capex_usd = (double)p->nodes * node_usd;
-    k->network_capex_usd = k->ports * port_usd;
-    k->capex_usd = k->node_capex_usd + k->network_capex_usd;
+    const cfit_price *busy = price(c, k, "owned.utilisation", "");
+    k->utilisation = busy ? busy->value : 1.0;
     k->own_fixed_usd_per_year = k->capex_usd / life + k->capex_usd * maint +
                                 k->power_kw_it * colo * MONTHS_PER_YEAR;
     k->own_energy_usd_per_year = k->power_kw_facility * HOURS_PER_YEAR * kwh;
-    double years = p->time_to_train_s / 3600.0 / HOURS_PER_YEAR;
-    k->amortised_usd = k->capex_usd / life * years;
+    double years = p->time_to_train_s / 3600.0 / HOURS_PER_YEAR, held = years / k->utilisation;
+    k->amortised_usd = k->capex_usd / life * held;   /* the idle share of the life is the run's too */
     k->energy_usd = k->own_energy_usd_per_year * years;
-    k->maintenance_usd = k->capex_usd * maint * years;
-    k->colo_usd = k->power_kw_it * colo * MONTHS_PER_YEAR * years;
+    k->maintenance_usd = k->capex_usd * maint * held;
+    k->colo_usd = k->power_kw_it * colo * MONTHS_PER_YEAR * held;
     k->own_run_usd = k->amortised_usd + k->energy_usd + k->maintenance_usd + k->colo_usd;
 }
 
@@ -120,27 +158,50 @@ static void cost_rent(const cfit_catalog *c, const cfit_plan *p, cfit_cost *k)
     }
 }
 
+/* Per rent basis: the utilisation at which owning a year (fixed + u x energy) costs renting
+ * u of the year; -1 when rent is below the energy alone. */
 static void cost_break_even(const cfit_catalog *c, const cfit_plan *p, cfit_cost *k)
 {
-    if (!k->has_own || !k->has_rent[CFIT_BASIS_RENT])
+    if (!k->has_own)
         return;
-    char key[2 * CFIT_NAME_MAX];
-    snprintf(key, sizeof key, "cloud.on_demand.%s", p->gpu->name);
-    const cfit_price *pr = cfit_catalog_price(c, key, NULL);
-    double rent_year = (double)p->gpus * HOURS_PER_YEAR * pr->value;   /* busy all year */
-    double margin = rent_year - k->own_energy_usd_per_year;
-    k->has_break_even = 1;
-    k->break_even_utilisation = margin > 0 ? k->own_fixed_usd_per_year / margin : -1.0;
+    for (int b = 0; b < CFIT_BASIS_OWN; b++) {
+        char key[2 * CFIT_NAME_MAX];
+        snprintf(key, sizeof key, "%s%s", rent_prefix[b], p->gpu->name);
+        const cfit_price *pr = cfit_catalog_price(c, key, NULL);
+        if (!pr)
+            continue;
+        double margin = (double)p->gpus * HOURS_PER_YEAR * pr->value - k->own_energy_usd_per_year;
+        k->has_break_even_basis[b] = 1;
+        k->break_even_basis[b] = margin > 0 ? k->own_fixed_usd_per_year / margin : -1.0;
+    }
+    k->has_break_even = k->has_break_even_basis[CFIT_BASIS_RENT];
+    k->break_even_utilisation = k->break_even_basis[CFIT_BASIS_RENT];
+}
+
+void cfit_cost_compute_with(const cfit_catalog *c, const cfit_plan *p, const cfit_bom_options *o, cfit_cost *out)
+{
+    cfit_bom_options dflt;
+    cfit_bom_options_init(&dflt);
+    memset(out, 0, sizeof *out);
+    out->cooling = "";
+    cost_power(c, p, out);
+    cost_own(c, p, o ? o : &dflt, out);
+    cost_rent(c, p, out);
+    cost_break_even(c, p, out);
 }
 
 void cfit_cost_compute(const cfit_catalog *c, const cfit_plan *p, cfit_cost *out)
 {
-    memset(out, 0, sizeof *out);
-    out->cooling = "";
-    cost_power(c, p, out);
-    cost_own(c, p, out);
-    cost_rent(c, p, out);
-    cost_break_even(c, p, out);
+    cfit_cost_compute_with(c, p, NULL, out);
+}
+
+void cfit_cost_compute_for(const cfit_plan_request *r, const cfit_plan *p, cfit_cost *out)
+{
+    cfit_bom_options o;
+    cfit_bom_options_init(&o);
+    o.oversub = r->oversub >= 1.0 ? r->oversub : 1.0;
+    o.nics_per_node = r->nics_per_node;
+    cfit_cost_compute_with(r->catalog, p, &o, out);
 }
 
 int cfit_cost_of(const cfit_cost *k, cfit_cost_basis b, double *usd)
@@ -168,11 +229,11 @@ const char *cfit_cost_missing(const cfit_cost *k, cfit_cost_basis b, char *buf, 
 /* ---- key checking ---- */
 
 static const char *const global_keys[] = {
-    "energy.usd_per_kwh", "facility.pue", "facility.kw_per_rack", "colo.usd_per_kw_month",
+    "owned.utilisation", "energy.usd_per_kwh", "facility.pue", "facility.kw_per_rack", "colo.usd_per_kw_month",
     "maintenance.fraction_per_year", "amortisation.years", "power.node_over_gpu_tdp",
     "cooling.air_max_kw_per_rack", "cooling.rear_door_max_kw_per_rack"};
 
-/* Every key the model reads: the globals, four per GPU, one per scale-out fabric, and
+/* Every key the model reads: the globals, four per GPU, and
  * any catalog entry.  names must hold keys_max pointers into storage. */
 static size_t all_keys(const cfit_catalog *c, char (*store)[2 * CFIT_NAME_MAX], const char **names, size_t max)
 {
@@ -186,14 +247,6 @@ static size_t all_keys(const cfit_catalog *c, char (*store)[2 * CFIT_NAME_MAX], 
             snprintf(store[n], sizeof store[n], "%s%s", pre[j], g);
             names[n] = store[n];
         }
-    }
-    for (size_t i = 0; i < cfit_catalog_fabric_count(c) && n < max; i++) {
-        const cfit_fabric *f = cfit_catalog_fabric_at(c, i);
-        if (f->kind != CFIT_FABRIC_SCALEOUT)
-            continue;
-        snprintf(store[n], sizeof store[n], "network.port.%s", f->name);
-        names[n] = store[n];
-        n++;
     }
     for (size_t i = 0; i < cfit_catalog_price_count(c) && n < max; i++)
         names[n++] = cfit_catalog_price_at(c, i)->name;
@@ -228,13 +281,10 @@ int cfit_cost_key_check(const cfit_catalog *c, const char *key, cfit_diag *d)
 int cfit_cost_price_set(cfit_catalog *c, const char *key, double value, cfit_diag *d)
 {
     static const struct { const char *prefix; cfit_price_unit unit; } units[] = {
-        {"node.", CFIT_UNIT_USD_PER_NODE}, {"cloud.", CFIT_UNIT_USD_PER_GPU_HOUR},
-        {"network.port.", CFIT_UNIT_USD_PER_PORT}};
+        {"node.", CFIT_UNIT_USD_PER_NODE}, {"cloud.", CFIT_UNIT_USD_PER_GPU_HOUR}, {"owned.", CFIT_UNIT_RATIO}};
     int rc = cfit_cost_key_check(c, key, d);
     if (rc)
         return rc;
-    if (!(value >= 0 && value <= 1e12))
-        return cfit_diag_set(d, CFIT_ERANGE, NULL, 0, 0, "price '%s' must be between 0 and 1e12, got %g", key, value);
     cfit_price p;
     memset(&p, 0, sizeof p);
     const cfit_price *old = cfit_catalog_price(c, key, NULL);
@@ -243,6 +293,11 @@ int cfit_cost_price_set(cfit_catalog *c, const char *key, double value, cfit_dia
     for (size_t i = 0; !old && i < sizeof units / sizeof units[0]; i++)
         if (strncmp(key, units[i].prefix, strlen(units[i].prefix)) == 0)
             p.unit = units[i].unit;
+    char why[160];
+    if (!(value <= 1e12))
+        return cfit_diag_set(d, CFIT_ERANGE, NULL, 0, 0, "price '%s' must be at most 1e12, got %g", key, value);
+    if (!cfit_price_value_ok(key, p.unit, value, why, sizeof why))
+        return cfit_diag_set(d, CFIT_ERANGE, NULL, 0, 0, "price '%s' %s", key, why);
     snprintf(p.name, sizeof p.name, "%s", key);
     p.value = value;
     snprintf(p.source, sizeof p.source, "--price");

@@ -163,11 +163,12 @@ static void set_exposed(cfit_net_result *res)
 
 /* The basis rate per GPU-hour: the cloud price when renting; when owning, the run's owning
  * cost without its network share (the network is priced per option). */
-static void basis_rate(const cfit_plan_request *r, const cfit_plan *best, cfit_net_result *res)
+static void basis_rate(const cfit_plan_request *r, const cfit_plan *best, const cfit_bom_options *o,
+                       cfit_net_result *res)
 {
     cfit_cost k;
     double usd = 0;
-    cfit_cost_compute(r->catalog, best, &k);
+    cfit_cost_compute_with(r->catalog, best, o, &k);
     res->has_rate = cfit_cost_of(&k, (cfit_cost_basis)r->cost_basis, &usd) && k.gpu_hours > 0;
     if (!res->has_rate) {
         cfit_cost_missing(&k, (cfit_cost_basis)r->cost_basis, res->missing, sizeof res->missing);
@@ -189,9 +190,10 @@ static void network_share(const cfit_catalog *c, cfit_net_result *res)
 }
 
 /* GPU time, the network's share over the run and their sum, per option. */
-static void value_options(const cfit_plan_request *r, const cfit_plan *best, cfit_net_result *res)
+static void value_options(const cfit_plan_request *r, const cfit_plan *best, const cfit_bom_options *o,
+                          cfit_net_result *res)
 {
-    basis_rate(r, best, res);
+    basis_rate(r, best, o, res);
     network_share(r->catalog, res);
     for (size_t i = 0; i < res->n; i++) {
         cfit_net_option *x = &res->opts[i];
@@ -277,7 +279,7 @@ int cfit_network_compare(const cfit_plan_request *r, const cfit_plan *best, cons
         return rc;
     }
     set_exposed(res);
-    value_options(r, best, res);
+    value_options(r, best, o, res);
     rank(best, res);
     if (res->recommended >= 0)
         res->missing[0] = '\0';

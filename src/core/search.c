@@ -551,7 +551,7 @@ static int plan_cost(const cfit_plan_request *r, const cfit_plan *p, double *usd
     if (!r->catalog || p->time_to_train_s <= 0)
         return 0;
     cfit_cost k;
-    cfit_cost_compute(r->catalog, p, &k);
+    cfit_cost_compute_for(r, p, &k);
     return cfit_cost_of(&k, (cfit_cost_basis)r->cost_basis, usd);
 }
 

@@ -27,13 +27,13 @@ for l in d["slow_links"] + d["dismissed_links"]:
         assert l["min_gbs"] <= l["bandwidth_gbs"] <= l["max_gbs"] and l["min_gbs"] <= l["first_gbs"] <= l["max_gbs"], l
 PY
 }
-CLUSTERFIT_PAIRS_INJECT=0-1:0.01:once pairs >"$tmp/once.json" 2>"$tmp/once.err"
+CLUSTERFIT_PAIRS_INJECT=0-1:0.0001:once pairs >"$tmp/once.json" 2>"$tmp/once.err"
 rc=$?; ((rc == 0)) || fail "a transient dip: exit $rc, want 0"
 check "$tmp/once.json" 0 1 3 || fail "a transient dip: not dismissed"
-CLUSTERFIT_PAIRS_INJECT=0-1:0.01:once pairs --confirm 0 >"$tmp/noconf.json" 2>"$tmp/noconf.err"
+CLUSTERFIT_PAIRS_INJECT=0-1:0.0001:once pairs --confirm 0 >"$tmp/noconf.json" 2>"$tmp/noconf.err"
 rc=$?; ((rc == 3)) || fail "a transient dip with --confirm 0: exit $rc, want 3"
 check "$tmp/noconf.json" 1 0 0 || fail "--confirm 0: the dip is not the one slow link"
-CLUSTERFIT_PAIRS_INJECT=0-1:0.01 pairs >"$tmp/always.json" 2>"$tmp/always.err"
+CLUSTERFIT_PAIRS_INJECT=0-1:0.0001 pairs >"$tmp/always.json" 2>"$tmp/always.err"
 rc=$?; ((rc == 3)) || fail "a lasting dip: exit $rc, want 3"
 check "$tmp/always.json" 1 0 3 || fail "a lasting dip: not confirmed"
 cpus=$(nproc)

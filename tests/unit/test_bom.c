@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "clusterfit/bom.h"
@@ -141,6 +142,9 @@ static void test_bom_storage_and_capex(void **state)
     p.gpus = 1024;
     p.nodes = 128;
     p.tokens_per_s = 1e6;
+    p.time_to_train_s = 86400.0;
+    snprintf(p.goodput.storage, sizeof p.goodput.storage, "nas-flash-2u");   /* what goodput writes to */
+    p.goodput.storage_units = 4;
     const cfit_model *m = cfit_catalog_model(cat, "llama3-70b", NULL);
     cfit_bom_options o;
     cfit_bom_options_init(&o);
@@ -154,22 +158,37 @@ static void test_bom_storage_and_capex(void **state)
     double ckpt = cfit_model_params(m) * 14.0 + (double)p.gpus * 10080.0;   /* + per-rank RNG and loader state */
     assert_true(fabs(b.checkpoint_bytes - ckpt) < 1.0);
     assert_true(fabs(b.checkpoint_write_bytes_per_s - ckpt / 300.0) < 1e-3);
-    int pfs = -1, fsx = -1, nvme = -1;
+    int pfs = -1, fsx = -1, nvme = -1, nas = -1;
     for (int i = 0; i < b.nstorage; i++) {
         const char *n = b.storage[i].s->name;
+        nas = strcmp(n, "nas-flash-2u") == 0 ? i : nas;
         pfs = strcmp(n, "pfs-flash-block") == 0 ? i : pfs;
         fsx = strcmp(n, "fsx-lustre-1000-tib") == 0 ? i : fsx;
         nvme = strcmp(n, "nvme-local-8x-gen4") == 0 ? i : nvme;
     }
-    assert_true(pfs >= 0 && fsx >= 0 && nvme >= 0);
+    assert_true(pfs >= 0 && fsx >= 0 && nvme >= 0 && nas >= 0);
     assert_int_equal(b.storage[pfs].units, 1);          /* 3.29 GB/s write < 65 GB/s */
     assert_int_equal(b.storage[fsx].units, (long)ceil(ckpt / 300.0 / 1.048576e9));
     assert_int_equal(b.storage[nvme].units, 128);
-    assert_int_equal(b.storage_choice, pfs);
+    assert_int_equal(b.data_tier, nvme);                /* 16 MB/s of data from the local NVMe */
+    assert_true(b.restart_read_bytes_per_s == b.checkpoint_write_bytes_per_s);
+    assert_int_equal(b.storage[nas].units, 4);          /* one NFS server per 32 nodes: $177,600 < $350,000 */
+    assert_int_equal(b.storage_choice, nas);
     /* 48 switches x 30000 + 4096 optics x 900 + 2048 cables x 150 */
     assert_true(b.has_network_price);
     assert_true(fabs(b.fabric_usd - (48 * 30000.0 + 4096 * 900.0 + 2048 * 150.0)) < 1e-6);
-    assert_true(fabs(b.capex_usd - (128 * 317000.0 + b.fabric_usd + 350000.0)) < 1e-6);
+    assert_true(fabs(b.capex_usd - (128 * 317000.0 + b.fabric_usd + 4 * 44400.0)) < 1e-6);
+    /* one computation: the cost block's capex is the bill of materials' (issue 15) */
+    cfit_cost k;
+    cfit_cost_compute_with(cat, &p, &o, &k);
+    assert_true(k.has_own);
+    assert_true(k.capex_usd == b.capex_usd);
+    assert_true(k.network_capex_usd == b.fabric_usd && k.storage_capex_usd == 4 * 44400.0);
+    o.oversub = 2;   /* a 2:1 fabric is cheaper, in both */
+    assert_int_equal(cfit_bom_compute(cat, m, &p, &o, &b, &d), CFIT_EOK);
+    cfit_cost_compute_with(cat, &p, &o, &k);
+    assert_true(k.capex_usd == b.capex_usd && b.fabric_usd < 48 * 30000.0 + 4096 * 900.0 + 2048 * 150.0);
+    o.oversub = 1;
     /* a 5-minute window -> a 1-minute one: 5x the write rate */
     o.checkpoint_window_s = 60;
     assert_int_equal(cfit_bom_compute(cat, m, &p, &o, &b, &d), CFIT_EOK);

@@ -261,10 +261,26 @@ static void test_lookup_did_you_mean(void **state)
     assert_null(strstr(d.msg, "did you mean"));
     assert_non_null(strstr(d.msg, "catalog list gpus"));
 
-    /* names are exact: no case folding, no prefix match on success */
-    assert_null(cfit_catalog_gpu(c, "H100-SXM", NULL));
-    assert_null(cfit_catalog_gpu(c, "h100", NULL));
+    /* names as people type them (issue 15): case and separators ignored, aliases from the data */
+    const cfit_gpu *h100 = cfit_catalog_gpu(c, "h100-sxm", NULL);
+    assert_ptr_equal(cfit_catalog_gpu(c, "H100-SXM", NULL), h100);
+    assert_ptr_equal(cfit_catalog_gpu(c, "h100sxm", NULL), h100);
+    assert_ptr_equal(cfit_catalog_gpu(c, "H100 SXM", NULL), h100);
+    assert_ptr_equal(cfit_catalog_gpu(c, "H100", NULL), h100);
+    assert_string_equal(cfit_catalog_gpu(c, "MI300X", NULL)->name, "mi300x");
+    assert_string_equal(cfit_catalog_gpu(c, "GB200 NVL72", NULL)->name, "gb200");
+    assert_string_equal(cfit_catalog_gpu(c, "H200", NULL)->name, "h200-sxm");
+    assert_string_equal(cfit_catalog_model(c, "Llama3-70B", NULL)->name, "llama3-70b");
     assert_null(cfit_catalog_gpu(c, "", NULL));
+    /* suggestions know the family: llama3-7b -> llama3-8b, not llama2-7b; an h-typo never a b */
+    cfit_diag_clear(&d);
+    assert_null(cfit_catalog_model(c, "llama3-7b", &d));
+    expect_suggestion(d.msg, near, sizeof near);
+    assert_string_equal(near, "llama3-8b");
+    cfit_diag_clear(&d);
+    assert_null(cfit_catalog_gpu(c, "h201", &d));
+    expect_suggestion(d.msg, near, sizeof near);
+    assert_true(near[0] == 'h');
     cfit_catalog_free(c);
 }
 
@@ -360,14 +376,14 @@ static void test_load_override_and_add(void **state)
     assert_string_equal(pr->date, "2023-12");
     size_t np = cfit_catalog_price_count(c);
     rc = load(c, "{\"prices\": [{\"name\": \"energy.usd_per_kwh\", \"value\": 0.12, \"unit\": \"usd_per_kwh\", "
-                 "\"date\": \"2026-01\", \"source\": \"unit test\"}, {\"name\": \"node.mi300x\", \"value\": 250000, "
+                 "\"date\": \"2026-01\", \"source\": \"unit test\"}, {\"name\": \"node.mi355x\", \"value\": 250000, "
                  "\"unit\": \"usd_per_node\", \"date\": \"2026-01\", \"source\": \"unit test\"}]}", &d);
     assert_int_equal(rc, CFIT_EOK);
     assert_int_equal(cfit_catalog_price_count(c), np + 1);
     pr = cfit_catalog_price(c, "energy.usd_per_kwh", NULL);
     assert_true(pr->value == 0.12);
     assert_string_equal(pr->date, "2026-01");
-    assert_int_equal(cfit_catalog_price(c, "node.mi300x", NULL)->unit, CFIT_UNIT_USD_PER_NODE);
+    assert_int_equal(cfit_catalog_price(c, "node.mi355x", NULL)->unit, CFIT_UNIT_USD_PER_NODE);
     assert_null(cfit_catalog_price(c, "energy.usd_per_kwh2", &d));
     assert_non_null(strstr(d.msg, "did you mean 'energy.usd_per_kwh'?"));
     cfit_catalog_free(c);
@@ -493,10 +509,16 @@ static void test_load_errors(void **state)
         {"empty", "", CFIT_EPARSE, 1, 1, NULL, NULL},
         {"price without source", "{\"prices\": [\n  {\"name\": \"node.x\", \"value\": 1, \"unit\": "
              "\"usd_per_node\", \"date\": \"2025-01\"}]}",
-         CFIT_EPARSE, 2, 3, "price entry is missing required key 'source'", NULL},
+         CFIT_EPARSE, 2, 3, "price entry 'node.x' is missing required key 'source'", NULL},
         {"price without date", "{\"prices\": [\n  {\"name\": \"node.x\", \"value\": 1, \"unit\": "
              "\"usd_per_node\", \"source\": \"s\"}]}",
-         CFIT_EPARSE, 2, 3, "price entry is missing required key 'date'", NULL},
+         CFIT_EPARSE, 2, 3, "price entry 'node.x' is missing required key 'date'", NULL},
+        {"price of zero", "{\"prices\": [\n  {\"name\": \"node.x\", \"value\": 0, \"unit\": "
+             "\"usd_per_node\", \"date\": \"2025-01\", \"source\": \"s\"}]}",
+         CFIT_ERANGE, 2, 31, "price entry 'node.x': value must be greater than 0", NULL},
+        {"pue below 1", "{\"prices\": [\n  {\"name\": \"facility.pue\", \"value\": 0.9, \"unit\": "
+             "\"ratio\", \"date\": \"2025-01\", \"source\": \"s\"}]}",
+         CFIT_ERANGE, 2, 37, "'facility.pue': value must be at least 1", NULL},
         {"price bad date", "{\"prices\": [\n  {\"name\": \"node.x\", \"value\": 1, \"unit\": "
              "\"usd_per_node\", \"date\": \"2025-13\", \"source\": \"s\"}]}",
          CFIT_EPARSE, 2, 3, "date must be YYYY-MM", "2025-13"},

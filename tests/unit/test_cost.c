@@ -49,17 +49,19 @@ static cfit_plan plan_of(const char *gpu, long nodes, double days)
 #define CENT(x, want) assert_true(fabs((x) - (want)) < 0.005)
 
 /* 8 HGX H100 nodes (64 GPUs) for 30 days = 720 h = 720/8766 years, with the prices
- * node.h100-sxm 317000, network.port.ib-ndr 2500, amortisation.years 4,
+ * node.h100-sxm 317000, switch.qm9700-ndr 30000, optic.ib-ndr 900, cable.ib-ndr 150, amortisation.years 4,
  * maintenance.fraction_per_year 0.05, colo.usd_per_kw_month 150, energy.usd_per_kwh 0.0806,
  * facility.pue 1.56, power.node_over_gpu_tdp 1.82, cloud.on_demand/reserved/spot.h100-sxm
  * 6.88/5.19/3.0:
- *   capex       = 8 x 317000 + 64 ports x 2500                 = 2,696,000.00
- *   amortised   = 2,696,000 / 4 x 720/8766                      =    55,359.34
+ *   capex       = 8 x 317000 + the fabric: the 64 node ports fit one 64-port QM9700, 64 cables,
+ *                 128 transceivers: 30000 + 128 x 900 + 64 x 150 = 2,690,800.00 (no storage: the
+ *                 plan has no goodput storage tier; cfit_bom_capex, test_bom.c)
+ *   amortised   = 2,690,800 / 4 x 720/8766                      =    55,252.57
  *   power IT    = 8 nodes x 8 x 700 W x 1.82                    =        81.536 kW
  *   energy      = 81.536 x 1.56 kW x 720 h x 0.0806             =     7,381.45
- *   maintenance = 2,696,000 x 0.05 x 720/8766                   =    11,071.87
+ *   maintenance = 2,690,800 x 0.05 x 720/8766                   =    11,050.51
  *   colocation  = 81.536 kW x 150 x 12 x 720/8766               =    12,054.60
- *   own         = sum                                           =    85,867.26
+ *   own         = sum                                           =    85,739.13
  *   rent        = 64 x 720 x 6.88 / 5.19 / 3.0 = 317,030.40 / 239,155.20 / 138,240.00 */
 static void test_cost_by_hand(void **state)
 {
@@ -68,22 +70,26 @@ static void test_cost_by_hand(void **state)
     cfit_cost k;
     cfit_cost_compute(cat, &p, &k);
     assert_true(k.has_own && k.has_power && k.has_rent[0] && k.has_rent[1] && k.has_rent[2]);
-    CENT(k.capex_usd, 2696000.00);
+    CENT(k.capex_usd, 2690800.00);
+    CENT(k.network_capex_usd, 154800.00);
+    CENT(k.storage_capex_usd, 0.0);
+    assert_int_equal(k.switches, 1);
+    assert_int_equal(k.transceivers, 128);
     CENT(k.ports, 64);
-    CENT(k.amortised_usd, 55359.34);
+    CENT(k.amortised_usd, 55252.57);
     CENT(k.energy_usd, 7381.45);
-    CENT(k.maintenance_usd, 11071.87);
+    CENT(k.maintenance_usd, 11050.51);
     CENT(k.colo_usd, 12054.60);
-    CENT(k.own_run_usd, 85867.26);
+    CENT(k.own_run_usd, 85739.13);
     CENT(k.rent_usd[CFIT_BASIS_RENT], 317030.40);
     CENT(k.rent_usd[CFIT_BASIS_RESERVED], 239155.20);
     CENT(k.rent_usd[CFIT_BASIS_SPOT], 138240.00);
     double usd;
     assert_true(cfit_cost_of(&k, CFIT_BASIS_OWN, &usd));
-    CENT(usd, 85867.26);
+    CENT(usd, 85739.13);
     /* break-even: (capex/4 + capex x 0.05 + 81.536 x 150 x 12) / (64 x 8766 x 6.88 - energy per year) */
     assert_true(k.has_break_even);
-    assert_true(fabs(k.break_even_utilisation - 0.2534670780) < 1e-9);
+    assert_true(fabs(k.break_even_utilisation - 0.2530532823) < 1e-9);
     /* 3 nodes of 10.192 kW in a 40 kW rack: 30.576 kW, above the 30 kW air limit */
     assert_int_equal(k.nodes_per_rack, 3);
     assert_int_equal(k.racks, 3);
@@ -109,16 +115,16 @@ static void test_cooling_classes(void **state)
 static void test_missing_prices(void **state)
 {
     (void)state;
-    cfit_plan p = plan_of("mi300x", 4, 10);
+    cfit_plan p = plan_of("mi355x", 4, 10);
     cfit_cost k;
     char buf[128];
     cfit_cost_compute(cat, &p, &k);
     assert_true(k.has_power);
     assert_false(k.has_own);
     assert_false(k.has_rent[CFIT_BASIS_RENT]);
-    assert_string_equal(cfit_cost_missing(&k, CFIT_BASIS_OWN, buf, sizeof buf), "node.mi300x");
-    assert_string_equal(cfit_cost_missing(&k, CFIT_BASIS_RENT, buf, sizeof buf), "cloud.on_demand.mi300x");
-    assert_string_equal(cfit_cost_missing(&k, CFIT_BASIS_SPOT, buf, sizeof buf), "cloud.spot.mi300x");
+    assert_string_equal(cfit_cost_missing(&k, CFIT_BASIS_OWN, buf, sizeof buf), "node.mi355x");
+    assert_string_equal(cfit_cost_missing(&k, CFIT_BASIS_RENT, buf, sizeof buf), "cloud.on_demand.mi355x");
+    assert_string_equal(cfit_cost_missing(&k, CFIT_BASIS_SPOT, buf, sizeof buf), "cloud.spot.mi355x");
     double usd;
     assert_false(cfit_cost_of(&k, CFIT_BASIS_OWN, &usd));
 }
@@ -200,7 +206,7 @@ static void test_rank_by_cost(void **state)
 static void test_budget(void **state)
 {
     (void)state;
-    const cfit_gpu *g[] = {cfit_catalog_gpu(cat, "h100-sxm", NULL), cfit_catalog_gpu(cat, "mi300x", NULL)};
+    const cfit_gpu *g[] = {cfit_catalog_gpu(cat, "h100-sxm", NULL), cfit_catalog_gpu(cat, "mi355x", NULL)};
     double prev_s = INFINITY;
     for (int bi = 0; bi < 3; bi++) {
         static const double budgets[] = {2e5, 1e6, 5e6};
@@ -217,7 +223,7 @@ static void test_budget(void **state)
         assert_true(h->cost_usd <= budgets[bi]);
         assert_true(h->best.time_to_train_s <= prev_s);
         prev_s = h->best.time_to_train_s;
-        assert_true(m->found);                 /* mi300x has no rent price: never within a budget */
+        assert_true(m->found);                 /* mi355x has no rent price: never within a budget */
         assert_false(m->has_cost);
         assert_false(m->within_budget);
         for (size_t i = 0; i < res.nplans; i++)
