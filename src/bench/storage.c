@@ -441,7 +441,7 @@ static int read_passes(pass *p, const char *path, unsigned char *bufs, size_t pe
     return rc;
 }
 
-int cfit_storage_run(const cfit_storage_opts *o, cfit_storage_result *res, cfit_diag *d)
+static int storage_run(const cfit_storage_opts *o, cfit_storage_result *res, cfit_diag *d, int *synced)
 {
     memset(res, 0, sizeof *res);
     int rc = check_opts(o, d);
@@ -473,6 +473,7 @@ int cfit_storage_run(const cfit_storage_opts *o, cfit_storage_result *res, cfit_
         return cfit_diag_set(d, CFIT_ENOMEM, NULL, 0, 0, "cannot allocate %d x %llu bytes of aligned buffers",
                              o->threads, (unsigned long long)per_thread);
     pass p = {o, -1, 0, 0, uring, o->size_bytes / o->block_bytes, 0, 0};
+    *synced = 1;   /* from here every pass is announced, also on failure */
     rc = sync_passes(&p, 0, d);
     if (!rc && !res->reused)
         rc = write_file(&p, res->path, partial, bufs, per_thread, res, d);
@@ -490,5 +491,15 @@ int cfit_storage_run(const cfit_storage_opts *o, cfit_storage_result *res, cfit_
     res->kept = o->keep && (!rc || res->reused);
     if (!res->kept)
         unlink(res->path);
+    return rc;
+}
+
+int cfit_storage_run(const cfit_storage_opts *o, cfit_storage_result *res, cfit_diag *d)
+{
+    int synced = 0;
+    int rc = storage_run(o, res, d, &synced);
+    for (int k = 0; !synced && o->before_pass && k < 3; k++)   /* failed before the first pass: */
+        if (o->before_pass(o->pass_ctx, k))                     /* the other clients still meet us */
+            break;
     return rc;
 }

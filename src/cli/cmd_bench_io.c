@@ -307,6 +307,8 @@ static int storage_once(storage_cli *c, cfit_comm *comm)
     int err = comm ? storage_run_clients(comm, &o, &r, &c->agg, &d) : cfit_storage_run(&o, &r, &d);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
+    if (err && err == CFIT_EINVALID && comm && cfit_comm_rank(comm) != 0)
+        return EXIT_USAGE;   /* bad options fail alike on every client: rank 0 says why */
     if (err) {
         if (interrupted)
             return cli_error("bench storage: interrupted; the test file was %s", r.kept ? "kept" : "removed"), EXIT_RUNTIME;

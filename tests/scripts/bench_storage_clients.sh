@@ -2,7 +2,7 @@
 # bench_storage_clients.sh BINARY SRCDIR - `bench storage --clients N` (issue 17 part 3): N client
 # processes run each pass at once, one file each; the results are the aggregate (bytes summed,
 # time to the last client's end) with each client's range, judged against the need (MET / NOT
-# MET, exit 3), and every client's file is removed.
+# MET, exit 3), and every client's file is removed; a bad option ends every client at once.
 set -uo pipefail
 bin=$1
 . "$(dirname "$0")/bench_lib.bash"
@@ -31,4 +31,10 @@ rc=$?
 grep -q "NOT MET" "$tmp/miss.txt" || fail "--clients 2: no NOT MET verdict"
 grep -q "^# 2 clients at once" "$tmp/miss.txt" || fail "--clients 2: no aggregate line"
 [[ -z "$(ls -A "$dir")" ]] || fail "--clients 2 left files"
+# a bad option fails on every client before the first pass: exit 2 at once, one message, no client
+# left waiting at a barrier
+timeout 60 "$bin" bench storage --path "$dir" --size 16M --block 3K --clients 3 >/dev/null 2>"$tmp/bad.txt"
+rc=$?
+((rc == 2)) || fail "--clients 3 --block 3K: exit $rc, want 2"
+(($(grep -c 'must be a multiple of 4K' "$tmp/bad.txt") == 1)) || fail "--block 3K: not one message: $(cat "$tmp/bad.txt")"
 echo "bench_storage_clients.sh: ok"
