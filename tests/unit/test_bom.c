@@ -17,22 +17,7 @@
 
 #include "clusterfit/bom.h"
 
-static cfit_catalog *cat;
-
-static int setup(void **state)
-{
-    (void)state;
-    cfit_diag d;
-    cat = cfit_catalog_new(&d);
-    return cat ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    cfit_catalog_free(cat);
-    return 0;
-}
+#include "catalog_fixture.h"
 
 static cfit_fattree tree(long nodes, int nics, int radix, int tiers, double oversub)
 {

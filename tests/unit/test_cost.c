@@ -14,22 +14,7 @@
 
 #include "clusterfit/cost.h"
 
-static cfit_catalog *cat;
-
-static int setup(void **state)
-{
-    (void)state;
-    cfit_diag d;
-    cat = cfit_catalog_new(&d);
-    return cat ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    cfit_catalog_free(cat);
-    return 0;
-}
+#include "catalog_fixture.h"
 
 /* A plan with only what the cost model reads: GPU, node, fabric, counts and time. */
 static cfit_plan plan_of(const char *gpu, long nodes, double days)

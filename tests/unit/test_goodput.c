@@ -12,41 +12,19 @@
 #include "clusterfit/goodput.h"
 #include "clusterfit/plan.h"
 
-static cfit_catalog *cat;
+#include "catalog_fixture.h"
 
-static int setup(void **state)
-{
-    (void)state;
-    cfit_diag d;
-    cat = cfit_catalog_new(&d);
-    return cat ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    cfit_catalog_free(cat);
-    return 0;
-}
-
-static void assert_near(double got, double want, double rel)
-{
-    if (!(fabs(got - want) <= rel * fabs(want))) {
-        print_error("got %.10g, want %.10g (within %g)\n", got, want, rel);
-        fail();
-    }
-}
 
 /* Young: sqrt(2 delta M); Daly's higher-order optimum against the values his paper's figures 3-5
  * print for delta = 5 min: M = 24 h -> 117 min, M = 6 h -> 57 min, M = 15 min -> 9.1 min. */
 static void test_young_daly(void **state)
 {
     (void)state;
-    assert_near(cfit_goodput_young_s(300, 86400), 7200, 1e-12);
-    assert_near(cfit_goodput_daly_s(300, 86400) / 60, 117, 0.005);
-    assert_near(cfit_goodput_daly_s(300, 6 * 3600) / 60, 57, 0.01);
-    assert_near(cfit_goodput_daly_s(300, 900) / 60, 9.1, 0.01);
-    assert_near(cfit_goodput_daly_s(2000, 900), 900, 1e-12);   /* delta >= 2M: tau = M */
+    assert_rel_near(cfit_goodput_young_s(300, 86400), 7200, 1e-12);
+    assert_rel_near(cfit_goodput_daly_s(300, 86400) / 60, 117, 0.005);
+    assert_rel_near(cfit_goodput_daly_s(300, 6 * 3600) / 60, 57, 0.01);
+    assert_rel_near(cfit_goodput_daly_s(300, 900) / 60, 9.1, 0.01);
+    assert_rel_near(cfit_goodput_daly_s(2000, 900), 900, 1e-12);   /* delta >= 2M: tau = M */
 }
 
 /* Daly's fraction: 1 without checkpoint cost or failures; the first-order expansion
@@ -54,10 +32,10 @@ static void test_young_daly(void **state)
 static void test_fraction(void **state)
 {
     (void)state;
-    assert_near(cfit_goodput_fraction(3600, 0, 0, INFINITY), 1.0, 1e-12);
-    assert_near(cfit_goodput_fraction(3600, 36, 0, INFINITY), 3600.0 / 3636.0, 1e-12);
+    assert_rel_near(cfit_goodput_fraction(3600, 0, 0, INFINITY), 1.0, 1e-12);
+    assert_rel_near(cfit_goodput_fraction(3600, 36, 0, INFINITY), 3600.0 / 3636.0, 1e-12);
     double M = 1e6, tau = 1000, delta = 10, R = 100;
-    assert_near(cfit_goodput_fraction(tau, delta, R, M), 1 - delta / tau - (tau / 2 + R) / M, 2e-4);
+    assert_rel_near(cfit_goodput_fraction(tau, delta, R, M), 1 - delta / tau - (tau / 2 + R) / M, 2e-4);
     double best = cfit_goodput_daly_s(delta, M), f = cfit_goodput_fraction(best, delta, R, M);
     assert_true(f >= cfit_goodput_fraction(best * 0.9, delta, R, M));
     assert_true(f >= cfit_goodput_fraction(best * 1.1, delta, R, M));
@@ -74,12 +52,12 @@ static void test_mtbi_scaling(void **state)
     assert_int_equal(cfit_failure_rates(cat, g, 1024, 128, 8, r1), 1);
     assert_int_equal(cfit_failure_rates(cat, g, 2048, 256, 8, r2), 1);
     for (int k = 0; k < CFIT_FAIL_CLASS_COUNT; k++)
-        assert_near(r2[k], 2 * r1[k], 1e-12);
+        assert_rel_near(r2[k], 2 * r1[k], 1e-12);
     /* a node's components count per node: the same GPUs on half the nodes lose host failures */
     double r3[CFIT_FAIL_CLASS_COUNT];
     assert_int_equal(cfit_failure_rates(cat, g, 1024, 64, 8, r3), 1);
-    assert_near(r3[CFIT_FAIL_HOST], r1[CFIT_FAIL_HOST] / 2, 1e-12);
-    assert_near(r3[CFIT_FAIL_GPU], r1[CFIT_FAIL_GPU], 1e-12);
+    assert_rel_near(r3[CFIT_FAIL_HOST], r1[CFIT_FAIL_HOST] / 2, 1e-12);
+    assert_rel_near(r3[CFIT_FAIL_GPU], r1[CFIT_FAIL_GPU], 1e-12);
     assert_int_equal(cfit_failure_rates(NULL, g, 1024, 128, 8, r1), 0);
 }
 
@@ -95,7 +73,7 @@ static void test_arch_entries(void **state)
     assert_int_equal(cfit_catalog_load_buffer(c, js, sizeof js - 1, "t.json", &d), CFIT_EOK);
     double r[CFIT_FAIL_CLASS_COUNT];
     cfit_failure_rates(c, cfit_catalog_gpu(c, "h100-sxm", NULL), 100, 13, 8, r);
-    assert_near(r[CFIT_FAIL_GPU], 1e-2, 1e-12);
+    assert_rel_near(r[CFIT_FAIL_GPU], 1e-2, 1e-12);
     assert_true(r[CFIT_FAIL_HOST] == 0 && r[CFIT_FAIL_PLANNED] == 0);
     cfit_failure_rates(c, cfit_catalog_gpu(c, "a100-sxm-80g", NULL), 100, 13, 8, r);
     assert_true(r[CFIT_FAIL_HOST] > 0);   /* ampere: the "any" entries */
@@ -140,18 +118,18 @@ static void test_llama3_405b(void **state)
     assert_true(fabs(in_54_days - 419) <= 0.25 * 419);
     double planned = 54 * 24 * gp->rate_per_hour[CFIT_FAIL_PLANNED];
     assert_true(fabs(in_54_days + planned - 466) <= 0.25 * 466);
-    assert_near(gp->checkpoint_bytes, 405.85e9 * 14, 0.01);
-    assert_near(gp->checkpoint_write_s, gp->checkpoint_bytes / gp->write_bytes_per_s, 1e-12);
-    assert_near(gp->checkpoint_interval_s, cfit_goodput_daly_s(gp->checkpoint_write_s, gp->mtbi_hours * 3600), 1e-12);
-    assert_near(gp->checkpoint_interval_s, cfit_goodput_young_s(gp->checkpoint_write_s, gp->mtbi_hours * 3600), 0.05);
-    assert_near(gp->restart_s, gp->detect_reschedule_s + gp->checkpoint_read_s, 1e-12);
+    assert_rel_near(gp->checkpoint_bytes, 405.85e9 * 14, 0.01);
+    assert_rel_near(gp->checkpoint_write_s, gp->checkpoint_bytes / gp->write_bytes_per_s, 1e-12);
+    assert_rel_near(gp->checkpoint_interval_s, cfit_goodput_daly_s(gp->checkpoint_write_s, gp->mtbi_hours * 3600), 1e-12);
+    assert_rel_near(gp->checkpoint_interval_s, cfit_goodput_young_s(gp->checkpoint_write_s, gp->mtbi_hours * 3600), 0.05);
+    assert_rel_near(gp->restart_s, gp->detect_reschedule_s + gp->checkpoint_read_s, 1e-12);
     assert_true(gp->fraction > 0.5 && gp->fraction < 1.0);
-    assert_near(p.time_to_train_s, gp->ideal_time_s / gp->fraction, 1e-12);
-    assert_near(gp->expected_interruptions, p.time_to_train_s / 3600 / gp->mtbi_hours, 1e-9);
-    assert_near(gp->lost_gpu_hours, (p.time_to_train_s - gp->ideal_time_s) * 16384 / 3600, 1e-9);
+    assert_rel_near(p.time_to_train_s, gp->ideal_time_s / gp->fraction, 1e-12);
+    assert_rel_near(gp->expected_interruptions, p.time_to_train_s / 3600 / gp->mtbi_hours, 1e-9);
+    assert_rel_near(gp->lost_gpu_hours, (p.time_to_train_s - gp->ideal_time_s) * 16384 / 3600, 1e-9);
     cfit_plan again = p;   /* idempotent */
     cfit_plan_goodput(&r, &again);
-    assert_near(again.time_to_train_s, p.time_to_train_s, 1e-15);
+    assert_rel_near(again.time_to_train_s, p.time_to_train_s, 1e-15);
 }
 
 /* Overrides: --mtbf is per GPU, --checkpoint-every and --restart-time replace the model's. */
@@ -166,7 +144,7 @@ static void test_overrides(void **state)
     r.goodput.checkpoint_every_s = 1800;
     r.goodput.restart_s = 120;
     cfit_plan_goodput(&r, &p);
-    assert_near(p.goodput.mtbi_hours, 10, 1e-12);
+    assert_rel_near(p.goodput.mtbi_hours, 10, 1e-12);
     assert_true(p.goodput.checkpoint_interval_s == 1800);
     assert_true(p.goodput.restart_s == 120);
     assert_true(p.goodput.fraction > base);
@@ -177,7 +155,7 @@ static void test_overrides(void **state)
     cfit_plan_goodput(&r, &p);
     assert_false(p.goodput.modelled);
     assert_true(p.goodput.fraction == 1.0);
-    assert_near(p.time_to_train_s, r.tokens / p.tokens_per_s, 1e-12);
+    assert_rel_near(p.time_to_train_s, r.tokens / p.tokens_per_s, 1e-12);
 }
 
 /* A bigger storage tier (a shorter checkpoint window) writes faster and raises goodput. */

@@ -13,38 +13,16 @@
 #include "clusterfit/plan.h"
 #include "clusterfit/workload.h"
 
-static cfit_catalog *cat;
+#include "catalog_fixture.h"
 
-static int setup(void **state)
-{
-    (void)state;
-    cfit_diag d;
-    cat = cfit_catalog_new(&d);
-    return cat ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    cfit_catalog_free(cat);
-    return 0;
-}
-
-static void assert_near(double got, double want, double rel)
-{
-    if (!(fabs(got - want) <= rel * fabs(want))) {
-        print_error("got %.10g, want %.10g (within %g)\n", got, want, rel);
-        fail();
-    }
-}
 
 /* PCIe: GT/s x lanes / 8 x 128/130 x 256/280; Gen5 x16 about 57.6 GB/s; unknown generations 0. */
 static void test_pcie(void **state)
 {
     (void)state;
-    assert_near(cfit_pcie_bw_bytes_per_s(5, 16), 32e9 * 16 / 8 * 128 / 130 * 256 / 280, 1e-12);
-    assert_near(cfit_pcie_bw_bytes_per_s(4, 16), cfit_pcie_bw_bytes_per_s(5, 16) / 2, 1e-12);
-    assert_near(cfit_pcie_bw_bytes_per_s(3, 16) / 1e9, 14.4, 0.01);
+    assert_rel_near(cfit_pcie_bw_bytes_per_s(5, 16), 32e9 * 16 / 8 * 128 / 130 * 256 / 280, 1e-12);
+    assert_rel_near(cfit_pcie_bw_bytes_per_s(4, 16), cfit_pcie_bw_bytes_per_s(5, 16) / 2, 1e-12);
+    assert_rel_near(cfit_pcie_bw_bytes_per_s(3, 16) / 1e9, 14.4, 0.01);
     assert_true(cfit_pcie_bw_bytes_per_s(2, 16) == 0 && cfit_pcie_bw_bytes_per_s(6, 16) == 0);
     assert_true(cfit_pcie_bw_bytes_per_s(5, 0) == 0);
 }
@@ -53,8 +31,8 @@ static void test_pcie(void **state)
 static void test_cpu_adam(void **state)
 {
     (void)state;
-    assert_near(cfit_cpu_adam_s(10e9, 2 * 6 * 21.333e9), 2.57, 1e-9);
-    assert_near(cfit_cpu_adam_s(10e9, 4 * 6 * 21.333e9), 2.57 / 2, 1e-9);
+    assert_rel_near(cfit_cpu_adam_s(10e9, 2 * 6 * 21.333e9), 2.57, 1e-9);
+    assert_rel_near(cfit_cpu_adam_s(10e9, 4 * 6 * 21.333e9), 2.57 / 2, 1e-9);
     assert_true(cfit_cpu_adam_s(0, 1e11) == 0 && cfit_cpu_adam_s(1e9, 0) == 0);
 }
 
@@ -83,18 +61,18 @@ static void test_parse(void **state)
 static void test_lora_terms(void **state)
 {
     (void)state;
-    assert_near(cfit_nf4_bytes_per_param(), (4.0 + 0.125 + 32.0 / 16384.0) / 8.0, 1e-12);
+    assert_rel_near(cfit_nf4_bytes_per_param(), (4.0 + 0.125 + 32.0 / 16384.0) / 8.0, 1e-12);
     const cfit_model *m = cfit_catalog_model(cat, "llama2-7b", NULL);
     assert_non_null(m);
-    assert_near(cfit_lora_layer_params(m, 16), 16.0 * (4 * 8192 + 3 * 15104), 1e-12);
-    assert_near(cfit_lora_layer_params(m, 32), 2 * cfit_lora_layer_params(m, 16), 1e-12);
+    assert_rel_near(cfit_lora_layer_params(m, 16), 16.0 * (4 * 8192 + 3 * 15104), 1e-12);
+    assert_rel_near(cfit_lora_layer_params(m, 32), 2 * cfit_lora_layer_params(m, 16), 1e-12);
     /* frozen FLOPs: the weight-gradient GEMMs go, the adapters' 6 per parameter come */
     double full = cfit_model_flops_per_token(m, 4096);
     double w = m->layers * cfit_model_layer_matmul_params(m) + (double)m->hidden_size * m->vocab_size;
     double lora = cfit_finetune_flops_per_token(m, 4096, CFIT_FINETUNE_LORA, 16);
-    assert_near(lora, full - 2 * w + 6 * m->layers * cfit_lora_layer_params(m, 16), 1e-12);
-    assert_near(cfit_finetune_flops_per_token(m, 4096, CFIT_FINETUNE_QLORA, 16), lora, 1e-12);
-    assert_near(cfit_finetune_flops_per_token(m, 4096, CFIT_FINETUNE_FULL, 16), full, 1e-12);
+    assert_rel_near(lora, full - 2 * w + 6 * m->layers * cfit_lora_layer_params(m, 16), 1e-12);
+    assert_rel_near(cfit_finetune_flops_per_token(m, 4096, CFIT_FINETUNE_QLORA, 16), lora, 1e-12);
+    assert_rel_near(cfit_finetune_flops_per_token(m, 4096, CFIT_FINETUNE_FULL, 16), full, 1e-12);
     assert_true(lora / full > 0.66 && lora / full < 0.75);   /* 4N / 6N for the GEMMs, attention unchanged */
     const cfit_model *moe = cfit_catalog_model(cat, "mixtral-8x7b", NULL);
     cfit_diag d;
@@ -139,12 +117,12 @@ static void test_optimizer_offload(void **state)
     double P = cfit_model_params(r.model);
     assert_int_equal(p.offload, CFIT_OFFLOAD_OPTIMIZER);
     assert_true(p.mem.optimizer_bytes == 0 && p.br.optimizer_s == 0);
-    assert_near(p.mem.host_bytes, 16.0 * P / 4, 1e-9);
-    assert_near(p.mem.host_capacity_bytes, 768e9 / 4, 1e-12);   /* pcie-rtx5090-8's host over the job's 4 GPUs */
-    assert_near(p.mem.grads_bytes, base.mem.grads_bytes < 1e9 ? base.mem.grads_bytes : 1e9, 1e-12);
+    assert_rel_near(p.mem.host_bytes, 16.0 * P / 4, 1e-9);
+    assert_rel_near(p.mem.host_capacity_bytes, 768e9 / 4, 1e-12);   /* pcie-rtx5090-8's host over the job's 4 GPUs */
+    assert_rel_near(p.mem.grads_bytes, base.mem.grads_bytes < 1e9 ? base.mem.grads_bytes : 1e9, 1e-12);
     assert_true(p.br.offload_s >= cfit_cpu_adam_s(P, 921.6e9));   /* the 4 GPUs' shards on one host */
     assert_true(p.mem.total_bytes < base.mem.total_bytes && p.fits);
-    assert_near(p.step_time_s, base.step_time_s - base.br.optimizer_s + p.br.offload_s, 1e-9);
+    assert_rel_near(p.step_time_s, base.step_time_s - base.br.optimizer_s + p.br.offload_s, 1e-9);
 }
 
 /* Parameter offload needs ZeRO-3 and moves the shard; activation offload keeps two layers. */
@@ -159,7 +137,7 @@ static void test_params_activations(void **state)
     cfit_plan p = eval(&r, g, 3, CFIT_RECOMPUTE_NONE);
     assert_true(p.mem.weights_bytes == 0);
     assert_true(p.mem.activations_bytes < base.mem.activations_bytes / 4);
-    assert_near(p.mem.host_bytes, base.mem.weights_bytes + base.mem.activations_bytes - p.mem.activations_bytes, 1e-9);
+    assert_rel_near(p.mem.host_bytes, base.mem.weights_bytes + base.mem.activations_bytes - p.mem.activations_bytes, 1e-9);
     assert_true(p.br.offload_s > 0 && p.step_time_s > base.step_time_s);
     cfit_diag d;
     r.fixed.zero = 2;
@@ -182,15 +160,15 @@ static void test_lora_plan(void **state)
     cfit_plan lora = eval(&r, g, 1, CFIT_RECOMPUTE_NONE);
     const cfit_model *m = r.model;
     double P = cfit_model_params(m), A = m->layers * cfit_lora_layer_params(m, 16);
-    assert_near(lora.mem.weights_bytes, 2 * P + 2 * A, 1e-9);
-    assert_near(lora.mem.grads_bytes, 2 * A, 1e-9);
-    assert_near(lora.mem.optimizer_bytes, 12 * A / 4, 1e-9);
+    assert_rel_near(lora.mem.weights_bytes, 2 * P + 2 * A, 1e-9);
+    assert_rel_near(lora.mem.grads_bytes, 2 * A, 1e-9);
+    assert_rel_near(lora.mem.optimizer_bytes, 12 * A / 4, 1e-9);
     assert_true(lora.br.compute_s < 0.9 * full.br.compute_s && lora.step_time_s < full.step_time_s);
     assert_true(lora.br.dp_comm_s <= full.br.dp_comm_s);
     r.finetune = CFIT_FINETUNE_QLORA;
     cfit_plan q = eval(&r, g, 1, CFIT_RECOMPUTE_NONE);
     double lin = m->layers * cfit_model_layer_matmul_params(m);
-    assert_near(q.mem.weights_bytes, cfit_nf4_bytes_per_param() * lin + 2 * (P - lin) + 2 * A, 1e-9);
+    assert_rel_near(q.mem.weights_bytes, cfit_nf4_bytes_per_param() * lin + 2 * (P - lin) + 2 * A, 1e-9);
     assert_true(q.br.compute_s > lora.br.compute_s);   /* dequantization traffic */
     assert_true(q.goodput.checkpoint_bytes < full.goodput.checkpoint_bytes / 100);   /* adapters only */
     cfit_diag d;

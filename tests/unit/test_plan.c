@@ -25,25 +25,7 @@
 
 #define DAY_S 86400.0
 
-static cfit_catalog *cat;
-
-static int setup(void **state)
-{
-    (void)state;
-    cfit_diag d;
-    cfit_diag_clear(&d);
-    cat = cfit_catalog_new(&d);
-    if (!cat)
-        fail_msg("embedded catalog: %s:%d:%d: %s", d.file, d.line, d.col, d.msg);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    cfit_catalog_free(cat);
-    return 0;
-}
+#include "catalog_fixture.h"
 
 static const cfit_model *model(const char *name)
 {

@@ -13,22 +13,7 @@
 #include "clusterfit/plan.h"
 #include "clusterfit/schedule.h"
 
-static cfit_catalog *cat;
-
-static int setup(void **state)
-{
-    (void)state;
-    cfit_diag d;
-    cat = cfit_catalog_new(&d);
-    return cat ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    cfit_catalog_free(cat);
-    return 0;
-}
+#include "catalog_fixture.h"
 
 static void assert_near(double got, double want, double tol)
 {
