@@ -25,18 +25,8 @@ report() {
         --data 0.2 --allreduce 0.3 --optimizer 0.1 --count 3 || fail "clusterfit_report.py failed"
 }
 report
-prom_port=$(port)
-[[ -n $prom_port ]] || fail "no free port for Prometheus"
-cat >"$tmp/prometheus.yml" <<YML
-global: {scrape_interval: 1s, evaluation_interval: 1s}
-scrape_configs:
-  - job_name: clusterfit
-    static_configs: [{targets: ["127.0.0.1:$EXPORTER_PORT"]}]
-YML
-prometheus --config.file "$tmp/prometheus.yml" --storage.tsdb.path "$tmp/data" \
-    --web.listen-address "127.0.0.1:$prom_port" >"$tmp/prometheus.log" 2>&1 &
-pids+=("$!")
-api=http://127.0.0.1:$prom_port/api/v1
+start_prometheus
+pids+=("$PROMETHEUS_PID")
 # series EXPR: how many series the instant query returns (-1: the query failed)
 series() {
     curl -sS --get --data-urlencode "query=$1" "$api/query" 2>/dev/null |

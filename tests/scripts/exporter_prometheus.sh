@@ -19,19 +19,8 @@ PIDS+=("$EXPORTER_PID")
 python3 "$src/contrib/clusterfit_report.py" --socket "$tmp/job.sock" --job llama --rank 0 --step 2 --count 3 ||
     fail "clusterfit_report.py failed"
 "$BIN" rules >"$tmp/rules.yml" || fail "clusterfit rules failed"
-. "$src/tests/scripts/port_lib.bash"
-prom_port=$(port)
-cat >"$tmp/prometheus.yml" <<YML
-global: {scrape_interval: 1s, evaluation_interval: 1s}
-rule_files: [rules.yml]
-scrape_configs:
-  - job_name: clusterfit
-    static_configs: [{targets: ["127.0.0.1:$EXPORTER_PORT"]}]
-YML
-prometheus --config.file "$tmp/prometheus.yml" --storage.tsdb.path "$tmp/data" \
-    --web.listen-address "127.0.0.1:$prom_port" >"$tmp/prometheus.log" 2>&1 &
-PIDS+=("$!")
-api=http://127.0.0.1:$prom_port/api/v1
+start_prometheus rules.yml
+PIDS+=("$PROMETHEUS_PID")
 # query EXPR WANT: the first sample's value equals WANT
 query() {
     curl -sS --get --data-urlencode "query=$1" "$api/query" 2>/dev/null |
