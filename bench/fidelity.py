@@ -8,7 +8,9 @@ measured tokens/s per GPU is read from the row (directly, from the iteration tim
 from the published TFLOP/s or MFU with the FLOP formula that publication used).
 
 Prints per-row and summary |error| of tokens/s per GPU, and whether every published
-run fits in memory.  Usage: bench/fidelity.py [path/to/clusterfit] [--csv FILE]
+run fits in memory.  Usage: bench/fidelity.py [path/to/clusterfit] [--csv FILE] [--emit-table FILE]
+--emit-table FILE writes the per-row results as a catalog file (data/fidelity.json: the
+"fidelity" entries `plan` quotes as its model check, docs/plan.md) instead of the report.
 Exit status: 0 (a report, met or not), 2 on bad usage.
 """
 import csv
@@ -146,13 +148,40 @@ def run_row(binary, row, tmpdir):
     if p.returncode != 0:
         res["error"] = p.stderr.strip().splitlines()[-1] if p.stderr.strip() else "exit %d" % p.returncode
         return res
-    plan = json.loads(p.stdout)["plans"][0]
-    res.update(predicted=plan["tokens_per_s_per_gpu"], fits=plan["fits"], plan=plan)
+    doc = json.loads(p.stdout)
+    plan = doc["plans"][0]
+    res.update(predicted=plan["tokens_per_s_per_gpu"], fits=plan["fits"], plan=plan,
+               params=doc["workload"]["params"])
     return res
+
+
+def table_entry(row, r):
+    """One catalog "fidelity" entry (src/core/catalog.c) for a row that planned."""
+    e = (r["predicted"] - r["measured"]) / r["measured"]
+    return {"name": row["id"], "gpu": gpu_name(row["gpu"]), "gpus": int(row["num_gpus"]),
+            "params": float("%.4g" % r["params"]), "framework": framework_of(row),
+            "error": round(e, 4),
+            "source": "%s %s via bench/fidelity.py (bench/data/calibration.csv)" % (row["source"],
+                                                                                 row["source_locator"])}
+
+
+def emit_table(path, rows, results):
+    entries = [table_entry(row, r) for row, r in zip(rows, results)
+               if r.get("measured") is not None and "error" not in r]
+    with open(path, "w") as f:
+        f.write('{"fidelity": [\n')
+        f.write(",\n".join("  " + json.dumps(e) for e in entries))
+        f.write("\n]}\n")
+    return 0
 
 
 def main():
     argv = sys.argv[1:]
+    table = None
+    if "--emit-table" in argv:
+        i = argv.index("--emit-table")
+        table = argv[i + 1]
+        del argv[i:i + 2]
     csv_path = os.path.join(HERE, "data", "calibration.csv")
     if "--csv" in argv:
         i = argv.index("--csv")
@@ -167,6 +196,8 @@ def main():
     rows = list(csv.DictReader(open(csv_path, newline="")))
     with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as ex:
         results = list(ex.map(lambda r: run_row(binary, r, tmp), rows))
+    if table:
+        return emit_table(table, rows, results)
     print("# clusterfit fidelity: tokens/s per GPU, predicted vs published (%s)" % os.path.relpath(csv_path))
     print("%-18s %-12s %11s %11s %8s %5s  %s" % ("id", "gpu", "measured", "predicted", "error", "fits", "layout / note"))
     errs, fits, failed = [], 0, []

@@ -1,5 +1,6 @@
 /* catalog.h - the sourced facts clusterfit computes from: accelerators, models,
- * fabrics, node types, prices, switches, storage and failure rates.
+ * fabrics, node types, prices, switches, storage, failure rates and the model's fidelity on
+ * published runs.
  *
  * The catalog starts from the entries embedded in the binary (the JSON files in data/, each with
  * a "source"), and cfit_catalog_load_file() adds or overrides entries by name from a
@@ -248,6 +249,18 @@ typedef struct cfit_failure {
     char source[CFIT_TEXT_MAX];
 } cfit_failure;
 
+/* How clusterfit's model did on one published training run (data/fidelity.json, written by
+ * bench/fidelity.py --emit-table from bench/data/calibration.csv): the plan's model check. */
+typedef struct cfit_fidelity {
+    char name[CFIT_NAME_MAX];          /* the row id, e.g. "MEGLM-H100-3" */
+    char gpu[CFIT_NAME_MAX];           /* a catalog GPU name */
+    int gpus;
+    double params;                     /* model parameters */
+    char framework[CFIT_NAME_MAX];
+    double error;                      /* (predicted - published) / published tokens/s per GPU */
+    char source[CFIT_TEXT_MAX];
+} cfit_fidelity;
+
 const char *cfit_failure_class_name(cfit_failure_class k);   /* "gpu", "host", ... */
 const char *cfit_failure_per_name(cfit_failure_per p);       /* "gpu", "node", "nic" */
 const char *cfit_failure_arch_name(int arch);                /* an arch name, or "any" */
@@ -329,6 +342,8 @@ const cfit_storage *cfit_catalog_storage_at(const cfit_catalog *c, size_t i);
 const cfit_price *cfit_catalog_price_at(const cfit_catalog *c, size_t i);
 size_t cfit_catalog_failure_count(const cfit_catalog *c);
 const cfit_failure *cfit_catalog_failure_at(const cfit_catalog *c, size_t i);
+size_t cfit_catalog_fidelity_count(const cfit_catalog *c);
+const cfit_fidelity *cfit_catalog_fidelity_at(const cfit_catalog *c, size_t i);
 
 /* Lookup by name; NULL if absent.  On NULL, if d is given, d->msg names the closest
  * entries ("unknown gpu 'h10' (did you mean 'h100-sxm'?)") and the call's caller

@@ -102,5 +102,10 @@ struct cfit_bom_options;
 /* o: the bill-of-materials options the capex is built with (as the text and JSON). */
 int cli_plan_report(const char *path, const struct cfit_plan_request *r, const struct cfit_bom_options *o,
                     const struct cfit_plan_result *res, int sizing);   /* plan_report.c */
+struct cfit_plan;
+/* "model check: published hopper runs at 512-2048 GPUs (...): median |error| 6%, max 14%": how the
+ * model did on the published runs nearest plan p (plan_confidence.c, docs/plan.md). */
+const char *plan_confidence_line(char *buf, size_t n, const struct cfit_plan_request *r,
+                                 const struct cfit_plan *p);
 
 #endif

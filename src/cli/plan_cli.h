@@ -70,5 +70,8 @@ int plan_nothing_fits_offload(const cfit_plan *p);
 /* A plan's "offload" and "finetune" objects (docs/json.md). */
 struct cfit__buf;
 void plan_json_offload(struct cfit__buf *b, const plan_cli *c, const cfit_plan *p);
+/* plan_confidence.c: the model check line under the best plan, and each plan's "confidence". */
+void plan_print_confidence(const plan_cli *c, const cfit_plan *p);
+void plan_json_confidence(struct cfit__buf *b, const plan_cli *c, const cfit_plan *p);
 
 #endif

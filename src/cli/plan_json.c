@@ -172,6 +172,7 @@ static void j_plan(cfit__buf *b, const plan_cli *c, const cfit_plan *p)
     plan_json_offload(b, c, p);
     j_goodput(b, p);
     j_cost(b, c, p);
+    plan_json_confidence(b, c, p);
     cfit__buf_puts(b, "}");
 }
 

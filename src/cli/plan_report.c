@@ -495,6 +495,8 @@ int cli_plan_report(const char *path, const cfit_plan_request *r, const cfit_bom
     if (n) {
         cfit__html_h(&b, 2, "Top plans");
         top_table(&b, r, o, res, n);
+        char check[256];
+        cfit__html_p(&b, "Best plan's %s.", plan_confidence_line(check, sizeof check, r, &res->plans[0]));
         memory_section(&b, res, n);
         step_section(&b, res, n);
         goodput_section(&b, &res->plans[0]);

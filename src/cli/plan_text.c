@@ -230,6 +230,7 @@ static void print_details(const plan_cli *c, const cfit_plan *p, double tokens)
            p->tokens_per_s, p->tokens_per_s_per_gpu, p->model_tflops_per_gpu, p->mfu * 100,
            p->hardware_tflops_per_gpu, p->hfu * 100);
     print_goodput(p, tokens);
+    plan_print_confidence(c, p);
     if (!p->fits)
         printf("  to fit: %s\n", plan_fix_hint(p));
 }

@@ -296,6 +296,18 @@ static const field failure_fields[] = {
     END};
 #undef FL
 
+#define FD(x) offsetof(cfit_fidelity, x)
+static const field fidelity_fields[] = {
+    {"name", F_STR, FD(name), 1, 0, 0, NULL, NULL},
+    {"gpu", F_STR, FD(gpu), 1, 0, 0, NULL, NULL},
+    {"gpus", F_INT, FD(gpus), 1, 1, 1 << 24, NULL, NULL},
+    {"params", F_DBL, FD(params), 1, 1, 1e15, NULL, NULL},
+    {"framework", F_STR, FD(framework), 1, 0, 0, NULL, NULL},
+    {"error", F_DBL, FD(error), 1, -1, 100, NULL, NULL},
+    {"source", F_TEXT, FD(source), 1, 0, 0, NULL, NULL},
+    END};
+#undef FD
+
 /* ---- the catalog: one growable array per kind ---- */
 
 typedef struct kind {
@@ -305,7 +317,7 @@ typedef struct kind {
     size_t size;              /* entry struct size */
 } kind;
 
-enum { K_GPU, K_MODEL, K_FABRIC, K_NODE, K_FRAMEWORK, K_PRICE, K_SWITCH, K_STORAGE, K_FAILURE, K_COUNT };
+enum { K_GPU, K_MODEL, K_FABRIC, K_NODE, K_FRAMEWORK, K_PRICE, K_SWITCH, K_STORAGE, K_FAILURE, K_FIDELITY, K_COUNT };
 
 static const kind kinds[K_COUNT] = {
     {"gpus", "gpu", gpu_fields, sizeof(cfit_gpu)},
@@ -317,6 +329,7 @@ static const kind kinds[K_COUNT] = {
     {"switches", "switch", switch_fields, sizeof(cfit_switch)},
     {"storage", "storage", storage_fields, sizeof(cfit_storage)},
     {"failures", "failure", failure_fields, sizeof(cfit_failure)},
+    {"fidelity", "fidelity", fidelity_fields, sizeof(cfit_fidelity)},
 };
 
 typedef struct table {
@@ -701,7 +714,7 @@ static int parse_staged(const char *text, size_t len, const char *file, staged *
         return rc ? rc : CFIT_EPARSE;
     if (root->type != CFIT__JSON_OBJECT) {
         rc = cfit_diag_set(d, CFIT_EPARSE, file, root->line, root->col,
-                           "a catalog file must be an object with keys gpus, models, fabrics, nodes, frameworks, prices, switches, storage, failures");
+                           "a catalog file must be an object with keys gpus, models, fabrics, nodes, frameworks, prices, switches, storage, failures, fidelity");
         goto out;
     }
     for (size_t i = 0; i < root->n && !rc; i++) {
@@ -715,7 +728,7 @@ static int parse_staged(const char *text, size_t len, const char *file, staged *
                 names[j] = kinds[j].key;
             const char *near = cfit_closest(mb->key, names, K_COUNT);
             rc = cfit_diag_set(d, CFIT_EPARSE, file, mb->line, mb->col,
-                               "unknown catalog key '%s'%s%s%s (expected gpus, models, fabrics, nodes, frameworks, prices, switches, storage or failures)",
+                               "unknown catalog key '%s'%s%s%s (expected gpus, models, fabrics, nodes, frameworks, prices, switches, storage, failures or fidelity)",
                                mb->key, near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
             break;
         }
@@ -963,6 +976,12 @@ const cfit_storage *cfit_catalog_storage_at(const cfit_catalog *c, size_t i)
 const cfit_failure *cfit_catalog_failure_at(const cfit_catalog *c, size_t i)
 {
     return i < c->t[K_FAILURE].n ? entry_at(&c->t[K_FAILURE], K_FAILURE, i) : NULL;
+}
+
+size_t cfit_catalog_fidelity_count(const cfit_catalog *c) { return c->t[K_FIDELITY].n; }
+const cfit_fidelity *cfit_catalog_fidelity_at(const cfit_catalog *c, size_t i)
+{
+    return i < c->t[K_FIDELITY].n ? entry_at(&c->t[K_FIDELITY], K_FIDELITY, i) : NULL;
 }
 
 const cfit_price *cfit_catalog_price_at(const cfit_catalog *c, size_t i)

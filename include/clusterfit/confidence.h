@@ -1,0 +1,36 @@
+/* confidence.h - how sure a plan is: how clusterfit's model did on the published training runs
+ * closest to it (the catalog's "fidelity" entries, data/fidelity.json, written by
+ * bench/fidelity.py --emit-table from bench/data/calibration.csv; docs/plan.md "Model check").
+ *
+ * The runs compared are those on a GPU of the plan's architecture (hopper, ampere, ...), the
+ * CFIT_CONFIDENCE_RUNS nearest in scale: by |log GPU count ratio|, then |log parameter ratio|.
+ * One computation per printed plan, never per searched layout.
+ */
+#ifndef CLUSTERFIT_CONFIDENCE_H
+#define CLUSTERFIT_CONFIDENCE_H
+
+#include "clusterfit/catalog.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CFIT_CONFIDENCE_RUNS 5
+
+typedef struct cfit_confidence {
+    int runs;                                   /* 0: no published run of this GPU architecture */
+    double median_abs_error, max_abs_error;     /* of |predicted - published| / published tokens/s */
+    int gpus_min, gpus_max;                     /* GPU counts of the runs compared */
+    const char *ids[CFIT_CONFIDENCE_RUNS];      /* their row ids, nearest first (catalog-owned) */
+    cfit_gpu_arch arch;                         /* the plan GPU's architecture */
+} cfit_confidence;
+
+/* The published runs nearest a plan of gpus x gpu training a model of params parameters. */
+void cfit_plan_confidence(const cfit_catalog *c, const cfit_gpu *gpu, long gpus, double params,
+                          cfit_confidence *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,68 @@
+/* plan_confidence.c - the plan's model check line and JSON object: how clusterfit's model did on
+ * the published runs nearest the plan (clusterfit/confidence.h, docs/plan.md "Model check"). */
+#include "plan_cli.h"
+#include "base/json.h"
+#include "clusterfit/confidence.h"
+#include "clusterfit/workload.h"
+
+#include <stdio.h>
+
+static void plan_confidence_of(const cfit_plan_request *r, const cfit_plan *p, cfit_confidence *k)
+{
+    cfit_plan_confidence(r->catalog, p->gpu, p->gpus, cfit_model_params(r->model), k);
+}
+
+/* "; dense runs, this model is MoE" where the plan's model has experts, else "". */
+static const char *moe_note(const cfit_plan_request *r)
+{
+    return r->model->num_experts > 0 ? "; dense runs, this model is MoE" : "";
+}
+
+const char *plan_confidence_line(char *buf, size_t n, const cfit_plan_request *r, const cfit_plan *p)
+{
+    cfit_confidence k;
+    plan_confidence_of(r, p, &k);
+    const char *arch = cfit_gpu_arch_name(k.arch);
+    if (!k.runs) {
+        snprintf(buf, n, "model check: no published run of this GPU family (%s) in bench/data/calibration.csv",
+                 arch);
+        return buf;
+    }
+    char at[48];
+    if (k.gpus_min == k.gpus_max)
+        snprintf(at, sizeof at, "%d GPUs", k.gpus_min);
+    else
+        snprintf(at, sizeof at, "%d-%d GPUs", k.gpus_min, k.gpus_max);
+    snprintf(buf, n, "model check: published %s runs at %s (%s %d, bench/data/calibration.csv%s): "
+             "median |error| %.0f%%, max %.0f%%", arch, at, k.runs < CFIT_CONFIDENCE_RUNS ? "all" : "nearest",
+             k.runs, moe_note(r), 100 * k.median_abs_error, 100 * k.max_abs_error);
+    return buf;
+}
+
+void plan_print_confidence(const plan_cli *c, const cfit_plan *p)
+{
+    char line[256];
+    printf("  %s\n", plan_confidence_line(line, sizeof line, &c->req, p));
+}
+
+void plan_json_confidence(cfit__buf *b, const plan_cli *c, const cfit_plan *p)
+{
+    cfit_confidence k;
+    plan_confidence_of(&c->req, p, &k);
+    cfit__buf_puts(b, ", \"confidence\": {");
+    cfit__buf_key_string(b, "arch", cfit_gpu_arch_name(k.arch), 0);
+    cfit__buf_key_number(b, "runs", k.runs, 1);
+    if (k.runs) {
+        cfit__buf_key_number(b, "median_abs_error", k.median_abs_error, 1);
+        cfit__buf_key_number(b, "max_abs_error", k.max_abs_error, 1);
+    } else {
+        cfit__buf_puts(b, ", \"median_abs_error\": null, \"max_abs_error\": null");
+    }
+    cfit__buf_puts(b, ", \"ids\": [");
+    for (int i = 0; i < k.runs; i++) {
+        cfit__buf_puts(b, i ? ", " : "");
+        cfit__buf_json_string(b, k.ids[i]);
+    }
+    cfit__buf_printf(b, "], \"dense_runs_for_moe\": %s", c->req.model->num_experts > 0 ? "true" : "false");
+    cfit__buf_puts(b, ", \"source\": \"bench/data/calibration.csv via data/fidelity.json\"}");
+}
