@@ -781,9 +781,27 @@ static int check_aliases(const cfit_catalog *c, const staged *st, const char *fi
     return CFIT_EOK;
 }
 
+/* A fidelity entry's run is compared within its GPU's family: the GPU and framework must exist. */
+static int check_fidelity_refs(const cfit_catalog *c, const staged *st, const char *file, cfit_diag *d)
+{
+    for (size_t i = 0; i < c->t[K_FIDELITY].n; i++) {
+        const cfit_fidelity *f = cfit_catalog_fidelity_at(c, i);
+        pos p = where(st, K_FIDELITY, f->name);
+        if (table_find(&c->t[K_GPU], K_GPU, f->gpu) < 0)
+            return cfit_diag_set(d, CFIT_EUNKNOWN, file, p.line, p.col,
+                                 "fidelity '%s': gpu '%s' is not a gpu entry", f->name, f->gpu);
+        if (table_find(&c->t[K_FRAMEWORK], K_FRAMEWORK, f->framework) < 0)
+            return cfit_diag_set(d, CFIT_EUNKNOWN, file, p.line, p.col,
+                                 "fidelity '%s': framework '%s' is not a framework entry", f->name, f->framework);
+    }
+    return CFIT_EOK;
+}
+
 static int check_refs(const cfit_catalog *c, const staged *st, const char *file, cfit_diag *d)
 {
     int rc = check_aliases(c, st, file, d);
+    if (!rc)
+        rc = check_fidelity_refs(c, st, file, d);
     if (rc)
         return rc;
     for (size_t i = 0; i < c->t[K_GPU].n; i++) {

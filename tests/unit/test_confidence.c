@@ -60,6 +60,10 @@ static void test_family_without_runs(void **state)
                               "\"params\": 7e9, \"framework\": \"megatron-core\", \"error\": 0, \"source\": \"t\"}]}";
     assert_int_equal(cfit_catalog_load_buffer(c, bad, sizeof bad - 1, "b.json", &d), CFIT_ERANGE);
     assert_non_null(strstr(d.msg, "gpus"));
+    static const char ref[] = "{\"fidelity\": [{\"name\": \"y\", \"gpu\": \"mi999\", \"gpus\": 8, "
+                              "\"params\": 7e9, \"framework\": \"megatron-core\", \"error\": 0, \"source\": \"t\"}]}";
+    assert_int_equal(cfit_catalog_load_buffer(c, ref, sizeof ref - 1, "r.json", &d), CFIT_EUNKNOWN);
+    assert_non_null(strstr(d.msg, "fidelity 'y': gpu 'mi999' is not a gpu entry"));
     cfit_catalog_free(c);
 }
 
