@@ -16,7 +16,10 @@ num_floating_point_operations (routed top-k + shared experts, causal attention a
 terms, no router, fwd + bwd = 3x; megatron/training/training.py).
 
 Prints per-row and median |error| of tokens/s per GPU, the share within 25% and how many runs fit
-in memory.  Usage: bench/moe_fidelity.py [path/to/clusterfit] [--csv FILE] [-v]
+in memory.  Usage: bench/moe_fidelity.py [path/to/clusterfit] [--csv FILE] [-v] [--emit-table FILE]
+--emit-table FILE writes the per-row results as catalog "fidelity" entries with "moe": true
+(data/moe-fidelity.json: what `plan` quotes as its model check for an MoE model, docs/plan.md)
+instead of the report.
 Exit status: 0 (a report, met or not), 2 on bad usage.
 """
 import csv
@@ -168,8 +171,10 @@ def run_row(binary, r):
     if p.returncode != 0:
         res["error"] = p.stderr.strip().splitlines()[-1] if p.stderr.strip() else "exit %d" % p.returncode
         return res
-    plan = json.loads(p.stdout)["plans"][0]
-    res.update(predicted=plan["tokens_per_s_per_gpu"], fits=plan["fits"], plan=plan)
+    doc = json.loads(p.stdout)
+    plan = doc["plans"][0]
+    res.update(predicted=plan["tokens_per_s_per_gpu"], fits=plan["fits"], plan=plan,
+               params=doc["workload"]["params"], framework=framework_of(r))
     return res
 
 
@@ -179,8 +184,32 @@ def layout_of(p):
         p["tp"], p["pp"], p["dp"], p["cp"], p["ep"], p["etp"], p["vp"], p["micro_batch"], p["zero"], rec)
 
 
+def emit_table(path, rows, results):
+    """One catalog "fidelity" entry (src/core/catalog.c) per row that planned."""
+    out = []
+    for row, r in zip(rows, results):
+        if "skip" in r or r.get("measured") is None or "error" in r:
+            continue
+        e = (r["predicted"] - r["measured"]) / r["measured"]
+        out.append({"name": row["id"], "gpu": r["plan"]["gpu"], "gpus": r["plan"]["gpus"],
+                    "params": float("%.4g" % r["params"]), "framework": r["framework"], "moe": True,
+                    "error": round(e, 4),
+                    "source": "%s %s via bench/moe_fidelity.py (bench/data/moe-calibration.csv)" % (
+                        row["source"], row["source_locator"])})
+    with open(path, "w") as f:
+        f.write('{"fidelity": [\n')
+        f.write(",\n".join("  " + json.dumps(e) for e in out))
+        f.write("\n]}\n")
+    return 0
+
+
 def main():
     argv = sys.argv[1:]
+    table = None
+    if "--emit-table" in argv:
+        i = argv.index("--emit-table")
+        table = argv[i + 1]
+        del argv[i:i + 2]
     csv_path = os.path.join(HERE, "data", "moe-calibration.csv")
     if "--csv" in argv:
         i = argv.index("--csv")
@@ -195,6 +224,8 @@ def main():
     rows = list(csv.DictReader(open(csv_path, newline="")))
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as ex:
         results = list(ex.map(lambda r: run_row(binary, r), rows))
+    if table:
+        return emit_table(table, rows, results)
     print("# clusterfit MoE fidelity: tokens/s per GPU, predicted vs published (%s)" % os.path.relpath(csv_path))
     print("%-20s %-9s %9s %9s %8s %5s  %s" % ("id", "gpu", "measured", "predicted", "error", "fits", "layout / note"))
     errs, fits, failed, skipped = [], 0, [], []

@@ -258,6 +258,7 @@ typedef struct cfit_fidelity {
     double params;                     /* model parameters */
     char framework[CFIT_NAME_MAX];
     double error;                      /* (predicted - published) / published tokens/s per GPU */
+    int moe;                           /* an MoE run (data/moe-fidelity.json, bench/moe_fidelity.py) */
     char source[CFIT_TEXT_MAX];
 } cfit_fidelity;
 

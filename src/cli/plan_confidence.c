@@ -9,13 +9,13 @@
 
 static void plan_confidence_of(const cfit_plan_request *r, const cfit_plan *p, cfit_confidence *k)
 {
-    cfit_plan_confidence(r->catalog, p->gpu, p->gpus, cfit_model_params(r->model), k);
+    cfit_plan_confidence(r->catalog, p->gpu, p->gpus, cfit_model_params(r->model), r->model->num_experts > 0, k);
 }
 
-/* "; dense runs, this model is MoE" where the plan's model has experts, else "". */
-static const char *moe_note(const cfit_plan_request *r)
+/* Where the runs compared come from. */
+static const char *runs_file(const cfit_confidence *k)
 {
-    return r->model->num_experts > 0 ? "; dense runs, this model is MoE" : "";
+    return k->moe_runs ? "bench/data/moe-calibration.csv" : "bench/data/calibration.csv";
 }
 
 const char *plan_confidence_line(char *buf, size_t n, const cfit_plan_request *r, const cfit_plan *p)
@@ -24,8 +24,8 @@ const char *plan_confidence_line(char *buf, size_t n, const cfit_plan_request *r
     plan_confidence_of(r, p, &k);
     const char *arch = cfit_gpu_arch_name(k.arch);
     if (!k.runs) {
-        snprintf(buf, n, "model check: no published run of this GPU family (%s) in bench/data/calibration.csv",
-                 arch);
+        snprintf(buf, n, "model check: no published run of this GPU family (%s) in bench/data/calibration.csv%s",
+                 arch, r->model->num_experts > 0 ? " or moe-calibration.csv" : "");
         return buf;
     }
     char at[48];
@@ -33,9 +33,10 @@ const char *plan_confidence_line(char *buf, size_t n, const cfit_plan_request *r
         snprintf(at, sizeof at, "%d GPUs", k.gpus_min);
     else
         snprintf(at, sizeof at, "%d-%d GPUs", k.gpus_min, k.gpus_max);
-    snprintf(buf, n, "model check: published %s runs at %s (%s %d, bench/data/calibration.csv%s): "
-             "median |error| %.0f%%, max %.0f%%", arch, at, k.runs < CFIT_CONFIDENCE_RUNS ? "all" : "nearest",
-             k.runs, moe_note(r), 100 * k.median_abs_error, 100 * k.max_abs_error);
+    snprintf(buf, n, "model check: published %s%s runs at %s (%s %d, %s%s): median |error| %.0f%%, max %.0f%%",
+             arch, k.moe_runs ? " MoE" : "", at, k.runs < CFIT_CONFIDENCE_RUNS ? "all" : "nearest", k.runs,
+             runs_file(&k), k.dense_for_moe ? "; dense runs, no MoE run of this family" : "",
+             100 * k.median_abs_error, 100 * k.max_abs_error);
     return buf;
 }
 
@@ -63,6 +64,8 @@ void plan_json_confidence(cfit__buf *b, const plan_cli *c, const cfit_plan *p)
         cfit__buf_puts(b, i ? ", " : "");
         cfit__buf_json_string(b, k.ids[i]);
     }
-    cfit__buf_printf(b, "], \"dense_runs_for_moe\": %s", c->req.model->num_experts > 0 ? "true" : "false");
-    cfit__buf_puts(b, ", \"source\": \"bench/data/calibration.csv via data/fidelity.json\"}");
+    cfit__buf_printf(b, "], \"moe_runs\": %s, \"dense_runs_for_moe\": %s", k.moe_runs ? "true" : "false",
+                     k.dense_for_moe ? "true" : "false");
+    cfit__buf_printf(b, ", \"source\": \"%s via data/%s\"}", runs_file(&k),
+                     k.moe_runs ? "moe-fidelity.json" : "fidelity.json");
 }

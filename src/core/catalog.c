@@ -304,6 +304,7 @@ static const field fidelity_fields[] = {
     {"params", F_DBL, FD(params), 1, 1, 1e15, NULL, NULL},
     {"framework", F_STR, FD(framework), 1, 0, 0, NULL, NULL},
     {"error", F_DBL, FD(error), 1, -1, 100, NULL, NULL},
+    {"moe", F_BOOL, FD(moe), 0, 0, 0, NULL, NULL},
     {"source", F_TEXT, FD(source), 1, 0, 0, NULL, NULL},
     END};
 #undef FD

@@ -27,15 +27,15 @@ static int by_value(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The runs on a GPU of architecture arch into v (n entries at most); how many. */
-static size_t runs_of_arch(const cfit_catalog *c, cfit_gpu_arch arch, long gpus, double params, near_run *v,
-                           size_t n)
+/* The runs (MoE ones when moe) on a GPU of architecture arch into v (n entries at most); how many. */
+static size_t runs_of_arch(const cfit_catalog *c, cfit_gpu_arch arch, int moe, long gpus, double params,
+                           near_run *v, size_t n)
 {
     size_t k = 0;
     for (size_t i = 0; i < cfit_catalog_fidelity_count(c) && k < n; i++) {
         const cfit_fidelity *f = cfit_catalog_fidelity_at(c, i);
         const cfit_gpu *g = cfit_catalog_gpu(c, f->gpu, NULL);
-        if (!g || g->arch != arch)
+        if (!g || g->arch != arch || !f->moe != !moe)
             continue;
         v[k].f = f;
         v[k].d_gpus = fabs(log((double)f->gpus / (double)gpus));
@@ -61,7 +61,7 @@ static void summarise(const near_run *v, size_t n, cfit_confidence *out)
     out->max_abs_error = err[n - 1];
 }
 
-void cfit_plan_confidence(const cfit_catalog *c, const cfit_gpu *gpu, long gpus, double params,
+void cfit_plan_confidence(const cfit_catalog *c, const cfit_gpu *gpu, long gpus, double params, int moe,
                           cfit_confidence *out)
 {
     memset(out, 0, sizeof *out);
@@ -70,7 +70,13 @@ void cfit_plan_confidence(const cfit_catalog *c, const cfit_gpu *gpu, long gpus,
     near_run *v = cap ? malloc(cap * sizeof *v) : NULL;
     if (!v)
         return;                      /* no runs (or no memory): reported as none of this family */
-    size_t n = runs_of_arch(c, gpu->arch, gpus > 0 ? gpus : 1, params, v, cap);
+    long g = gpus > 0 ? gpus : 1;
+    size_t n = runs_of_arch(c, gpu->arch, moe, g, params, v, cap);
+    out->moe_runs = moe && n;
+    if (moe && !n) {
+        n = runs_of_arch(c, gpu->arch, 0, g, params, v, cap);
+        out->dense_for_moe = n > 0;
+    }
     if (n) {
         qsort(v, n, sizeof v[0], by_distance);
         summarise(v, n < CFIT_CONFIDENCE_RUNS ? n : CFIT_CONFIDENCE_RUNS, out);

@@ -19,7 +19,7 @@ static void test_embedded_hopper(void **state)
     (void)state;
     assert_true(cfit_catalog_fidelity_count(cat) >= 100);
     cfit_confidence k;
-    cfit_plan_confidence(cat, cfit_catalog_gpu(cat, "h100-sxm", NULL), 1024, 70e9, &k);
+    cfit_plan_confidence(cat, cfit_catalog_gpu(cat, "h100-sxm", NULL), 1024, 70e9, 0, &k);
     assert_int_equal(k.runs, CFIT_CONFIDENCE_RUNS);
     assert_int_equal(k.arch, CFIT_ARCH_HOPPER);
     assert_true(k.median_abs_error >= 0 && k.median_abs_error <= k.max_abs_error);
@@ -35,6 +35,22 @@ static void test_embedded_hopper(void **state)
     }
 }
 
+/* An MoE model is compared with the MoE runs of its family; without any, with the dense ones. */
+static void test_moe(void **state)
+{
+    (void)state;
+    cfit_confidence k;
+    cfit_plan_confidence(cat, cfit_catalog_gpu(cat, "h100-sxm", NULL), 64, 47e9, 1, &k);
+    assert_true(k.runs > 0 && k.moe_runs && !k.dense_for_moe);
+    for (int i = 0; i < k.runs; i++)
+        assert_non_null(strstr(k.ids[i], "MOE"));
+    cfit_plan_confidence(cat, cfit_catalog_gpu(cat, "a100-sxm-80g", NULL), 64, 47e9, 1, &k);
+    assert_true(k.runs > 0 && !k.moe_runs && k.dense_for_moe);
+    cfit_plan_confidence(cat, cfit_catalog_gpu(cat, "h100-sxm", NULL), 64, 47e9, 0, &k);
+    assert_true(k.runs > 0 && !k.moe_runs && !k.dense_for_moe);
+    assert_null(strstr(k.ids[0], "MOE"));
+}
+
 /* No run of the family: runs 0; a user's entry of that family is then the one compared. */
 static void test_family_without_runs(void **state)
 {
@@ -45,13 +61,13 @@ static void test_family_without_runs(void **state)
     const cfit_gpu *g = cfit_catalog_gpu(c, "mi300x", NULL);
     assert_non_null(g);
     cfit_confidence k;
-    cfit_plan_confidence(c, g, 64, 8e9, &k);
+    cfit_plan_confidence(c, g, 64, 8e9, 0, &k);
     assert_int_equal(k.runs, 0);
     static const char js[] = "{\"fidelity\": [{\"name\": \"site-1\", \"gpu\": \"mi300x\", \"gpus\": 128, "
                              "\"params\": 7e9, \"framework\": \"megatron-core\", \"error\": -0.12, "
                              "\"source\": \"test\"}]}";
     assert_int_equal(cfit_catalog_load_buffer(c, js, sizeof js - 1, "t.json", &d), CFIT_EOK);
-    cfit_plan_confidence(c, g, 64, 8e9, &k);
+    cfit_plan_confidence(c, g, 64, 8e9, 0, &k);
     assert_int_equal(k.runs, 1);
     assert_true(fabs(k.median_abs_error - 0.12) < 1e-12 && fabs(k.max_abs_error - 0.12) < 1e-12);
     assert_int_equal(k.gpus_min, 128);
@@ -71,6 +87,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_embedded_hopper),
+        cmocka_unit_test(test_moe),
         cmocka_unit_test(test_family_without_runs),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
