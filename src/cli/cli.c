@@ -87,6 +87,14 @@ static int parse_bundle(int argc, char **argv, int *i, const cli_opt *opts, cli_
     return 0;
 }
 
+/* Whether an option's value names an input file: "FILE" or "NAME|FILE" (outputs are "FILE.html",
+ * "KIND[:FILE]"). */
+static int input_metavar(const char *arg)
+{
+    size_t n = arg ? strlen(arg) : 0;
+    return n >= 4 && strcmp(arg + n - 4, "FILE") == 0 && (n == 4 || arg[n - 5] == '|');
+}
+
 /* An input named "-" reads standard input, which only one input can: a second is an error naming
  * both (an option as "--NAME", the positional argument as given in what). */
 static int claim_stdin(const char **by, const char *what, const char *value)
@@ -147,7 +155,7 @@ int cli_parse(int argc, char **argv, const cli_opt *opts, cli_handler fn, void *
             } else if (!o->arg && value) {
                 return cli_error("option '--%s' takes no value", o->name);
             }
-            if (o->arg && strcmp(o->arg, "FILE") == 0 && (rc = claim_stdin(&stdin_by, o->name, value)))
+            if (input_metavar(o->arg) && (rc = claim_stdin(&stdin_by, o->name, value)))
                 return rc;
             rc = fn(ctx, o->id, o->name, value);
         }

@@ -202,7 +202,7 @@ static int show_model_file(const char *path)
 
 static int show(const cfit_catalog *cat, const char *name)
 {
-    if (strchr(name, '/') || strstr(name, ".json"))
+    if (strchr(name, '/') || strstr(name, ".json") || strcmp(name, "-") == 0)   /* "-": stdin */
         return show_model_file(name);
     const cfit_gpu *g = cfit_catalog_gpu(cat, name, NULL);
     if (g) {
