@@ -121,6 +121,8 @@ typedef struct cfit_model {
     /* Node-limited routing (DeepSeek-V3 §2.1.2): a token's experts lie on at most this many
        nodes (HF topk_group of n_group > 1 groups); 0 = no limit. */
     int moe_max_nodes_per_token;
+    int router_sigmoid;         /* router scores by sigmoid (DeepSeek-V3's scoring_func, §2.1.2), else
+                                   softmax: "router_score" in the catalog */
     char source[CFIT_TEXT_MAX];
 } cfit_model;
 

@@ -143,8 +143,8 @@ static void list_failures(const cfit_catalog *cat)
 
 static void show_moe(const cfit_model *m)
 {
-    printf("  %-20s %d routed, top-%d, %d wide each\n", "experts", m->num_experts, m->experts_per_token,
-           m->moe_ffn_hidden_size);
+    printf("  %-20s %d routed, top-%d by %s scores, %d wide each\n", "experts", m->num_experts,
+           m->experts_per_token, m->router_sigmoid ? "sigmoid" : "softmax", m->moe_ffn_hidden_size);
     if (m->shared_ffn_hidden_size > 0)
         printf("  %-20s %d wide in all%s\n", "shared experts", m->shared_ffn_hidden_size,
                m->shared_expert_gate ? ", gated" : "");
