@@ -4,7 +4,7 @@
  * and after every kernel, so the time of a kernel is the slowest slice's (worker 0 reads the clock
  * after the first barrier and after the second).
  */
-#include "bench/memory.h"
+#include "clusterfit/memory.h"
 #include "bench/comm_internal.h"   /* cfit__mem_available_bytes */
 
 #include <errno.h>
