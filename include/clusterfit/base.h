@@ -17,6 +17,15 @@ extern "C" {
 
 #define CFIT_VERSION "0.1.0"
 
+/* CFIT_API marks what libclusterfit exports.  The library is built with -fvisibility=hidden, so
+ * a function without it (every cfit__ helper) stays inside libclusterfit.so; the static library
+ * keeps them all linkable, which is what the CLI and the unit tests link. */
+#if defined(__GNUC__) || defined(__clang__)
+#define CFIT_API __attribute__((visibility("default")))
+#else
+#define CFIT_API
+#endif
+
 /* One table: the enum, cfit_strerror() and cfit_err_name() are generated from it.
  * X(NAME, value, message) */
 #define CFIT_ERRORS(X)                                                  \
@@ -39,9 +48,9 @@ typedef enum cfit_err {
 } cfit_err;
 
 /* Human text for an error code ("out of memory"); never NULL. */
-const char *cfit_strerror(int err);
+CFIT_API const char *cfit_strerror(int err);
 /* Symbolic name ("CFIT_ENOMEM"); never NULL ("CFIT_E?" for unknown codes). */
-const char *cfit_err_name(int err);
+CFIT_API const char *cfit_err_name(int err);
 
 /* A diagnostic: where the problem is and what it is.  line/col are 1-based; 0 means
  * "not applicable" (e.g. a command-line value has no line).  file is "" when the
@@ -54,10 +63,10 @@ typedef struct cfit_diag {
 } cfit_diag;
 
 /* Clear a diagnostic. NULL is ignored. */
-void cfit_diag_clear(cfit_diag *d);
+CFIT_API void cfit_diag_clear(cfit_diag *d);
 /* Fill a diagnostic (printf-style message). NULL d is ignored; file may be NULL.
  * Returns err so callers can write `return cfit_diag_set(d, CFIT_EPARSE, ...)`. */
-int cfit_diag_set(cfit_diag *d, int err, const char *file, int line, int col,
+CFIT_API int cfit_diag_set(cfit_diag *d, int err, const char *file, int line, int col,
                   const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 6, 7)))
@@ -80,21 +89,21 @@ int cfit_diag_set(cfit_diag *d, int err, const char *file, int line, int col,
  *        bare "0"; returned in seconds; >= 0 and finite.
  * real:  a plain finite decimal number (no unit).
  */
-int cfit_parse_count(const char *text, uint64_t *out, cfit_diag *d);
-int cfit_parse_size(const char *text, uint64_t *out_bytes, cfit_diag *d);
-int cfit_parse_rate(const char *text, double *out_bytes_per_s, cfit_diag *d);
-int cfit_parse_time(const char *text, double *out_s, cfit_diag *d);
-int cfit_parse_real(const char *text, double *out, cfit_diag *d);
+CFIT_API int cfit_parse_count(const char *text, uint64_t *out, cfit_diag *d);
+CFIT_API int cfit_parse_size(const char *text, uint64_t *out_bytes, cfit_diag *d);
+CFIT_API int cfit_parse_rate(const char *text, double *out_bytes_per_s, cfit_diag *d);
+CFIT_API int cfit_parse_time(const char *text, double *out_s, cfit_diag *d);
+CFIT_API int cfit_parse_real(const char *text, double *out, cfit_diag *d);
 
 /* Levenshtein distance between a and b (NUL-terminated); SIZE_MAX when out of memory. */
-size_t cfit_edit_distance(const char *a, const char *b);
+CFIT_API size_t cfit_edit_distance(const char *a, const char *b);
 
 /* Closest candidate to name by edit distance, or NULL if none is close enough
  * (distance > max(2, strlen(name)/3)).  Used for "did you mean" hints. */
-const char *cfit_closest(const char *name, const char *const *candidates, size_t n);
+CFIT_API const char *cfit_closest(const char *name, const char *const *candidates, size_t n);
 /* The name a user most likely meant: the shortest candidate that starts with name (for
  * names of 2+ characters: "h100" -> "h100-sxm"), else cfit_closest(); NULL if neither. */
-const char *cfit_suggest(const char *name, const char *const *candidates, size_t n);
+CFIT_API const char *cfit_suggest(const char *name, const char *const *candidates, size_t n);
 
 #ifdef __cplusplus
 }

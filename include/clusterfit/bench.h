@@ -47,11 +47,11 @@ typedef enum cfit_redop {
  * The parsers also accept the aliases nccl-tests accepts: float32/fp32, float64/fp64,
  * int, bfloat16.
  * They return 0, or CFIT_EUNKNOWN with d->msg naming the choices (d may be NULL). */
-const char *cfit_dtype_name(cfit_dtype t);
-size_t cfit_dtype_size(cfit_dtype t);
-int cfit_dtype_parse(const char *name, cfit_dtype *out, cfit_diag *d);
-const char *cfit_redop_name(cfit_redop op);
-int cfit_redop_parse(const char *name, cfit_redop *out, cfit_diag *d);
+CFIT_API const char *cfit_dtype_name(cfit_dtype t);
+CFIT_API size_t cfit_dtype_size(cfit_dtype t);
+CFIT_API int cfit_dtype_parse(const char *name, cfit_dtype *out, cfit_diag *d);
+CFIT_API const char *cfit_redop_name(cfit_redop op);
+CFIT_API int cfit_redop_parse(const char *name, cfit_redop *out, cfit_diag *d);
 
 /* Which all-reduce algorithm to run (other collectives have one). */
 typedef enum cfit_bench_algo {
@@ -79,7 +79,7 @@ typedef struct cfit_bench_opts {
     uint64_t corrupt;        /* test hook: flip this many result elements on rank 0 before each check */
 } cfit_bench_opts;
 
-void cfit_bench_opts_init(cfit_bench_opts *o);
+CFIT_API void cfit_bench_opts_init(cfit_bench_opts *o);
 
 #define CFIT_BENCH_MAX_BYTES ((uint64_t)16 << 30)  /* largest -b/-e: 16 GiB */
 #define CFIT_BENCH_MAX_SIZES 4096                  /* most sizes one -b/-e/-i sweep may have */
@@ -90,10 +90,10 @@ void cfit_bench_opts_init(cfit_bench_opts *o);
  * (0..2^31-1), datatype (a dtype name or "all"), op (an op name or "all"), algo (auto, ring,
  * shm).  Returns 0, or CFIT_EPARSE/CFIT_ERANGE/CFIT_EUNKNOWN with d->msg saying why (o is
  * then unchanged for that flag). */
-int cfit_bench_opt(cfit_bench_opts *o, const char *name, const char *value, cfit_diag *d);
+CFIT_API int cfit_bench_opt(cfit_bench_opts *o, const char *name, const char *value, cfit_diag *d);
 /* Checks that need several flags: min <= max, and an additive sweep of at most
  * CFIT_BENCH_MAX_SIZES sizes.  0 or CFIT_EINVALID/CFIT_ERANGE with d->msg. */
-int cfit_bench_opts_check(const cfit_bench_opts *o, cfit_diag *d);
+CFIT_API int cfit_bench_opts_check(const cfit_bench_opts *o, cfit_diag *d);
 
 /* One timing of one size: out-of-place ([0]) or in-place ([1]). */
 typedef struct cfit_bench_timing {
@@ -137,14 +137,14 @@ typedef struct cfit_bench_sink {
  * *window_bytes of shared memory for the all-reduce window (0 when none would be mapped:
  * not all-reduce, one rank, --algo ring, or --algo auto with /dev/shm too small for it).
  * A --np launcher checks nranks times their sum against the host before it forks. */
-void cfit_bench_need_bytes(const cfit_bench_opts *o, int nranks, uint64_t *private_bytes, uint64_t *window_bytes);
+CFIT_API void cfit_bench_need_bytes(const cfit_bench_opts *o, int nranks, uint64_t *private_bytes, uint64_t *window_bytes);
 
 /* Run the benchmark on this rank (every rank of the job calls it with the same options).
  * Returns 0 when every size ran (wrong elements are reported in the rows, not as an error),
  * CFIT_EINVALID/CFIT_ERANGE for options that cannot run (unknown collective, sizes too large
  * for memory, --algo shm without a window), CFIT_ENOMEM, or the communicator's error
  * (CFIT_EPEER, CFIT_ETIMEOUT, CFIT_ESYS) with d->msg saying which rank failed. */
-int cfit_bench_run(struct cfit_comm *comm, const cfit_bench_opts *o, const cfit_bench_sink *sink,
+CFIT_API int cfit_bench_run(struct cfit_comm *comm, const cfit_bench_opts *o, const cfit_bench_sink *sink,
                    cfit_diag *d);
 
 #ifdef __cplusplus

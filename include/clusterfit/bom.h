@@ -31,7 +31,7 @@ typedef struct cfit_bom_options {
 
 /* Defaults: 2 tiers, non-blocking, the node's NICs, token size from the vocabulary,
  * headroom 4, a 5-minute checkpoint window. */
-void cfit_bom_options_init(cfit_bom_options *o);
+CFIT_API void cfit_bom_options_init(cfit_bom_options *o);
 
 typedef struct cfit_fattree {
     long endpoints;          /* node ports: nodes x NICs per node */
@@ -52,7 +52,7 @@ typedef struct cfit_fattree {
 /* Size a rail-optimised fat-tree for nodes x nics ports on switches of radix ports.
  * Errors: CFIT_ERANGE when an argument is out of range or three tiers cannot reach
  * the endpoints (d says how many they reach). */
-int cfit_fattree_size(long nodes, int nics, int radix, int tiers, double oversub, cfit_fattree *out,
+CFIT_API int cfit_fattree_size(long nodes, int nics, int radix, int tiers, double oversub, cfit_fattree *out,
                       cfit_diag *d);
 
 #define CFIT_BOM_MAX_STORAGE 16
@@ -104,7 +104,7 @@ typedef struct cfit_bom {
 /* The bill of materials of plan p for model m (tokens/s from the plan).  Errors:
  * CFIT_EUNKNOWN when no switch entry serves the plan's fabric, CFIT_ERANGE from the
  * fat-tree; d says which. */
-int cfit_bom_compute(const cfit_catalog *c, const cfit_model *m, const cfit_plan *p, const cfit_bom_options *o,
+CFIT_API int cfit_bom_compute(const cfit_catalog *c, const cfit_model *m, const cfit_plan *p, const cfit_bom_options *o,
                      cfit_bom *out, cfit_diag *d);
 
 /* The capex of plan p as bought, the one computation that both the cost block (cost.h) and the
@@ -113,12 +113,12 @@ int cfit_bom_compute(const cfit_catalog *c, const cfit_model *m, const cfit_plan
  * storage tier the plan's goodput checkpoints to (p->goodput.storage, its units x storage.NAME).
  * Fills the fabric, NIC, tree, price and capex fields of out (not the storage need).  Errors:
  * CFIT_EUNKNOWN when no switch entry serves the plan's fabric, CFIT_ERANGE from the fat-tree. */
-int cfit_bom_capex(const cfit_catalog *c, const cfit_plan *p, const cfit_bom_options *o, cfit_bom *out,
+CFIT_API int cfit_bom_capex(const cfit_catalog *c, const cfit_plan *p, const cfit_bom_options *o, cfit_bom *out,
                    cfit_diag *d);
 
 /* The storage part alone (need, options, choice; the other fields of out are zero): what the
  * goodput model (goodput.h) writes checkpoints to. */
-void cfit_bom_storage(const cfit_catalog *c, const cfit_model *m, const cfit_plan *p, const cfit_bom_options *o,
+CFIT_API void cfit_bom_storage(const cfit_catalog *c, const cfit_model *m, const cfit_plan *p, const cfit_bom_options *o,
                       cfit_bom *out);
 
 /* ---- network sizing ---- */
@@ -171,9 +171,9 @@ typedef struct cfit_net_result {
  * oversubscription and keeps the fastest, so more bandwidth never shows a longer step.
  * Options are ranked by the total cost of the run on r's cost basis (docs/sizing.md).
  * Errors from the search; out is valid only on CFIT_EOK.  Free with cfit_net_result_fini. */
-int cfit_network_compare(const cfit_plan_request *r, const cfit_plan *best, const cfit_bom_options *o,
+CFIT_API int cfit_network_compare(const cfit_plan_request *r, const cfit_plan *best, const cfit_bom_options *o,
                          cfit_net_result *out, cfit_diag *d);
-void cfit_net_result_fini(cfit_net_result *res);
+CFIT_API void cfit_net_result_fini(cfit_net_result *res);
 
 #ifdef __cplusplus
 }

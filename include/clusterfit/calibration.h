@@ -70,7 +70,7 @@ typedef struct cfit_calibration {
  * measurement that cannot calibrate the fabric: one host, wrong elements, another benchmark),
  * CFIT_ERANGE (a non-positive or absurd value) or CFIT_ENOMEM, with d set (line/col of the
  * offending value where there is one).  out is left unspecified on failure. */
-int cfit_calibration_parse(const char *text, size_t len, const char *file, cfit_calibration *out,
+CFIT_API int cfit_calibration_parse(const char *text, size_t len, const char *file, cfit_calibration *out,
                            cfit_diag *d);
 
 /* Parse len bytes of an nccl-tests text log (also as printed under `srun --label` or `mpirun
@@ -78,7 +78,7 @@ int cfit_calibration_parse(const char *text, size_t len, const char *file, cfit_
  * CFIT_EPARSE (a row that cannot be read, no data rows, no Rank lines), CFIT_EINVALID (one host,
  * wrong elements, an unknown or unmodelled collective, a fit that gives no latency), CFIT_ERANGE
  * or CFIT_ENOMEM, with d set to the line and column at fault. */
-int cfit_calibration_parse_nccl_log(const char *text, size_t len, const char *file, cfit_calibration *out,
+CFIT_API int cfit_calibration_parse_nccl_log(const char *text, size_t len, const char *file, cfit_calibration *out,
                                     cfit_diag *d);
 
 /* Least-squares fit of time = alpha + size / beta over n points (those with size and time above
@@ -86,15 +86,15 @@ int cfit_calibration_parse_nccl_log(const char *text, size_t len, const char *fi
  * and median_rel_err (median |fit - time| / time over the points used), or -1 when fewer than two
  * distinct sizes can be used or the fit gives alpha <= 0 or beta <= 0 (outputs then set as far
  * as they were computed, beta 0 for a non-positive slope).  rows, if not NULL, gets the count used. */
-int cfit_calibration_fit(const cfit_calibration_point *p, size_t n, double *alpha_s, double *beta,
+CFIT_API int cfit_calibration_fit(const cfit_calibration_point *p, size_t n, double *alpha_s, double *beta,
                          double *median_rel_err, int *rows);
 
 /* Read and parse a file: as cfit_calibration_parse, plus CFIT_EIO when it cannot be read. */
-int cfit_calibration_load(const char *path, cfit_calibration *out, cfit_diag *d);
+CFIT_API int cfit_calibration_load(const char *path, cfit_calibration *out, cfit_diag *d);
 
 /* Steps of a collective's ring schedule on n ranks (all-reduce 2(n-1), all-gather,
  * reduce-scatter and all-to-all n-1, send-recv 1); 0 for an unknown name or n < 2. */
-int cfit_calibration_steps(const char *benchmark, int n);
+CFIT_API int cfit_calibration_steps(const char *benchmark, int n);
 
 #ifdef __cplusplus
 }

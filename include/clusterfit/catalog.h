@@ -41,7 +41,7 @@ typedef enum cfit_gpu_arch {
     CFIT_ARCH_BLACKWELL, CFIT_ARCH_CDNA2, CFIT_ARCH_CDNA3, CFIT_ARCH_CDNA4, CFIT_ARCH_COUNT
 } cfit_gpu_arch;
 
-const char *cfit_gpu_arch_name(cfit_gpu_arch a);   /* "hopper", ...; "other" */
+CFIT_API const char *cfit_gpu_arch_name(cfit_gpu_arch a);   /* "hopper", ...; "other" */
 
 #define CFIT_MAX_ALIASES 8
 
@@ -122,6 +122,8 @@ typedef struct cfit_model {
     /* Node-limited routing (DeepSeek-V3 §2.1.2): a token's experts lie on at most this many
        nodes (HF topk_group of n_group > 1 groups); 0 = no limit. */
     int moe_max_nodes_per_token;
+    int router_sigmoid;         /* router scores by sigmoid (DeepSeek-V3's scoring_func, §2.1.2), else
+                                   softmax: "router_score" in the catalog */
     char source[CFIT_TEXT_MAX];
 } cfit_model;
 
@@ -133,7 +135,7 @@ typedef enum cfit_fabric_family {
     CFIT_FAMILY_PCIE, CFIT_FAMILY_XGMI, CFIT_FAMILY_SLINGSHOT, CFIT_FAMILY_TCPXO, CFIT_FAMILY_COUNT
 } cfit_fabric_family;
 
-const char *cfit_fabric_family_name(cfit_fabric_family f);   /* "ib", ...; "other" */
+CFIT_API const char *cfit_fabric_family_name(cfit_fabric_family f);   /* "ib", ...; "other" */
 
 typedef struct cfit_fabric {
     char name[CFIT_NAME_MAX];          /* e.g. "ib-ndr", "roce-400g", "nvlink4" */
@@ -262,9 +264,9 @@ typedef struct cfit_fidelity {
     char source[CFIT_TEXT_MAX];
 } cfit_fidelity;
 
-const char *cfit_failure_class_name(cfit_failure_class k);   /* "gpu", "host", ... */
-const char *cfit_failure_per_name(cfit_failure_per p);       /* "gpu", "node", "nic" */
-const char *cfit_failure_arch_name(int arch);                /* an arch name, or "any" */
+CFIT_API const char *cfit_failure_class_name(cfit_failure_class k);   /* "gpu", "host", ... */
+CFIT_API const char *cfit_failure_per_name(cfit_failure_per p);       /* "gpu", "node", "nic" */
+CFIT_API const char *cfit_failure_arch_name(int arch);                /* an arch name, or "any" */
 
 /* Units of a price entry; cfit_price_unit_name() gives the JSON spelling. */
 typedef enum cfit_price_unit {
@@ -295,74 +297,74 @@ typedef struct cfit_price {
     char source[CFIT_TEXT_MAX];
 } cfit_price;
 
-const char *cfit_price_unit_name(cfit_price_unit u);
+CFIT_API const char *cfit_price_unit_name(cfit_price_unit u);
 
 /* Whether value is a meaningful figure for the price named name in unit u: money, rates, rack
  * powers and lives must be > 0; a maintenance fraction in [0, 1); facility.pue and
  * power.node_over_gpu_tdp >= 1 (a facility or a node draws at least its IT or GPU power).
  * Returns 1, or 0 with why (a phrase: "must be at least 1 (...)") filled. */
-int cfit_price_value_ok(const char *name, cfit_price_unit u, double value, char *why, size_t n);
+CFIT_API int cfit_price_value_ok(const char *name, cfit_price_unit u, double value, char *why, size_t n);
 
 typedef struct cfit_catalog cfit_catalog;
 
 /* A catalog with the embedded entries.  Returns NULL only when out of memory or when
  * the embedded data is broken (d says where). Free with cfit_catalog_free. */
-cfit_catalog *cfit_catalog_new(cfit_diag *d);
-void cfit_catalog_free(cfit_catalog *c);
+CFIT_API cfit_catalog *cfit_catalog_new(cfit_diag *d);
+CFIT_API void cfit_catalog_free(cfit_catalog *c);
 
 /* Add or override entries from a file (same format as the files in data/).  Errors:
  * CFIT_EIO (cannot read), CFIT_EPARSE (syntax, unknown key, wrong type), CFIT_ERANGE
  * (out-of-range value), with d giving FILE:LINE:COL.  On error the catalog is unchanged. */
-int cfit_catalog_load_file(cfit_catalog *c, const char *path, cfit_diag *d);
+CFIT_API int cfit_catalog_load_file(cfit_catalog *c, const char *path, cfit_diag *d);
 /* The same from a buffer; name is used in diagnostics. */
-int cfit_catalog_load_buffer(cfit_catalog *c, const char *text, size_t len,
+CFIT_API int cfit_catalog_load_buffer(cfit_catalog *c, const char *text, size_t len,
                              const char *name, cfit_diag *d);
 
 /* Parse one model object (the format of a "models" entry) from a file or a buffer (name
  * is used in diagnostics).  Errors as for catalog files; *out is valid only on success.
  * An object with a "model_type" or "architectures" key is read as a Hugging Face config.json
  * instead (hf_config.h). */
-int cfit_model_load_file(const char *path, cfit_model *out, cfit_diag *d);
-int cfit_model_load_buffer(const char *text, size_t len, const char *name, cfit_model *out, cfit_diag *d);
+CFIT_API int cfit_model_load_file(const char *path, cfit_model *out, cfit_diag *d);
+CFIT_API int cfit_model_load_buffer(const char *text, size_t len, const char *name, cfit_model *out, cfit_diag *d);
 
-size_t cfit_catalog_gpu_count(const cfit_catalog *c);
-const cfit_gpu *cfit_catalog_gpu_at(const cfit_catalog *c, size_t i);
-size_t cfit_catalog_model_count(const cfit_catalog *c);
-const cfit_model *cfit_catalog_model_at(const cfit_catalog *c, size_t i);
-size_t cfit_catalog_fabric_count(const cfit_catalog *c);
-const cfit_fabric *cfit_catalog_fabric_at(const cfit_catalog *c, size_t i);
-size_t cfit_catalog_node_count(const cfit_catalog *c);
-const cfit_node *cfit_catalog_node_at(const cfit_catalog *c, size_t i);
-size_t cfit_catalog_framework_count(const cfit_catalog *c);
-const cfit_framework *cfit_catalog_framework_at(const cfit_catalog *c, size_t i);
-size_t cfit_catalog_price_count(const cfit_catalog *c);
-size_t cfit_catalog_switch_count(const cfit_catalog *c);
-const cfit_switch *cfit_catalog_switch_at(const cfit_catalog *c, size_t i);
-size_t cfit_catalog_storage_count(const cfit_catalog *c);
-const cfit_storage *cfit_catalog_storage_at(const cfit_catalog *c, size_t i);
-const cfit_price *cfit_catalog_price_at(const cfit_catalog *c, size_t i);
-size_t cfit_catalog_failure_count(const cfit_catalog *c);
-const cfit_failure *cfit_catalog_failure_at(const cfit_catalog *c, size_t i);
-size_t cfit_catalog_fidelity_count(const cfit_catalog *c);
-const cfit_fidelity *cfit_catalog_fidelity_at(const cfit_catalog *c, size_t i);
+CFIT_API size_t cfit_catalog_gpu_count(const cfit_catalog *c);
+CFIT_API const cfit_gpu *cfit_catalog_gpu_at(const cfit_catalog *c, size_t i);
+CFIT_API size_t cfit_catalog_model_count(const cfit_catalog *c);
+CFIT_API const cfit_model *cfit_catalog_model_at(const cfit_catalog *c, size_t i);
+CFIT_API size_t cfit_catalog_fabric_count(const cfit_catalog *c);
+CFIT_API const cfit_fabric *cfit_catalog_fabric_at(const cfit_catalog *c, size_t i);
+CFIT_API size_t cfit_catalog_node_count(const cfit_catalog *c);
+CFIT_API const cfit_node *cfit_catalog_node_at(const cfit_catalog *c, size_t i);
+CFIT_API size_t cfit_catalog_framework_count(const cfit_catalog *c);
+CFIT_API const cfit_framework *cfit_catalog_framework_at(const cfit_catalog *c, size_t i);
+CFIT_API size_t cfit_catalog_price_count(const cfit_catalog *c);
+CFIT_API size_t cfit_catalog_switch_count(const cfit_catalog *c);
+CFIT_API const cfit_switch *cfit_catalog_switch_at(const cfit_catalog *c, size_t i);
+CFIT_API size_t cfit_catalog_storage_count(const cfit_catalog *c);
+CFIT_API const cfit_storage *cfit_catalog_storage_at(const cfit_catalog *c, size_t i);
+CFIT_API const cfit_price *cfit_catalog_price_at(const cfit_catalog *c, size_t i);
+CFIT_API size_t cfit_catalog_failure_count(const cfit_catalog *c);
+CFIT_API const cfit_failure *cfit_catalog_failure_at(const cfit_catalog *c, size_t i);
+CFIT_API size_t cfit_catalog_fidelity_count(const cfit_catalog *c);
+CFIT_API const cfit_fidelity *cfit_catalog_fidelity_at(const cfit_catalog *c, size_t i);
 
 /* Lookup by name; NULL if absent.  On NULL, if d is given, d->msg names the closest
  * entries ("unknown gpu 'h10' (did you mean 'h100-sxm'?)") and the call's caller
  * should treat it as CFIT_EUNKNOWN. */
-const cfit_gpu *cfit_catalog_gpu(const cfit_catalog *c, const char *name, cfit_diag *d);
-const cfit_model *cfit_catalog_model(const cfit_catalog *c, const char *name, cfit_diag *d);
-const cfit_fabric *cfit_catalog_fabric(const cfit_catalog *c, const char *name, cfit_diag *d);
-const cfit_node *cfit_catalog_node(const cfit_catalog *c, const char *name, cfit_diag *d);
-const cfit_framework *cfit_catalog_framework(const cfit_catalog *c, const char *name, cfit_diag *d);
-const cfit_price *cfit_catalog_price(const cfit_catalog *c, const char *name, cfit_diag *d);
-const cfit_switch *cfit_catalog_switch(const cfit_catalog *c, const char *name, cfit_diag *d);
+CFIT_API const cfit_gpu *cfit_catalog_gpu(const cfit_catalog *c, const char *name, cfit_diag *d);
+CFIT_API const cfit_model *cfit_catalog_model(const cfit_catalog *c, const char *name, cfit_diag *d);
+CFIT_API const cfit_fabric *cfit_catalog_fabric(const cfit_catalog *c, const char *name, cfit_diag *d);
+CFIT_API const cfit_node *cfit_catalog_node(const cfit_catalog *c, const char *name, cfit_diag *d);
+CFIT_API const cfit_framework *cfit_catalog_framework(const cfit_catalog *c, const char *name, cfit_diag *d);
+CFIT_API const cfit_price *cfit_catalog_price(const cfit_catalog *c, const char *name, cfit_diag *d);
+CFIT_API const cfit_switch *cfit_catalog_switch(const cfit_catalog *c, const char *name, cfit_diag *d);
 /* The switch entry for a scale-out fabric: the first whose "fabric" names it; NULL if none. */
-const cfit_switch *cfit_catalog_switch_for(const cfit_catalog *c, const char *fabric);
+CFIT_API const cfit_switch *cfit_catalog_switch_for(const cfit_catalog *c, const char *fabric);
 
 /* Add or replace one price (a --price KEY=VALUE override); p->name is the key.  Returns
  * CFIT_EOK or CFIT_ENOMEM.  Which keys are meaningful is the cost model's business
  * (cfit_cost_key_check in cost.h). */
-int cfit_catalog_price_put(cfit_catalog *c, const cfit_price *p);
+CFIT_API int cfit_catalog_price_put(cfit_catalog *c, const cfit_price *p);
 
 #ifdef __cplusplus
 }

@@ -45,26 +45,26 @@ typedef struct cfit_coll_info {
 } cfit_coll_info;
 
 /* The entry of c; NULL for a value outside 0 .. CFIT_COLL_COUNT - 1. */
-const cfit_coll_info *cfit_coll_info_of(cfit_collective c);
+CFIT_API const cfit_coll_info *cfit_coll_info_of(cfit_collective c);
 /* The entry whose canonical name, nccl-tests stem ("all_reduce") or binary ("all_reduce_perf")
  * is name, modelled or not; NULL for any other name (or NULL). */
-const cfit_coll_info *cfit_coll_find(const char *name);
+CFIT_API const cfit_coll_info *cfit_coll_find(const char *name);
 /* The i-th entry (0 .. cfit_coll_entries() - 1: the modelled ones first, in cfit_collective
  * order, then the unmodelled), NULL past the end. */
-const cfit_coll_info *cfit_coll_entry(int i);
-int cfit_coll_entries(void);
+CFIT_API const cfit_coll_info *cfit_coll_entry(int i);
+CFIT_API int cfit_coll_entries(void);
 
-const char *cfit_collective_name(cfit_collective c);   /* "allreduce", ...; "?" out of range */
+CFIT_API const char *cfit_collective_name(cfit_collective c);   /* "allreduce", ...; "?" out of range */
 /* A modelled collective by any name cfit_coll_find takes.  CFIT_EUNKNOWN with a did-you-mean,
  * or the list of valid names, in d->msg for other names; CFIT_EINVALID naming the modelled ones
  * for an nccl-tests collective clusterfit does not model. */
-int cfit_collective_parse(const char *name, cfit_collective *out, cfit_diag *d);
+CFIT_API int cfit_collective_parse(const char *name, cfit_collective *out, cfit_diag *d);
 /* nccl-tests' bus factor of c on n ranks (cfit_coll_info.bus_factor); 0 for n < 1 or c out of range. */
-double cfit_coll_bus_factor(cfit_collective c, int n);
+CFIT_API double cfit_coll_bus_factor(cfit_collective c, int n);
 /* The modelled collectives' names joined for a message: "allreduce, allgather, ... or sendrecv"
  * (nccl = 1: "all_reduce_perf, all_gather_perf, ... or sendrecv_perf"), with also (unless NULL)
  * as the last item: "..., sendrecv or pairs".  Truncated to len; returns buf. */
-const char *cfit_coll_list(char *buf, size_t len, int nccl, const char *also);
+CFIT_API const char *cfit_coll_list(char *buf, size_t len, int nccl, const char *also);
 
 #ifdef __cplusplus
 }

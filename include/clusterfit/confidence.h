@@ -32,8 +32,8 @@ typedef struct cfit_confidence {
 
 /* The published runs nearest a plan of gpus x gpu training a model of params parameters, an MoE
  * one when moe. */
-void cfit_plan_confidence(const cfit_catalog *c, const cfit_gpu *gpu, long gpus, double params, int moe,
-                          cfit_confidence *out);
+CFIT_API void cfit_plan_confidence(const cfit_catalog *c, const cfit_gpu *gpu, long gpus, double params, int moe,
+                                   cfit_confidence *out);
 
 #ifdef __cplusplus
 }

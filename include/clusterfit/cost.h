@@ -30,7 +30,7 @@ typedef enum cfit_cost_basis {
 } cfit_cost_basis;
 
 /* "rent", "reserved", "spot", "own". */
-const char *cfit_cost_basis_name(cfit_cost_basis b);
+CFIT_API const char *cfit_cost_basis_name(cfit_cost_basis b);
 
 #define CFIT_COST_MAX_USED 24
 
@@ -86,32 +86,32 @@ typedef struct cfit_cost {
 
 /* Cost a plan with the catalog's prices (time_to_train_s must be > 0 for run costs; power
  * and capex need only the plan).  Never fails: missing prices leave figures unavailable. */
-void cfit_cost_compute(const cfit_catalog *c, const cfit_plan *p, cfit_cost *out);
+CFIT_API void cfit_cost_compute(const cfit_catalog *c, const cfit_plan *p, cfit_cost *out);
 /* The same with the fabric built for bill-of-materials options o (tiers, oversubscription, NICs;
  * NULL = cfit_bom_options_init's), as `plan --bom` builds it, so the two capex figures agree. */
-void cfit_cost_compute_with(const cfit_catalog *c, const cfit_plan *p, const struct cfit_bom_options *o,
+CFIT_API void cfit_cost_compute_with(const cfit_catalog *c, const cfit_plan *p, const struct cfit_bom_options *o,
                             cfit_cost *out);
 /* The same with the options a request implies (its oversubscription and NICs, two tiers): what
  * sizing and --budget rank by. */
-void cfit_cost_compute_for(const struct cfit_plan_request *r, const cfit_plan *p, cfit_cost *out);
+CFIT_API void cfit_cost_compute_for(const struct cfit_plan_request *r, const cfit_plan *p, cfit_cost *out);
 
 /* The cost of the run on a basis; returns 1 and sets *usd when available, else 0. */
-int cfit_cost_of(const cfit_cost *k, cfit_cost_basis b, double *usd);
+CFIT_API int cfit_cost_of(const cfit_cost *k, cfit_cost_basis b, double *usd);
 
 /* The key to supply for a basis ("cloud.on_demand.b200", or the first missing owning
  * price); "" when nothing is missing. */
-const char *cfit_cost_missing(const cfit_cost *k, cfit_cost_basis b, char *buf, size_t n);
+CFIT_API const char *cfit_cost_missing(const cfit_cost *k, cfit_cost_basis b, char *buf, size_t n);
 
 /* Check that key is a price key the cost model reads (a catalog entry, or one of the
  * patterns above with a catalog GPU or scale-out fabric).  Returns CFIT_EOK, or
  * CFIT_EUNKNOWN with d->msg naming the closest key. */
-int cfit_cost_key_check(const cfit_catalog *c, const char *key, cfit_diag *d);
+CFIT_API int cfit_cost_key_check(const cfit_catalog *c, const char *key, cfit_diag *d);
 
 /* Override or add one price (--price KEY=VALUE): the key must pass cfit_cost_key_check and
  * value must pass cfit_price_value_ok (catalog.h: > 0; PUE >= 1).  An existing entry keeps its unit; a new one gets the unit
  * its key pattern implies.  The entry's date becomes "" and its source "--price".  Errors:
  * CFIT_EUNKNOWN (d names the closest key), CFIT_ERANGE, CFIT_ENOMEM. */
-int cfit_cost_price_set(cfit_catalog *c, const char *key, double value, cfit_diag *d);
+CFIT_API int cfit_cost_price_set(cfit_catalog *c, const char *key, double value, cfit_diag *d);
 
 #ifdef __cplusplus
 }

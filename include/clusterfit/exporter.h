@@ -36,45 +36,45 @@ typedef enum cfit_expo_format {
 } cfit_expo_format;
 
 /* Content-Type header value for a format; never NULL. */
-const char *cfit_expo_content_type(cfit_expo_format f);
+CFIT_API const char *cfit_expo_content_type(cfit_expo_format f);
 /* The format a scraper asks for with this Accept header (NULL = text 0.0.4). */
-cfit_expo_format cfit_expo_negotiate(const char *accept);
+CFIT_API cfit_expo_format cfit_expo_negotiate(const char *accept);
 
 typedef struct cfit_expo cfit_expo;
 
 /* A new empty registry, or NULL when out of memory.  Free with cfit_expo_free (NULL ok). */
-cfit_expo *cfit_expo_new(void);
-void cfit_expo_free(cfit_expo *e);
+CFIT_API cfit_expo *cfit_expo_new(void);
+CFIT_API void cfit_expo_free(cfit_expo *e);
 
 /* Declare a family (name as sampled: counters with _total, info with _info).  Declaring
  * the same name again with the same type is a no-op.  Errors: CFIT_EINVALID for a bad name,
  * a counter without _total, an info without _info, or a redeclaration with another type;
  * CFIT_ENOMEM. */
-int cfit_expo_family(cfit_expo *e, const char *name, cfit_metric_type type, const char *help);
+CFIT_API int cfit_expo_family(cfit_expo *e, const char *name, cfit_metric_type type, const char *help);
 
 /* Add a sample to a declared family.  labels is NULL or a NULL-terminated list of
  * name, value pairs ({"device", "eth0", NULL}); values are escaped when rendered.
  * Errors: CFIT_EUNKNOWN (family not declared), CFIT_EINVALID (bad label name, histogram
  * family), CFIT_ENOMEM. */
-int cfit_expo_sample(cfit_expo *e, const char *name, const char *const *labels, double value);
+CFIT_API int cfit_expo_sample(cfit_expo *e, const char *name, const char *const *labels, double value);
 
 /* Add one histogram series: nb upper bounds (increasing, +Inf implied after them), the
  * cumulative count for each bound, the sum and the total count (the +Inf bucket). */
-int cfit_expo_histogram(cfit_expo *e, const char *name, const char *const *labels,
+CFIT_API int cfit_expo_histogram(cfit_expo *e, const char *name, const char *const *labels,
                         const double *bounds, const uint64_t *cumulative, size_t nb,
                         double sum, uint64_t count);
 
 /* A position in the registry; cfit_expo_rollback() drops everything added after it. */
 typedef struct cfit_expo_mark { size_t families, samples; } cfit_expo_mark;
-cfit_expo_mark cfit_expo_mark_get(const cfit_expo *e);
-void cfit_expo_rollback(cfit_expo *e, cfit_expo_mark m);
+CFIT_API cfit_expo_mark cfit_expo_mark_get(const cfit_expo *e);
+CFIT_API void cfit_expo_rollback(cfit_expo *e, cfit_expo_mark m);
 
 /* Render every family in declaration order (families without samples are skipped).
  * *out is malloc'ed (caller frees), NUL-terminated, *len its length.  CFIT_ENOMEM. */
-int cfit_expo_render(const cfit_expo *e, cfit_expo_format f, char **out, size_t *len);
+CFIT_API int cfit_expo_render(const cfit_expo *e, cfit_expo_format f, char **out, size_t *len);
 
 /* Number formatting used by the writer: shortest round-trip decimal, NaN, +Inf, -Inf. */
-void cfit_expo_format_value(char *buf, size_t n, double v);
+CFIT_API void cfit_expo_format_value(char *buf, size_t n, double v);
 
 /* ---- collectors ---------------------------------------------------------------------- */
 
@@ -114,8 +114,8 @@ typedef struct cfit_collector_ops {
 } cfit_collector_ops;
 
 /* The table of collectors, terminated by a NULL name. */
-extern const cfit_collector_ops *const cfit_collectors[];
-const cfit_collector_ops *cfit_collector_find(const char *name);
+CFIT_API extern const cfit_collector_ops *const cfit_collectors[];
+CFIT_API const cfit_collector_ops *cfit_collector_find(const char *name);
 
 typedef struct cfit_exporter cfit_exporter;
 
@@ -123,18 +123,18 @@ typedef struct cfit_exporter cfit_exporter;
  * cfit_collectors[]; NULL = each collector's default).  A collector whose init fails is
  * reported through cfg->log and scraped as failed.  Returns NULL only when out of memory.
  * cfg (and the strings in it) must outlive the exporter. */
-cfit_exporter *cfit_exporter_new(const cfit_exporter_config *cfg, const int *enable);
-void cfit_exporter_free(cfit_exporter *x);
+CFIT_API cfit_exporter *cfit_exporter_new(const cfit_exporter_config *cfg, const int *enable);
+CFIT_API void cfit_exporter_free(cfit_exporter *x);
 
 /* One scrape, rendered in format f; *out malloc'ed (caller frees).  Thread-safe (scrapes are
  * serialised).  Only CFIT_ENOMEM fails. */
-int cfit_exporter_scrape(cfit_exporter *x, cfit_expo_format f, char **out, size_t *len);
+CFIT_API int cfit_exporter_scrape(cfit_exporter *x, cfit_expo_format f, char **out, size_t *len);
 
 /* Why the named collector's init failed, or NULL (not enabled, or it started). */
-const char *cfit_exporter_collector_error(const cfit_exporter *x, const char *name);
+CFIT_API const char *cfit_exporter_collector_error(const cfit_exporter *x, const char *name);
 
 /* The state of a named collector (for the watchdog), or NULL when it is not enabled. */
-void *cfit_exporter_collector_state(cfit_exporter *x, const char *name);
+CFIT_API void *cfit_exporter_collector_state(cfit_exporter *x, const char *name);
 
 /* ---- gpu collector helpers (watchdog) ------------------------------------------------- */
 
@@ -148,7 +148,7 @@ typedef struct cfit_gpu_sample {
 } cfit_gpu_sample;
 
 /* Sample at most max GPUs of a gpu collector state; returns the count (0 with no driver). */
-size_t cfit_gpu_sample_all(void *gpu_state, cfit_gpu_sample *out, size_t max);
+CFIT_API size_t cfit_gpu_sample_all(void *gpu_state, cfit_gpu_sample *out, size_t max);
 
 /* ---- job report protocol (docs/exporter.md "Job reports") ---------------------------- */
 
@@ -162,7 +162,7 @@ typedef struct cfit_job_report {
 
 /* Parse one line "job=NAME rank=N step=S [data=S] [allreduce=S] [optimizer=S]" (len bytes,
  * no NUL needed; a trailing newline is allowed).  0, or CFIT_EPARSE with d->msg and d->col. */
-int cfit_job_parse_line(const char *line, size_t len, cfit_job_report *r, cfit_diag *d);
+CFIT_API int cfit_job_parse_line(const char *line, size_t len, cfit_job_report *r, cfit_diag *d);
 
 /* ---- web config file (exporter-toolkit's format, parsed with libyaml) ----------------- */
 
@@ -205,31 +205,31 @@ typedef struct cfit_web_config {
  * (with a did-you-mean) and duplicate keys.  Relative file paths are taken relative to the
  * file's directory.  0, or CFIT_EPARSE/CFIT_EIO/CFIT_ENOMEM with d giving file:line:col.
  * Free with cfit_web_config_fini. */
-int cfit_web_config_parse(const char *text, size_t len, const char *file, cfit_web_config *wc,
+CFIT_API int cfit_web_config_parse(const char *text, size_t len, const char *file, cfit_web_config *wc,
                           cfit_diag *d);
-int cfit_web_config_load(const char *path, cfit_web_config *wc, cfit_diag *d);
-void cfit_web_config_fini(cfit_web_config *wc);
+CFIT_API int cfit_web_config_load(const char *path, cfit_web_config *wc, cfit_diag *d);
+CFIT_API void cfit_web_config_fini(cfit_web_config *wc);
 
 /* The Go (IANA) name of cipher suite index i (0 <= i < CFIT_WEB_MAX_SUITES), and the index of
  * a name, or -1 (src/exporter/tls.c holds the table). */
-const char *cfit_tls_suite_name(int i);
-int cfit_tls_suite_index(const char *name);
+CFIT_API const char *cfit_tls_suite_name(int i);
+CFIT_API int cfit_tls_suite_index(const char *name);
 /* The GnuTLS priority string the web config's TLS settings give (versions, the key exchanges,
  * ciphers and MACs of the named suites, %SERVER_PRECEDENCE) into buf.  0, or -1 when it does
  * not fit. */
-int cfit_tls_priorities(const cfit_web_config *wc, char *buf, size_t n);
+CFIT_API int cfit_tls_priorities(const cfit_web_config *wc, char *buf, size_t n);
 
 /* 1 when password matches user's bcrypt hash (through crypt(3)), else 0.  Takes the same time
  * whatever the username: an unknown user is checked against a dummy bcrypt setting with the
  * highest cost of the configured hashes, and every comparison is constant-time. */
-int cfit_web_check_password(const cfit_web_config *wc, const char *user, const char *password);
+CFIT_API int cfit_web_check_password(const cfit_web_config *wc, const char *user, const char *password);
 /* The index of user in wc->users (every name compared, in constant time), or -1. */
-int cfit_web_user_index(const cfit_web_config *wc, const char *user);
+CFIT_API int cfit_web_user_index(const cfit_web_config *wc, const char *user);
 /* Decode an "Authorization: Basic BASE64" header into user and pass (NUL-terminated).  0, or -1
  * when it is missing, not Basic, not base64, has no ':', does not fit, or holds a NUL byte. */
-int cfit_web_parse_basic(const char *header, char *user, size_t user_n, char *pass, size_t pass_n);
+CFIT_API int cfit_web_parse_basic(const char *header, char *user, size_t user_n, char *pass, size_t pass_n);
 /* How many crypt(3) checks cfit_web_check_password has run in this process (for tests). */
-unsigned long cfit_web_hash_runs(void);
+CFIT_API unsigned long cfit_web_hash_runs(void);
 
 /* ---- idle-GPU watchdog (opt-in; dry run unless enforce is set) ------------------------- */
 
@@ -260,7 +260,7 @@ typedef enum cfit_watchdog_verdict {
 } cfit_watchdog_verdict;
 
 /* The decision alone (for tests): idle_since is the watchdog's timer, -1 when not idle. */
-cfit_watchdog_verdict cfit_watchdog_decide(const cfit_watchdog_config *c, const cfit_gpu_sample *s, size_t n,
+CFIT_API cfit_watchdog_verdict cfit_watchdog_decide(const cfit_watchdog_config *c, const cfit_gpu_sample *s, size_t n,
                                            double now, double *idle_since, double *max_util);
 
 /* Why a pid NVML listed may (CFIT_WD_PID_OK) or may not be signalled. */
@@ -274,17 +274,17 @@ typedef enum cfit_watchdog_pid_check {
 } cfit_watchdog_pid_check;
 
 /* Check one pid NVML listed on a GPU with minor number minor (-1 unknown). */
-cfit_watchdog_pid_check cfit_watchdog_check_pid(const cfit_watchdog_config *c, unsigned pid, int minor);
-const char *cfit_watchdog_pid_check_text(cfit_watchdog_pid_check k);
+CFIT_API cfit_watchdog_pid_check cfit_watchdog_check_pid(const cfit_watchdog_config *c, unsigned pid, int minor);
+CFIT_API const char *cfit_watchdog_pid_check_text(cfit_watchdog_pid_check k);
 /* Send c->signal (when enforce is set; else only log) to every checked pid of the n samples;
  * the others are logged and skipped.  Returns how many pids passed the checks. */
-size_t cfit_watchdog_signal_gpus(const cfit_watchdog_config *c, const cfit_gpu_sample *s, size_t n);
+CFIT_API size_t cfit_watchdog_signal_gpus(const cfit_watchdog_config *c, const cfit_gpu_sample *s, size_t n);
 
 typedef struct cfit_watchdog cfit_watchdog;
 /* Start a thread sampling the gpu collector's state every interval_s and logging every
  * decision.  c must outlive it.  NULL when out of memory or the thread cannot start. */
-cfit_watchdog *cfit_watchdog_start(void *gpu_state, const cfit_watchdog_config *c);
-void cfit_watchdog_stop(cfit_watchdog *w);   /* NULL ok */
+CFIT_API cfit_watchdog *cfit_watchdog_start(void *gpu_state, const cfit_watchdog_config *c);
+CFIT_API void cfit_watchdog_stop(cfit_watchdog *w);   /* NULL ok */
 
 /* ---- HTTP server (libmicrohttpd) --------------------------------------------------------- */
 
@@ -301,17 +301,17 @@ typedef struct cfit_http_config {
 } cfit_http_config;
 
 /* 1 when an Accept-Encoding header value accepts gzip (not with q=0); NULL = 0. */
-int cfit_http_accepts_gzip(const char *accept_encoding);
+CFIT_API int cfit_http_accepts_gzip(const char *accept_encoding);
 /* gzip of in (n bytes) into *out (malloc'ed, *out_n bytes).  0 or CFIT_ENOMEM. */
-int cfit_http_gzip(const char *in, size_t n, char **out, size_t *out_n);
+CFIT_API int cfit_http_gzip(const char *in, size_t n, char **out, size_t *out_n);
 
 typedef struct cfit_http cfit_http;
 
 /* Serve /metrics, / and /-/healthy for x from internal threads.  0, or CFIT_EPARSE (bad
  * address), CFIT_EIO (cannot read the TLS files), CFIT_ESYS (cannot listen) with d set. */
-int cfit_http_start(cfit_exporter *x, const cfit_http_config *hc, cfit_http **out, cfit_diag *d);
-unsigned cfit_http_port(const cfit_http *h);   /* the bound port */
-void cfit_http_stop(cfit_http *h);             /* NULL ok */
+CFIT_API int cfit_http_start(cfit_exporter *x, const cfit_http_config *hc, cfit_http **out, cfit_diag *d);
+CFIT_API unsigned cfit_http_port(const cfit_http *h);   /* the bound port */
+CFIT_API void cfit_http_stop(cfit_http *h);             /* NULL ok */
 
 #ifdef __cplusplus
 }

@@ -25,18 +25,18 @@ typedef enum cfit_emit_kind {
 } cfit_emit_kind;
 
 /* "deepspeed", "megatron", "torchrun"; never NULL. */
-const char *cfit_emit_kind_name(cfit_emit_kind k);
+CFIT_API const char *cfit_emit_kind_name(cfit_emit_kind k);
 /* Kind by name; CFIT_EUNKNOWN with d->msg naming the choices (and a did-you-mean). */
-int cfit_emit_kind_parse(const char *name, cfit_emit_kind *out, cfit_diag *d);
+CFIT_API int cfit_emit_kind_parse(const char *name, cfit_emit_kind *out, cfit_diag *d);
 
 /* Write the configuration of kind k for plan p of request r (seq_len: the sequence length
  * the plan used, 0 = the model's) into *out, a NUL-terminated string the caller frees.
  * Returns CFIT_EOK, CFIT_ENOMEM or CFIT_EINVALID (incomplete plan) with d set. */
-int cfit_emit(cfit_emit_kind k, const cfit_plan_request *r, const cfit_plan *p, int seq_len,
+CFIT_API int cfit_emit(cfit_emit_kind k, const cfit_plan_request *r, const cfit_plan *p, int seq_len,
               char **out, cfit_diag *d);
 
 typedef enum cfit_severity { CFIT_SEV_ERROR = 0, CFIT_SEV_WARNING = 1, CFIT_SEV_INFO = 2 } cfit_severity;
-const char *cfit_severity_name(cfit_severity s);   /* "error", "warning", "info" */
+CFIT_API const char *cfit_severity_name(cfit_severity s);   /* "error", "warning", "info" */
 
 typedef struct cfit_finding {
     cfit_severity severity;
@@ -63,33 +63,33 @@ typedef struct cfit_check_result {
 } cfit_check_result;
 
 /* A request with nothing set (no model, no world size). */
-void cfit_check_request_init(cfit_check_request *r);
+CFIT_API void cfit_check_request_init(cfit_check_request *r);
 
 /* Check len bytes of a DeepSpeed JSON config (file names it in diagnostics).  Returns
  * CFIT_EOK with out filled (findings may include errors), CFIT_EPARSE when the text is
  * not JSON or not an object (d gives FILE:LINE:COL), CFIT_ERANGE when it is larger than
  * CFIT_CHECK_MAX_BYTES, or CFIT_ENOMEM.  Free out with cfit_check_result_fini. */
 #define CFIT_CHECK_MAX_BYTES (16u << 20)
-int cfit_check_deepspeed(const char *text, size_t len, const char *file,
+CFIT_API int cfit_check_deepspeed(const char *text, size_t len, const char *file,
                          const cfit_check_request *r, cfit_check_result *out, cfit_diag *d);
 /* Check a Megatron-LM argument file: pretrain_gpt.py arguments as shell words (one per
  * line, or a launch line: words up to the last one ending in ".py" are the launcher, whose
  * torchrun --nnodes x --nproc-per-node gives the world size when r->gpus is 0).  Returns
  * CFIT_EOK with out filled, CFIT_EPARSE (unterminated quote, NUL byte), CFIT_ERANGE (more than
  * 8192 words or CFIT_CHECK_MAX_BYTES) or CFIT_ENOMEM, d giving FILE:LINE:COL. */
-int cfit_check_megatron(const char *text, size_t len, const char *file, const cfit_check_request *r,
+CFIT_API int cfit_check_megatron(const char *text, size_t len, const char *file, const cfit_check_request *r,
                         cfit_check_result *out, cfit_diag *d);
 
 /* Check a file: a DeepSpeed JSON config when its name ends in ".json", it is empty, or its
  * first non-blank character is '{', '[', '"' or a number; else a Megatron-LM argument file.  CFIT_EIO (d naming the path) when it cannot be
  * read; otherwise as the two calls above.  *kind_out (may be NULL) gets "deepspeed" or
  * "megatron". */
-int cfit_check_file(const char *path, const cfit_check_request *r, cfit_check_result *out,
+CFIT_API int cfit_check_file(const char *path, const cfit_check_request *r, cfit_check_result *out,
                     const char **kind_out, cfit_diag *d);
 /* The same, always as a DeepSpeed JSON config. */
-int cfit_check_deepspeed_file(const char *path, const cfit_check_request *r, cfit_check_result *out,
+CFIT_API int cfit_check_deepspeed_file(const char *path, const cfit_check_request *r, cfit_check_result *out,
                               cfit_diag *d);
-void cfit_check_result_fini(cfit_check_result *res);
+CFIT_API void cfit_check_result_fini(cfit_check_result *res);
 
 #ifdef __cplusplus
 }

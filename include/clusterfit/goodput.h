@@ -55,20 +55,20 @@ typedef struct cfit_goodput {
 } cfit_goodput;
 
 /* Young's interval sqrt(2 delta M). */
-double cfit_goodput_young_s(double write_s, double mtbi_s);
+CFIT_API double cfit_goodput_young_s(double write_s, double mtbi_s);
 /* Daly's: sqrt(2 delta M) [1 + sqrt(delta / 2M) / 3 + (delta / 2M) / 9] - delta for delta < 2M, else M. */
-double cfit_goodput_daly_s(double write_s, double mtbi_s);
+CFIT_API double cfit_goodput_daly_s(double write_s, double mtbi_s);
 /* Daly's goodput fraction tau / (M e^(R/M) (e^((tau + delta)/M) - 1)) (1 when M is infinite). */
-double cfit_goodput_fraction(double interval_s, double write_s, double restart_s, double mtbi_s);
+CFIT_API double cfit_goodput_fraction(double interval_s, double write_s, double restart_s, double mtbi_s);
 
 /* The job's interruptions per hour by class for gpu on gpus GPUs, nodes nodes of nics NICs each
  * (the GPU's arch's failure entries, else those of arch "any").  Returns 0 when the catalog has
  * none (rates all 0), else 1. */
-int cfit_failure_rates(const cfit_catalog *c, const cfit_gpu *gpu, long gpus, long nodes, int nics,
+CFIT_API int cfit_failure_rates(const cfit_catalog *c, const cfit_gpu *gpu, long gpus, long nodes, int nics,
                        double rate_per_hour[CFIT_FAIL_CLASS_COUNT]);
 
 /* Bytes of one checkpoint of a model's training state on gpus ranks. */
-double cfit_checkpoint_bytes(const cfit_model *m, long gpus);
+CFIT_API double cfit_checkpoint_bytes(const cfit_model *m, long gpus);
 
 #ifdef __cplusplus
 }

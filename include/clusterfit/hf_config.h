@@ -24,13 +24,13 @@ extern "C" {
 #define CFIT_HF_DEFAULT_SEQ_LEN 4096
 
 /* The model_type values understood, comma-separated ("llama, mistral, ..."). */
-const char *cfit_hf_supported_types(void);
+CFIT_API const char *cfit_hf_supported_types(void);
 
 /* Parse a config.json held in text (name is used in diagnostics and to name the model: the
  * file's base name, or its directory's when the file is "config.json").  Errors: CFIT_EPARSE
  * (syntax, a missing required key, a wrong type, an unsupported model_type), CFIT_ERANGE,
  * CFIT_EINVALID (e.g. num_experts_per_tok above the experts), each with FILE:LINE:COL in d. */
-int cfit_hf_model_load_buffer(const char *text, size_t len, const char *name, cfit_model *out, cfit_diag *d);
+CFIT_API int cfit_hf_model_load_buffer(const char *text, size_t len, const char *name, cfit_model *out, cfit_diag *d);
 
 #ifdef __cplusplus
 }

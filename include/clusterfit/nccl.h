@@ -40,17 +40,17 @@ typedef enum cfit_nccl_proto { CFIT_NCCL_LL = 0, CFIT_NCCL_LL128, CFIT_NCCL_SIMP
 
 /* NCCL's spellings (NCCL_ALGO / NCCL_PROTO values, lower case): "ring", "tree", "nvls",
  * "nvlstree", "collnetdirect", "collnetchain", "pat", "p2p"; "ll", "ll128", "simple". */
-const char *cfit_nccl_algo_name(cfit_nccl_algo a);
-const char *cfit_nccl_proto_name(cfit_nccl_proto p);
+CFIT_API const char *cfit_nccl_algo_name(cfit_nccl_algo a);
+CFIT_API const char *cfit_nccl_proto_name(cfit_nccl_proto p);
 /* Name (case-insensitive; "collnet" = collnetdirect) to enum; CFIT_EUNKNOWN with the valid
  * names in d->msg otherwise. */
-int cfit_nccl_algo_parse(const char *name, cfit_nccl_algo *out, cfit_diag *d);
-int cfit_nccl_proto_parse(const char *name, cfit_nccl_proto *out, cfit_diag *d);
+CFIT_API int cfit_nccl_algo_parse(const char *name, cfit_nccl_algo *out, cfit_diag *d);
+CFIT_API int cfit_nccl_proto_parse(const char *name, cfit_nccl_proto *out, cfit_diag *d);
 
 /* NCCL_ALGO / NCCL_PROTO's list syntax to a mask (bit 1 << enum): "auto" (all), "ring,tree",
  * "^nvls,nvlstree" (all but those).  CFIT_EUNKNOWN / CFIT_EINVALID with d->msg on a bad list. */
-int cfit_nccl_algo_mask(const char *text, unsigned *mask, cfit_diag *d);
-int cfit_nccl_proto_mask(const char *text, unsigned *mask, cfit_diag *d);
+CFIT_API int cfit_nccl_algo_mask(const char *text, unsigned *mask, cfit_diag *d);
+CFIT_API int cfit_nccl_proto_mask(const char *text, unsigned *mask, cfit_diag *d);
 
 /* The hardware one communicator runs on: `nodes` nodes with `gpus_per_node` ranks each. */
 typedef struct cfit_nccl_system {
@@ -91,33 +91,33 @@ typedef struct cfit_nccl_estimate {
  * one GPU per node; tree, NVLS*, CollNet for all-reduce (NVLS also all-gather and reduce-scatter
  * on one node); all-to-all and send-recv run NCCL's point-to-point path (p2p) only; LL128 only
  * over NVLink-class links. */
-int cfit_nccl_supported(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_algo a, cfit_nccl_proto p,
+CFIT_API int cfit_nccl_supported(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_algo a, cfit_nccl_proto p,
                         cfit_diag *d);
 
 /* The estimate of one pair.  Errors: CFIT_EINVALID (bad system, bytes < 0, or the pair not
  * supported, with d->msg as above). */
-int cfit_nccl_time(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_algo a, cfit_nccl_proto p,
+CFIT_API int cfit_nccl_time(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_algo a, cfit_nccl_proto p,
                    double bytes, cfit_nccl_estimate *out, cfit_diag *d);
 
 /* NCCL's tuner: the supported pair among algo_mask x proto_mask (bit 1 << enum) with the least
  * time by NCCL's own cost (time_s - fill_s: latency + bandwidth, as tuning.cc has it); out->time_s
  * still includes the fill the chosen pair pays.  CFIT_EINVALID when the masks leave no supported
  * pair (d->msg names the supported ones). */
-int cfit_nccl_best(const cfit_nccl_system *s, cfit_collective c, unsigned algo_mask, unsigned proto_mask,
+CFIT_API int cfit_nccl_best(const cfit_nccl_system *s, cfit_collective c, unsigned algo_mask, unsigned proto_mask,
                    double bytes, cfit_nccl_estimate *out, cfit_diag *d);
 
 /* cfit_nccl_best's choice without its diagnostics, for callers that ask many times (the planner):
  * the same pair (the first of least time in enum order), several times cheaper as refused pairs
  * are skipped unformatted.  CFIT_EINVALID on a bad system or size, or when the masks leave no
  * supported pair (cfit_nccl_best then says why). */
-int cfit_nccl_best_quiet(const cfit_nccl_system *s, cfit_collective c, unsigned algo_mask, unsigned proto_mask,
+CFIT_API int cfit_nccl_best_quiet(const cfit_nccl_system *s, cfit_collective c, unsigned algo_mask, unsigned proto_mask,
                          double bytes, cfit_nccl_estimate *out);
 
 /* The system of `nodes` nodes of `gpus_per_node` ranks of catalog GPU g, scale-up fabric up,
  * node type node (its NIC count, P2P) and scale-out fabric net (NULL when nodes == 1 is fine).
  * nics > 0 is the NICs a node's ranks use; else, with fewer ranks per node than the node holds,
  * they use their share of its NICs (at least one), and all of them otherwise.  Errors: CFIT_EINVALID (counts < 1). */
-int cfit_nccl_system_from_catalog(const cfit_gpu *g, const cfit_fabric *up, const cfit_node *node,
+CFIT_API int cfit_nccl_system_from_catalog(const cfit_gpu *g, const cfit_fabric *up, const cfit_node *node,
                                   const cfit_fabric *net, int nodes, int gpus_per_node, int nics,
                                   cfit_nccl_system *out, cfit_diag *d);
 

@@ -49,12 +49,12 @@ typedef struct cfit_nccl_network_fit {
  * CFIT_EINVALID - one node, a bad measurement, or a busbw the model cannot reach with any NIC
  * rate (the node, not the network, limits it: d->msg names the model's ceiling) or only below
  * 1 MB/s per NIC (the largest size is latency, not bandwidth). */
-int cfit_nccl_fit_network(const cfit_nccl_system *sys, const cfit_nccl_measured *m, cfit_nccl_network_fit *out,
+CFIT_API int cfit_nccl_fit_network(const cfit_nccl_system *sys, const cfit_nccl_measured *m, cfit_nccl_network_fit *out,
                           cfit_diag *d);
 
 /* Put the solved terms into s (a system on the same fabric): nic_bw, net_extra_latency_s and,
  * where s has SHARP, sharp_bw. */
-void cfit_nccl_apply_network(cfit_nccl_system *s, const cfit_nccl_network_fit *f);
+CFIT_API void cfit_nccl_apply_network(cfit_nccl_system *s, const cfit_nccl_network_fit *f);
 
 /* The run a calibration file measured, on catalog hardware, with its network terms solved: the
  * file's hosts as nodes and its ranks / hosts per node (the same count on every host, at most the
@@ -63,7 +63,7 @@ void cfit_nccl_apply_network(cfit_nccl_system *s, const cfit_nccl_network_fit *f
  * overriding the node's P2P.  Fills *run (the solved terms applied) and *fit.  A `bench pairs`
  * file or a collective the model has no NCCL path for is CFIT_EINVALID, like the solve's own
  * refusals, with d->msg saying why (no "FILE:" prefix: the caller names the file). */
-int cfit_nccl_fit_calibration(const cfit_calibration *cal, const cfit_gpu *g, const cfit_fabric *up,
+CFIT_API int cfit_nccl_fit_calibration(const cfit_calibration *cal, const cfit_gpu *g, const cfit_fabric *up,
                               const cfit_node *node, const cfit_fabric *net, int nics, int p2p_off,
                               cfit_nccl_system *run, cfit_nccl_network_fit *fit, cfit_diag *d);
 
@@ -71,7 +71,7 @@ int cfit_nccl_fit_calibration(const cfit_calibration *cal, const cfit_gpu *g, co
  * latency whose excess over NCCL's InfiniBand constants is the solved extra latency
  * (CFIT_NCCL_REFERENCE_NET_LATENCY_S + net_extra_latency_s), for a planner that takes a fabric's
  * rate and latency. */
-double cfit_nccl_fit_step_latency_s(const cfit_nccl_network_fit *fit);
+CFIT_API double cfit_nccl_fit_step_latency_s(const cfit_nccl_network_fit *fit);
 
 #ifdef __cplusplus
 }

@@ -25,19 +25,19 @@ enum {
 /* Parse "none" or a comma list of optimizer, params, activations into *mask. "optimizer:nvme"
  * and "params:nvme" (ZeRO-Infinity's NVMe tier) are refused with a message (not modelled: the
  * node entries carry no NVMe figures).  CFIT_EOK or CFIT_EINVALID with d->msg set. */
-int cfit_offload_parse(const char *s, int *mask, cfit_diag *d);
+CFIT_API int cfit_offload_parse(const char *s, int *mask, cfit_diag *d);
 /* "none", or the comma list of a mask ("optimizer,params"), in buf. */
-const char *cfit_offload_str(int mask, char *buf, size_t n);
+CFIT_API const char *cfit_offload_str(int mask, char *buf, size_t n);
 
 /* Achievable bytes/s one direction of a PCIe link of generation gen (3..5) and `lanes` lanes:
  * GT/s x 128b/130b x the TLP payload share of 256 B packets (PCIe Base Spec); 0 when unknown. */
-double cfit_pcie_bw_bytes_per_s(int gen, int lanes);
+CFIT_API double cfit_pcie_bw_bytes_per_s(int gen, int lanes);
 /* Whether a node entry has the figures offload is costed with (host memory size and bandwidth,
  * PCIe generation and width). */
-int cfit_node_has_host(const cfit_node *n);
+CFIT_API int cfit_node_has_host(const cfit_node *n);
 /* Seconds DeepSpeed's CPU-Adam takes to update `params` parameters on a host of host_bw
  * bytes/s (ZeRO-Offload's measured rate, scaled by memory bandwidth; docs/model.md §10.2). */
-double cfit_cpu_adam_s(double params, double host_bw_bytes_per_s);
+CFIT_API double cfit_cpu_adam_s(double params, double host_bw_bytes_per_s);
 
 /* Fine-tuning mode.  NONE (pre-training) and FULL cost the same: every parameter trained. */
 typedef enum cfit_finetune {
@@ -47,25 +47,25 @@ typedef enum cfit_finetune {
 
 #define CFIT_LORA_RANK_DEFAULT 16   /* --lora-rank when not given (Hu et al. use 1..64; 16 is common) */
 
-const char *cfit_finetune_name(cfit_finetune f);   /* "none", "full", "lora", "qlora" */
+CFIT_API const char *cfit_finetune_name(cfit_finetune f);   /* "none", "full", "lora", "qlora" */
 /* Whether the base weights are frozen (lora, qlora). */
-int cfit_finetune_frozen(cfit_finetune f);
+CFIT_API int cfit_finetune_frozen(cfit_finetune f);
 /* LoRA adapter parameters of one layer at rank r: r x (d_in + d_out) for each of Q, K, V, the
  * output projection and the MLP's gate, up and down (fc1, fc2) projections. */
-double cfit_lora_layer_params(const cfit_model *m, int rank);
+CFIT_API double cfit_lora_layer_params(const cfit_model *m, int rank);
 /* Bytes per quantized weight of QLoRA's NF4 with double quantization: 4 bits, one fp32 absmax
  * per 64 weights quantized to 8 bits with one fp32 constant per 256 of those. */
-double cfit_nf4_bytes_per_param(void);
+CFIT_API double cfit_nf4_bytes_per_param(void);
 /* Model FLOPs per trained token of fine-tuning mode f at rank r (workload.h's convention):
  * frozen modes skip the weight-gradient GEMMs (2 FLOPs per weight) and add the adapters'
  * forward and backward (6 per adapter parameter). */
-double cfit_finetune_flops_per_token(const cfit_model *m, int seq, cfit_finetune f, int rank);
+CFIT_API double cfit_finetune_flops_per_token(const cfit_model *m, int seq, cfit_finetune f, int rank);
 /* The parameters a request trains: all of them, or the adapters of lora / qlora. */
 struct cfit_plan_request;
-double cfit_finetune_trainable_params(const struct cfit_plan_request *r);
+CFIT_API double cfit_finetune_trainable_params(const struct cfit_plan_request *r);
 /* Whether the planner costs fine-tuning mode f for model m: LoRA adapters are placed on dense
  * attention and MLP projections, so MoE and MLA models are refused (d->msg says so). */
-int cfit_finetune_check(const cfit_model *m, cfit_finetune f, cfit_diag *d);
+CFIT_API int cfit_finetune_check(const cfit_model *m, cfit_finetune f, cfit_diag *d);
 
 #ifdef __cplusplus
 }

@@ -155,35 +155,35 @@ typedef struct cfit_plan_result {
 } cfit_plan_result;
 
 /* A request with defaults: everything searched, bf16, 30 days, top 5, grad_bytes 2. */
-void cfit_plan_request_init(cfit_plan_request *r);
+CFIT_API void cfit_plan_request_init(cfit_plan_request *r);
 
 /* The GPU count a request fixes: gpus_total, or tp x pp x cp x dp when all four are fixed;
  * 0 when the count is to be sized (from the deadline or the budget). */
-long cfit_plan_fixed_gpus(const cfit_plan_request *r);
+CFIT_API long cfit_plan_fixed_gpus(const cfit_plan_request *r);
 
 /* Check the fixed parts of a request against the model (divisibility, ranges).
  * Returns CFIT_EOK or CFIT_EINVALID/CFIT_ERANGE with d->msg naming the constraint. */
-int cfit_plan_validate(const cfit_plan_request *r, cfit_diag *d);
+CFIT_API int cfit_plan_validate(const cfit_plan_request *r, cfit_diag *d);
 
 /* Run the search.  Returns CFIT_EOK (result filled; nplans may be 0 when nothing fits,
  * then per_gpu[i].closest explains), or an error with d set.  Free with
  * cfit_plan_result_fini. */
-int cfit_plan_search(const cfit_plan_request *r, cfit_plan_result *out, cfit_diag *d);
-void cfit_plan_result_fini(cfit_plan_result *res);
+CFIT_API int cfit_plan_search(const cfit_plan_request *r, cfit_plan_result *out, cfit_diag *d);
+CFIT_API void cfit_plan_result_fini(cfit_plan_result *res);
 
 /* The topology `plan` assumes for --fabric without --topology (request assume_topology and
  * fabric set, topology NULL): a non-blocking rail-optimised two-tier fabric, "railopt:nodes=N,gpus=G", written to
  * spec (CFIT_ERANGE when len is too short).  The simulation builds 32 nodes of it (one scalable unit) at most. */
-int cfit_plan_assumed_topology(long nodes, int gpus_per_node, char *spec, size_t len);
+CFIT_API int cfit_plan_assumed_topology(long nodes, int gpus_per_node, char *spec, size_t len);
 
 /* Fill p->goodput from the request (catalog failure rates, model, storage, overrides) and set
  * p->time_to_train_s to the wall time, ideal / fraction (goodput.c).  Every plan the search and
  * cfit_plan_evaluate return has it applied; calling it again gives the same result. */
-void cfit_plan_goodput(const cfit_plan_request *r, cfit_plan *p);
+CFIT_API void cfit_plan_goodput(const cfit_plan_request *r, cfit_plan *p);
 
 /* Cost one layout on one GPU type at a GPU count (layout fully given, dp included).
  * Evaluates even layouts the search would reject (fits may be 0). */
-int cfit_plan_evaluate(const cfit_plan_request *r, const cfit_gpu *gpu, const cfit_layout *l,
+CFIT_API int cfit_plan_evaluate(const cfit_plan_request *r, const cfit_gpu *gpu, const cfit_layout *l,
                        cfit_plan *out, cfit_diag *d);
 
 #ifdef __cplusplus

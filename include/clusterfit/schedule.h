@@ -34,28 +34,28 @@ typedef enum cfit_schedule {
 #define CFIT_SCHED_DEFAULT_MASK (CFIT_SCHED_BIT(CFIT_SCHED_1F1B) | CFIT_SCHED_BIT(CFIT_SCHED_INTERLEAVED))
 
 /* "1f1b", "interleaved", "zb-h1", "zb-v", "dualpipe", "dualpipev"; "default", "?" out of range. */
-const char *cfit_schedule_name(cfit_schedule s);
+CFIT_API const char *cfit_schedule_name(cfit_schedule s);
 /* Schedule by name; CFIT_EUNKNOWN with d->msg naming the choices (and a did-you-mean). */
-int cfit_schedule_parse(const char *name, cfit_schedule *out, cfit_diag *d);
+CFIT_API int cfit_schedule_parse(const char *name, cfit_schedule *out, cfit_diag *d);
 /* The schedules of mask as "1f1b, interleaved" into buf (n bytes); "none" for an empty mask. */
-const char *cfit_schedule_list(unsigned mask, char *buf, size_t n);
+CFIT_API const char *cfit_schedule_list(unsigned mask, char *buf, size_t n);
 
 /* The schedule layout l runs: its schedule field, 1F1B with vp > 1 read as interleaved. */
-cfit_schedule cfit_layout_schedule(const cfit_layout *l);
+CFIT_API cfit_schedule cfit_layout_schedule(const cfit_layout *l);
 /* Its name, or "none" when pp is 1 (no pipeline). */
-const char *cfit_layout_schedule_name(const cfit_layout *l);
+CFIT_API const char *cfit_layout_schedule_name(const cfit_layout *l);
 
 /* The model chunks per device schedule s runs with: 1 (1f1b, zb-h1), 2 (zb-v, dualpipe,
  * dualpipev) or 0 for interleaved (any vp >= 2). */
-int cfit_schedule_chunks(cfit_schedule s);
+CFIT_API int cfit_schedule_chunks(cfit_schedule s);
 
 /* Whether schedule s can run pp stages of vp chunks with m micro-batches per step (m 0 =
  * unknown, not checked) on a model of chunks_max chunks at most.  When it cannot and why is not
  * NULL, why gets a sentence (no full stop) saying which rule fails. */
-int cfit_schedule_check(cfit_schedule s, int pp, int vp, long m, int chunks_max, char *why, size_t n);
+CFIT_API int cfit_schedule_check(cfit_schedule s, int pp, int vp, long m, int chunks_max, char *why, size_t n);
 
 /* The first device also runs the last chunk (and the logits): ZB-V, DualPipe, DualPipeV. */
-int cfit_schedule_ends_together(cfit_schedule s);
+CFIT_API int cfit_schedule_ends_together(cfit_schedule s);
 
 /* What schedule s holds on a device with pp stages of vp chunks and m micro-batches per step
  * (docs/model.md §5.8). */
@@ -68,13 +68,13 @@ typedef struct cfit_schedule_terms {
     int ends_together;   /* cfit_schedule_ends_together(s) and pp > 1 */
 } cfit_schedule_terms;
 
-void cfit_schedule_terms_of(cfit_schedule s, int pp, int vp, long m, cfit_schedule_terms *out);
+CFIT_API void cfit_schedule_terms_of(cfit_schedule s, int pp, int vp, long m, cfit_schedule_terms *out);
 
 /* The bubble of one step (docs/model.md §5.8).  t_mb_s: the slowest device's time for one
  * micro-batch's forward and backward through its stage (F + B, B the full backward, with its
  * exposed TP/CP/EP communication and point-to-point sends); b_s: its backward compute (B);
  * w_s: the weight-gradient part of b_s (W).  0 when pp is 1. */
-double cfit_schedule_bubble_s(cfit_schedule s, int pp, int vp, double t_mb_s, double b_s, double w_s);
+CFIT_API double cfit_schedule_bubble_s(cfit_schedule s, int pp, int vp, double t_mb_s, double b_s, double w_s);
 
 #ifdef __cplusplus
 }

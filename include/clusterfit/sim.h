@@ -20,9 +20,9 @@ typedef enum cfit_algo {
 } cfit_algo;
 
 /* Collective names, bus factors and lookup: collective.h. */
-const char *cfit_algo_name(cfit_algo a);               /* "ring", ... */
+CFIT_API const char *cfit_algo_name(cfit_algo a);               /* "ring", ... */
 /* Name to enum; CFIT_EUNKNOWN (with a did-you-mean in d->msg) for other names. */
-int cfit_algo_parse(const char *name, cfit_algo *out, cfit_diag *d);
+CFIT_API int cfit_algo_parse(const char *name, cfit_algo *out, cfit_diag *d);
 
 /* The simulator's work arrays and routing scratch for one topology, owned by the caller and
  * reused across solves (the arrays grow to the largest step and stay).  The topology is only
@@ -33,11 +33,11 @@ int cfit_algo_parse(const char *name, cfit_algo *out, cfit_diag *d);
 typedef struct cfit_sim_state cfit_sim_state;
 
 /* A state for t; NULL (CFIT_ENOMEM in d) on out of memory. */
-cfit_sim_state *cfit_sim_state_new(const cfit_topo *t, cfit_diag *d);
+CFIT_API cfit_sim_state *cfit_sim_state_new(const cfit_topo *t, cfit_diag *d);
 /* Free a state; NULL is a no-op. */
-void cfit_sim_state_free(cfit_sim_state *s);
+CFIT_API void cfit_sim_state_free(cfit_sim_state *s);
 /* The topology the state was made for. */
-const cfit_topo *cfit_sim_state_topo(const cfit_sim_state *s);
+CFIT_API const cfit_topo *cfit_sim_state_topo(const cfit_sim_state *s);
 
 /* alltoallv's per-peer sizes (docs/sim.md "alltoallv").  Of size S (nccl-tests' size: what one
  * rank sends in all) rank i sends rank j != i
@@ -54,11 +54,11 @@ typedef struct cfit_sim_alltoallv {
 /* Set the state's alltoallv pattern (a new state has CFIT_SIM_ALLTOALLV_DEFAULT; the functions
  * taking a topology use it).  CFIT_EINVALID for spread outside 0..1 or imbalance below 1 (an
  * imbalance above the ranks is refused by the run). */
-int cfit_sim_state_set_alltoallv(cfit_sim_state *s, const cfit_sim_alltoallv *v, cfit_diag *d);
+CFIT_API int cfit_sim_state_set_alltoallv(cfit_sim_state *s, const cfit_sim_alltoallv *v, cfit_diag *d);
 /* Bytes rank i sends rank j (i != j; 0 for i == j) of size S on n ranks, and the most one rank
  * sends or receives counting its own part (what nccl-tests' algbw divides by). */
-double cfit_sim_alltoallv_bytes(const cfit_sim_alltoallv *v, int n, double size, int i, int j);
-double cfit_sim_alltoallv_busiest(const cfit_sim_alltoallv *v, int n, double size);
+CFIT_API double cfit_sim_alltoallv_bytes(const cfit_sim_alltoallv *v, int n, double size, int i, int j);
+CFIT_API double cfit_sim_alltoallv_busiest(const cfit_sim_alltoallv *v, int n, double size);
 
 #define CFIT_SIM_HOT_LINKS 4
 
@@ -82,16 +82,16 @@ typedef struct cfit_sim_result {
  * host), CFIT_EUNKNOWN... CFIT_EINVALID with the ranks named when failed links disconnect
  * two ranks; CFIT_ERANGE naming the ranks, the route's length and the limit when a route is
  * longer than the simulator's 4096 links (docs/sim.md "Route length"). */
-int cfit_sim_collective(const cfit_topo *t, cfit_collective c, cfit_algo a, int ranks,
+CFIT_API int cfit_sim_collective(const cfit_topo *t, cfit_collective c, cfit_algo a, int ranks,
                         const int *placement, double bytes, cfit_sim_result *out, cfit_diag *d);
 /* The same, also filling link_bytes[0..cfit_topo_links(t)-1] (caller-owned) with the bytes
  * each directed link carried over the whole collective (what the hot links rank); link_bytes
  * may be NULL.  Utilisation of link l = link_bytes[l] / (its rate x out->time_s). */
-int cfit_sim_collective_links(const cfit_topo *t, cfit_collective c, cfit_algo a, int ranks,
+CFIT_API int cfit_sim_collective_links(const cfit_topo *t, cfit_collective c, cfit_algo a, int ranks,
                               const int *placement, double bytes, cfit_sim_result *out,
                               double *link_bytes, cfit_diag *d);
 /* The same on a caller-owned state (its topology). */
-int cfit_sim_run(cfit_sim_state *s, cfit_collective c, cfit_algo a, int ranks, const int *placement, double bytes,
+CFIT_API int cfit_sim_run(cfit_sim_state *s, cfit_collective c, cfit_algo a, int ranks, const int *placement, double bytes,
                  cfit_sim_result *out, double *link_bytes, cfit_diag *d);
 
 /* How much slower the inter-node phase of a hierarchical all-reduce runs on t than on a
@@ -101,13 +101,13 @@ int cfit_sim_run(cfit_sim_state *s, cfit_collective c, cfit_algo a, int ranks, c
  * local rank; the factor is the link rate over the slowest ring flow's max-min rate, at least
  * 1.  nodes and k are clamped to what t holds (the factor of the largest group that fits);
  * *factor = 1 when fewer than 2 nodes remain.  Errors as cfit_sim_collective. */
-int cfit_sim_internode_slowdown(const cfit_topo *t, int nodes, int k, double *factor, cfit_diag *d);
+CFIT_API int cfit_sim_internode_slowdown(const cfit_topo *t, int nodes, int k, double *factor, cfit_diag *d);
 
 /* The same for pipeline point-to-point (what `plan --topology` multiplies a cross-node PP
  * send's bandwidth term by): ranks 0..n-1, k on each of the first `nodes` nodes, rank r sends
  * to r + stride mod n all at once (sendrecv with the stage stride tp*cp*dp in ranks; stride
  * taken mod n after clamping, 0 = k).  Same clamping, result and errors as above. */
-int cfit_sim_internode_sendrecv_slowdown(const cfit_topo *t, int nodes, int k, long stride, double *factor,
+CFIT_API int cfit_sim_internode_sendrecv_slowdown(const cfit_topo *t, int nodes, int k, long stride, double *factor,
                                          cfit_diag *d);
 
 /* One exchange step of `plan --topology`: nodes x k ranks, k on each of the first `nodes`
@@ -131,10 +131,10 @@ typedef struct cfit_sim_exchange {
  * latency dominates), large ones to the rate ratio.  factor[i] = 1 when fewer than 2 nodes
  * remain or no flow leaves its rank.  Errors as cfit_sim_collective; on an error the factors
  * are not a result (callers must not use them as 1). */
-int cfit_sim_internode_curve(const cfit_topo *t, const cfit_sim_exchange *x, int nsizes, const double *bytes,
+CFIT_API int cfit_sim_internode_curve(const cfit_topo *t, const cfit_sim_exchange *x, int nsizes, const double *bytes,
                              double *factor, cfit_diag *d);
 /* The same on a caller-owned state (its topology): what `plan --topology` calls per exchange. */
-int cfit_sim_state_curve(cfit_sim_state *s, const cfit_sim_exchange *x, int nsizes, const double *bytes,
+CFIT_API int cfit_sim_state_curve(cfit_sim_state *s, const cfit_sim_exchange *x, int nsizes, const double *bytes,
                          double *factor, cfit_diag *d);
 
 #ifdef __cplusplus

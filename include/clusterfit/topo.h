@@ -30,7 +30,7 @@ typedef struct cfit_topo_params {
     int gpus_per_node;               /* GPUs under one scale-up switch (1 = none) */
 } cfit_topo_params;
 
-void cfit_topo_params_init(cfit_topo_params *p);
+CFIT_API void cfit_topo_params_init(cfit_topo_params *p);
 
 typedef enum cfit_vertex_kind { CFIT_VERTEX_GPU = 0, CFIT_VERTEX_SWITCH = 1 } cfit_vertex_kind;
 
@@ -47,18 +47,18 @@ typedef struct cfit_topo cfit_topo;
 /* Build a topology.  Errors: CFIT_EPARSE (malformed spec: unknown kind or key, missing value)
  * or CFIT_ERANGE (a value breaking the topology's rule, e.g. odd k, or sizes that overflow),
  * with d->msg naming the key and the rule.  Free with cfit_topo_free. */
-int cfit_topo_new(const char *spec, const cfit_topo_params *params, cfit_topo **out, cfit_diag *d);
-void cfit_topo_free(cfit_topo *t);
+CFIT_API int cfit_topo_new(const char *spec, const cfit_topo_params *params, cfit_topo **out, cfit_diag *d);
+CFIT_API void cfit_topo_free(cfit_topo *t);
 
-const char *cfit_topo_kind_name(const cfit_topo *t);   /* "fattree", "railopt", ... */
-int cfit_topo_hosts(const cfit_topo *t);               /* GPUs; host h is vertex cfit_topo_host_vertex(t, h) */
-int cfit_topo_host_vertex(const cfit_topo *t, int host);
-int cfit_topo_gpus_per_node(const cfit_topo *t);       /* GPUs under one scale-up switch (>= 1) */
-int cfit_topo_vertices(const cfit_topo *t);
-cfit_vertex_kind cfit_topo_vertex_kind(const cfit_topo *t, int v);
-int cfit_topo_switches(const cfit_topo *t);
-int cfit_topo_links(const cfit_topo *t);               /* directed links */
-const cfit_link *cfit_topo_link(const cfit_topo *t, int id);
+CFIT_API const char *cfit_topo_kind_name(const cfit_topo *t);   /* "fattree", "railopt", ... */
+CFIT_API int cfit_topo_hosts(const cfit_topo *t);               /* GPUs; host h is vertex cfit_topo_host_vertex(t, h) */
+CFIT_API int cfit_topo_host_vertex(const cfit_topo *t, int host);
+CFIT_API int cfit_topo_gpus_per_node(const cfit_topo *t);       /* GPUs under one scale-up switch (>= 1) */
+CFIT_API int cfit_topo_vertices(const cfit_topo *t);
+CFIT_API cfit_vertex_kind cfit_topo_vertex_kind(const cfit_topo *t, int v);
+CFIT_API int cfit_topo_switches(const cfit_topo *t);
+CFIT_API int cfit_topo_links(const cfit_topo *t);               /* directed links */
+CFIT_API const cfit_link *cfit_topo_link(const cfit_topo *t, int id);
 
 /* Up to max candidate paths from host src to host dst (src != dst), each a list of link ids
  * written to paths[i * max_len ...] with its length in lens[i]; failed links are avoided.
@@ -66,7 +66,7 @@ const cfit_link *cfit_topo_link(const cfit_topo *t, int id);
  * when a path is longer than max_len links: ask again with more room).  Multiple
  * paths are the ECMP / adaptive choices of the topology's routing; flow = flow id lets a
  * router hash a flow onto one ECMP path deterministically (pass -1 for all). */
-int cfit_topo_paths(const cfit_topo *t, int src, int dst, int flow, int *paths, int *lens, int max,
+CFIT_API int cfit_topo_paths(const cfit_topo *t, int src, int dst, int flow, int *paths, int *lens, int max,
                     int max_len);
 
 /* Closed-form-checkable figures (cfit_topo_describe fills them). */
@@ -76,13 +76,13 @@ typedef struct cfit_topo_info {
     double bisection_bytes_per_s;     /* per direction, across the worst balanced cut */
 } cfit_topo_info;
 
-int cfit_topo_describe(const cfit_topo *t, cfit_topo_info *out);
+CFIT_API int cfit_topo_describe(const cfit_topo *t, cfit_topo_info *out);
 
 /* Fail n scale-out links at random (cables, both directions) with seed, or the links a spec
  * names ("leaf3-spine1,..." — the format is the topology's, docs/sim.md).  Returns CFIT_EOK,
  * CFIT_EPARSE/CFIT_ERANGE for a bad spec. */
-int cfit_topo_fail_random(cfit_topo *t, int n, unsigned seed, cfit_diag *d);
-int cfit_topo_fail_spec(cfit_topo *t, const char *spec, cfit_diag *d);
+CFIT_API int cfit_topo_fail_random(cfit_topo *t, int n, unsigned seed, cfit_diag *d);
+CFIT_API int cfit_topo_fail_spec(cfit_topo *t, const char *spec, cfit_diag *d);
 
 #ifdef __cplusplus
 }

@@ -27,52 +27,52 @@ typedef enum cfit_recompute {
     CFIT_RECOMPUTE_COUNT
 } cfit_recompute;
 
-const char *cfit_recompute_name(cfit_recompute r);     /* "none", "selective", "full", "block" */
-const char *cfit_precision_name(cfit_precision p);     /* "bf16", "fp8" */
+CFIT_API const char *cfit_recompute_name(cfit_recompute r);     /* "none", "selective", "full", "block" */
+CFIT_API const char *cfit_precision_name(cfit_precision p);     /* "bf16", "fp8" */
 
 /* Width of one attention head: head_dim, or hidden_size / num_heads when it is 0. */
-int cfit_model_head_dim(const cfit_model *m);
+CFIT_API int cfit_model_head_dim(const cfit_model *m);
 /* Mixture of experts (num_experts > 0) and multi-head latent attention (kv_lora_rank > 0). */
-int cfit_model_is_moe(const cfit_model *m);
-int cfit_model_is_mla(const cfit_model *m);
+CFIT_API int cfit_model_is_moe(const cfit_model *m);
+CFIT_API int cfit_model_is_mla(const cfit_model *m);
 /* Whether layer (0-based) has an MoE MLP; how many layers do. */
-int cfit_model_layer_is_moe(const cfit_model *m, int layer);
-int cfit_model_moe_layers(const cfit_model *m);
+CFIT_API int cfit_model_layer_is_moe(const cfit_model *m, int layer);
+CFIT_API int cfit_model_moe_layers(const cfit_model *m);
 /* GEMM weights of one layer's attention (Q, K, V, output; MLA's down/up projections). */
-double cfit_model_attn_params(const cfit_model *m);
+CFIT_API double cfit_model_attn_params(const cfit_model *m);
 /* GEMM weights of one dense MLP (ffn_hidden_size). */
-double cfit_model_dense_mlp_params(const cfit_model *m);
+CFIT_API double cfit_model_dense_mlp_params(const cfit_model *m);
 /* GEMM weights of one MoE MLP: all routed experts, or (active) the top-k one token uses; with
  * the shared experts and the router either way. */
-double cfit_model_moe_mlp_params(const cfit_model *m, int active);
+CFIT_API double cfit_model_moe_mlp_params(const cfit_model *m, int active);
 /* Weights of one transformer layer's GEMMs (QKV, output projection, MLP), no norms; the mean
  * over the layers when MoE and dense layers mix. */
-double cfit_model_layer_matmul_params(const cfit_model *m);
+CFIT_API double cfit_model_layer_matmul_params(const cfit_model *m);
 /* Parameters of one layer including its norms (mean over the layers, as above). */
-double cfit_model_layer_params(const cfit_model *m);
+CFIT_API double cfit_model_layer_params(const cfit_model *m);
 /* Embedding parameters (vocab x hidden; counted once when tied). */
-double cfit_model_embedding_params(const cfit_model *m);
+CFIT_API double cfit_model_embedding_params(const cfit_model *m);
 /* All parameters. */
-double cfit_model_params(const cfit_model *m);
+CFIT_API double cfit_model_params(const cfit_model *m);
 /* Parameters one token's forward pass uses: all but the routed experts it is not sent to
  * (embeddings included, so it equals cfit_model_params() for a dense model). */
-double cfit_model_active_params(const cfit_model *m);
+CFIT_API double cfit_model_active_params(const cfit_model *m);
 /* Model FLOPs per trained token (forward + backward, no recomputation) at sequence
  * length seq; MoE layers count the top-k experts and the router only. */
-double cfit_model_flops_per_token(const cfit_model *m, int seq);
+CFIT_API double cfit_model_flops_per_token(const cfit_model *m, int seq);
 /* Hardware FLOPs per trained token: model FLOPs plus what the recompute mode reruns
  * (BLOCK counts as FULL here, an upper bound; a plan scales it by the layers it reruns). */
-double cfit_model_hw_flops_per_token(const cfit_model *m, int seq, cfit_recompute r);
+CFIT_API double cfit_model_hw_flops_per_token(const cfit_model *m, int seq, cfit_recompute r);
 
 /* What the planner (src/core/perf.c costs dense MHA/GQA layers from hidden_size, ffn_hidden_size
  * and num_heads) cannot cost yet at sequence length seq: "MoE", "MLA", "head_dim" (a head width
  * other than hidden_size / num_heads) or "sliding-window" (a window shorter than seq); NULL
  * when it can.  Issue 13 lifts these. */
-const char *cfit_model_unplanned_feature(const cfit_model *m, int seq);
+CFIT_API const char *cfit_model_unplanned_feature(const cfit_model *m, int seq);
 
 /* Check a model's fields (positive sizes, heads divide hidden, kv heads divide heads);
  * returns CFIT_EOK or CFIT_ERANGE/CFIT_EINVALID with d->msg set. */
-int cfit_model_validate(const cfit_model *m, cfit_diag *d);
+CFIT_API int cfit_model_validate(const cfit_model *m, cfit_diag *d);
 
 #ifdef __cplusplus
 }

@@ -77,6 +77,13 @@ int cfit__parse_hostport(const char *text, char *host, size_t host_n, int *port,
     return 0;
 }
 
+int cfit_launch_rendezvous_check(const char *hostport, cfit_diag *d)
+{
+    char host[CFIT__HOST_MAX];
+    int port;
+    return cfit__parse_hostport(hostport, host, sizeof host, &port, d);
+}
+
 /* "gpu[001-004,9],cpu1" -> "gpu001"; "a1,a2" -> "a1"; "node7" -> "node7". */
 int cfit__parse_nodelist_first(const char *text, char *host, size_t host_n, cfit_diag *d)
 {

@@ -4,7 +4,8 @@
  * and after every kernel, so the time of a kernel is the slowest slice's (worker 0 reads the clock
  * after the first barrier and after the second).
  */
-#include "bench/memory.h"
+#include "clusterfit/memory.h"
+#include "bench/comm_internal.h"   /* cfit__mem_available_bytes */
 
 #include <errno.h>
 #include <math.h>
@@ -235,6 +236,12 @@ int cfit_memory_run(const cfit_memory_opts *o, cfit_memory_result *res, cfit_dia
         return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "array size %llu bytes is above 1 TiB",
                              (unsigned long long)bytes);
     size_t n = (size_t)(bytes / sizeof(double));
+    double need = 3.0 * (double)n * sizeof(double), avail = (double)cfit__mem_available_bytes();
+    if (avail > 0 && need > avail)   /* refused before touching a page: the OOM killer would end it */
+        return cfit_diag_set(d, CFIT_ENOMEM, NULL, 0, 0,
+                             "3 arrays of %.1f GB need %.1f GB, but the host has %.1f GB available (MemAvailable); "
+                             "nothing was run (use a smaller --size)",
+                             need / 3e9, need / 1e9, avail / 1e9);
     if (n < (size_t)nth)
         return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "arrays of %zu elements are fewer than the %d threads",
                              n, nth);

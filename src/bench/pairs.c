@@ -1,6 +1,6 @@
 /* pairs.c - `bench pairs` measurement: circle-method rounds of disjoint pairs, per-pair
  * bandwidth (both directions busy) and latency, medians and slow links/hosts. */
-#include "bench/pairs.h"
+#include "clusterfit/pairs.h"
 #include "bench/comm_internal.h"
 
 #include <math.h>

@@ -7,7 +7,7 @@
  * NAME after its fsync, so a file a later --keep run finds is always complete.
  */
 #define _GNU_SOURCE   /* O_DIRECT */
-#include "bench/storage.h"
+#include "clusterfit/storage.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 /* bench_launch.c - the launch options shared by the bench commands and bench_run(). */
 #include "bench_launch.h"
 #include "cli.h"
-#include "bench/comm_internal.h"
+#include "clusterfit/comm.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -43,14 +43,11 @@ int bench_launch_opt(cfit_launch *l, int id, const char *name, const char *value
         l->timeout_s = t;
         return 0;
     }
-    case BENCH_OPT_RENDEZVOUS: {
-        char host[256];
-        int port;
-        if (cfit__parse_hostport(value, host, sizeof host, &port, &d))
+    case BENCH_OPT_RENDEZVOUS:
+        if (cfit_launch_rendezvous_check(value, &d))
             return cli_error("--%s: %s", name, d.msg);
         l->rendezvous = value;
         return 0;
-    }
     }
     return cli_error("internal: unknown launch option id %d", id);
 }

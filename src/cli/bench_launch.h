@@ -12,7 +12,7 @@
 #ifndef CFIT_BENCH_LAUNCH_H
 #define CFIT_BENCH_LAUNCH_H
 
-#include "bench/comm.h"
+#include "clusterfit/comm.h"
 
 /* Option ids of the launch options: keep the command's own ids below BENCH_LAUNCH_ID0. */
 enum {

@@ -2,7 +2,7 @@
 #ifndef CFIT_BENCH_NCCL_COMPAT_H
 #define CFIT_BENCH_NCCL_COMPAT_H
 
-#include "bench/comm.h"
+#include "clusterfit/comm.h"
 
 /* The nccl-tests release whose output format `bench` writes (its header lines, columns and
  * footer: nccl-tests src/common.cu, NCCL_TESTS_VERSION of 2.17.1, the version the logs in

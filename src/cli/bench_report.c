@@ -10,7 +10,7 @@
  */
 #include "cli.h"
 #include "bench_report.h"
-#include "bench/memory.h"
+#include "clusterfit/memory.h"
 #include "report/report.h"
 
 #include <math.h>

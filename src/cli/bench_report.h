@@ -3,9 +3,9 @@
 #define CFIT_BENCH_REPORT_H
 
 #include "clusterfit/bench.h"
-#include "bench/pairs.h"
-#include "bench/memory.h"
-#include "bench/storage.h"
+#include "clusterfit/pairs.h"
+#include "clusterfit/memory.h"
+#include "clusterfit/storage.h"
 
 enum { CLI_BENCH_REPORT_ROWS = 64 };
 

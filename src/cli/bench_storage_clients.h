@@ -4,8 +4,8 @@
 #ifndef CFIT_BENCH_STORAGE_CLIENTS_H
 #define CFIT_BENCH_STORAGE_CLIENTS_H
 
-#include "bench/comm.h"
-#include "bench/storage.h"
+#include "clusterfit/comm.h"
+#include "clusterfit/storage.h"
 
 /* Per pass: the clients' bytes and operations summed, the time from the common start to the last
  * client's end, the rate = bytes / time; and the slowest and fastest client's own rate. */

@@ -87,14 +87,39 @@ static int parse_bundle(int argc, char **argv, int *i, const cli_opt *opts, cli_
     return 0;
 }
 
+/* Whether an option's value names an input file: "FILE" or "NAME|FILE" (outputs are "FILE.html",
+ * "KIND[:FILE]"). */
+static int input_metavar(const char *arg)
+{
+    size_t n = arg ? strlen(arg) : 0;
+    return n >= 4 && strcmp(arg + n - 4, "FILE") == 0 && (n == 4 || arg[n - 5] == '|');
+}
+
+/* An input named "-" reads standard input, which only one input can: a second is an error naming
+ * both (an option as "--NAME", the positional argument as given in what). */
+static int claim_stdin(const char **by, const char *what, const char *value)
+{
+    if (strcmp(value, "-") != 0)
+        return 0;
+    if (*by)
+        return cli_error("standard input can feed one input only: %s%s and %s%s both name '-'",
+                         strcmp(*by, "the FILE argument") ? "--" : "", *by,
+                         strcmp(what, "the FILE argument") ? "--" : "", what);
+    *by = what;
+    return 0;
+}
+
 int cli_parse(int argc, char **argv, const cli_opt *opts, cli_handler fn, void *ctx,
               const char *usage, const char *description)
 {
     int only_positional = 0;
+    const char *stdin_by = NULL;   /* the input that takes "-": standard input can feed one */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int rc;
         if (only_positional || a[0] != '-' || a[1] == '\0') {
+            if ((rc = claim_stdin(&stdin_by, "the FILE argument", a)))
+                return rc;
             rc = fn(ctx, -1, NULL, a);
         } else if (strcmp(a, "--") == 0) {
             only_positional = 1;
@@ -130,6 +155,8 @@ int cli_parse(int argc, char **argv, const cli_opt *opts, cli_handler fn, void *
             } else if (!o->arg && value) {
                 return cli_error("option '--%s' takes no value", o->name);
             }
+            if (input_metavar(o->arg) && (rc = claim_stdin(&stdin_by, o->name, value)))
+                return rc;
             rc = fn(ctx, o->id, o->name, value);
         }
         if (rc)

@@ -12,7 +12,7 @@
 #include "bench_nccl_compat.h"
 #include "base/json.h"
 #include "bench_report.h"
-#include "bench/comm.h"
+#include "clusterfit/comm.h"
 #include "clusterfit/bench.h"
 #include "clusterfit/collective.h"
 

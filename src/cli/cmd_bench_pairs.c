@@ -3,7 +3,7 @@
 #include "bench_launch.h"
 #include "cli.h"
 #include "base/json.h"
-#include "bench/pairs.h"
+#include "clusterfit/pairs.h"
 #include "bench_report.h"
 
 #include <math.h>

@@ -143,8 +143,8 @@ static void list_failures(const cfit_catalog *cat)
 
 static void show_moe(const cfit_model *m)
 {
-    printf("  %-20s %d routed, top-%d, %d wide each\n", "experts", m->num_experts, m->experts_per_token,
-           m->moe_ffn_hidden_size);
+    printf("  %-20s %d routed, top-%d by %s scores, %d wide each\n", "experts", m->num_experts,
+           m->experts_per_token, m->router_sigmoid ? "sigmoid" : "softmax", m->moe_ffn_hidden_size);
     if (m->shared_ffn_hidden_size > 0)
         printf("  %-20s %d wide in all%s\n", "shared experts", m->shared_ffn_hidden_size,
                m->shared_expert_gate ? ", gated" : "");
@@ -202,7 +202,7 @@ static int show_model_file(const char *path)
 
 static int show(const cfit_catalog *cat, const char *name)
 {
-    if (strchr(name, '/') || strstr(name, ".json"))
+    if (strchr(name, '/') || strstr(name, ".json") || strcmp(name, "-") == 0)   /* "-": stdin */
         return show_model_file(name);
     const cfit_gpu *g = cfit_catalog_gpu(cat, name, NULL);
     if (g) {

@@ -24,7 +24,7 @@ enum { O_OFFLOAD = 500, O_FINETUNE, O_LORA_RANK };   /* host-memory offload and 
 enum { O_SCHEDULE = 600 };      /* --schedule NAME: a pipeline schedule (schedule.h) */
 
 static const cli_opt opts[] = {
-    {"model", 0, "NAME|FILE", "model from the catalog, a JSON model file or a Hugging Face config.json (default llama3-70b)", O_MODEL},
+    {"model", 0, "NAME|FILE", "model from the catalog, a JSON model file or a Hugging Face config.json; - reads stdin (default llama3-70b)", O_MODEL},
     {"seq", 0, "N", "sequence length in tokens (default: the model's)", O_SEQ},
     {"gbs", 0, "N", "global batch in sequences (default: 4 Mi tokens, x2 per doubling beyond 100B params)", O_GBS},
     {"tokens", 0, "N", "tokens to train, K M B T = powers of 1000 (default 1T)", O_TOKENS},
@@ -287,7 +287,7 @@ static int resolve(plan_cli *c, const cfit_gpu ***gpus_out)
     cfit_diag_clear(&d);
     const cfit_catalog *cat = c->cc.cat;
     const char *mname = c->model ? c->model : "llama3-70b";
-    if (strstr(mname, ".json") || strchr(mname, '/')) {
+    if (strstr(mname, ".json") || strchr(mname, '/') || strcmp(mname, "-") == 0) {   /* "-": stdin */
         int rc = cfit_model_load_file(mname, &c->model_file, &d);
         if (rc)
             return cli_error_diag(&d, rc);

@@ -1,7 +1,6 @@
 /* plan_confidence.c - the plan's model check line and JSON object: how clusterfit's model did on
  * the published runs nearest the plan (clusterfit/confidence.h, docs/plan.md "Model check"). */
 #include "plan_cli.h"
-#include "base/json.h"
 #include "clusterfit/confidence.h"
 #include "clusterfit/workload.h"
 

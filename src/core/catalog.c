@@ -49,6 +49,7 @@ static const char *const gpu_archs[] = {"other", "volta", "turing", "ampere", "a
 static const char *const fabric_families[] = {"other", "ib", "roce", "efa", "nvlink", "pcie", "xgmi",
                                               "slingshot", "tcpxo", NULL};
 static const char *const p2p_modes[] = {"yes", "no", NULL};
+static const char *const router_scores[] = {"softmax", "sigmoid", NULL};   /* index = router_sigmoid */
 
 const char *cfit_gpu_arch_name(cfit_gpu_arch a)
 {
@@ -136,6 +137,7 @@ static const field model_fields[] = {
     {"sliding_window", F_INT, M(sliding_window), 0, 1, 1 << 24, NULL, NULL},
     {"sliding_layers", F_INT, M(sliding_layers), 0, 0, 1 << 16, NULL, NULL},
     {"moe_max_nodes_per_token", F_INT, M(moe_max_nodes_per_token), 0, 0, 1 << 16, NULL, NULL},
+    {"router_score", F_ENUM, M(router_sigmoid), 0, 0, 0, router_scores, NULL},
     {"source", F_TEXT, M(source), 0, 0, 0, NULL, NULL},   /* required in catalogs (load_kind_array); a
                                                               model file without one gets its path */
     END};

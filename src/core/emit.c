@@ -217,20 +217,29 @@ static void mg_layer_freq(cfit__buf *b, const cfit_model *m)
         cfit__buf_puts(b, ")'\n");
 }
 
-/* Megatron-Core MoE layers: experts, router, dispatcher. */
-static void mg_moe(cfit__buf *b, const cfit_model *m, const cfit_layout *l)
+/* Megatron-Core MoE layers: experts, router, dispatcher (the framework's: NCCL all-to-all, or the
+ * flex dispatcher with its DeepEP / HybridEP backend, TransformerConfig moe_flex_dispatcher_backend). */
+static void mg_moe(cfit__buf *b, const cfit_model *m, const cfit_layout *l, int dispatcher)
 {
+    static const char *const flex_backend[CFIT_DISPATCH_COUNT] = {NULL, "deepep", "hybridep"};
     cfit__buf_printf(b, "--num-experts %d\n--moe-router-topk %d\n--moe-ffn-hidden-size %d\n", m->num_experts,
                      m->experts_per_token, m->moe_ffn_hidden_size);
     /* TransformerConfig: "Please use --moe-router-pre-softmax when topk is 1" (softmax scores) */
-    if (m->experts_per_token == 1)
+    if (m->experts_per_token == 1 && !m->router_sigmoid)
         cfit__buf_puts(b, "--moe-router-pre-softmax\n");
     if (m->shared_ffn_hidden_size > 0)
         cfit__buf_printf(b, "--moe-shared-expert-intermediate-size %d\n", m->shared_ffn_hidden_size);
     if (m->shared_ffn_hidden_size > 0 && m->shared_expert_gate)
         cfit__buf_puts(b, "--moe-shared-expert-gate\n");
     mg_layer_freq(b, m);
-    cfit__buf_puts(b, "--moe-token-dispatcher-type alltoall\n--moe-grouped-gemm\n");
+    if (m->router_sigmoid)
+        cfit__buf_puts(b, "--moe-router-score-function sigmoid\n");
+    if (dispatcher > CFIT_DISPATCH_ALLTOALL && dispatcher < CFIT_DISPATCH_COUNT)
+        cfit__buf_printf(b, "--moe-token-dispatcher-type flex\n--moe-flex-dispatcher-backend %s\n",
+                         flex_backend[dispatcher]);
+    else
+        cfit__buf_puts(b, "--moe-token-dispatcher-type alltoall\n");
+    cfit__buf_puts(b, "--moe-grouped-gemm\n");
     /* TransformerConfig: "Bias in Moe is only supported when ETP==1" (add_bias_linear defaults on) */
     if (l->etp > 1)
         cfit__buf_puts(b, "--disable-bias-linear\n");
@@ -260,13 +269,13 @@ static void mg_attention(cfit__buf *b, const cfit_model *m)
         cfit__buf_printf(b, "--kv-channels %d\n", m->head_dim);
 }
 
-static void mg_model(cfit__buf *b, const cfit_model *m, const cfit_layout *l, int seq)
+static void mg_model(cfit__buf *b, const cfit_model *m, const cfit_layout *l, int seq, int dispatcher)
 {
     cfit__buf_printf(b, "--num-layers %d\n--hidden-size %d\n--ffn-hidden-size %d\n--num-attention-heads %d\n",
                      m->layers, m->hidden_size, m->ffn_hidden_size, m->num_heads);
     mg_attention(b, m);
     if (cfit_model_is_moe(m))
-        mg_moe(b, m, l);
+        mg_moe(b, m, l, dispatcher);
     cfit__buf_printf(b, "--seq-length %d\n--max-position-embeddings %d\n", seq,
                      seq > m->seq_len ? seq : m->seq_len);
     if (m->mlp == CFIT_MLP_SWIGLU)
@@ -281,7 +290,7 @@ static void emit_megatron(cfit__buf *b, const cfit_plan_request *r, const cfit_p
     int overlap = fw ? fw->dp_overlap : 1;
     mg_parallel(b, r->model, p);
     mg_memory(b, p, overlap);
-    mg_model(b, r->model, &p->layout, seq);
+    mg_model(b, r->model, &p->layout, seq, fw ? fw->moe_dispatcher : CFIT_DISPATCH_ALLTOALL);
     cfit__buf_puts(b, "--bf16\n");
     if (r->precision == CFIT_PREC_FP8)
         cfit__buf_puts(b, "--fp8-format hybrid\n");

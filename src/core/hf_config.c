@@ -253,6 +253,11 @@ static int map_deepseek(const hf *c, cfit_model *m)
     if ((rc = hf_int(c, "n_group", 0, 1, 1, &groups)) || (rc = hf_int(c, "topk_group", 0, 1, 1, &topk_groups)))
         return rc;
     m->moe_max_nodes_per_token = groups > 1 && topk_groups < groups ? topk_groups : 0;
+    /* scoring_func: "softmax" (DeepSeek-V2's default) or "sigmoid" (DeepSeek-V3, Kimi-K2) */
+    const cfit__json *sf = hf_get(c, "scoring_func");
+    if (sf && (sf->type != CFIT__JSON_STRING || (strcmp(sf->string, "softmax") && strcmp(sf->string, "sigmoid"))))
+        return hf_at(c, "scoring_func", CFIT_EINVALID, "config.json scoring_func must be \"softmax\" or \"sigmoid\"");
+    m->router_sigmoid = sf && strcmp(sf->string, "sigmoid") == 0;
     return CFIT_EOK;
 }
 
@@ -319,6 +324,7 @@ static int map_llama4(const hf *c, cfit_model *m)
     if ((rc = hf_int(c, "intermediate_size", 1, 1, 0, &m->moe_ffn_hidden_size)))
         return rc;
     m->shared_ffn_hidden_size = m->moe_ffn_hidden_size;   /* Llama4TextMoe.shared_expert */
+    m->router_sigmoid = 1;   /* Llama4TextMoe: sigmoid of the top-k router logits (modeling_llama4.py) */
     return llama4_chunks(c, m);
 }
 

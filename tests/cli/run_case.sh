@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run_case.sh BINARY CASEDIR - run one golden CLI test (DESIGN.md §8).
+# run_case.sh BINARY CASEDIR - run one golden CLI test (docs/architecture.md "Tests").
 #
 # CASEDIR holds:
 #   args             shell words on one line (quoting works; $(...) and $VAR are expanded too).

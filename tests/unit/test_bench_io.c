@@ -14,8 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bench/memory.h"
-#include "bench/storage.h"
+#include "clusterfit/memory.h"
+#include "clusterfit/storage.h"
 
 static char tmpdir[256];
 static char datafile[512];

@@ -21,7 +21,7 @@
 
 #include "bench/comm.h"
 #include "bench/comm_internal.h"
-#include "bench/pairs.h"
+#include "clusterfit/pairs.h"
 
 #include <math.h>
 

@@ -271,15 +271,17 @@ static void test_megatron_moe_mla(void **state)
     free(text);
 }
 
-/* Llama 4 Maverick alternates dense and MoE layers (the pattern repeats), top-1 needs
- * pre-softmax; ETP 2 needs the biases off; Qwen3's head_dim 128 differs from hidden / heads. */
+/* Llama 4 Maverick alternates dense and MoE layers (the pattern repeats), its top-1 router scores
+ * by sigmoid (so no pre-softmax); ETP 2 needs the biases off; Qwen3's head_dim 128 differs from
+ * hidden / heads. */
 static void test_megatron_moe_patterns(void **state)
 {
     fixture f;
     moe_plan(state, &f, "llama4-maverick", 4, 4, 16, 16, 2, 1024);
     char *text = emit(&f, CFIT_EMIT_MEGATRON);
     has_line(text, "--moe-layer-freq '([0]+[1])*24'");
-    has_line(text, "--moe-router-pre-softmax");
+    has_line(text, "--moe-router-score-function sigmoid");
+    assert_null(strstr(text, "--moe-router-pre-softmax"));
     has_line(text, "--expert-tensor-parallel-size 2");
     has_line(text, "--disable-bias-linear");
     has_line(text, "--group-query-attention");

@@ -1,5 +1,5 @@
 /* storage.h - `clusterfit bench storage`: sequential write, sequential read and random read of a
- * test file, by N threads, through io_uring or pread, direct (O_DIRECT) or buffered (internal).
+ * test file, by N threads, through io_uring or pread, direct (O_DIRECT) or buffered.
  *
  * The run creates DIR/clusterfit-bench-storage.dat of size_bytes with large sequential writes and
  * an fsync (that pass is the sequential-write measurement), then reads it back sequentially (each
@@ -15,12 +15,16 @@
  * falls back to buffered I/O with a note; when io_uring is missing at build time or refused at run
  * time (old kernel, seccomp) it falls back to pread/pwrite with a note.
  */
-#ifndef CFIT_BENCH_STORAGE_H
-#define CFIT_BENCH_STORAGE_H
+#ifndef CLUSTERFIT_STORAGE_H
+#define CLUSTERFIT_STORAGE_H
 
 #include <signal.h>
 #include <stdint.h>
 #include "clusterfit/base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef enum cfit_io_engine {
     CFIT_IO_AUTO = 0,   /* io_uring when built with liburing and the kernel allows it, else pread */
@@ -68,16 +72,19 @@ typedef struct cfit_storage_result {
     cfit_storage_test seq_write, seq_read, rand_read;
 } cfit_storage_result;
 
-void cfit_storage_opts_init(cfit_storage_opts *o);   /* 8 GiB, 1 MiB, 1 thread, depth 1, auto */
+CFIT_API void cfit_storage_opts_init(cfit_storage_opts *o);   /* 8 GiB, 1 MiB, 1 thread, depth 1, auto */
 
 /* Whether this build has io_uring support (liburing found by CMake). */
-int cfit_storage_have_uring(void);
+CFIT_API int cfit_storage_have_uring(void);
 
 /* Run the benchmark.  Returns CFIT_EOK with res filled, or CFIT_EINVALID (bad options: block not
  * a multiple of 4096, size not a multiple of the block or smaller than one block per thread,
  * not enough free space, DIR not a directory), CFIT_ESYS (a system call failed: d says which and
  * errno's text; "interrupted" when *stop was set) or CFIT_ENOMEM, with d set.  The test file is
  * removed on failure unless it was reused with keep. */
-int cfit_storage_run(const cfit_storage_opts *o, cfit_storage_result *res, cfit_diag *d);
+CFIT_API int cfit_storage_run(const cfit_storage_opts *o, cfit_storage_result *res, cfit_diag *d);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -1,4 +1,4 @@
-/* memory.h - `clusterfit bench memory`: STREAM copy, scale, add and triad on host memory (internal).
+/* memory.h - `clusterfit bench memory`: STREAM copy, scale, add and triad on host memory.
  *
  * Follows McCalpin's STREAM: three arrays of doubles a, b, c; each of ntimes iterations runs
  * copy c = a, scale b = s*c, add c = a + b, triad a = b + s*c (s = 3) and times each kernel;
@@ -8,12 +8,16 @@
  * array and touch their slice first, so pages land on their NUMA node.  After the run every
  * element is checked against the recurrence's exact values, like STREAM's checkSTREAMresults.
  */
-#ifndef CFIT_BENCH_MEMORY_H
-#define CFIT_BENCH_MEMORY_H
+#ifndef CLUSTERFIT_MEMORY_H
+#define CLUSTERFIT_MEMORY_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include "clusterfit/base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 enum { CFIT_STREAM_COPY, CFIT_STREAM_SCALE, CFIT_STREAM_ADD, CFIT_STREAM_TRIAD, CFIT_STREAM_KERNELS };
 
@@ -42,16 +46,19 @@ typedef struct cfit_memory_result {
 
 /* Total last-level cache in bytes from sysfs under root ("/sys" normally), summed over distinct
  * cache instances; 0 when it cannot be read. */
-uint64_t cfit_memory_llc_bytes(const char *sysfs_root);
+CFIT_API uint64_t cfit_memory_llc_bytes(const char *sysfs_root);
 
 /* Run STREAM.  Returns CFIT_EOK (check res->wrong for the validation), CFIT_EINVALID for bad
  * options, CFIT_ENOMEM or CFIT_ESYS (threads) with d set. */
-int cfit_memory_run(const cfit_memory_opts *o, cfit_memory_result *res, cfit_diag *d);
+CFIT_API int cfit_memory_run(const cfit_memory_opts *o, cfit_memory_result *res, cfit_diag *d);
 
 /* STREAM's validation: elements of a, b, c (n each) that differ from the values ntimes
  * iterations give (relative error above 1e-13); avg_err[3] gets the mean relative errors
  * (may be NULL). */
-uint64_t cfit_memory_validate(const double *a, const double *b, const double *c, size_t n, int ntimes,
+CFIT_API uint64_t cfit_memory_validate(const double *a, const double *b, const double *c, size_t n, int ntimes,
                               double *avg_err);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -12,10 +12,14 @@
  * pair stops its bandwidth loop after a third of the comm's timeout (at least one timed
  * exchange), so the ranks idle that round do not time out at the next barrier.
  */
-#ifndef CFIT_BENCH_PAIRS_H
-#define CFIT_BENCH_PAIRS_H
+#ifndef CLUSTERFIT_PAIRS_H
+#define CLUSTERFIT_PAIRS_H
 
-#include "bench/comm.h"
+#include "clusterfit/comm.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef struct cfit_pairs_opts {
     size_t size_bytes;      /* bandwidth message size (default 16 MiB) */
@@ -58,17 +62,17 @@ typedef struct cfit_pairs_result {
     int nslow_hosts;
 } cfit_pairs_result;
 
-void cfit_pairs_opts_init(cfit_pairs_opts *o);
+CFIT_API void cfit_pairs_opts_init(cfit_pairs_opts *o);
 
 /* Partner of participant i in round r of the circle method over m participants, or -1
  * when i sits the round out (m odd).  Rounds: cfit_pairs_rounds(m) = m-1 or m. */
-int cfit_pairs_rounds(int m);
-int cfit_pairs_partner(int m, int round, int i);
+CFIT_API int cfit_pairs_rounds(int m);
+CFIT_API int cfit_pairs_partner(int m, int round, int i);
 
 /* Collective over every rank of c.  Fills r on every rank (free with
  * cfit_pairs_result_free).  Returns 0 or the comm's negative error; CFIT_EINVALID with
  * nhosts < 2 when there is nothing to pair. */
-int cfit_pairs_run(cfit_comm *c, const cfit_pairs_opts *o, cfit_pairs_result *r);
+CFIT_API int cfit_pairs_run(cfit_comm *c, const cfit_pairs_opts *o, cfit_pairs_result *r);
 
 /* Re-measure every suspect link of r (r->slow, the same on every rank) o->confirm times, each
  * pair alone between barriers so no other pair shares the hosts, and a reference (the healthy link
@@ -76,12 +80,15 @@ int cfit_pairs_run(cfit_comm *c, const cfit_pairs_opts *o, cfit_pairs_result *r)
  * re-measurements is still below the threshold x the reference's median (then its bandwidth is
  * that median, its fraction of the reference's), else it moves to r->dismissed.  Slow hosts are recounted.  Collective; called by
  * cfit_pairs_run when o->confirm > 0.  Returns 0 or the comm's error. */
-int cfit_pairs_confirm(cfit_comm *c, const cfit_pairs_opts *o, cfit_pairs_result *r);
+CFIT_API int cfit_pairs_confirm(cfit_comm *c, const cfit_pairs_opts *o, cfit_pairs_result *r);
 
 /* Medians, slow links and slow hosts from the matrices (called by cfit_pairs_run;
  * exposed for tests).  Returns 0 or CFIT_ENOMEM. */
-int cfit_pairs_analyse(cfit_pairs_result *r, double slow_threshold);
+CFIT_API int cfit_pairs_analyse(cfit_pairs_result *r, double slow_threshold);
 
-void cfit_pairs_result_free(cfit_pairs_result *r);
+CFIT_API void cfit_pairs_result_free(cfit_pairs_result *r);
 
+#ifdef __cplusplus
+}
+#endif
 #endif
