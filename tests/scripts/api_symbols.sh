@@ -16,7 +16,8 @@ so=$(dirname "$bin")/libclusterfit.so
 [[ -e $so ]] || fail "shared library not built: $so"
 command -v nm >/dev/null || fail "nm not found"
 
-exported=$(nm -D --defined-only "$so" | awk 'NF == 3 && $2 ~ /^[TDRB]$/ { print $3 }' | sort -u)
+# (a sanitizer build adds its own, e.g. ASan's __odr_asan.NAME ODR indicators: not ours)
+exported=$(nm -D --defined-only "$so" | awk 'NF == 3 && $2 ~ /^[TDRB]$/ && $3 !~ /^__(odr_)?(asan|ubsan|tsan)/ { print $3 }' | sort -u)
 [[ -n $exported ]] || fail "no exported symbols in $so"
 # The names the public headers declare with CFIT_API: the identifier before the first "(" (a
 # function) or "[" (a table) of each CFIT_API declaration, which may span lines;

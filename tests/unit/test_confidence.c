@@ -67,6 +67,7 @@ static void test_family_without_runs(void **state)
                              "\"params\": 7e9, \"framework\": \"megatron-core\", \"error\": -0.12, "
                              "\"source\": \"test\"}]}";
     assert_int_equal(cfit_catalog_load_buffer(c, js, sizeof js - 1, "t.json", &d), CFIT_EOK);
+    g = cfit_catalog_gpu(c, "mi300x", NULL);   /* a load rebuilds the tables: entries move */
     cfit_plan_confidence(c, g, 64, 8e9, 0, &k);
     assert_int_equal(k.runs, 1);
     assert_true(fabs(k.median_abs_error - 0.12) < 1e-12 && fabs(k.max_abs_error - 0.12) < 1e-12);
