@@ -23,6 +23,8 @@ import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
+import fidelity_args
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 GPU_MAP = [
@@ -168,31 +170,14 @@ def table_entry(row, r):
 def emit_table(path, rows, results):
     entries = [table_entry(row, r) for row, r in zip(rows, results)
                if r.get("measured") is not None and "error" not in r]
-    with open(path, "w") as f:
-        f.write('{"fidelity": [\n')
-        f.write(",\n".join("  " + json.dumps(e) for e in entries))
-        f.write("\n]}\n")
-    return 0
+    return fidelity_args.write_table(path, entries)
 
 
 def main():
-    argv = sys.argv[1:]
-    table = None
-    if "--emit-table" in argv:
-        i = argv.index("--emit-table")
-        table = argv[i + 1]
-        del argv[i:i + 2]
-    csv_path = os.path.join(HERE, "data", "calibration.csv")
-    if "--csv" in argv:
-        i = argv.index("--csv")
-        csv_path = argv[i + 1]
-        del argv[i:i + 2]
-    verbose = "-v" in argv
-    argv = [a for a in argv if a != "-v"]
-    binary = argv[0] if argv else os.path.join(HERE, "..", "build", "release", "clusterfit")
-    if not os.access(binary, os.X_OK):
-        print("fidelity: no clusterfit binary at %s (build first: make build)" % binary, file=sys.stderr)
+    args = fidelity_args.parse(sys.argv[1:], "calibration.csv", "fidelity")
+    if args is None:
         return 2
+    binary, csv_path, verbose, table = args
     rows = list(csv.DictReader(open(csv_path, newline="")))
     with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as ex:
         results = list(ex.map(lambda r: run_row(binary, r, tmp), rows))

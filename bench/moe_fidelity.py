@@ -31,6 +31,8 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
+import fidelity_args
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 MODELS = {   # the csv's model column -> a catalog entry or a config.json under bench/data/hf
@@ -196,31 +198,14 @@ def emit_table(path, rows, results):
                     "error": round(e, 4),
                     "source": "%s %s via bench/moe_fidelity.py (bench/data/moe-calibration.csv)" % (
                         row["source"], row["source_locator"])})
-    with open(path, "w") as f:
-        f.write('{"fidelity": [\n')
-        f.write(",\n".join("  " + json.dumps(e) for e in out))
-        f.write("\n]}\n")
-    return 0
+    return fidelity_args.write_table(path, out)
 
 
 def main():
-    argv = sys.argv[1:]
-    table = None
-    if "--emit-table" in argv:
-        i = argv.index("--emit-table")
-        table = argv[i + 1]
-        del argv[i:i + 2]
-    csv_path = os.path.join(HERE, "data", "moe-calibration.csv")
-    if "--csv" in argv:
-        i = argv.index("--csv")
-        csv_path = argv[i + 1]
-        del argv[i:i + 2]
-    verbose = "-v" in argv
-    argv = [a for a in argv if a != "-v"]
-    binary = argv[0] if argv else os.path.join(HERE, "..", "build", "release", "clusterfit")
-    if not os.access(binary, os.X_OK):
-        print("moe_fidelity: no clusterfit binary at %s (build first: make build)" % binary, file=sys.stderr)
+    args = fidelity_args.parse(sys.argv[1:], "moe-calibration.csv", "moe_fidelity")
+    if args is None:
         return 2
+    binary, csv_path, verbose, table = args
     rows = list(csv.DictReader(open(csv_path, newline="")))
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as ex:
         results = list(ex.map(lambda r: run_row(binary, r), rows))
