@@ -6,7 +6,7 @@
 #include "clusterfit/base.h"
 
 /* The name diagnostics give an input: "<stdin>" for "-", else path. */
-const char *cfit__input_name(const char *path);
+const char *cfit_input_name(const char *path);
 
 /* Read all of path ("-": standard input) into a NUL-terminated malloc'd buffer (*out, caller
  * frees; *len bytes without the NUL).  CFIT_EIO "cannot open/read", CFIT_ERANGE when the input
@@ -15,7 +15,7 @@ int cfit__read_input(const char *path, size_t max_bytes, char **out, size_t *len
 
 /* Read path ("-": standard input, at most 64 MiB) and parse it as JSON (json.h); NULL with *err
  * and d set on failure. */
-struct cfit__json;
-struct cfit__json *cfit__json_load(const char *path, int *err, cfit_diag *d);
+struct cfit_json;
+struct cfit_json *cfit_json_load(const char *path, int *err, cfit_diag *d);
 
 #endif

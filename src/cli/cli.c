@@ -341,11 +341,11 @@ const char *fmt_fit(char *buf, size_t n, int width, double v)
     return buf;
 }
 
-int cli_emit_json(cfit__buf *b)
+int cli_emit_json(cfit_buf *b)
 {
-    int ok = cfit__buf_ok(b);
+    int ok = cfit_buf_ok(b);
     if (ok)
         fputs(b->data, stdout);
-    cfit__buf_fini(b);
+    cfit_buf_fini(b);
     return ok ? 0 : cli_error("out of memory");
 }

@@ -6,7 +6,7 @@
 # The includes that still cross the line are listed below, one "FILE HEADER" per line; the
 # test fails on any include outside these rules and the list, and on a listed one that is gone
 # (remove it from the list: the list only shrinks).  What is left is the JSON/text builder
-# (cfit__buf in base/json.h), whole-file reading (base/file.h) and the HTML/SVG report writer
+# (cfit_buf in base/json.h), whole-file reading (base/file.h) and the HTML/SVG report writer
 # (report/report.h), whose cfit__ names the CLI still calls.
 set -euo pipefail
 
