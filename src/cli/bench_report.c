@@ -11,7 +11,7 @@
 #include "cli.h"
 #include "bench_report.h"
 #include "clusterfit/memory.h"
-#include "report/report.h"
+#include "clusterfit/report.h"
 
 #include <math.h>
 #include <stdio.h>

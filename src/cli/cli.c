@@ -1,6 +1,6 @@
 /* cli.c - option-table parsing, error printing and number formatting for the CLI. */
 #include "cli.h"
-#include "base/json.h"
+#include "clusterfit/writer.h"
 #include "clusterfit/workload.h"
 
 #include <errno.h>

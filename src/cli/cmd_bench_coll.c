@@ -10,7 +10,7 @@
 #include "cli.h"
 #include "bench_launch.h"
 #include "bench_nccl_compat.h"
-#include "base/json.h"
+#include "clusterfit/writer.h"
 #include "bench_report.h"
 #include "clusterfit/comm.h"
 #include "clusterfit/bench.h"

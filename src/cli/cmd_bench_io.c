@@ -1,8 +1,8 @@
 /* cmd_bench_io.c - `clusterfit bench storage` and `clusterfit bench memory`: parse options, run
  * src/bench/storage.c or memory.c, print a table or JSON, and judge a storage need (--need, --plan). */
 #include "cli.h"
-#include "base/json.h"
-#include "base/file.h"
+#include "clusterfit/writer.h"
+#include "clusterfit/json.h"
 #include "clusterfit/memory.h"
 #include "clusterfit/storage.h"
 #include "bench_report.h"

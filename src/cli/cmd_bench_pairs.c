@@ -2,7 +2,7 @@
  * matrices, the median, and the links and hosts below --slow-threshold of it. */
 #include "bench_launch.h"
 #include "cli.h"
-#include "base/json.h"
+#include "clusterfit/writer.h"
 #include "clusterfit/pairs.h"
 #include "bench_report.h"
 

@@ -1,7 +1,6 @@
 /* cmd_check.c - `clusterfit check FILE`: findings for a DeepSpeed JSON config, as lines or JSON. */
 #include "cli.h"
-#include "base/json.h"
-#include "base/file.h"
+#include "clusterfit/writer.h"
 #include "clusterfit/frameworks.h"
 
 #include <stdlib.h>

@@ -3,8 +3,7 @@
  * file: the options and the plan here, the alerts in rules_alerts.c. */
 #include "cli.h"
 #include "rules.h"
-#include "base/json.h"
-#include "base/file.h"
+#include "clusterfit/json.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* cmd_sim.c - `clusterfit sim`: a collective on a topology, printed like nccl-tests. */
 #include "sim_cli.h"
-#include "base/json.h"
+#include "clusterfit/writer.h"
 #include "clusterfit/catalog.h"
 #include "clusterfit/sim.h"
 #include "sim_report.h"

@@ -2,7 +2,7 @@
 #ifndef CFIT_PLAN_BOM_H
 #define CFIT_PLAN_BOM_H
 
-#include "base/json.h"
+#include "clusterfit/writer.h"
 #include "clusterfit/bom.h"
 
 enum { CLI_BOM_FLAG = 1, CLI_BOM_NETWORK, CLI_BOM_TIERS, CLI_BOM_OVERSUB, CLI_BOM_GONE_THRESHOLD, CLI_BOM_WINDOW };

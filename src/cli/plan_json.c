@@ -1,6 +1,6 @@
 /* plan_json.c - `clusterfit plan --json`: the result as one document (docs/json.md). */
 #include "plan_cli.h"
-#include "base/json.h"
+#include "clusterfit/writer.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* plan_offload.c - `plan --offload`, `--finetune`, `--lora-rank`: parsing, and the lines, table rows
  * and JSON fields they add (offload.h; docs/model.md §10). */
 #include "plan_cli.h"
-#include "base/json.h"
+#include "clusterfit/writer.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -8,7 +8,7 @@
  * and catalog sources used.
  */
 #include "cli.h"
-#include "report/report.h"
+#include "clusterfit/report.h"
 #include "clusterfit/plan.h"
 #include "clusterfit/schedule.h"
 #include "clusterfit/cost.h"

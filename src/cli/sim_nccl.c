@@ -1,7 +1,7 @@
 /* sim_nccl.c - `clusterfit sim`'s NCCL engine: NCCL's tuner and cost model (clusterfit/nccl.h) on
  * hardware named by the catalog, with the contention of a --topology from the flow engine. */
 #include "sim_cli.h"
-#include "base/json.h"
+#include "clusterfit/writer.h"
 #include "clusterfit/nccl.h"
 
 #include <stdlib.h>

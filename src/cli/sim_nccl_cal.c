@@ -2,7 +2,7 @@
  * model solved on the run FILE measured (nccl_calibrate.h), and the model against its points
  * (docs/sim.md "Calibration"). */
 #include "sim_cli.h"
-#include "base/json.h"
+#include "clusterfit/writer.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
  * solved network terms (docs/report.md).  The page has the flow engine report's structure
  * (sim_report.c): a title, one paragraph on the model, sections of chart + table. */
 #include "sim_cli.h"
-#include "report/report.h"
+#include "clusterfit/report.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -10,7 +10,7 @@
  */
 #include "cli.h"
 #include "sim_report.h"
-#include "report/report.h"
+#include "clusterfit/report.h"
 
 #include <math.h>
 #include <stdlib.h>
