@@ -133,64 +133,100 @@ static void heat_table(cfit_buf *b, const char *caption, const cfit_pairs_result
     free(head), free(cells), free(cp);
 }
 
-int cli_pairs_report(const char *path, const cfit_pairs_result *r, double slow_threshold)
+/* One row per link: the hosts, GB/s and its share of the median; for re-measured links also the
+ * first pass's value, the number of re-measurements and their spread (min to max GB/s, rounds included). */
+static void links_table(cfit_buf *b, const char *caption, const cfit_pairs_result *r, const cfit_pairs_link *links,
+                        int n)
+{
+    static const char *const head[] = {"link", "GB/s", "of median", "first pass GB/s", "re-measurements", "spread GB/s"};
+    size_t ncol = n > 0 && links[0].repeats > 0 ? 6 : 3;
+    cfit_html_table_begin(b, caption, head, ncol);
+    for (int s = 0; s < n; s++) {
+        const cfit_pairs_link *l = &links[s];
+        char v[6][160];
+        snprintf(v[0], sizeof v[0], "%s - %s", r->hosts[l->a], r->hosts[l->b]);
+        snprintf(v[1], sizeof v[1], "%.2f", l->bandwidth_gbs);
+        snprintf(v[2], sizeof v[2], "%.0f%%", l->fraction_of_median * 100);
+        snprintf(v[3], sizeof v[3], "%.2f", l->first_gbs);
+        snprintf(v[4], sizeof v[4], "%d", l->repeats);
+        snprintf(v[5], sizeof v[5], "%.2f to %.2f", l->min_gbs, l->max_gbs);
+        const char *cp[] = {v[0], v[1], v[2], v[3], v[4], v[5]};
+        cfit_html_row(b, cp, ncol);
+    }
+    cfit_html_table_end(b);
+}
+
+/* The bandwidth heat map with the slow links marked, and its table. */
+static void pairs_bw_section(cfit_buf *b, const cfit_pairs_result *r)
 {
     int n = r->nhosts;
-    cfit_buf b;
-    cfit_buf_init(&b);
-    char title[128], desc[256];
-    snprintf(title, sizeof title, "clusterfit bench pairs: %d hosts", n);
-    cfit_html_begin(&b, title);
-    cfit_html_p(&b, "Median bandwidth %.2f GB/s per direction (both directions busy), median latency %.2f us. A link "
-                     "below %g%% of the median bandwidth is slow: framed and crossed in the heat map.",
-                 r->median_bw_gbs, r->median_lat_s * 1e6, slow_threshold * 100);
+    char desc[256];
     unsigned char *mark = calloc((size_t)n * (size_t)n, 1);
-    double *lat_us = malloc((size_t)n * (size_t)n * sizeof *lat_us);
-    if (mark)
-        for (int s = 0; s < r->nslow; s++) {
-            mark[r->slow[s].a * n + r->slow[s].b] = 1;
-            mark[r->slow[s].b * n + r->slow[s].a] = 1;
-        }
-    for (int i = 0; lat_us && i < n * n; i++)
-        lat_us[i] = r->lat_s[i] * 1e6;
+    for (int s = 0; mark && s < r->nslow; s++) {
+        mark[r->slow[s].a * n + r->slow[s].b] = 1;
+        mark[r->slow[s].b * n + r->slow[s].a] = 1;
+    }
     snprintf(desc, sizeof desc, "Bandwidth in GB/s between every pair of %d hosts; %d slow link%s marked.", n, r->nslow,
              r->nslow == 1 ? "" : "s");
     cfit_heatmap h = {"pairs-bw", "Pairwise bandwidth", desc, "GB/s", (const char *const *)r->hosts,
                        (const char *const *)r->hosts, (size_t)n, (size_t)n, r->bw_gbs, mark, "slow link", 0};
-    cfit_html_h(&b, 2, "Bandwidth between hosts");
-    cfit_html_figure_begin(&b);
-    cfit_heatmap_svg(&b, &h);
-    heat_table(&b, "Bandwidth, GB/s per direction", r, r->bw_gbs, 1, "%.2f");
-    cfit_html_figure_end(&b);
-    if (r->nslow) {
-        const char *head[] = {"link", "GB/s", "of median"};
-        cfit_html_table_begin(&b, "Slow links, slowest first", head, 3);
-        for (int s = 0; s < r->nslow; s++) {
-            char v[3][160];
-            snprintf(v[0], sizeof v[0], "%s - %s", r->hosts[r->slow[s].a], r->hosts[r->slow[s].b]);
-            snprintf(v[1], sizeof v[1], "%.2f", r->slow[s].bandwidth_gbs);
-            snprintf(v[2], sizeof v[2], "%.0f%%", r->slow[s].fraction_of_median * 100);
-            const char *cp[] = {v[0], v[1], v[2]};
-            cfit_html_row(&b, cp, 3);
-        }
-        cfit_html_table_end(&b);
-    } else {
-        cfit_html_p(&b, "No slow links.");
-    }
-    if (lat_us) {
-        snprintf(desc, sizeof desc, "Latency in microseconds (half the round trip of 8 bytes) between every pair of "
-                                    "%d hosts.", n);
-        cfit_heatmap hl = {"pairs-lat", "Pairwise latency", desc, "us", (const char *const *)r->hosts,
-                            (const char *const *)r->hosts, (size_t)n, (size_t)n, lat_us, NULL, NULL, 0};
-        cfit_html_h(&b, 2, "Latency between hosts");
-        cfit_html_figure_begin(&b);
-        cfit_heatmap_svg(&b, &hl);
-        heat_table(&b, "Latency, us", r, r->lat_s, 1e6, "%.2f");
-        cfit_html_figure_end(&b);
-    }
-    cfit_html_end(&b);
+    cfit_html_h(b, 2, "Bandwidth between hosts");
+    cfit_html_figure_begin(b);
+    cfit_heatmap_svg(b, &h);
+    heat_table(b, "Bandwidth, GB/s per direction", r, r->bw_gbs, 1, "%.2f");
+    cfit_html_figure_end(b);
     free(mark);
+}
+
+/* The slow links, and beside them the suspects their re-measurements did not confirm. */
+static void pairs_links_section(cfit_buf *b, const cfit_pairs_result *r)
+{
+    if (r->nslow)
+        links_table(b, r->slow[0].repeats ? "Slow links, confirmed by re-measuring alone, slowest first"
+                                          : "Slow links, slowest first", r, r->slow, r->nslow);
+    else
+        cfit_html_p(b, "No slow links.");
+    if (r->ndismissed)
+        links_table(b, "Suspects not confirmed: slow in the rounds, not below the threshold when re-measured alone",
+                    r, r->dismissed, r->ndismissed);
+}
+
+/* The latency heat map (us) and its table. */
+static void pairs_lat_section(cfit_buf *b, const cfit_pairs_result *r)
+{
+    int n = r->nhosts;
+    char desc[256];
+    double *lat_us = malloc((size_t)n * (size_t)n * sizeof *lat_us);
+    if (!lat_us)
+        return;
+    for (int i = 0; i < n * n; i++)
+        lat_us[i] = r->lat_s[i] * 1e6;
+    snprintf(desc, sizeof desc, "Latency in microseconds (half the round trip of 8 bytes) between every pair of "
+                                "%d hosts.", n);
+    cfit_heatmap hl = {"pairs-lat", "Pairwise latency", desc, "us", (const char *const *)r->hosts,
+                        (const char *const *)r->hosts, (size_t)n, (size_t)n, lat_us, NULL, NULL, 0};
+    cfit_html_h(b, 2, "Latency between hosts");
+    cfit_html_figure_begin(b);
+    cfit_heatmap_svg(b, &hl);
+    heat_table(b, "Latency, us", r, r->lat_s, 1e6, "%.2f");
+    cfit_html_figure_end(b);
     free(lat_us);
+}
+
+int cli_pairs_report(const char *path, const cfit_pairs_result *r, double slow_threshold)
+{
+    cfit_buf b;
+    cfit_buf_init(&b);
+    char title[128];
+    snprintf(title, sizeof title, "clusterfit bench pairs: %d hosts", r->nhosts);
+    cfit_html_begin(&b, title);
+    cfit_html_p(&b, "Median bandwidth %.2f GB/s per direction (both directions busy), median latency %.2f us. A link "
+                     "below %g%% of the median bandwidth is slow: framed and crossed in the heat map.",
+                 r->median_bw_gbs, r->median_lat_s * 1e6, slow_threshold * 100);
+    pairs_bw_section(&b, r);
+    pairs_links_section(&b, r);
+    pairs_lat_section(&b, r);
+    cfit_html_end(&b);
     return cli_report_write(path, &b);
 }
 
