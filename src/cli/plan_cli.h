@@ -68,10 +68,10 @@ const char *plan_mem_source(const cfit_plan_request *r, const cfit_plan *p, int 
 /* Exit 2 explaining why even the closest offloaded layout does not fit (GPU or host memory). */
 int plan_nothing_fits_offload(const cfit_plan *p);
 /* A plan's "offload" and "finetune" objects (docs/json.md). */
-struct cfit__buf;
-void plan_json_offload(struct cfit__buf *b, const plan_cli *c, const cfit_plan *p);
+struct cfit_buf;
+void plan_json_offload(struct cfit_buf *b, const plan_cli *c, const cfit_plan *p);
 /* plan_confidence.c: the model check line under the best plan, and each plan's "confidence". */
 void plan_print_confidence(const plan_cli *c, const cfit_plan *p);
-void plan_json_confidence(struct cfit__buf *b, const plan_cli *c, const cfit_plan *p);
+void plan_json_confidence(struct cfit_buf *b, const plan_cli *c, const cfit_plan *p);
 
 #endif

@@ -1,7 +1,7 @@
 /* plan_offload.c - `plan --offload`, `--finetune`, `--lora-rank`: parsing, and the lines, table rows
  * and JSON fields they add (offload.h; docs/model.md §10). */
 #include "plan_cli.h"
-#include "base/json.h"
+#include "clusterfit/writer.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -68,23 +68,23 @@ void plan_print_offload(const cfit_plan *p)
            p->offload & CFIT_OFFLOAD_OPTIMIZER ? " (Adam on the CPU: DeepSpeed CPU-Adam)" : "");
 }
 
-void plan_json_offload(cfit__buf *b, const plan_cli *c, const cfit_plan *p)
+void plan_json_offload(cfit_buf *b, const plan_cli *c, const cfit_plan *p)
 {
     const cfit_plan_request *r = &c->req;
     char mode[64];
-    cfit__buf_puts(b, ", \"offload\": {");
-    cfit__buf_key_string(b, "mode", cfit_offload_str(p->offload, mode, sizeof mode), 0);
-    cfit__buf_key_number(b, "host_bytes", p->mem.host_bytes, 1);
+    cfit_buf_puts(b, ", \"offload\": {");
+    cfit_buf_key_string(b, "mode", cfit_offload_str(p->offload, mode, sizeof mode), 0);
+    cfit_buf_key_number(b, "host_bytes", p->mem.host_bytes, 1);
     const cfit_node *n = p->node;   /* the node's host memory over the job's GPUs on it, when known */
     double cap = n->host_memory_bytes / (double)(p->gpus < n->gpus_per_node ? p->gpus : n->gpus_per_node);
-    cfit__buf_key_opt(b, "host_capacity_bytes", cap > 0, cap);
-    cfit__buf_key_number(b, "exposed_s", p->br.offload_s, 1);
-    cfit__buf_puts(b, "}, \"finetune\": {");
-    cfit__buf_key_string(b, "mode", cfit_finetune_name((cfit_finetune)r->finetune), 0);
-    cfit__buf_key_opt(b, "lora_rank", cfit_finetune_frozen((cfit_finetune)r->finetune),
+    cfit_buf_key_opt(b, "host_capacity_bytes", cap > 0, cap);
+    cfit_buf_key_number(b, "exposed_s", p->br.offload_s, 1);
+    cfit_buf_puts(b, "}, \"finetune\": {");
+    cfit_buf_key_string(b, "mode", cfit_finetune_name((cfit_finetune)r->finetune), 0);
+    cfit_buf_key_opt(b, "lora_rank", cfit_finetune_frozen((cfit_finetune)r->finetune),
                       r->lora_rank > 0 ? r->lora_rank : CFIT_LORA_RANK_DEFAULT);
-    cfit__buf_key_number(b, "trainable_params", cfit_finetune_trainable_params(r), 1);
-    cfit__buf_puts(b, "}");
+    cfit_buf_key_number(b, "trainable_params", cfit_finetune_trainable_params(r), 1);
+    cfit_buf_puts(b, "}");
 }
 
 const char *plan_mem_source(const cfit_plan_request *r, const cfit_plan *p, int row, const char *dflt)
