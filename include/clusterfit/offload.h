@@ -13,20 +13,29 @@
 extern "C" {
 #endif
 
-/* What a layout keeps in host (CPU) memory instead of HBM: a bit set. */
+/* What a layout keeps in host (CPU) memory instead of HBM: a bit set.  The NVMe bits move that
+ * state one tier further, to the node's local NVMe array, through host memory (ZeRO-Infinity,
+ * arXiv 2104.07857); each comes with its host bit. */
 enum {
     CFIT_OFFLOAD_NONE = 0,
     CFIT_OFFLOAD_OPTIMIZER = 1,     /* ZeRO-Offload: Adam states, fp32 master and gradients; Adam on the CPU */
     CFIT_OFFLOAD_PARAMS = 2,        /* ZeRO-Infinity offload_param / FSDP CPU offload: the bf16 parameter shard */
     CFIT_OFFLOAD_ACTIVATIONS = 4,   /* stored activations swapped out in forward, back in for backward */
-    CFIT_OFFLOAD_ALL = 7
+    CFIT_OFFLOAD_ALL = 7,           /* every host-memory combination: the search's first fallback */
+    CFIT_OFFLOAD_OPTIMIZER_NVME = 8,   /* "optimizer:nvme": states and fp32 gradients on NVMe, Adam on the CPU */
+    CFIT_OFFLOAD_PARAMS_NVME = 16,     /* "params:nvme": the bf16 parameter shard on NVMe */
+    CFIT_OFFLOAD_NVME = CFIT_OFFLOAD_OPTIMIZER_NVME | CFIT_OFFLOAD_PARAMS_NVME,
+    CFIT_OFFLOAD_MASK_MAX = 31
 };
 
-/* Parse "none" or a comma list of optimizer, params, activations into *mask. "optimizer:nvme"
- * and "params:nvme" (ZeRO-Infinity's NVMe tier) are refused with a message (not modelled: the
- * node entries carry no NVMe figures).  CFIT_EOK or CFIT_EINVALID with d->msg set. */
+/* Parse "none" or a comma list of optimizer, params, activations, optimizer:nvme, params:nvme
+ * into *mask ("optimizer:nvme" sets CFIT_OFFLOAD_OPTIMIZER | CFIT_OFFLOAD_OPTIMIZER_NVME;
+ * "optimizer:cpu" is "optimizer").  CFIT_EOK or CFIT_EINVALID with d->msg set. */
 CFIT_API int cfit_offload_parse(const char *s, int *mask, cfit_diag *d);
-/* "none", or the comma list of a mask ("optimizer,params"), in buf. */
+/* Whether mask is one the planner costs: within CFIT_OFFLOAD_MASK_MAX, each NVMe bit with its
+ * host bit. */
+CFIT_API int cfit_offload_mask_ok(int mask);
+/* "none", or the comma list of a mask ("optimizer:nvme,params"), in buf. */
 CFIT_API const char *cfit_offload_str(int mask, char *buf, size_t n);
 
 /* Achievable bytes/s one direction of a PCIe link of generation gen (3..5) and `lanes` lanes:
@@ -35,6 +44,9 @@ CFIT_API double cfit_pcie_bw_bytes_per_s(int gen, int lanes);
 /* Whether a node entry has the figures offload is costed with (host memory size and bandwidth,
  * PCIe generation and width). */
 CFIT_API int cfit_node_has_host(const cfit_node *n);
+/* The node's local NVMe array (its "local_nvme" storage entry in catalog c), or NULL when the
+ * entry names none or names one that is not a per-node storage entry. */
+CFIT_API const cfit_storage *cfit_node_nvme(const cfit_catalog *c, const cfit_node *n);
 /* Seconds DeepSpeed's CPU-Adam takes to update `params` parameters on a host of host_bw
  * bytes/s (ZeRO-Offload's measured rate, scaled by memory bandwidth; docs/model.md §10.2). */
 CFIT_API double cfit_cpu_adam_s(double params, double host_bw_bytes_per_s);

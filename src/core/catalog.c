@@ -171,6 +171,8 @@ static const field node_fields[] = {
     {"pcie_gen", F_INT, N(pcie_gen), 0, 3, 5, NULL, NULL},
     {"pcie_lanes", F_INT, N(pcie_lanes), 0, 1, 32, NULL, NULL},
     {"host_source", F_TEXT, N(host_source), 0, 0, 0, NULL, NULL},
+    {"local_nvme", F_STR, N(local_nvme), 0, 0, 0, NULL, NULL},
+    {"local_nvme_source", F_TEXT, N(local_nvme_source), 0, 0, 0, NULL, NULL},
     {"source", F_TEXT, N(source), 1, 0, 0, NULL, NULL},
     END};
 #undef N

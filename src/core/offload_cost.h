@@ -18,6 +18,10 @@ typedef struct cfit__host {
     double link_bw;                /* one GPU's achievable PCIe bytes/s per direction */
     double host_bw;                /* the node's host memory bytes/s */
     double host_bytes;             /* the node's host memory */
+    int has_nvme;                  /* the node names a local NVMe array (offload.h's NVMe tier) */
+    double nvme_read_bw;           /* the array's sequential read bytes/s, all drives */
+    double nvme_write_bw;          /* its sequential write bytes/s */
+    double nvme_bytes;             /* its capacity */
     int finetune;                  /* cfit_finetune */
     int frozen;                    /* lora / qlora: base weights frozen */
     int rank;                      /* LoRA rank */
@@ -30,8 +34,9 @@ typedef struct cfit__host {
 /* Roofline accumulator: time, of it compute-bound and memory-bound (perf.c's). */
 typedef struct cfit__acc { double t, cb, mb; } cfit__acc;
 
-/* Per-GPU memory of one pipeline stage (perf.c's stage_memory); host = offloaded bytes. */
-typedef struct cfit__stage_mem { double w, gr, opt, act, other, total, host; } cfit__stage_mem;
+/* Per-GPU memory of one pipeline stage (perf.c's stage_memory); host = offloaded bytes, nvme =
+ * those moved on to the node's NVMe array. */
+typedef struct cfit__stage_mem { double w, gr, opt, act, other, total, host, nvme; } cfit__stage_mem;
 
 /* perf.c's roofline pieces, for the adapters' and dequantization costs. */
 void cfit__gemm(const struct cfit__ctx *ctx, double M, double N, double K, double passes, cfit__acc *a);
@@ -56,6 +61,8 @@ void cfit__offload_stage_memory(const struct cfit__ctx *ctx, const struct cfit__
 double cfit__offload_step_s(const struct cfit__ctx *ctx, const struct cfit__layer_cost *lc, long N, int n, long m_mb, double P_opt, double w_bytes, double *t_opt_s);
 /* The node's host memory per GPU of a job of N GPUs (0 when unknown). */
 double cfit__host_capacity_bytes(const struct cfit__ctx *ctx, long N);
+/* The node's NVMe capacity per GPU of a job of N GPUs (0 when unknown). */
+double cfit__nvme_capacity_bytes(const struct cfit__ctx *ctx, long N);
 /* Validate the request's offload and fine-tuning fields (CFIT_EOK or an error with d set). */
 int cfit__offload_validate(const cfit_plan_request *r, cfit_diag *d);
 

@@ -745,7 +745,7 @@ static void stage_memory(const cfit__ctx *ctx, const cfit__layer_cost *lc, const
     sm->act = lc->act_bytes * n_layers * inflight + lc->work_bytes;
     if (last)
         sm->act += lc->logits_bytes;
-    sm->host = 0.0;
+    sm->host = sm->nvme = 0.0;
     if (ctx->host.offload)   /* what moves to host memory (offload.c) */
         cfit__offload_stage_memory(ctx, lc, l, n_layers, inflight, sm);
     double other = 0.0;
@@ -936,7 +936,7 @@ static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const c
     out->slowdown_pp = pp_slow;
     out->slowdown_cp = lc->cp_slow;
 
-    stage_mem first, last = {0, 0, 0, 0, 0, 0, 0};
+    stage_mem first, last = {0, 0, 0, 0, 0, 0, 0, 0};
     stage_memory(ctx, lcf, l, &st, n_first, 1, p == 1, &first);
     const stage_mem *worst = &first;
     if (p > 1) {
@@ -956,6 +956,11 @@ static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const c
         out->mem.host_bytes = p > 1 && last.host > first.host ? last.host : first.host;
         out->mem.host_capacity_bytes = cfit__host_capacity_bytes(ctx, N);
         out->fits = out->fits && out->mem.host_bytes <= out->mem.host_capacity_bytes;
+    }
+    if (ctx->host.offload & CFIT_OFFLOAD_NVME) {   /* and what goes on to NVMe its array */
+        out->mem.nvme_bytes = p > 1 && last.nvme > first.nvme ? last.nvme : first.nvme;
+        out->mem.nvme_capacity_bytes = cfit__nvme_capacity_bytes(ctx, N);
+        out->fits = out->fits && out->mem.nvme_bytes <= out->mem.nvme_capacity_bytes;
     }
 }
 

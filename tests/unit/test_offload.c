@@ -50,8 +50,16 @@ static void test_parse(void **state)
     assert_string_equal(cfit_offload_str(0, buf, sizeof buf), "none");
     assert_int_equal(cfit_offload_parse("params", &m, &d), CFIT_EOK);
     assert_int_equal(m, CFIT_OFFLOAD_PARAMS);
-    assert_int_equal(cfit_offload_parse("optimizer:nvme", &m, &d), CFIT_EINVALID);
-    assert_non_null(strstr(d.msg, "NVMe"));
+    assert_int_equal(cfit_offload_parse("optimizer:nvme,params:nvme", &m, &d), CFIT_EOK);
+    assert_int_equal(m, CFIT_OFFLOAD_OPTIMIZER | CFIT_OFFLOAD_PARAMS | CFIT_OFFLOAD_NVME);
+    assert_string_equal(cfit_offload_str(m, buf, sizeof buf), "optimizer:nvme,params:nvme");
+    assert_int_equal(cfit_offload_parse("optimizer:cpu,params:nvme", &m, &d), CFIT_EOK);
+    assert_string_equal(cfit_offload_str(m, buf, sizeof buf), "optimizer,params:nvme");
+    assert_int_equal(cfit_offload_parse("activations:nvme", &m, &d), CFIT_EINVALID);   /* no NVMe tier for them */
+    assert_non_null(strstr(d.msg, ":nvme"));
+    assert_true(cfit_offload_mask_ok(CFIT_OFFLOAD_OPTIMIZER | CFIT_OFFLOAD_OPTIMIZER_NVME));
+    assert_false(cfit_offload_mask_ok(CFIT_OFFLOAD_OPTIMIZER_NVME));   /* an NVMe bit without its host bit */
+    assert_false(cfit_offload_mask_ok(CFIT_OFFLOAD_MASK_MAX + 1));
     assert_int_equal(cfit_offload_parse("gpu", &m, &d), CFIT_EINVALID);
     assert_int_equal(cfit_offload_parse(",", &m, &d), CFIT_EINVALID);
 }
@@ -201,6 +209,54 @@ static void test_fallback(void **state)
     cfit_plan_result_fini(&res);
 }
 
+/* ZeRO-Infinity's NVMe tier on an H100 node's 8-drive array at ZeRO-3 over 4 GPUs: the optimizer's
+ * 16 B/param and the bf16 shard on NVMe, host memory keeps DeepSpeed's swap buffers, the step at
+ * least the time to read the states back; a node without an array refuses it. */
+static void test_nvme(void **state)
+{
+    (void)state;
+    cfit_plan_request r;
+    const cfit_gpu *g;
+    req_7b(&r, &g, "h100-sxm");
+    r.offload = CFIT_OFFLOAD_OPTIMIZER | CFIT_OFFLOAD_PARAMS | CFIT_OFFLOAD_NVME;
+    cfit_plan p = eval(&r, g, 3, CFIT_RECOMPUTE_NONE);
+    double P = cfit_model_params(r.model), Pd = P / 4;
+    assert_int_equal(p.offload, r.offload);
+    assert_true(p.mem.weights_bytes == 0 && p.mem.optimizer_bytes == 0);
+    assert_rel_near(p.mem.nvme_bytes, 16.0 * Pd + 2.0 * Pd, 1e-9);
+    assert_rel_near(p.mem.nvme_capacity_bytes, 30.72e12 / 4, 1e-12);    /* nvme-local-8x-gen4 over the job's 4 GPUs */
+    assert_rel_near(p.mem.host_bytes, 4 * (Pd < 1e9 ? Pd : 1e9) * 4 + 5 * 1e8 * 2, 1e-9);   /* swap buffers */
+    assert_true(p.br.offload_s >= 16.0 * Pd / (52e9 / 4) && p.fits);   /* the states read back at the GPU's share */
+    r.offload = CFIT_OFFLOAD_OPTIMIZER;   /* the host tier: no NVMe bytes, a shorter step */
+    cfit_plan h = eval(&r, g, 3, CFIT_RECOMPUTE_NONE);
+    assert_true(h.mem.nvme_bytes == 0 && h.br.offload_s < p.br.offload_s);
+    req_7b(&r, &g, "rtx5090");   /* pcie-rtx5090-8 names no NVMe array */
+    r.gpus_total = 4;
+    r.offload = CFIT_OFFLOAD_OPTIMIZER | CFIT_OFFLOAD_OPTIMIZER_NVME;
+    cfit_plan_result res;
+    cfit_diag d;
+    assert_int_equal(cfit_plan_search(&r, &res, &d), CFIT_EINVALID);
+    assert_non_null(strstr(d.msg, "local_nvme"));
+}
+
+/* Llama 3 405B on one 8 x H100 node fits neither GPU nor host memory: the fallback's NVMe pass does. */
+static void test_nvme_fallback(void **state)
+{
+    (void)state;
+    cfit_plan_request r;
+    const cfit_gpu *g;
+    req_7b(&r, &g, "h100-sxm");
+    r.model = cfit_catalog_model(cat, "llama3-405b", NULL);
+    r.gpus_total = 8;
+    cfit_plan_result res;
+    cfit_diag d;
+    assert_int_equal(cfit_plan_search(&r, &res, &d), CFIT_EOK);
+    assert_true(res.per_gpu[0].found && res.per_gpu[0].offload_searched);
+    assert_true((res.plans[0].offload & CFIT_OFFLOAD_NVME) && res.plans[0].fits);
+    assert_true(res.plans[0].mem.nvme_bytes <= res.plans[0].mem.nvme_capacity_bytes);
+    cfit_plan_result_fini(&res);
+}
+
 /* A node entry without host figures cannot offload. */
 static void test_no_host(void **state)
 {
@@ -228,6 +284,8 @@ int main(void)
         cmocka_unit_test(test_lora_plan),
         cmocka_unit_test(test_fallback),
         cmocka_unit_test(test_no_host),
+        cmocka_unit_test(test_nvme),
+        cmocka_unit_test(test_nvme_fallback),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
