@@ -63,20 +63,24 @@ CFIT_API const char *cfit_finetune_name(cfit_finetune f);   /* "none", "full", "
 /* Whether the base weights are frozen (lora, qlora). */
 CFIT_API int cfit_finetune_frozen(cfit_finetune f);
 /* LoRA adapter parameters of one layer at rank r: r x (d_in + d_out) for each of Q, K, V, the
- * output projection and the MLP's gate, up and down (fc1, fc2) projections. */
+ * output projection and the MLP's gate, up and down (fc1, fc2) projections; in an MoE layer for
+ * each routed expert's and the shared experts' (not the router); the mean over the layers when
+ * MoE and dense layers mix. */
 CFIT_API double cfit_lora_layer_params(const cfit_model *m, int rank);
+/* Of those, the routed experts' (the mean layer's; 0 for a dense model). */
+CFIT_API double cfit_lora_expert_layer_params(const cfit_model *m, int rank);
 /* Bytes per quantized weight of QLoRA's NF4 with double quantization: 4 bits, one fp32 absmax
  * per 64 weights quantized to 8 bits with one fp32 constant per 256 of those. */
 CFIT_API double cfit_nf4_bytes_per_param(void);
 /* Model FLOPs per trained token of fine-tuning mode f at rank r (workload.h's convention):
- * frozen modes skip the weight-gradient GEMMs (2 FLOPs per weight) and add the adapters'
- * forward and backward (6 per adapter parameter). */
+ * frozen modes skip the weight-gradient GEMMs (2 FLOPs per weight a token meets) and add the
+ * adapters' forward and backward (6 per adapter parameter a token meets: its top-k experts'). */
 CFIT_API double cfit_finetune_flops_per_token(const cfit_model *m, int seq, cfit_finetune f, int rank);
 /* The parameters a request trains: all of them, or the adapters of lora / qlora. */
 struct cfit_plan_request;
 CFIT_API double cfit_finetune_trainable_params(const struct cfit_plan_request *r);
-/* Whether the planner costs fine-tuning mode f for model m: LoRA adapters are placed on dense
- * attention and MLP projections, so MoE and MLA models are refused (d->msg says so). */
+/* Whether the planner costs fine-tuning mode f for model m: LoRA adapters are placed on Q, K, V,
+ * output and the (dense or expert) MLP projections, so MLA models are refused (d->msg says so). */
 CFIT_API int cfit_finetune_check(const cfit_model *m, cfit_finetune f, cfit_diag *d);
 
 #ifdef __cplusplus

@@ -37,9 +37,10 @@ void plan_print_finetune(const cfit_plan_request *r)
     if (!cfit_finetune_frozen((cfit_finetune)r->finetune))
         return;
     int qlora = r->finetune == CFIT_FINETUNE_QLORA;
-    printf("fine-tuning: %s, rank %d%s adapters on Q, K, V, output, gate, up, down (%s trainable of %s params); "
+    printf("fine-tuning: %s, rank %d%s adapters on Q, K, V, output, %s (%s trainable of %s params); "
            "base weights frozen in %s; backward without weight gradients\n",
            cfit_finetune_name((cfit_finetune)r->finetune), rank, r->lora_rank > 0 ? "" : " (default)",
+           cfit_model_is_moe(r->model) ? "each expert's gate, up, down (the router frozen)" : "gate, up, down",
            fmt_count(n[0], 32, cfit_finetune_trainable_params(r)), fmt_count(n[1], 32, cfit_model_params(r->model)),
            qlora ? "4-bit NF4 with double quantization (0.516 B/param), paged optimizer" : "bf16");
 }

@@ -184,10 +184,10 @@ int cfit__offload_init(cfit__ctx *ctx, cfit_diag *d)
 
 int cfit__offload_zero_ok(const cfit__ctx *ctx, int mask, int zero, int *floor)
 {
+    (void)ctx;   /* frozen LoRA / QLoRA weights shard at ZeRO-3 as well (finetune.c) */
     int lo = mask & CFIT_OFFLOAD_PARAMS ? 3 : mask & CFIT_OFFLOAD_OPTIMIZER ? 1 : 0;
-    int hi = ctx->host.frozen ? 2 : 3;
     *floor = lo;
-    return zero >= lo && zero <= hi;
+    return zero >= lo && zero <= 3;
 }
 
 /* GPUs of a job of N that share one node's host memory and CPUs. */
@@ -346,10 +346,6 @@ static int finetune_validate(const cfit_plan_request *r, cfit_diag *d)
         return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
                              "--lora-rank %d needs --finetune lora or qlora (got %s)", r->lora_rank,
                              ft == CFIT_FINETUNE_NONE ? "no --finetune" : "--finetune full");
-    if (cfit_finetune_frozen(ft) && r->fixed.zero >= 3)
-        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
-                             "--zero 3 with --finetune %s is not modelled (the frozen weights are kept whole on each "
-                             "data-parallel rank); use --zero 0, 1 or 2", cfit_finetune_name(ft));
     return cfit_finetune_check(r->model, ft, d);
 }
 
@@ -359,15 +355,11 @@ int cfit__offload_validate(const cfit_plan_request *r, cfit_diag *d)
     int rc = finetune_validate(r, d);
     if (rc)
         return rc;
-    int mask = r->offload > 0 ? r->offload : 0, frozen = cfit_finetune_frozen((cfit_finetune)r->finetune);
+    int mask = r->offload > 0 ? r->offload : 0;
     char buf[64];
     if (r->offload > 0 && !cfit_offload_mask_ok(r->offload))
         return cfit_diag_set(d, CFIT_ERANGE, NULL, 0, 0, "offload mask %d out of range (an NVMe bit needs its host bit)",
                              r->offload);
-    if ((mask & CFIT_OFFLOAD_PARAMS) && frozen)
-        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
-                             "--offload params needs ZeRO-3, which --finetune %s plans do not model (frozen weights are "
-                             "kept whole on each data-parallel rank)", cfit_finetune_name((cfit_finetune)r->finetune));
     if ((mask & CFIT_OFFLOAD_PARAMS) && f->zero >= 0 && f->zero < 3)
         return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
                              "--offload %s needs --zero 3 (DeepSpeed offload_param and FSDP CPU offload shard the "

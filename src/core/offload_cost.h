@@ -25,8 +25,10 @@ typedef struct cfit__host {
     int finetune;                  /* cfit_finetune */
     int frozen;                    /* lora / qlora: base weights frozen */
     int rank;                      /* LoRA rank */
-    double adapter_layer_params;   /* LoRA adapter parameters of one layer */
-    double linear_layer_params;    /* the layer's projection weights (what LoRA freezes, QLoRA quantizes) */
+    double adapter_layer_params;   /* LoRA adapter parameters of the mean layer, routed experts' included */
+    double expert_adapter_layer_params; /* of them, the routed experts' (sharded over EP x ETP) */
+    double linear_layer_params;    /* the mean layer's projection weights but the routed experts' (what
+                                      LoRA freezes, QLoRA quantizes; the experts' are ctx->expert_layer_params) */
     double linear_weight_bytes;    /* bytes per frozen projection weight: 2 (lora), NF4's (qlora) */
     double flops_delta;            /* fine-tuning model FLOPs per token minus pre-training's */
 } cfit__host;
@@ -47,7 +49,7 @@ void cfit__membound(const struct cfit__ctx *ctx, double bytes, cfit__acc *a);
  * node entry lacks them. */
 int cfit__offload_init(struct cfit__ctx *ctx, cfit_diag *d);
 /* Whether ZeRO stage `zero` at dp ranks may carry offload mask (DeepSpeed: offload_optimizer on
- * stages 1-3, offload_param on 3) and fine-tuning (frozen weights: stages 0-2); *floor: the lowest
+ * stages 1-3, offload_param on 3); *floor: the lowest
  * stage the mask allows, which the search tries even where dp = 1 has nothing to shard. */
 int cfit__offload_zero_ok(const struct cfit__ctx *ctx, int mask, int zero, int *floor);
 /* Move what ctx->host.offload moves from sm (GPU) to sm->host; lc: the stage's layer cost, n its layers,
@@ -75,13 +77,22 @@ int cfit__emit_offload_bad(int k, const cfit_plan_request *r, const cfit_plan *p
 void cfit__finetune_init(struct cfit__ctx *ctx);
 /* A frozen layer's forward extras: adapters and QLoRA's dequantization added to fwd; to `frozen`
  * (already holding the base projections' forward) what the backward does not repeat. */
-void cfit__finetune_forward(const struct cfit__ctx *ctx, double tokens, int tp, cfit__acc *fwd, cfit__acc *frozen);
+void cfit__finetune_forward(const struct cfit__ctx *ctx, double tokens, int tp, int ep, int etp, cfit__acc *fwd,
+                            cfit__acc *frozen);
 /* Stored adapter activations per layer per micro-batch (0 under full recomputation). */
 double cfit__finetune_act_bytes(const struct cfit__ctx *ctx, double tokens, int recompute);
-/* Weights, gradients and optimizer states of a stage of n layers holding P parameters per GPU. */
-void cfit__finetune_stage_memory(const struct cfit__ctx *ctx, int n, double P, const cfit_layout *l,
-                                 cfit__stage_mem *sm);
-/* Trainable parameters one GPU of a stage of n layers holds (the adapters). */
+/* Weight bytes one GPU of a stage of n layers holds before ZeRO-3 shards them: the dense part (P
+ * parameters, the frozen projections in their storage bytes, the adapters) and the routed experts'
+ * (Pe frozen expert parameters and their adapters). */
+void cfit__finetune_weight_bytes(const struct cfit__ctx *ctx, int n, double P, double Pe, const cfit_layout *l,
+                                 double *dense_bytes, double *expert_bytes);
+/* Weights, gradients and optimizer states of a stage of n layers holding P dense and Pe routed-expert
+ * parameters per GPU, de the expert data-parallel size. */
+void cfit__finetune_stage_memory(const struct cfit__ctx *ctx, int n, double P, double Pe, double de,
+                                 const cfit_layout *l, cfit__stage_mem *sm);
+/* Trainable parameters one GPU of a stage of n layers holds: the adapters but the routed experts'. */
 double cfit__finetune_trainable(const struct cfit__ctx *ctx, int n, int tp);
+/* The routed experts' adapters one GPU of a stage of n layers holds (sharded over EP x ETP). */
+double cfit__finetune_expert_trainable(const struct cfit__ctx *ctx, int n, const cfit_layout *l);
 
 #endif
