@@ -42,7 +42,8 @@ static const cli_opt opts[] = {
     {"dp", 0, "N", "data parallel size (default: searched)", O_DP},
     {"cp", 0, "N", "context parallel size (default: searched)", O_CP},
     {"vp", 0, "N", "model chunks per GPU: interleaved 1F1B's depth; 2 for zb-v, dualpipe(v) (default: searched)", O_VP},
-    {"schedule", 0, "NAME", "pipeline schedule: 1f1b, interleaved, zb-h1, zb-v, dualpipe, dualpipev\n"
+    {"schedule", 0, "NAME", "pipeline schedule: 1f1b, interleaved, zb-h1, zb-v, dualpipe, dualpipev, zb-h2,\n"
+                            "                                       interleaved-zb (torchtitan's InterleavedZeroBubble)\n"
                             "                                       (default: searched among the framework's; docs/plan.md)", O_SCHEDULE},
     {"mbs", 0, "N", "micro-batch size in sequences (default: searched)", O_MBS},
     {"zero", 0, "0..3", "ZeRO stage, 1 = distributed optimizer (default: searched)", O_ZERO},

@@ -180,7 +180,8 @@ static const field node_fields[] = {
 static const char *const attention_kinds[] = {"fused", "unfused", NULL};
 static const char *const moe_dispatchers[] = {"alltoall", "deepep", "hybridep", NULL};   /* cfit_moe_dispatcher */
 /* In cfit_schedule order (schedule.c names them the same). */
-static const char *const schedule_names[] = {"1f1b", "interleaved", "zb-h1", "zb-v", "dualpipe", "dualpipev", NULL};
+static const char *const schedule_names[] = {"1f1b", "interleaved", "zb-h1", "zb-v", "dualpipe", "dualpipev", "zb-h2",
+                                             "interleaved-zb", NULL};
 
 /* In cfit_price_unit order. */
 static const char *const price_units[] = {"usd_per_node", "usd_per_gpu_hour", "usd_per_kwh", "usd_per_port",
