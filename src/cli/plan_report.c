@@ -28,9 +28,11 @@ static const char *plan_label(char *buf, size_t n, size_t rank, const cfit_plan 
 
 static const char *layout_label(char *buf, size_t n, const cfit_plan *p)
 {
-    snprintf(buf, n, "tp %d pp %d dp %d cp %d vp %d%s%s mbs %d ZeRO-%d", p->layout.tp, p->layout.pp, p->layout.dp,
+    char mode[64];
+    snprintf(buf, n, "tp %d pp %d dp %d cp %d vp %d%s%s mbs %d ZeRO-%d%s%s", p->layout.tp, p->layout.pp, p->layout.dp,
              p->layout.cp, p->layout.vp, p->layout.pp > 1 ? " " : "", p->layout.pp > 1 ? cfit_layout_schedule_name(&p->layout) : "",
-             p->layout.mbs, p->layout.zero);
+             p->layout.mbs, p->layout.zero, p->offload ? ", offload " : "",
+             p->offload ? cfit_offload_str(p->offload, mode, sizeof mode) : "");
     return buf;
 }
 

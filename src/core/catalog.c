@@ -171,6 +171,8 @@ static const field node_fields[] = {
     {"pcie_gen", F_INT, N(pcie_gen), 0, 3, 5, NULL, NULL},
     {"pcie_lanes", F_INT, N(pcie_lanes), 0, 1, 32, NULL, NULL},
     {"host_source", F_TEXT, N(host_source), 0, 0, 0, NULL, NULL},
+    {"local_nvme", F_STR, N(local_nvme), 0, 0, 0, NULL, NULL},
+    {"local_nvme_source", F_TEXT, N(local_nvme_source), 0, 0, 0, NULL, NULL},
     {"source", F_TEXT, N(source), 1, 0, 0, NULL, NULL},
     END};
 #undef N
@@ -178,7 +180,8 @@ static const field node_fields[] = {
 static const char *const attention_kinds[] = {"fused", "unfused", NULL};
 static const char *const moe_dispatchers[] = {"alltoall", "deepep", "hybridep", NULL};   /* cfit_moe_dispatcher */
 /* In cfit_schedule order (schedule.c names them the same). */
-static const char *const schedule_names[] = {"1f1b", "interleaved", "zb-h1", "zb-v", "dualpipe", "dualpipev", NULL};
+static const char *const schedule_names[] = {"1f1b", "interleaved", "zb-h1", "zb-v", "dualpipe", "dualpipev", "zb-h2",
+                                             "interleaved-zb", NULL};
 
 /* In cfit_price_unit order. */
 static const char *const price_units[] = {"usd_per_node", "usd_per_gpu_hour", "usd_per_kwh", "usd_per_port",

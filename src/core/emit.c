@@ -52,13 +52,21 @@ static int seq_of(const cfit_plan_request *r, int seq_len)
 #define DS_PREFETCH_ELEMS 50000000L
 #define DS_PERSISTENCE_ELEMS 100000L
 #define DS_MAX_LIVE_ELEMS 1000000000L
+/* Where the DGX user guides mount the local NVMe RAID0 array (/raid); edit for another node. */
+#define DS_NVME_PATH "/raid/deepspeed_nvme"
 
 static void ds_zero(cfit_buf *b, int stage, int offload)
 {
     cfit_buf_printf(b, "  \"zero_optimization\": {\n    \"stage\": %d,\n", stage);
-    if (offload & CFIT_OFFLOAD_OPTIMIZER)   /* ZeRO-Offload (offload.h) */
+    if (offload & CFIT_OFFLOAD_OPTIMIZER_NVME)   /* ZeRO-Infinity: pipelined swaps, as costed (offload.h) */
+        cfit_buf_puts(b, "    \"offload_optimizer\": {\n      \"device\": \"nvme\",\n      \"nvme_path\": \"" DS_NVME_PATH "\",\n"
+                          "      \"pin_memory\": true,\n      \"pipeline_read\": true,\n      \"pipeline_write\": true\n    },\n");
+    else if (offload & CFIT_OFFLOAD_OPTIMIZER)   /* ZeRO-Offload (offload.h) */
         cfit_buf_puts(b, "    \"offload_optimizer\": {\n      \"device\": \"cpu\",\n      \"pin_memory\": true\n    },\n");
-    if (offload & CFIT_OFFLOAD_PARAMS)
+    if (offload & CFIT_OFFLOAD_PARAMS_NVME)
+        cfit_buf_puts(b, "    \"offload_param\": {\n      \"device\": \"nvme\",\n      \"nvme_path\": \"" DS_NVME_PATH "\",\n"
+                          "      \"pin_memory\": true\n    },\n");
+    else if (offload & CFIT_OFFLOAD_PARAMS)
         cfit_buf_puts(b, "    \"offload_param\": {\n      \"device\": \"cpu\",\n      \"pin_memory\": true\n    },\n");
     cfit_buf_printf(b, "    \"overlap_comm\": true,\n    \"contiguous_gradients\": true,\n");
     cfit_buf_printf(b, "    \"reduce_scatter\": true,\n    \"reduce_bucket_size\": %ld,\n", DS_BUCKET_ELEMS);

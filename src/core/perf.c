@@ -576,9 +576,10 @@ void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int
     layer_forward(ctx, tokens, tp, sp, ep, etp, &fwd, &attn, &experts);
     acc frozen = {0, 0, 0};   /* LoRA / QLoRA: the weight-gradient GEMMs the frozen weights skip */
     if (ctx->host.frozen) {
+        acc frozen_experts = {0, 0, 0};
         attn_proj_forward(ctx, tokens, tp, sp, &frozen);
-        dense_mlp_forward(ctx, tokens, tp, m->ffn_hidden_size, &frozen);
-        cfit__finetune_forward(ctx, tokens, tp, &fwd, &frozen);
+        mlp_forward(ctx, tokens, tp, ep, etp, &frozen, &frozen_experts);
+        cfit__finetune_forward(ctx, tokens, tp, ep, etp, &fwd, &frozen);
     }
     /* backward: two GEMMs per forward GEMM, attention backward 2.5x its forward */
     double bwd_t = 2.0 * fwd.t + 0.5 * attn.t - frozen.t;
@@ -739,19 +740,21 @@ static void stage_memory(const cfit__ctx *ctx, const cfit__layer_cost *lc, const
         sm->opt += 12.0 * Pe * (l->zero >= 1 ? 1.0 / de : 1.0);
     }
     if (ctx->host.frozen)   /* LoRA / QLoRA: frozen base weights, trained adapters (finetune.c) */
-        cfit__finetune_stage_memory(ctx, n_params, P, l, sm);
+        cfit__finetune_stage_memory(ctx, n_params, P, ctx->moe ? stage_expert_params(ctx, n_params, l) : 0.0,
+                                    ctx->moe ? expert_dp(l) : 1.0, l, sm);
     /* micro-batches in flight (schedule.c): 1F1B keeps up to pp on the first stage; interleaving
      * multiplies by 1 + (p-1)/(p v); the other schedules their own */
     sm->act = lc->act_bytes * n_layers * inflight + lc->work_bytes;
     if (last)
         sm->act += lc->logits_bytes;
-    sm->host = 0.0;
+    sm->host = sm->nvme = 0.0;
     if (ctx->host.offload)   /* what moves to host memory (offload.c) */
         cfit__offload_stage_memory(ctx, lc, l, n_layers, inflight, sm);
     double other = 0.0;
     if (l->zero >= 3) {                                            /* parameters gathered at once */
         double live = ctx->layer_params / l->tp, cap = ctx->fw->zero3_max_live_params;
-        other += 2.0 * (cap > 0 && cap < live ? cap : live);
+        double b = ctx->host.frozen ? ctx->host.linear_weight_bytes : 2.0;   /* QLoRA gathers NF4 */
+        other += b * (cap > 0 && cap < live ? cap : live);
     }
     double sum = sm->w + sm->gr + sm->opt + sm->act + other;
     sm->other = other + ctx->g->cal.reserved_bytes + ctx->g->cal.fragmentation * sum;
@@ -759,15 +762,16 @@ static void stage_memory(const cfit__ctx *ctx, const cfit__layer_cost *lc, const
 }
 
 /* Exposed data-parallel communication of one step (docs/model.md §5.9): gradients (and
- * parameters when sharded) of P_dev parameters over the d ranks of stride tp x cp, each
+ * parameters when sharded: at ZeRO-3 the gather_bytes a GPU's stage holds whole, 2 P_dev but under
+ * LoRA, whose frozen weights are gathered too) of P_dev parameters over the d ranks of stride tp x cp, each
  * collective on NCCL's model, overlapped with the slower stage's forward (fwd_s) and backward
  * (bwd_s) of one micro-batch when the framework overlaps.  *dp_slow: the gradients' factor. */
-static double dp_comm_s(const cfit__ctx *ctx, const cfit_layout *l, long N, double P_dev, long m_mb,
-                        double fwd_s, double bwd_s, double *dp_slow)
+static double dp_comm_s(const cfit__ctx *ctx, const cfit_layout *l, long N, double P_dev, double gather_bytes,
+                        long m_mb, double fwd_s, double bwd_s, double *dp_slow)
 {
     long d = l->dp;
     int kd = ranks_per_node(ctx, d, (long)l->tp * l->cp);
-    double Sg = ctx->grad_bytes * P_dev, Sp = 2.0 * P_dev;
+    double Sg = ctx->grad_bytes * P_dev, Sp = l->zero >= 3 ? gather_bytes : 2.0 * P_dev;
     double overlap = ctx->fw->dp_overlap ? ctx->overlap : 0.0;
     *dp_slow = dp_factor(ctx, l, N, kd, Sg);
     if (d <= 1)
@@ -787,20 +791,21 @@ static double dp_comm_s(const cfit__ctx *ctx, const cfit_layout *l, long N, doub
     return (ex_rs > 0 ? ex_rs : 0.0) + (ex_ag > 0 ? ex_ag : 0.0);
 }
 
-/* An MoE layout's data-parallel communication: the dense parameters' over DP as for a dense
- * model, the routed experts' over the expert-DP ranks (stride ep x etp), each overlapped with
- * its share of the compute window (by bytes). */
-static double moe_dp_comm_s(const cfit__ctx *ctx, const cfit_layout *l, long N, int n_layers, double P_dev,
-                            long m_mb, double fwd_s, double bwd_s, double *dp_slow)
+/* An MoE layout's data-parallel communication: the dense parameters' (P_dev[0], gathered
+ * gather_bytes[0] at ZeRO-3) over DP as for a dense model, the routed experts' (P_dev[1],
+ * gather_bytes[1]) over the expert-DP ranks (stride ep x etp), each overlapped with its share of
+ * the compute window (by parameters). */
+static double moe_dp_comm_s(const cfit__ctx *ctx, const cfit_layout *l, long N, const double *P_dev,
+                            const double *gather_bytes, long m_mb, double fwd_s, double bwd_s, double *dp_slow)
 {
-    double Pe = stage_expert_params(ctx, n_layers, l), share = P_dev / (P_dev + Pe);
-    double t = dp_comm_s(ctx, l, N, P_dev, m_mb, share * fwd_s, share * bwd_s, dp_slow);
+    double Pe = P_dev[1], share = P_dev[0] / (P_dev[0] + Pe);
+    double t = dp_comm_s(ctx, l, N, P_dev[0], gather_bytes[0], m_mb, share * fwd_s, share * bwd_s, dp_slow);
     cfit_layout le = *l;
     le.tp = (l->ep > 1 ? l->ep : 1) * (l->etp > 1 ? l->etp : 1);
     le.cp = 1;
     le.dp = (int)expert_dp(l);
     double slow_e = 1.0;
-    t += dp_comm_s(ctx, &le, N, Pe, m_mb, (1.0 - share) * fwd_s, (1.0 - share) * bwd_s, &slow_e);
+    t += dp_comm_s(ctx, &le, N, Pe, gather_bytes[1], m_mb, (1.0 - share) * fwd_s, (1.0 - share) * bwd_s, &slow_e);
     *dp_slow = slow_e > *dp_slow ? slow_e : *dp_slow;
     return t;
 }
@@ -858,23 +863,22 @@ static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const c
     double t_mb = t_stage + t_pp;
     double bubble = cfit_schedule_bubble_s(sched, p, l->vp, t_mb, n_slow * lc->bwd_s, n_slow * lc->wgrad_s);
 
-    /* data parallel: gradients (and parameters when sharded) over the DP group */
-    double P_dev = stage_params(ctx, n_max * st.param_copies, p == 1, 1, l->tp);
-    double w_bytes = 2.0 * P_dev / (l->zero >= 3 ? (double)d : 1.0);   /* the parameter shard params offload moves */
-    if (ctx->moe)
-        w_bytes += 2.0 * stage_expert_params(ctx, n_max * st.param_copies, l) / (l->zero >= 3 ? expert_dp(l) : 1.0);
-    if (ctx->host.frozen)   /* only the adapters have gradients and optimizer states */
-        P_dev = cfit__finetune_trainable(ctx, n_max * st.param_copies, l->tp);
-    double dp_slow = 1.0;
-    double dp_exposed, P_opt;
-    if (!ctx->moe) {
-        dp_exposed = dp_comm_s(ctx, l, N, P_dev, m_mb, n_slow * lc->fwd_s, n_slow * lc->bwd_s, &dp_slow);
-        P_opt = P_dev / (l->zero >= 1 ? (double)d : 1.0);
-    } else {
-        dp_exposed = moe_dp_comm_s(ctx, l, N, n_max * st.param_copies, P_dev, m_mb, n_slow * lc->fwd_s, n_slow * lc->bwd_s, &dp_slow);
-        P_opt = P_dev / (l->zero >= 1 ? (double)d : 1.0) +
-                stage_expert_params(ctx, n_max * st.param_copies, l) / (l->zero >= 1 ? expert_dp(l) : 1.0);
+    /* data parallel: gradients (and parameters when sharded) over the DP group; [0] the dense
+     * parameters, [1] the routed experts' */
+    int n_dev = n_max * st.param_copies;
+    double Pd[2] = {stage_params(ctx, n_dev, p == 1, 1, l->tp), ctx->moe ? stage_expert_params(ctx, n_dev, l) : 0.0};
+    double gather[2] = {2.0 * Pd[0], 2.0 * Pd[1]}, de = ctx->moe ? expert_dp(l) : 1.0;
+    if (ctx->host.frozen) {   /* only the adapters have gradients and optimizer states (finetune.c) */
+        cfit__finetune_weight_bytes(ctx, n_dev, Pd[0], Pd[1], l, &gather[0], &gather[1]);
+        Pd[0] = cfit__finetune_trainable(ctx, n_dev, l->tp);
+        Pd[1] = ctx->moe ? cfit__finetune_expert_trainable(ctx, n_dev, l) : 0.0;
     }
+    /* the parameter shard params offload moves */
+    double w_bytes = gather[0] / (l->zero >= 3 ? (double)d : 1.0) + gather[1] / (l->zero >= 3 ? de : 1.0);
+    double P_dev = Pd[0], dp_slow = 1.0;
+    double dp_exposed = ctx->moe ? moe_dp_comm_s(ctx, l, N, Pd, gather, m_mb, n_slow * lc->fwd_s, n_slow * lc->bwd_s, &dp_slow)
+                                 : dp_comm_s(ctx, l, N, P_dev, gather[0], m_mb, n_slow * lc->fwd_s, n_slow * lc->bwd_s, &dp_slow);
+    double P_opt = P_dev / (l->zero >= 1 ? (double)d : 1.0) + Pd[1] / (l->zero >= 1 ? de : 1.0);
     /* optimizer: fp32 master, m, v read + written, fp32 grad read, bf16 weight written */
     double t_opt = P_opt * 32.0 / ctx->mem_bw;
     double t_off = ctx->host.offload ? cfit__offload_step_s(ctx, lc, N, n_slow, m_mb, P_opt, w_bytes, &t_opt) : 0.0;
@@ -936,7 +940,7 @@ static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const c
     out->slowdown_pp = pp_slow;
     out->slowdown_cp = lc->cp_slow;
 
-    stage_mem first, last = {0, 0, 0, 0, 0, 0, 0};
+    stage_mem first, last = {0, 0, 0, 0, 0, 0, 0, 0};
     stage_memory(ctx, lcf, l, &st, n_first, 1, p == 1, &first);
     const stage_mem *worst = &first;
     if (p > 1) {
@@ -956,6 +960,11 @@ static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const c
         out->mem.host_bytes = p > 1 && last.host > first.host ? last.host : first.host;
         out->mem.host_capacity_bytes = cfit__host_capacity_bytes(ctx, N);
         out->fits = out->fits && out->mem.host_bytes <= out->mem.host_capacity_bytes;
+    }
+    if (ctx->host.offload & CFIT_OFFLOAD_NVME) {   /* and what goes on to NVMe its array */
+        out->mem.nvme_bytes = p > 1 && last.nvme > first.nvme ? last.nvme : first.nvme;
+        out->mem.nvme_capacity_bytes = cfit__nvme_capacity_bytes(ctx, N);
+        out->fits = out->fits && out->mem.nvme_bytes <= out->mem.nvme_capacity_bytes;
     }
 }
 
