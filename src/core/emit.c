@@ -217,6 +217,22 @@ static void mg_layer_freq(cfit__buf *b, const cfit_model *m)
         cfit__buf_puts(b, ")'\n");
 }
 
+/* The router's score function, group-limited routing and aux-loss-free expert bias
+ * (TransformerConfig moe_router_score_function, moe_router_num_groups / moe_router_group_topk,
+ * moe_router_enable_expert_bias / moe_router_bias_update_rate; Megatron-LM d98e8a6). */
+static void mg_router(cfit__buf *b, const cfit_model *m)
+{
+    if (m->router_sigmoid)
+        cfit__buf_puts(b, "--moe-router-score-function sigmoid\n");
+    if (m->router_groups > 1)
+        cfit__buf_printf(b, "--moe-router-num-groups %d\n--moe-router-group-topk %d\n", m->router_groups,
+                         m->router_group_topk);
+    if (m->router_expert_bias)
+        cfit__buf_puts(b, "--moe-router-enable-expert-bias\n");
+    if (m->router_expert_bias && m->router_bias_update_rate > 0)
+        cfit__buf_printf(b, "--moe-router-bias-update-rate %g\n", m->router_bias_update_rate);
+}
+
 /* Megatron-Core MoE layers: experts, router, dispatcher (the framework's: NCCL all-to-all, or the
  * flex dispatcher with its DeepEP / HybridEP backend, TransformerConfig moe_flex_dispatcher_backend). */
 static void mg_moe(cfit__buf *b, const cfit_model *m, const cfit_layout *l, int dispatcher)
@@ -232,8 +248,7 @@ static void mg_moe(cfit__buf *b, const cfit_model *m, const cfit_layout *l, int 
     if (m->shared_ffn_hidden_size > 0 && m->shared_expert_gate)
         cfit__buf_puts(b, "--moe-shared-expert-gate\n");
     mg_layer_freq(b, m);
-    if (m->router_sigmoid)
-        cfit__buf_puts(b, "--moe-router-score-function sigmoid\n");
+    mg_router(b, m);
     if (dispatcher > CFIT_DISPATCH_ALLTOALL && dispatcher < CFIT_DISPATCH_COUNT)
         cfit__buf_printf(b, "--moe-token-dispatcher-type flex\n--moe-flex-dispatcher-backend %s\n",
                          flex_backend[dispatcher]);

@@ -499,10 +499,27 @@ static double layer_time(const cfit__layer_cost *lc)
     return lc->fwd_s + lc->bwd_s + lc->tp_s + lc->cp_s + lc->overhead_s + lc->host_s + lc->ep_s;
 }
 
+/* The most of the EP group's `groups` link groups one token's experts can lie on (docs/model.md
+ * §5.13); 0 = no bound.  Node-limited routing states it (moe_max_nodes_per_token); group-limited
+ * routing implies it: Megatron-Core lays the router's G equal expert groups out in order over the
+ * EP ranks, so each group spans ceil(groups / G) link groups and a token's router_group_topk
+ * groups at most that many times as many (DeepSeek-V3 §2.1.2: G = 8 nodes, 4 of them). */
+static double node_limit(const cfit_model *m, long groups)
+{
+    double limit = m->moe_max_nodes_per_token;
+    if (m->router_groups > 1) {
+        double span = (double)((groups + m->router_groups - 1) / m->router_groups);
+        double by_groups = m->router_group_topk * span;
+        if (limit <= 0 || by_groups < limit)
+            limit = by_groups;
+    }
+    return limit;
+}
+
 /* The share of a token's top-k copies that cross to other link groups and are sent (docs/model.md
  * §5.13): NCCL's all-to-all sends every copy; DeepEP/HybridEP send a token once per destination
  * node (the expected distinct nodes among k experts spread uniformly over the EP group's, capped
- * by node-limited routing) and forward it there over the scale-up link. */
+ * by node- or group-limited routing) and forward it there over the scale-up link. */
 static double dispatch_share(const cfit__ctx *ctx, long groups)
 {
     const cfit_model *m = ctx->m;
@@ -510,8 +527,9 @@ static double dispatch_share(const cfit__ctx *ctx, long groups)
     if (ctx->fw->moe_dispatcher == CFIT_DISPATCH_ALLTOALL || groups <= 1)
         return 1.0;
     double g = (double)groups, distinct = g * (1.0 - pow(1.0 - 1.0 / g, k));
-    if (m->moe_max_nodes_per_token > 0 && distinct > m->moe_max_nodes_per_token)
-        distinct = m->moe_max_nodes_per_token;
+    double limit = node_limit(m, groups);
+    if (limit > 0 && distinct > limit)
+        distinct = limit;
     return distinct < k ? distinct / k : 1.0;
 }
 

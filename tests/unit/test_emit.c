@@ -262,6 +262,8 @@ static void test_megatron_moe_mla(void **state)
         "--moe-layer-freq '([0]*3+[1]*58)'", "--moe-token-dispatcher-type alltoall", "--moe-grouped-gemm",
         "--multi-latent-attention", "--q-lora-rank 1536", "--kv-lora-rank 512", "--qk-head-dim 128",
         "--qk-pos-emb-head-dim 64", "--v-head-dim 128", "--decoder-last-pipeline-num-layers 1",
+        "--moe-router-score-function sigmoid", "--moe-router-num-groups 8", "--moe-router-group-topk 4",
+        "--moe-router-enable-expert-bias", "--moe-router-bias-update-rate 0.001",
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         has_line(text, want[i]);
