@@ -116,12 +116,26 @@ static void mg_uneven(cfit__buf *b, int L, int p)
                          rem - rem / 2, rem / 2);
 }
 
+/* The plan's own split of a model mixing dense and MoE layers (plan.h stage_layers_first/last):
+ * each end that differs from the middle stages' equal share; with two stages, both ends. */
+static void mg_split(cfit__buf *b, int L, const cfit_plan *p)
+{
+    int pp = p->layout.pp, first = p->stage_layers_first, last = p->stage_layers_last;
+    int mid = pp > 2 ? (L - first - last) / (pp - 2) : first;
+    if (first != mid)
+        cfit__buf_printf(b, "--decoder-first-pipeline-num-layers %d\n", first);
+    if (last != mid)
+        cfit__buf_printf(b, "--decoder-last-pipeline-num-layers %d\n", last);
+}
+
 static void mg_parallel(cfit__buf *b, const cfit_model *m, const cfit_plan *p)
 {
     const cfit_layout *l = &p->layout;
     int L = m->layers;
     cfit__buf_printf(b, "--tensor-model-parallel-size %d\n--pipeline-model-parallel-size %d\n", l->tp, l->pp);
-    if (l->pp > 1 && L % l->pp)
+    if (l->pp > 1 && p->stage_layers_first > 0)
+        mg_split(b, L, p);
+    else if (l->pp > 1 && L % l->pp)
         mg_uneven(b, L, l->pp);
     if (l->vp > 1 && L % (l->pp * l->vp) == 0)
         cfit__buf_printf(b, "--num-layers-per-virtual-pipeline-stage %d\n", L / (l->pp * l->vp));

@@ -299,6 +299,26 @@ static void test_megatron_moe_patterns(void **state)
     free(text);
 }
 
+/* The plan's own split of DeepSeek-V3's layers (plan.h stage_layers_first/last): each end that
+ * differs from the middle stages' share is written, and Megatron accepts it. */
+static void test_megatron_moe_split(void **state)
+{
+    fixture f;
+    moe_plan(state, &f, "deepseek-v3", 1, 16, 128, 64, 1, 4096);
+    f.plan.stage_layers_first = 2, f.plan.stage_layers_last = 3;   /* middle 14 x 4 */
+    char *text = emit(&f, CFIT_EMIT_MEGATRON);
+    has_line(text, "--decoder-first-pipeline-num-layers 2");
+    has_line(text, "--decoder-last-pipeline-num-layers 3");
+    checks_clean(state, &f, text);
+    free(text);
+    f.plan.stage_layers_first = 4, f.plan.stage_layers_last = 1;   /* the first as the middle */
+    text = emit(&f, CFIT_EMIT_MEGATRON);
+    assert_null(strstr(text, "--decoder-first-pipeline-num-layers"));
+    has_line(text, "--decoder-last-pipeline-num-layers 1");
+    checks_clean(state, &f, text);
+    free(text);
+}
+
 /* Expert parallelism the model cannot take is refused, not emitted. */
 static void test_megatron_moe_refused(void **state)
 {
@@ -346,6 +366,7 @@ int main(void)
         cmocka_unit_test(test_torchrun),
         cmocka_unit_test(test_megatron_moe_mla),
         cmocka_unit_test(test_megatron_moe_patterns),
+        cmocka_unit_test(test_megatron_moe_split),
         cmocka_unit_test(test_megatron_moe_refused),
         cmocka_unit_test(test_kinds),
     };
