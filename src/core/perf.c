@@ -892,7 +892,8 @@ static double hw_flops(const cfit__ctx *cctx, int rec)
 typedef struct stages {
     int n_first, n_last, n_min, n_max;
     int moe_first, moe_last, n_mid, moe_mid;      /* MoE layers: -1 = the mean share (default split) */
-    cfit__layer_cost first, last, mid;            /* each's mean layer */
+    const cfit__layer_cost *first, *last, *mid;   /* each's mean layer: the caller's, or in own[] */
+    cfit__layer_cost own[3];                      /* a balanced split's first, middle and last */
     double t_stage, t_fast;                       /* the slowest and fastest stage, one micro-batch */
     int n_slow;
     const cfit__layer_cost *lc;                   /* the slowest stage's layer (points into this) */
@@ -906,8 +907,8 @@ static void stages_default(const cfit__layer_cost *lcf, const cfit__layer_cost *
     stage_layers(L, p, &s->n_first, &s->n_last, &s->n_min, &s->n_max);
     s->moe_first = s->moe_last = s->moe_mid = -1;
     s->n_mid = 0;
-    s->first = *lcf;
-    s->last = *lcl;
+    s->first = lcf;
+    s->last = lcl;
     double t_layer_f = cfit__layer_time_s(lcf), t_layer_l = cfit__layer_time_s(lcl);
     /* the logits run on the last stage, or on the first device where it holds the last chunk */
     double t_first = s->n_first * t_layer_f + (p == 1 || st->ends_together ? lcf->logits_s : 0.0);
@@ -918,7 +919,7 @@ static void stages_default(const cfit__layer_cost *lcf, const cfit__layer_cost *
         s->t_fast = t_last;
     int slow_is_last = p > 1 && t_last >= t_first;
     s->n_slow = slow_is_last ? s->n_last : s->n_first;
-    s->lc = slow_is_last ? &s->last : &s->first;   /* the stage that sets the pace */
+    s->lc = slow_is_last ? lcl : lcf;   /* the stage that sets the pace */
     s->logits_slow = (slow_is_last != st->ends_together || p == 1) ? 1.0 : 0.0;
 }
 
@@ -950,10 +951,11 @@ static void stages_split(const cfit__ctx *ctx, const cfit__layer_cost *lcf, cons
     s->n_first = sp->first, s->n_last = sp->last, s->moe_first = sp->moe_first, s->moe_last = sp->moe_last;
     s->n_mid = p > 2 ? sp->mid : 0, s->moe_mid = sp->moe_mid;
     s->t_fast = -1.0;
-    stage_put(ctx, lcf, sp->first, sp->moe_first, 0, &s->first, s);
+    s->first = &s->own[0], s->mid = &s->own[1], s->last = &s->own[2];
+    stage_put(ctx, lcf, sp->first, sp->moe_first, 0, &s->own[0], s);
     if (p > 2)
-        stage_put(ctx, lcf, sp->mid, sp->moe_mid, 0, &s->mid, s);
-    stage_put(ctx, lcl, sp->last, sp->moe_last, 1, &s->last, s);
+        stage_put(ctx, lcf, sp->mid, sp->moe_mid, 0, &s->own[1], s);
+    stage_put(ctx, lcl, sp->last, sp->moe_last, 1, &s->own[2], s);
 }
 
 /* Cost a layout whose first stage runs layers costed lcf and whose last stage runs
@@ -1072,17 +1074,17 @@ static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const c
     out->slowdown_cp = lc->cp_slow;
 
     stage_mem first, last = {0, 0, 0, 0, 0, 0, 0}, mid = {0, 0, 0, 0, 0, 0, 0};
-    stage_memory(ctx, &sg.first, l, &st, sg.n_first, sg.moe_first, 1, p == 1, &first);
+    stage_memory(ctx, sg.first, l, &st, sg.n_first, sg.moe_first, 1, p == 1, &first);
     const stage_mem *worst = &first;
     if (p > 1) {
-        stage_memory(ctx, &sg.last, l, &st, sg.n_last, sg.moe_last, 0, 1, &last);
+        stage_memory(ctx, sg.last, l, &st, sg.n_last, sg.moe_last, 0, 1, &last);
         if (last.total > first.total)
             worst = &last;
     }
     if (sg.n_mid > 0) {   /* at the first stage's in-flight count: the second holds one fewer (a bound) */
         cfit_schedule_terms sm = st;
         sm.inflight_last = st.inflight_first;
-        stage_memory(ctx, &sg.mid, l, &sm, sg.n_mid, sg.moe_mid, 0, 0, &mid);
+        stage_memory(ctx, sg.mid, l, &sm, sg.n_mid, sg.moe_mid, 0, 0, &mid);
         if (mid.total > worst->total)
             worst = &mid;
     }

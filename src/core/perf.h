@@ -15,6 +15,12 @@
 #define CFIT__SLOW_GRID 14           /* message sizes simulated per exchange: 1 KiB .. 64 GiB, x4 apart */
 #define CFIT__AUTO_NODES 32          /* nodes of the rail-optimised fabric --fabric alone assumes */
 
+typedef struct cfit__split {
+    int balanced;                    /* 1: the split below, chosen for balance; 0: stage_layers' default */
+    int first, mid, last;            /* layers of the first stage, of each middle one, of the last */
+    int moe_first, moe_mid, moe_last; /* MoE layers among them (moe_mid: the most of any middle stage) */
+} cfit__split;
+
 typedef struct cfit__ctx {
     const cfit_plan_request *req;
     const cfit_model *m;
@@ -53,6 +59,11 @@ typedef struct cfit__ctx {
                                       dense layer's MLP: what a stage's layer mix moves (stages.c) */
     int *moe_prefix;               /* MoE layers among layers [0, i), i = 0..layers (owned); NULL when
                                       every layer is alike (dense, or all MoE) */
+    struct cfit__split_memo {      /* stages.c: the last split chosen, for the stage rates and p it was for */
+        int have, p;
+        double g0, g1, host_s, logits_s;
+        cfit__split split;
+    } split_memo;
     double imbalance;              /* busiest expert's tokens over the mean (request or framework, >= 1) */
     int a2a_overlap;               /* the all-to-all overlaps another micro-batch's compute */
     /* --topology / --fabric: simulated slowdowns of cross-node exchanges (perf.c topo_factor) */
@@ -140,11 +151,7 @@ int cfit__plan_cost_block(const cfit__ctx *ctx, const cfit__layer_cost *none, co
                           const cfit_layout *l, cfit_plan *out);
 
 /* stages.c: pipeline stages of a model that mixes dense and MoE layers (docs/model.md §5.8). */
-typedef struct cfit__split {
-    int balanced;                    /* 1: the split below, chosen for balance; 0: stage_layers' default */
-    int first, mid, last;            /* layers of the first stage, of each middle one, of the last */
-    int moe_first, moe_mid, moe_last; /* MoE layers among them (moe_mid: the most of any middle stage) */
-} cfit__split;
+/* the split (cfit__split) is defined above cfit__ctx, whose memo holds one */
 /* The layer time of a layer cost (compute, exposed communication, overhead, host wait). */
 double cfit__layer_time_s(const cfit__layer_cost *lc);
 /* The mean layer of a stage whose layers are MoE layers by share `moe_share`: lc moved along its

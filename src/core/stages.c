@@ -125,17 +125,24 @@ void cfit__split_choose(const cfit__ctx *ctx, const cfit__layer_cost *lc, int p,
         return;
     stage_rate r;
     rate_of(ctx, lc, &r);
+    /* the search costs many layouts of one layer cost in a row: the last answer is memoised */
+    struct cfit__split_memo *memo = &((cfit__ctx *)ctx)->split_memo;
+    if (memo->have && memo->p == p && memo->g0 == r.g0 && memo->g1 == r.g1 && memo->host_s == r.host_s &&
+        memo->logits_s == r.logits_s) {
+        *s = memo->split;
+        return;
+    }
     double best_s = -1.0;
     if (p == 2) {   /* no middle stage; "even" is half each */
         for (int f = 1; f < L; f++)
             try_split(ctx, &r, p, f, L / 2, L - f, s, &best_s);
-        return;
+    } else {        /* middle stages of about L / p layers; the ends take the rest (each at least one) */
+        int lo = L / p - 1 > 1 ? L / p - 1 : 1, hi = (L + p - 1) / p;
+        for (int mid = lo; mid <= hi; mid++) {
+            int rest = L - (p - 2) * mid;
+            for (int f = 1; f < rest; f++)
+                try_split(ctx, &r, p, f, mid, rest - f, s, &best_s);
+        }
     }
-    /* middle stages of about L / p layers; the ends take the rest (each at least one) */
-    int lo = L / p - 1 > 1 ? L / p - 1 : 1, hi = (L + p - 1) / p;
-    for (int mid = lo; mid <= hi; mid++) {
-        int rest = L - (p - 2) * mid;
-        for (int f = 1; f < rest; f++)
-            try_split(ctx, &r, p, f, mid, rest - f, s, &best_s);
-    }
+    *memo = (struct cfit__split_memo){1, p, r.g0, r.g1, r.host_s, r.logits_s, *s};
 }
