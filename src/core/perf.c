@@ -46,7 +46,10 @@ static void moe_init(cfit__ctx *ctx)
         return;
     double gated = m->mlp == CFIT_MLP_SWIGLU ? 3.0 : 2.0;
     ctx->moe_frac = (double)cfit_model_moe_layers(m) / m->layers;
-    ctx->expert_layer_params = ctx->moe_frac * gated * m->hidden_size * (double)m->num_experts * m->moe_ffn_hidden_size;
+    ctx->moe_layer_expert_params = gated * m->hidden_size * (double)m->num_experts * m->moe_ffn_hidden_size;
+    ctx->expert_layer_params = ctx->moe_frac * ctx->moe_layer_expert_params;
+    ctx->moe_mlp_delta_params = cfit_model_moe_mlp_params(m, 0) - ctx->moe_layer_expert_params -
+                                cfit_model_dense_mlp_params(m);
     double imb = ctx->req->moe_imbalance >= 1.0 ? ctx->req->moe_imbalance : ctx->fw->moe_imbalance;
     ctx->imbalance = imb >= 1.0 ? imb : 1.0;
     ctx->a2a_overlap = ctx->req->moe_a2a_overlap >= 0 ? ctx->req->moe_a2a_overlap : ctx->fw->moe_a2a_overlap;
@@ -104,6 +107,8 @@ int cfit__ctx_init(cfit__ctx *ctx, const cfit_plan_request *r, const cfit_gpu *g
     ctx->emb_params = cfit_model_embedding_params(ctx->m);
     ctx->model_flops = cfit_model_flops_per_token(ctx->m, ctx->seq);   /* walks every layer: once */
     moe_init(ctx);
+    if (cfit__moe_prefix_init(ctx))
+        return cfit_diag_set(d, CFIT_ENOMEM, NULL, 0, 0, "out of memory");
     cfit__finetune_init(ctx);   /* adjusts model_flops for frozen weights */
     int rc = cfit__offload_init(ctx, d);
     if (!rc)
@@ -124,6 +129,8 @@ void cfit__ctx_fini(cfit__ctx *ctx)
     cfit__comm_fini(ctx);
     free(ctx->slow);
     ctx->slow = NULL;
+    free(ctx->moe_prefix);
+    ctx->moe_prefix = NULL;
     ctx->nslow = ctx->slow_cap = 0;
     ctx->own_topo = NULL;
     ctx->topo = NULL;
@@ -494,15 +501,32 @@ static double layer_activation_bytes(const cfit__ctx *ctx, double tokens, int tp
 
 /* One layer's time for one micro-batch: its GPU work, exposed communication, overhead and
  * any wait for a host-bound framework. */
-static double layer_time(const cfit__layer_cost *lc)
+double cfit__layer_time_s(const cfit__layer_cost *lc)
 {
     return lc->fwd_s + lc->bwd_s + lc->tp_s + lc->cp_s + lc->overhead_s + lc->host_s + lc->ep_s;
+}
+
+/* The most of the EP group's `groups` link groups one token's experts can lie on (docs/model.md
+ * §5.13); 0 = no bound.  Node-limited routing states it (moe_max_nodes_per_token); group-limited
+ * routing implies it: Megatron-Core lays the router's G equal expert groups out in order over the
+ * EP ranks, so each group spans ceil(groups / G) link groups and a token's router_group_topk
+ * groups at most that many times as many (DeepSeek-V3 §2.1.2: G = 8 nodes, 4 of them). */
+static double node_limit(const cfit_model *m, long groups)
+{
+    double limit = m->moe_max_nodes_per_token;
+    if (m->router_groups > 1) {
+        double span = (double)((groups + m->router_groups - 1) / m->router_groups);
+        double by_groups = m->router_group_topk * span;
+        if (limit <= 0 || by_groups < limit)
+            limit = by_groups;
+    }
+    return limit;
 }
 
 /* The share of a token's top-k copies that cross to other link groups and are sent (docs/model.md
  * §5.13): NCCL's all-to-all sends every copy; DeepEP/HybridEP send a token once per destination
  * node (the expected distinct nodes among k experts spread uniformly over the EP group's, capped
- * by node-limited routing) and forward it there over the scale-up link. */
+ * by node- or group-limited routing) and forward it there over the scale-up link. */
 static double dispatch_share(const cfit__ctx *ctx, long groups)
 {
     const cfit_model *m = ctx->m;
@@ -510,8 +534,9 @@ static double dispatch_share(const cfit__ctx *ctx, long groups)
     if (ctx->fw->moe_dispatcher == CFIT_DISPATCH_ALLTOALL || groups <= 1)
         return 1.0;
     double g = (double)groups, distinct = g * (1.0 - pow(1.0 - 1.0 / g, k));
-    if (m->moe_max_nodes_per_token > 0 && distinct > m->moe_max_nodes_per_token)
-        distinct = m->moe_max_nodes_per_token;
+    double limit = node_limit(m, groups);
+    if (limit > 0 && distinct > limit)
+        distinct = limit;
     return distinct < k ? distinct / k : 1.0;
 }
 
@@ -559,8 +584,8 @@ static double weight_grad_s(const cfit__ctx *ctx, double tokens, int tp, int sp,
     return w.t;
 }
 
-void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int recompute,
-                              int sp, int ep, int etp, cfit__layer_cost *lc)
+static void layer_cost_at(const cfit__ctx *ctx, int tp, int cp, int mbs, int recompute,
+                          int sp, int ep, int etp, cfit__layer_cost *lc)
 {
     const cfit_model *m = ctx->m;
     double h = m->hidden_size;
@@ -644,8 +669,9 @@ void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int
         lc->ep_s = ctx->moe_frac * ep_comm_s(ctx, tokens, tp, ep, etp, recompute, lc->fwd_s + lc->bwd_s);
     double passes = 3.0 + (recompute == CFIT_RECOMPUTE_FULL ? 1.0 : 0.0);
     double host = passes * ctx->fw->host_layer_s;
-    double gpu = layer_time(lc);   /* host_s is still 0 (lc was cleared) */
+    double gpu = cfit__layer_time_s(lc);   /* host_s is still 0 (lc was cleared) */
     lc->host_s = host > gpu ? host - gpu : 0.0;
+    lc->host_pass_s = host;
 
     /* Logits and loss on the last stage: GEMM (vocab split over TP) + softmax traffic. */
     acc lg = {0, 0, 0};
@@ -664,6 +690,40 @@ void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int
         lc->work_bytes = expert_activation_bytes(ctx, tokens, tp, ep, etp, ctx->prec == CFIT_PREC_FP8 ? 1.0 : 2.0);
     lc->logits_bytes = tokens * V / tp * 6.0;                      /* bf16 logits + fp32 copy */
     lc->pp_msg_bytes = 2.0 * tokens * h / tp;                      /* scatter/gather over TP */
+}
+
+/* b - a, field by field, into d. */
+static void moe_delta_of(const cfit__layer_cost *a, const cfit__layer_cost *b, cfit__moe_delta *d)
+{
+    d->fwd_s = b->fwd_s - a->fwd_s;
+    d->bwd_s = b->bwd_s - a->bwd_s;
+    d->wgrad_s = b->wgrad_s - a->wgrad_s;
+    d->cb_s = b->cb_s - a->cb_s;
+    d->mb_s = b->mb_s - a->mb_s;
+    d->tp_s = b->tp_s - a->tp_s;
+    d->ep_s = b->ep_s - a->ep_s;
+    d->act_bytes = b->act_bytes - a->act_bytes;
+}
+
+/* The mean layer's cost, and for a model mixing dense and MoE layers what an MoE layer adds over
+ * a dense one (the layer costed as all dense and as all MoE: every term is linear in the MoE
+ * share but the host wait, which cfit__layer_cost_mixed recomputes).  The search is
+ * single-threaded; the share is set back before returning. */
+void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int recompute,
+                              int sp, int ep, int etp, cfit__layer_cost *lc)
+{
+    layer_cost_at(ctx, tp, cp, mbs, recompute, sp, ep, etp, lc);
+    if (!ctx->moe_prefix)
+        return;
+    cfit__ctx *c = (cfit__ctx *)ctx;
+    double share = c->moe_frac;
+    cfit__layer_cost dense, moe;
+    c->moe_frac = 0.0;
+    layer_cost_at(c, tp, cp, mbs, recompute, sp, ep, etp, &dense);
+    c->moe_frac = 1.0;
+    layer_cost_at(c, tp, cp, mbs, recompute, sp, ep, etp, &moe);
+    c->moe_frac = share;
+    moe_delta_of(&dense, &moe, &lc->moe_delta);
 }
 
 /* Parameters held by one GPU of a stage with n layers, first/last flags, but for the routed
@@ -719,14 +779,23 @@ static void device_ends(const cfit_layout *l, const cfit_schedule_terms *st, int
         *last = 0;
 }
 
-/* One device's memory: n_layers of layer cost lc, first/last stage flags, the schedule's terms st. */
+/* MoE layers of a stage beyond the mean layer's share of its n_params layers (n_moe of its layers
+ * are MoE, -1 = the mean share): what its parameters move by (stages.c). */
+static double extra_moe_layers(const cfit__ctx *ctx, int n_params, int n_moe, int copies)
+{
+    return n_moe >= 0 && ctx->moe_prefix ? (double)n_moe * copies - ctx->moe_frac * n_params : 0.0;
+}
+
+/* One device's memory: n_layers of layer cost lc (n_moe of them MoE; -1 = the mean layer's share),
+ * first/last stage flags, the schedule's terms st. */
 static void stage_memory(const cfit__ctx *ctx, const cfit__layer_cost *lc, const cfit_layout *l,
-                         const cfit_schedule_terms *st, int n_layers, int first, int last, stage_mem *sm)
+                         const cfit_schedule_terms *st, int n_layers, int n_moe, int first, int last, stage_mem *sm)
 {
     double inflight = first ? st->inflight_first : st->inflight_last;
     device_ends(l, st, &first, &last);
     int n_params = n_layers * st->param_copies;              /* DualPipe: two stages' parameters */
-    double P = stage_params(ctx, n_params, first, last, l->tp);
+    double mix = extra_moe_layers(ctx, n_params, n_moe, st->param_copies);
+    double P = stage_params(ctx, n_params, first, last, l->tp) + mix * ctx->moe_mlp_delta_params / l->tp;
     double d = l->dp;
     sm->w = 2.0 * P * (l->zero >= 3 ? 1.0 / d : 1.0);
     if (ctx->prec == CFIT_PREC_FP8)
@@ -735,6 +804,7 @@ static void stage_memory(const cfit__ctx *ctx, const cfit__layer_cost *lc, const
     sm->opt = 12.0 * P * (l->zero >= 1 ? 1.0 / d : 1.0);          /* fp32 master, Adam m, v */
     if (ctx->moe) {   /* routed experts: over EP x ETP, their ZeRO shards over the expert-DP ranks */
         double Pe = stage_expert_params(ctx, n_params, l), de = expert_dp(l);
+        Pe += mix * ctx->moe_layer_expert_params / ((double)(l->ep > 1 ? l->ep : 1) * (l->etp > 1 ? l->etp : 1));
         sm->w += 2.0 * Pe * (l->zero >= 3 ? 1.0 / de : 1.0) + (ctx->prec == CFIT_PREC_FP8 ? Pe : 0.0);
         sm->gr += ctx->grad_bytes * Pe * (l->zero >= 2 ? 1.0 / de : 1.0);
         sm->opt += 12.0 * Pe * (l->zero >= 1 ? 1.0 / de : 1.0);
@@ -822,34 +892,99 @@ static double hw_flops(const cfit__ctx *cctx, int rec)
     return ctx->hw_flops[rec];
 }
 
+/* The stages of a layout: how many layers each end and the middle hold, each's mean layer, and
+ * the one that sets the pace. */
+typedef struct stages {
+    int n_first, n_last, n_min, n_max;
+    int moe_first, moe_last, n_mid, moe_mid;      /* MoE layers: -1 = the mean share (default split) */
+    const cfit__layer_cost *first, *last, *mid;   /* each's mean layer: the caller's, or in own[] */
+    cfit__layer_cost own[3];                      /* a balanced split's first, middle and last */
+    double t_stage, t_fast;                       /* the slowest and fastest stage, one micro-batch */
+    int n_slow;
+    const cfit__layer_cost *lc;                   /* the slowest stage's layer (points into this) */
+    double logits_slow;                           /* 1 when the slowest stage runs the logits */
+} stages;
+
+/* The default split (stage_layers): the first stage runs layers costed lcf, the last lcl. */
+static void stages_default(const cfit__layer_cost *lcf, const cfit__layer_cost *lcl, int L, int p,
+                           const cfit_schedule_terms *st, stages *s)
+{
+    stage_layers(L, p, &s->n_first, &s->n_last, &s->n_min, &s->n_max);
+    s->moe_first = s->moe_last = s->moe_mid = -1;
+    s->n_mid = 0;
+    s->first = lcf;
+    s->last = lcl;
+    double t_layer_f = cfit__layer_time_s(lcf), t_layer_l = cfit__layer_time_s(lcl);
+    /* the logits run on the last stage, or on the first device where it holds the last chunk */
+    double t_first = s->n_first * t_layer_f + (p == 1 || st->ends_together ? lcf->logits_s : 0.0);
+    double t_last = s->n_last * t_layer_l + (st->ends_together ? 0.0 : lcl->logits_s);
+    s->t_stage = t_first > t_last ? t_first : t_last;
+    s->t_fast = p == 1 ? s->t_stage : (s->n_min * t_layer_f);
+    if (p > 1 && t_last < s->t_fast)
+        s->t_fast = t_last;
+    int slow_is_last = p > 1 && t_last >= t_first;
+    s->n_slow = slow_is_last ? s->n_last : s->n_first;
+    s->lc = slow_is_last ? lcl : lcf;   /* the stage that sets the pace */
+    s->logits_slow = (slow_is_last != st->ends_together || p == 1) ? 1.0 : 0.0;
+}
+
+/* One stage of a balanced split: its mean layer from lc at its MoE share, its time; the slowest
+ * and fastest so far updated. */
+static void stage_put(const cfit__ctx *ctx, const cfit__layer_cost *lc, int n, int moe, int logits,
+                      cfit__layer_cost *out, stages *s)
+{
+    cfit__layer_cost_mixed(ctx, lc, n > 0 ? (double)moe / n : ctx->moe_frac, out);
+    double t = n * cfit__layer_time_s(out) + (logits ? out->logits_s : 0.0);
+    if (!s->lc || t > s->t_stage) {
+        s->t_stage = t;
+        s->n_slow = n;
+        s->lc = out;
+        s->logits_slow = logits ? 1.0 : 0.0;
+    }
+    s->t_fast = s->t_fast < 0 || t < s->t_fast ? t : s->t_fast;
+    s->n_max = n > s->n_max ? n : s->n_max;
+    s->n_min = n < s->n_min ? n : s->n_min;
+}
+
+/* A mixed model's balanced split sp (stages.c): first, middle and last stages each at their own
+ * MoE share. */
+static void stages_split(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const cfit__layer_cost *lcl, int p,
+                         const cfit__split *sp, stages *s)
+{
+    memset(s, 0, sizeof *s);
+    s->n_min = sp->first;
+    s->n_first = sp->first, s->n_last = sp->last, s->moe_first = sp->moe_first, s->moe_last = sp->moe_last;
+    s->n_mid = p > 2 ? sp->mid : 0, s->moe_mid = sp->moe_mid;
+    s->t_fast = -1.0;
+    s->first = &s->own[0], s->mid = &s->own[1], s->last = &s->own[2];
+    stage_put(ctx, lcf, sp->first, sp->moe_first, 0, &s->own[0], s);
+    if (p > 2)
+        stage_put(ctx, lcf, sp->mid, sp->moe_mid, 0, &s->own[1], s);
+    stage_put(ctx, lcl, sp->last, sp->moe_last, 1, &s->own[2], s);
+}
+
 /* Cost a layout whose first stage runs layers costed lcf and whose last stage runs
- * layers costed lcl (the same for uniform recomputation; blends for block). */
+ * layers costed lcl (the same for uniform recomputation; blends for block), split as sp. */
 static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const cfit__layer_cost *lcl,
-                      const cfit_layout *l, int recompute_layers, cfit_plan *out)
+                      const cfit_layout *l, int recompute_layers, const cfit__split *sp, cfit_plan *out)
 {
     const cfit_model *m = ctx->m;
     int L = m->layers, p = l->pp;
     long d = l->dp;
     long N = (long)l->tp * l->cp * p * d;
     long m_mb = ctx->gbs / ((long)l->mbs * d);
-    int n_first, n_last, n_min, n_max;
-    stage_layers(L, p, &n_first, &n_last, &n_min, &n_max);
 
     cfit_schedule sched = cfit_layout_schedule(l);
     cfit_schedule_terms st;
     cfit_schedule_terms_of(sched, p, l->vp, m_mb, &st);
-    double t_layer_f = layer_time(lcf), t_layer_l = layer_time(lcl);
-    /* the logits run on the last stage, or on the first device where it holds the last chunk */
-    double t_first = n_first * t_layer_f + (p == 1 || st.ends_together ? lcf->logits_s : 0.0);
-    double t_last = n_last * t_layer_l + (st.ends_together ? 0.0 : lcl->logits_s);
-    double t_stage = t_first > t_last ? t_first : t_last;
-    double t_fast = p == 1 ? t_stage : (n_min * t_layer_f);
-    if (p > 1 && t_last < t_fast)
-        t_fast = t_last;
-    int slow_is_last = p > 1 && t_last >= t_first;
-    int n_slow = slow_is_last ? n_last : n_first;
-    const cfit__layer_cost *lc = slow_is_last ? lcl : lcf;   /* the stage that sets the pace */
-    double logits_slow = (slow_is_last != st.ends_together || p == 1) ? 1.0 : 0.0;
+    stages sg;
+    if (sp->balanced)
+        stages_split(ctx, lcf, lcl, p, sp, &sg);
+    else
+        stages_default(lcf, lcl, L, p, &st, &sg);
+    int n_max = sg.n_max, n_min = sg.n_min, n_slow = sg.n_slow;
+    double t_stage = sg.t_stage, t_fast = sg.t_fast, logits_slow = sg.logits_slow;
+    const cfit__layer_cost *lc = sg.lc;
 
     /* pipeline point-to-point: activations forward, gradients backward, per chunk */
     double t_pp = 0.0, pp_slow = 1.0;
@@ -918,6 +1053,8 @@ static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const c
     out->recompute_layers = recompute_layers;
     out->stage_layers_min = p == 1 ? L : n_min;
     out->stage_layers_max = n_max;
+    out->stage_layers_first = sp->balanced ? sp->first : 0;
+    out->stage_layers_last = sp->balanced ? sp->last : 0;
     out->stage_imbalance = t_stage > 0 ? (t_stage - t_fast) / t_stage : 0.0;
 
     double tokens_step = (double)ctx->gbs * ctx->seq;
@@ -940,13 +1077,20 @@ static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const c
     out->slowdown_pp = pp_slow;
     out->slowdown_cp = lc->cp_slow;
 
-    stage_mem first, last = {0, 0, 0, 0, 0, 0, 0, 0};
-    stage_memory(ctx, lcf, l, &st, n_first, 1, p == 1, &first);
+    stage_mem first, last = {0}, mid = {0};
+    stage_memory(ctx, sg.first, l, &st, sg.n_first, sg.moe_first, 1, p == 1, &first);
     const stage_mem *worst = &first;
     if (p > 1) {
-        stage_memory(ctx, lcl, l, &st, n_last, 0, 1, &last);
+        stage_memory(ctx, sg.last, l, &st, sg.n_last, sg.moe_last, 0, 1, &last);
         if (last.total > first.total)
             worst = &last;
+    }
+    if (sg.n_mid > 0) {   /* at the first stage's in-flight count: the second holds one fewer (a bound) */
+        cfit_schedule_terms sm = st;
+        sm.inflight_last = st.inflight_first;
+        stage_memory(ctx, sg.mid, l, &sm, sg.n_mid, sg.moe_mid, 0, 0, &mid);
+        if (mid.total > worst->total)
+            worst = &mid;
     }
     out->mem.weights_bytes = worst->w;
     out->mem.grads_bytes = worst->gr;
@@ -968,12 +1112,50 @@ static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const c
     }
 }
 
+/* The split of a layout's layers over its stages (stages.c), chosen on layer cost lc: balanced for
+ * a model mixing dense and MoE layers where Megatron can run it, else the default (balanced 0). */
+static void layout_split(const cfit__ctx *ctx, const cfit__layer_cost *lc, const cfit_layout *l, cfit__split *sp)
+{
+    memset(sp, 0, sizeof *sp);
+    if (!ctx->moe_prefix || l->pp < 2)
+        return;
+    cfit_schedule_terms st;
+    cfit_schedule_terms_of(cfit_layout_schedule(l), l->pp, l->vp, ctx->gbs / ((long)l->mbs * l->dp), &st);
+    cfit__split_choose(ctx, lc, l->pp, l->vp, st.ends_together, sp);
+}
+
+/* One stage whose memory is checked: n layers (n_moe MoE, -1 = the mean share), which end it is;
+ * a middle stage is taken at the first stage's in-flight count. */
+typedef struct stage_spec {
+    int n, n_moe, first, last, middle;
+} stage_spec;
+
+/* The stages a split checks for memory: first, last (p > 1) and a middle one (a balanced split,
+ * p > 2); returns how many. */
+static int split_specs(const cfit__split *sp, int L, int p, stage_spec spec[3])
+{
+    int n_first, n_last, n_min, n_max;
+    stage_layers(L, p, &n_first, &n_last, &n_min, &n_max);
+    if (sp->balanced)
+        n_first = sp->first, n_last = sp->last;
+    spec[0] = (stage_spec){n_first, sp->balanced ? sp->moe_first : -1, 1, p == 1, 0};
+    spec[1] = (stage_spec){n_last, sp->balanced ? sp->moe_last : -1, 0, 1, 0};
+    spec[2] = (stage_spec){sp->mid, sp->moe_mid, 0, 0, 1};
+    return p == 1 ? 1 : sp->balanced && p > 2 ? 3 : 2;
+}
+
 void cfit__plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lc, const cfit_layout *l,
                      cfit_plan *out)
 {
     int n_first, n_last, n_min, n_max;
     stage_layers(ctx->m->layers, l->pp, &n_first, &n_last, &n_min, &n_max);
-    plan_cost(ctx, lc, lc, l, l->recompute == CFIT_RECOMPUTE_FULL ? n_max : 0, out);
+    cfit__split sp;
+    layout_split(ctx, lc, l, &sp);
+    if (sp.balanced) {
+        n_max = sp.first > sp.last ? sp.first : sp.last;
+        n_max = l->pp > 2 && sp.mid > n_max ? sp.mid : n_max;
+    }
+    plan_cost(ctx, lc, lc, l, l->recompute == CFIT_RECOMPUTE_FULL ? n_max : 0, &sp, out);
 }
 
 /* The average layer of a stage of n layers whose first k are recomputed in full (cost
@@ -990,36 +1172,49 @@ static void blend(const cfit__layer_cost *none, const cfit__layer_cost *full, in
     out->tp_s += f * (full->tp_s - none->tp_s);
     out->cp_s += f * (full->cp_s - none->cp_s);
     out->host_s += f * (full->host_s - none->host_s);
+    out->host_pass_s += f * (full->host_pass_s - none->host_pass_s);
     out->ep_s += f * (full->ep_s - none->ep_s);
     out->act_bytes += f * (full->act_bytes - none->act_bytes);
     out->work_bytes = k > 0 ? full->work_bytes : none->work_bytes;
+    /* the MoE delta blends alike */
+    out->moe_delta.bwd_s += f * (full->moe_delta.bwd_s - none->moe_delta.bwd_s);
+    out->moe_delta.cb_s += f * (full->moe_delta.cb_s - none->moe_delta.cb_s);
+    out->moe_delta.mb_s += f * (full->moe_delta.mb_s - none->moe_delta.mb_s);
+    out->moe_delta.tp_s += f * (full->moe_delta.tp_s - none->moe_delta.tp_s);
+    out->moe_delta.ep_s += f * (full->moe_delta.ep_s - none->moe_delta.ep_s);
+    out->moe_delta.act_bytes += f * (full->moe_delta.act_bytes - none->moe_delta.act_bytes);
 }
 
 /* Stage memory with k of its n layers recomputed. */
 static double stage_total(const cfit__ctx *ctx, const cfit__layer_cost *none, const cfit__layer_cost *full,
-                          const cfit_layout *l, int k, int n, int first, int last, long m_mb)
+                          const cfit_layout *l, int k, const stage_spec *sg, long m_mb)
 {
     cfit__layer_cost b;
     stage_mem sm;
-    blend(none, full, k, n, &b);
+    blend(none, full, k, sg->n, &b);
     cfit_schedule_terms st;
     cfit_schedule_terms_of(cfit_layout_schedule(l), l->pp, l->vp, m_mb, &st);
-    stage_memory(ctx, &b, l, &st, n, first, last, &sm);
+    if (sg->middle)
+        st.inflight_last = st.inflight_first;
+    if (sg->n_moe >= 0)   /* the stage's own MoE share */
+        cfit__layer_cost_mixed(ctx, &b, sg->n > 0 ? (double)sg->n_moe / sg->n : ctx->moe_frac, &b);
+    stage_memory(ctx, &b, l, &st, sg->n, sg->n_moe, sg->first, sg->last, &sm);
     return sm.total;
 }
 
 /* The fewest layers k (0..n) of a stage to recompute so that it fits; memory falls
  * linearly in k from k = 1 on, so two evaluations locate it.  n when even all do not. */
 static int layers_to_fit(const cfit__ctx *ctx, const cfit__layer_cost *none, const cfit__layer_cost *full,
-                         const cfit_layout *l, int n, int first, int last, long m_mb)
+                         const cfit_layout *l, const stage_spec *sg, long m_mb)
 {
     double cap = ctx->g->memory_bytes;
-    if (stage_total(ctx, none, full, l, 0, n, first, last, m_mb) <= cap)
+    int n = sg->n;
+    if (stage_total(ctx, none, full, l, 0, sg, m_mb) <= cap)
         return 0;
-    double m1 = stage_total(ctx, none, full, l, 1, n, first, last, m_mb);
+    double m1 = stage_total(ctx, none, full, l, 1, sg, m_mb);
     if (m1 <= cap || n <= 1)
         return 1 < n ? 1 : n;
-    double mn = stage_total(ctx, none, full, l, n, n, first, last, m_mb);
+    double mn = stage_total(ctx, none, full, l, n, sg, m_mb);
     if (mn > cap || m1 <= mn)
         return n;
     int k = 1 + (int)ceil((m1 - cap) / ((m1 - mn) / (n - 1)) - 1e-9);
@@ -1029,17 +1224,18 @@ static int layers_to_fit(const cfit__ctx *ctx, const cfit__layer_cost *none, con
 int cfit__plan_cost_block(const cfit__ctx *ctx, const cfit__layer_cost *none, const cfit__layer_cost *full,
                           const cfit_layout *l, cfit_plan *out)
 {
-    int p = l->pp, n_first, n_last, n_min, n_max;
-    stage_layers(ctx->m->layers, p, &n_first, &n_last, &n_min, &n_max);
     long m_mb = ctx->gbs / ((long)l->mbs * l->dp);
-    int k = layers_to_fit(ctx, none, full, l, n_first, 1, p == 1, m_mb);
-    if (p > 1) {
-        int kl = layers_to_fit(ctx, none, full, l, n_last, 0, 1, m_mb);
-        k = kl > k ? kl : k;
+    cfit__split sp;
+    layout_split(ctx, none, l, &sp);
+    stage_spec spec[3];
+    int ns = split_specs(&sp, ctx->m->layers, l->pp, spec), k = 0;
+    for (int i = 0; i < ns; i++) {
+        int ki = layers_to_fit(ctx, none, full, l, &spec[i], m_mb);
+        k = ki > k ? ki : k;
     }
     cfit__layer_cost bf, bl;
-    blend(none, full, k, n_first, &bf);
-    blend(none, full, k, n_last, &bl);
-    plan_cost(ctx, &bf, &bl, l, k, out);
+    blend(none, full, k, spec[0].n, &bf);
+    blend(none, full, k, spec[ns > 1 ? 1 : 0].n, &bl);
+    plan_cost(ctx, &bf, &bl, l, k, &sp, out);
     return k;
 }
