@@ -243,10 +243,7 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
 static void progress(void *vc, double fraction)
 {
     plan_cli *c = vc;
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    double el = (double)(t.tv_sec - c->t0.tv_sec) + (double)(t.tv_nsec - c->t0.tv_nsec) * 1e-9;
-    if (el < 1.0 || fraction < 0)
+    if (cfit_now_s() - c->t0_s < 1.0 || fraction < 0)
         return;
     fprintf(stderr, "\rsearching layouts: %3.0f%%", fraction * 100.0);
     c->progress_shown = 1;
@@ -547,7 +544,7 @@ int cmd_plan(int argc, char **argv)
         c.req.progress = progress;
         c.req.progress_ctx = &c;
     }
-    clock_gettime(CLOCK_MONOTONIC, &c.t0);
+    c.t0_s = cfit_now_s();
     cfit_plan_result res;
     cfit_diag d;
     cfit_diag_clear(&d);

@@ -11,6 +11,7 @@
 #include "clusterfit/workload.h"
 #include "base/json.h"
 #include "base/file.h"
+#include "base/grow.h"
 #include "core/ds_schema.h"
 #include "core/check_internal.h"
 
@@ -64,14 +65,8 @@ static void add(ck *c, cfit_severity s, const char *path, int line, int col, con
 int cfit__finding_vadd(cfit_check_result *res, cfit_severity s, const char *path, int line, int col,
                        const char *fix, const char *fmt, va_list ap)
 {
-    if (res->n == res->cap) {
-        size_t cap = res->cap ? res->cap * 2 : 16;
-        cfit_finding *f = realloc(res->findings, cap * sizeof *f);
-        if (!f)
-            return CFIT_ENOMEM;
-        res->findings = f;
-        res->cap = cap;
-    }
+    if (cfit__grow(&res->findings, &res->cap, res->n + 1, sizeof *res->findings))
+        return CFIT_ENOMEM;
     cfit_finding *f = &res->findings[res->n++];
     memset(f, 0, sizeof *f);
     f->severity = s;
