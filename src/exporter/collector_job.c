@@ -407,6 +407,7 @@ const cfit_collector_ops cfit__collector_job = {
     .name = "job",
     .help = "training step timings pushed to --job-socket (on when --job-socket is given)",
     .default_on = 0,
+    .enabled_by = "job-socket",
     .init = job_init,
     .collect = job_collect,
     .fini = job_fini,
