@@ -671,6 +671,71 @@ static const char *memory_fix(const cfit_plan *p)
            "tensor/pipeline parallelism";
 }
 
+/* The tier one offload block names (zero_optimization.offload_optimizer / offload_param "device":
+ * "cpu" or "nvme"; DeepSpeed's OffloadDeviceEnum), as CFIT_OFFLOAD_* bits: host, or host and NVMe. */
+static int offload_device_bits(const cfit_json *block, int host_bit, int nvme_bit)
+{
+    const cfit_json *dev = cfit_json_get(block, "device");
+    if (!dev || dev->type != CFIT_JSON_STRING)
+        return 0;
+    if (strcmp(dev->string, "cpu") == 0)
+        return host_bit;
+    if (strcmp(dev->string, "nvme") == 0)
+        return host_bit | nvme_bit;
+    return 0;
+}
+
+/* What the config offloads, as the planner's offload mask: optimizer states and parameters (and
+ * their deprecated spellings "cpu_offload" and "cpu_offload_param": true). */
+static int ds_offload_mask(const cfit_json *root)
+{
+    const cfit_json *z = cfit_json_get(root, "zero_optimization");
+    int mask = offload_device_bits(cfit_json_get(z, "offload_optimizer"), CFIT_OFFLOAD_OPTIMIZER,
+                                   CFIT_OFFLOAD_OPTIMIZER_NVME) |
+               offload_device_bits(cfit_json_get(z, "offload_param"), CFIT_OFFLOAD_PARAMS, CFIT_OFFLOAD_PARAMS_NVME);
+    const cfit_json *old = cfit_json_get(z, "cpu_offload"), *old_params = cfit_json_get(z, "cpu_offload_param");
+    if (old && old->type == CFIT_JSON_BOOL && old->boolean)
+        mask |= CFIT_OFFLOAD_OPTIMIZER;
+    if (old_params && old_params->type == CFIT_JSON_BOOL && old_params->boolean)
+        mask |= CFIT_OFFLOAD_PARAMS;
+    return mask;
+}
+
+/* The finding for a layout that does not fit: the GPU's memory, or (with offload, the GPU fitting)
+ * the node's host memory or NVMe array. */
+static void memory_finding(ck *c, const cfit_plan_request *req, const cfit_plan *plan, const cfit_gpu *g, int capped)
+{
+    const cfit_check_request *r = c->r;
+    const cfit_layout *l = &req->fixed;
+    int line = c->root->line, col = c->root->col;
+    const cfit_json_member *bm = batch_member(c);
+    if (bm)
+        line = bm->line, col = bm->col;
+    char mode[64], off_what[96] = "";
+    if (req->offload)
+        snprintf(off_what, sizeof off_what, ", offload %s", cfit_offload_str(req->offload, mode, sizeof mode));
+    if (plan->mem.total_bytes <= plan->mem.capacity_bytes) {   /* the GPU fits: the host or its NVMe array does not */
+        int host_short = plan->mem.host_bytes > plan->mem.host_capacity_bytes;
+        add(c, CFIT_SEV_ERROR, bm ? bm->key : "", line, col,
+            host_short ? "offload to NVMe (\"device\": \"nvme\"), or shard the state over more GPUs"
+                       : "shard the state over more GPUs, or offload less to NVMe",
+            "memory: %s with TP %d x PP %d x DP %d x CP %d, ZeRO-%d%s on %s fits the GPU (%.1f of %.0f GB) but its "
+            "offloaded state needs %.1f GB of %s per GPU, more than the %.1f GB per GPU the node has",
+            r->model->name, l->tp, l->pp, l->dp, l->cp, l->zero, off_what, g->name, plan->mem.total_bytes / 1e9,
+            plan->mem.capacity_bytes / 1e9, (host_short ? plan->mem.host_bytes : plan->mem.nvme_bytes) / 1e9,
+            host_short ? "host memory" : "NVMe",
+            (host_short ? plan->mem.host_capacity_bytes : plan->mem.nvme_capacity_bytes) / 1e9);
+        return;
+    }
+    add(c, CFIT_SEV_ERROR, bm ? bm->key : "", line, col, memory_fix(plan),
+        "memory: %s with TP %d x PP %d x DP %d x CP %d, micro-batch %d, ZeRO-%d%s, %s%s on %s needs %.1f GB per GPU "
+        "(weights %.1f, gradients %.1f, optimizer %.1f, activations %.1f GB), more than the %.0f GB available",
+        r->model->name, l->tp, l->pp, l->dp, l->cp, l->mbs, l->zero, capped ? " (the highest stage a pipeline allows)" : "",
+        l->recompute ? "activation checkpointing" : "no activation checkpointing", off_what, g->name,
+        plan->mem.total_bytes / 1e9, plan->mem.weights_bytes / 1e9, plan->mem.grads_bytes / 1e9, plan->mem.optimizer_bytes / 1e9,
+        plan->mem.activations_bytes / 1e9, plan->mem.capacity_bytes / 1e9);
+}
+
 static void check_memory(ck *c, const facts *f, long mbs, long gas)
 {
     const cfit_check_request *r = c->r;
@@ -696,6 +761,17 @@ static void check_memory(ck *c, const facts *f, long mbs, long gas)
         l->zero = 1;   /* the highest stage a pipeline allows (reported above) */
     l->recompute = cfit_json_get(c->root, "activation_checkpointing") ? CFIT_RECOMPUTE_FULL : CFIT_RECOMPUTE_NONE;
     l->sp = l->tp > 1;
+    req.offload = ds_offload_mask(c->root);   /* costed on the GPU's default node's host memory */
+    const cfit_node *node = cfit_catalog_node(r->catalog, g->default_node, NULL);
+    if (req.offload && (!node || !cfit_node_has_host(node) ||
+                        ((req.offload & CFIT_OFFLOAD_NVME) && !cfit_node_nvme(r->catalog, node)))) {
+        add(c, CFIT_SEV_INFO, "zero_optimization", c->root->line, c->root->col,
+            "give the node's host memory (and local_nvme) in a catalog node entry (docs/catalog.md)",
+            "memory not checked: the config offloads to %s, and the catalog's node for %s (%s) has no %s figures",
+            req.offload & CFIT_OFFLOAD_NVME ? "NVMe" : "host memory", g->name, node ? node->name : "none",
+            req.offload & CFIT_OFFLOAD_NVME ? "host memory or NVMe" : "host memory");
+        return;
+    }
     cfit_diag d;
     cfit_diag_clear(&d);
     cfit_plan p;
@@ -708,16 +784,7 @@ static void check_memory(ck *c, const facts *f, long mbs, long gas)
     }
     if (p.fits)
         return;
-    const cfit_json_member *bm = batch_member(c);
-    if (bm)
-        line = bm->line, col = bm->col;
-    add(c, CFIT_SEV_ERROR, bm ? bm->key : "", line, col, memory_fix(&p),
-        "memory: %s with TP %d x PP %d x DP %d x CP %d, micro-batch %d, ZeRO-%d%s, %s on %s needs %.1f GB per GPU "
-        "(weights %.1f, gradients %.1f, optimizer %.1f, activations %.1f GB), more than the %.0f GB available",
-        r->model->name, l->tp, l->pp, l->dp, l->cp, l->mbs, l->zero, capped ? " (the highest stage a pipeline allows)" : "",
-        l->recompute ? "activation checkpointing" : "no activation checkpointing", g->name,
-        p.mem.total_bytes / 1e9, p.mem.weights_bytes / 1e9, p.mem.grads_bytes / 1e9, p.mem.optimizer_bytes / 1e9,
-        p.mem.activations_bytes / 1e9, p.mem.capacity_bytes / 1e9);
+    memory_finding(c, &req, &p, g, capped);
 }
 
 int cfit_check_deepspeed(const char *text, size_t len, const char *file,
