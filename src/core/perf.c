@@ -725,21 +725,21 @@ static void stage_memory(const cfit__ctx *ctx, const cfit__layer_cost *lc, const
     double inflight = first ? st->inflight_first : st->inflight_last;
     device_ends(l, st, &first, &last);
     int n_params = n_layers * st->param_copies;              /* DualPipe: two stages' parameters */
-    double P = stage_params(ctx, n_params, first, last, l->tp);
-    double d = l->dp;
-    sm->w = 2.0 * P * (l->zero >= 3 ? 1.0 / d : 1.0);
+    double params = stage_params(ctx, n_params, first, last, l->tp);
+    double dp = l->dp;
+    sm->w = 2.0 * params * (l->zero >= 3 ? 1.0 / dp : 1.0);
     if (ctx->prec == CFIT_PREC_FP8)
-        sm->w += 1.0 * P;                                          /* fp8 weight copies */
-    sm->gr = ctx->grad_bytes * P * (l->zero >= 2 ? 1.0 / d : 1.0);
-    sm->opt = 12.0 * P * (l->zero >= 1 ? 1.0 / d : 1.0);          /* fp32 master, Adam m, v */
+        sm->w += 1.0 * params;                                     /* fp8 weight copies */
+    sm->gr = ctx->grad_bytes * params * (l->zero >= 2 ? 1.0 / dp : 1.0);
+    sm->opt = 12.0 * params * (l->zero >= 1 ? 1.0 / dp : 1.0);    /* fp32 master, Adam m, v */
     if (ctx->moe) {   /* routed experts: over EP x ETP, their ZeRO shards over the expert-DP ranks */
-        double Pe = stage_expert_params(ctx, n_params, l), de = expert_dp(l);
-        sm->w += 2.0 * Pe * (l->zero >= 3 ? 1.0 / de : 1.0) + (ctx->prec == CFIT_PREC_FP8 ? Pe : 0.0);
-        sm->gr += ctx->grad_bytes * Pe * (l->zero >= 2 ? 1.0 / de : 1.0);
-        sm->opt += 12.0 * Pe * (l->zero >= 1 ? 1.0 / de : 1.0);
+        double e_params = stage_expert_params(ctx, n_params, l), e_dp = expert_dp(l);
+        sm->w += 2.0 * e_params * (l->zero >= 3 ? 1.0 / e_dp : 1.0) + (ctx->prec == CFIT_PREC_FP8 ? e_params : 0.0);
+        sm->gr += ctx->grad_bytes * e_params * (l->zero >= 2 ? 1.0 / e_dp : 1.0);
+        sm->opt += 12.0 * e_params * (l->zero >= 1 ? 1.0 / e_dp : 1.0);
     }
     if (ctx->host.frozen)   /* LoRA / QLoRA: frozen base weights, trained adapters (finetune.c) */
-        cfit__finetune_stage_memory(ctx, n_params, P, l, sm);
+        cfit__finetune_stage_memory(ctx, n_params, params, l, sm);
     /* micro-batches in flight (schedule.c): 1F1B keeps up to pp on the first stage; interleaving
      * multiplies by 1 + (p-1)/(p v); the other schedules their own */
     sm->act = lc->act_bytes * n_layers * inflight + lc->work_bytes;
@@ -759,50 +759,54 @@ static void stage_memory(const cfit__ctx *ctx, const cfit__layer_cost *lc, const
 }
 
 /* Exposed data-parallel communication of one step (docs/model.md §5.9): gradients (and
- * parameters when sharded) of P_dev parameters over the d ranks of stride tp x cp, each
- * collective on NCCL's model, overlapped with the slower stage's forward (fwd_s) and backward
- * (bwd_s) of one micro-batch when the framework overlaps.  *dp_slow: the gradients' factor. */
-static double dp_comm_s(const cfit__ctx *ctx, const cfit_layout *l, long N, double P_dev, long m_mb,
+ * parameters when sharded) of `params` parameters per GPU over the dp ranks of stride tp x cp,
+ * each collective on NCCL's model, overlapped with the slower stage's forward (fwd_s) and
+ * backward (bwd_s) of one micro-batch when the framework overlaps; job_gpus: the job's GPUs.
+ * *dp_slow: the gradients' factor. */
+static double dp_comm_s(const cfit__ctx *ctx, const cfit_layout *l, long job_gpus, double params, long m_mb,
                         double fwd_s, double bwd_s, double *dp_slow)
 {
-    long d = l->dp;
-    int kd = ranks_per_node(ctx, d, (long)l->tp * l->cp);
-    double Sg = ctx->grad_bytes * P_dev, Sp = 2.0 * P_dev;
+    long dp = l->dp;
+    int per_group = ranks_per_node(ctx, dp, (long)l->tp * l->cp);   /* DP ranks per link group */
+    double grads_bytes = ctx->grad_bytes * params, params_bytes = 2.0 * params;
     double overlap = ctx->fw->dp_overlap ? ctx->overlap : 0.0;
-    *dp_slow = dp_factor(ctx, l, N, kd, Sg);
-    if (d <= 1)
+    *dp_slow = dp_factor(ctx, l, job_gpus, per_group, grads_bytes);
+    if (dp <= 1)
         return 0.0;
     if (l->zero >= 3) {
         /* per micro-batch: gather params for forward and backward, reduce-scatter grads;
          * a flat gather moves the whole volume through each GPU's own NIC */
-        int kg = ctx->fw->flat_param_gather ? 1 : kd;
-        double per_mb = 2.0 * coll_s(ctx, CFIT_COLL_ALLGATHER, Sp, d, kg, dp_factor(ctx, l, N, kg, Sp)) +
-                        coll_s(ctx, CFIT_COLL_REDUCESCATTER, Sg, d, kg, dp_factor(ctx, l, N, kg, Sg));
-        double ex = per_mb - overlap * (fwd_s + bwd_s);
-        return m_mb * (ex > 0 ? ex : 0.0);
+        int k = ctx->fw->flat_param_gather ? 1 : per_group;
+        double mb_s = 2.0 * coll_s(ctx, CFIT_COLL_ALLGATHER, params_bytes, dp, k,
+                                   dp_factor(ctx, l, job_gpus, k, params_bytes)) +
+                      coll_s(ctx, CFIT_COLL_REDUCESCATTER, grads_bytes, dp, k, dp_factor(ctx, l, job_gpus, k, grads_bytes));
+        double exposed_s = mb_s - overlap * (fwd_s + bwd_s);
+        return m_mb * (exposed_s > 0 ? exposed_s : 0.0);
     }
-    double rs = coll_s(ctx, l->zero >= 1 ? CFIT_COLL_REDUCESCATTER : CFIT_COLL_ALLREDUCE, Sg, d, kd, *dp_slow);
-    double ag = l->zero >= 1 ? coll_s(ctx, CFIT_COLL_ALLGATHER, Sp, d, kd, dp_factor(ctx, l, N, kd, Sp)) : 0.0;
-    double ex_rs = rs - overlap * bwd_s, ex_ag = ag - overlap * fwd_s;
-    return (ex_rs > 0 ? ex_rs : 0.0) + (ex_ag > 0 ? ex_ag : 0.0);
+    double rs_s = coll_s(ctx, l->zero >= 1 ? CFIT_COLL_REDUCESCATTER : CFIT_COLL_ALLREDUCE, grads_bytes, dp,
+                         per_group, *dp_slow);
+    double ag_s = l->zero >= 1 ? coll_s(ctx, CFIT_COLL_ALLGATHER, params_bytes, dp, per_group,
+                                        dp_factor(ctx, l, job_gpus, per_group, params_bytes)) : 0.0;
+    double ex_rs_s = rs_s - overlap * bwd_s, ex_ag_s = ag_s - overlap * fwd_s;
+    return (ex_rs_s > 0 ? ex_rs_s : 0.0) + (ex_ag_s > 0 ? ex_ag_s : 0.0);
 }
 
 /* An MoE layout's data-parallel communication: the dense parameters' over DP as for a dense
  * model, the routed experts' over the expert-DP ranks (stride ep x etp), each overlapped with
  * its share of the compute window (by bytes). */
-static double moe_dp_comm_s(const cfit__ctx *ctx, const cfit_layout *l, long N, int n_layers, double P_dev,
+static double moe_dp_comm_s(const cfit__ctx *ctx, const cfit_layout *l, long job_gpus, int n_layers, double params,
                             long m_mb, double fwd_s, double bwd_s, double *dp_slow)
 {
-    double Pe = stage_expert_params(ctx, n_layers, l), share = P_dev / (P_dev + Pe);
-    double t = dp_comm_s(ctx, l, N, P_dev, m_mb, share * fwd_s, share * bwd_s, dp_slow);
+    double e_params = stage_expert_params(ctx, n_layers, l), share = params / (params + e_params);
+    double total_s = dp_comm_s(ctx, l, job_gpus, params, m_mb, share * fwd_s, share * bwd_s, dp_slow);
     cfit_layout le = *l;
     le.tp = (l->ep > 1 ? l->ep : 1) * (l->etp > 1 ? l->etp : 1);
     le.cp = 1;
     le.dp = (int)expert_dp(l);
     double slow_e = 1.0;
-    t += dp_comm_s(ctx, &le, N, Pe, m_mb, (1.0 - share) * fwd_s, (1.0 - share) * bwd_s, &slow_e);
+    total_s += dp_comm_s(ctx, &le, job_gpus, e_params, m_mb, (1.0 - share) * fwd_s, (1.0 - share) * bwd_s, &slow_e);
     *dp_slow = slow_e > *dp_slow ? slow_e : *dp_slow;
-    return t;
+    return total_s;
 }
 
 /* Hardware FLOPs per token with recompute mode rec, memoised in ctx (it walks every layer). */
@@ -817,154 +821,232 @@ static double hw_flops(const cfit__ctx *cctx, int rec)
     return ctx->hw_flops[rec];
 }
 
-/* Cost a layout whose first stage runs layers costed lcf and whose last stage runs
- * layers costed lcl (the same for uniform recomputation; blends for block). */
-static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const cfit__layer_cost *lcl,
-                      const cfit_layout *l, int recompute_layers, cfit_plan *out)
+/* ---- a whole layout: memory first (the search's fit test), then the step time ----
+ *
+ * cfit__plan_memory fills a cfit__plan_eval with the layout's stages, schedule terms and the
+ * worst device's memory; cfit__plan_finish runs the time model on it: the pipeline's pace
+ * (stage_pace, pipeline_sends), the data-parallel step (dp_step), the optimizer (optimizer_step),
+ * then the plan's figures (plan_breakdown, plan_rates).  The search finishes only the layouts it
+ * keeps (search.c consider): one that does not fit is ranked by its memory shortfall alone. */
+
+/* The layout's job size, stages and schedule terms (what memory and time both need). */
+static void eval_layout(const cfit__ctx *ctx, const cfit_layout *l, cfit__plan_eval *e)
 {
-    const cfit_model *m = ctx->m;
-    int L = m->layers, p = l->pp;
-    long d = l->dp;
-    long N = (long)l->tp * l->cp * p * d;
-    long m_mb = ctx->gbs / ((long)l->mbs * d);
-    int n_first, n_last, n_min, n_max;
-    stage_layers(L, p, &n_first, &n_last, &n_min, &n_max);
+    e->ctx = ctx;
+    e->layout = *l;
+    e->gpus = (long)l->tp * l->cp * l->pp * l->dp;
+    e->m_mb = ctx->gbs / ((long)l->mbs * l->dp);
+    stage_layers(ctx->m->layers, l->pp, &e->n_first, &e->n_last, &e->n_min, &e->n_max);
+    e->sched = cfit_layout_schedule(l);
+    cfit_schedule_terms_of(e->sched, l->pp, l->vp, e->m_mb, &e->st);
+}
 
-    cfit_schedule sched = cfit_layout_schedule(l);
-    cfit_schedule_terms st;
-    cfit_schedule_terms_of(sched, p, l->vp, m_mb, &st);
-    double t_layer_f = layer_time(lcf), t_layer_l = layer_time(lcl);
-    /* the logits run on the last stage, or on the first device where it holds the last chunk */
-    double t_first = n_first * t_layer_f + (p == 1 || st.ends_together ? lcf->logits_s : 0.0);
-    double t_last = n_last * t_layer_l + (st.ends_together ? 0.0 : lcl->logits_s);
-    double t_stage = t_first > t_last ? t_first : t_last;
-    double t_fast = p == 1 ? t_stage : (n_min * t_layer_f);
-    if (p > 1 && t_last < t_fast)
-        t_fast = t_last;
-    int slow_is_last = p > 1 && t_last >= t_first;
-    int n_slow = slow_is_last ? n_last : n_first;
-    const cfit__layer_cost *lc = slow_is_last ? lcl : lcf;   /* the stage that sets the pace */
-    double logits_slow = (slow_is_last != st.ends_together || p == 1) ? 1.0 : 0.0;
-
-    /* pipeline point-to-point: activations forward, gradients backward, per chunk */
-    double t_pp = 0.0, pp_slow = 1.0;
-    if (p > 1) {
-        long stride = (long)l->tp * l->cp * d;   /* ranks between a GPU and its next stage's */
-        int intra = stride < ctx->link_group;
-        if (!intra)   /* every GPU of a stage sends at once: the simulator's send-recv */
-            pp_slow = topo_factor(ctx, (N + ctx->gpn - 1) / ctx->gpn, ctx->gpn, stride, 0, lc->pp_msg_bytes);
-        t_pp = 2.0 * st.sends * cfit__comm_p2p_s(ctx, lc->pp_msg_bytes, intra, pp_slow);
-    }
-    double t_mb = t_stage + t_pp;
-    double bubble = cfit_schedule_bubble_s(sched, p, l->vp, t_mb, n_slow * lc->bwd_s, n_slow * lc->wgrad_s);
-
-    /* data parallel: gradients (and parameters when sharded) over the DP group */
-    double P_dev = stage_params(ctx, n_max * st.param_copies, p == 1, 1, l->tp);
-    double w_bytes = 2.0 * P_dev / (l->zero >= 3 ? (double)d : 1.0);   /* the parameter shard params offload moves */
-    if (ctx->moe)
-        w_bytes += 2.0 * stage_expert_params(ctx, n_max * st.param_copies, l) / (l->zero >= 3 ? expert_dp(l) : 1.0);
-    if (ctx->host.frozen)   /* only the adapters have gradients and optimizer states */
-        P_dev = cfit__finetune_trainable(ctx, n_max * st.param_copies, l->tp);
-    double dp_slow = 1.0;
-    double dp_exposed, P_opt;
-    if (!ctx->moe) {
-        dp_exposed = dp_comm_s(ctx, l, N, P_dev, m_mb, n_slow * lc->fwd_s, n_slow * lc->bwd_s, &dp_slow);
-        P_opt = P_dev / (l->zero >= 1 ? (double)d : 1.0);
-    } else {
-        dp_exposed = moe_dp_comm_s(ctx, l, N, n_max * st.param_copies, P_dev, m_mb, n_slow * lc->fwd_s, n_slow * lc->bwd_s, &dp_slow);
-        P_opt = P_dev / (l->zero >= 1 ? (double)d : 1.0) +
-                stage_expert_params(ctx, n_max * st.param_copies, l) / (l->zero >= 1 ? expert_dp(l) : 1.0);
-    }
-    /* optimizer: fp32 master, m, v read + written, fp32 grad read, bf16 weight written */
-    double t_opt = P_opt * 32.0 / ctx->mem_bw;
-    double t_off = ctx->host.offload ? cfit__offload_step_s(ctx, lc, N, n_slow, m_mb, P_opt, w_bytes, &t_opt) : 0.0;
-    /* the factors applied: DP's gradient reduction, TP's, PP's, CP's */
-    double slow = dp_slow > lc->tp_slow ? dp_slow : lc->tp_slow;
-    slow = slow > pp_slow ? slow : pp_slow;
-    slow = slow > lc->cp_slow ? slow : lc->cp_slow;
-
-    double step = m_mb * t_mb + bubble + dp_exposed + t_opt + t_off;
-
-    memset(out, 0, sizeof *out);
-    out->gpu = ctx->g;
-    out->node = ctx->node;
-    out->fabric = ctx->out;
-    out->gpus = N;
-    out->nodes = (N + ctx->gpn - 1) / ctx->gpn;
-    out->layout = *l;
-    out->offload = ctx->host.offload;
-    out->layout.schedule = p > 1 ? (int)sched : CFIT_SCHED_DEFAULT;   /* the family resolved by vp */
-    out->global_batch = ctx->gbs;
-    out->grad_accum = m_mb;
-    out->step_time_s = step;
-    double nl = (double)n_slow;
-    out->br.compute_s = m_mb * (nl * (lc->fwd_s + lc->bwd_s) + logits_slow * lc->logits_s);
-    out->br.tp_comm_s = m_mb * nl * lc->tp_s;
-    out->br.ep_comm_s = m_mb * nl * lc->ep_s;
-    out->br.cp_comm_s = m_mb * nl * lc->cp_s;
-    out->br.pp_comm_s = m_mb * t_pp;
-    out->br.pp_bubble_s = bubble;
-    out->br.dp_comm_s = dp_exposed;
-    out->br.optimizer_s = t_opt;
-    out->br.offload_s = t_off;
-    out->br.other_s = m_mb * nl * (lc->overhead_s + lc->host_s);
-    out->compute_bound_s = m_mb * (nl * lc->cb_s + logits_slow * lc->logits_cb_s);
-    out->memory_bound_s = m_mb * (nl * lc->mb_s + logits_slow * lc->logits_mb_s) + t_opt;
-    out->comm_exposed_s = out->br.tp_comm_s + out->br.cp_comm_s + out->br.pp_comm_s + dp_exposed + out->br.ep_comm_s;
-    out->recompute_layers = recompute_layers;
-    out->stage_layers_min = p == 1 ? L : n_min;
-    out->stage_layers_max = n_max;
-    out->stage_imbalance = t_stage > 0 ? (t_stage - t_fast) / t_stage : 0.0;
-
-    double tokens_step = (double)ctx->gbs * ctx->seq;
-    out->tokens_per_s = tokens_step / step;
-    out->tokens_per_s_per_gpu = out->tokens_per_s / N;
-    double mf = ctx->model_flops;
-    double hf = hw_flops(ctx, l->recompute);
-    if (l->recompute == CFIT_RECOMPUTE_BLOCK) {   /* only the recomputed share reruns */
-        double share = (double)recompute_layers * p / L;
-        hf = mf + (share < 1.0 ? share : 1.0) * (hf - mf);
-    }
-    out->model_tflops_per_gpu = out->tokens_per_s_per_gpu * mf / 1e12;
-    out->hardware_tflops_per_gpu = out->tokens_per_s_per_gpu * hf / 1e12;
-    out->mfu = out->model_tflops_per_gpu * 1e12 / ctx->peak;
-    out->hfu = out->hardware_tflops_per_gpu * 1e12 / ctx->peak;
-    out->time_to_train_s = ctx->req->tokens > 0 ? ctx->req->tokens / out->tokens_per_s : 0.0;
-    out->fabric_slowdown = slow;
-    out->slowdown_dp = dp_slow;
-    out->slowdown_tp = lc->tp_slow;
-    out->slowdown_pp = pp_slow;
-    out->slowdown_cp = lc->cp_slow;
-
+/* The worst device's memory (first or last stage) and whether the layout fits the GPU (and,
+ * with offload, the node's host memory). */
+static void plan_memory(cfit__plan_eval *e)
+{
+    const cfit__ctx *ctx = e->ctx;
+    const cfit_layout *l = &e->layout;
+    int p = l->pp;
     stage_mem first, last = {0, 0, 0, 0, 0, 0, 0};
-    stage_memory(ctx, lcf, l, &st, n_first, 1, p == 1, &first);
+    stage_memory(ctx, e->lcf, l, &e->st, e->n_first, 1, p == 1, &first);
     const stage_mem *worst = &first;
     if (p > 1) {
-        stage_memory(ctx, lcl, l, &st, n_last, 0, 1, &last);
+        stage_memory(ctx, e->lcl, l, &e->st, e->n_last, 0, 1, &last);
         if (last.total > first.total)
             worst = &last;
     }
-    out->mem.weights_bytes = worst->w;
-    out->mem.grads_bytes = worst->gr;
-    out->mem.optimizer_bytes = worst->opt;
-    out->mem.activations_bytes = worst->act;
-    out->mem.other_bytes = worst->other;
-    out->mem.total_bytes = worst->total;
-    out->mem.capacity_bytes = ctx->g->memory_bytes;
-    out->fits = worst->total <= ctx->g->memory_bytes;
+    cfit_memory *mem = &e->mem;
+    *mem = (cfit_memory){worst->w, worst->gr, worst->opt, worst->act, worst->other, worst->total,
+                         ctx->g->memory_bytes, 0.0, 0.0};
+    e->fits = worst->total <= ctx->g->memory_bytes;
     if (ctx->host.offload) {   /* the offloaded state must fit the node's host memory too */
-        out->mem.host_bytes = p > 1 && last.host > first.host ? last.host : first.host;
-        out->mem.host_capacity_bytes = cfit__host_capacity_bytes(ctx, N);
-        out->fits = out->fits && out->mem.host_bytes <= out->mem.host_capacity_bytes;
+        mem->host_bytes = p > 1 && last.host > first.host ? last.host : first.host;
+        mem->host_capacity_bytes = cfit__host_capacity_bytes(ctx, e->gpus);
+        e->fits = e->fits && mem->host_bytes <= mem->host_capacity_bytes;
     }
 }
 
-void cfit__plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lc, const cfit_layout *l,
-                     cfit_plan *out)
+/* The pipeline's pace: one micro-batch through each stage, which stage sets it, and the sends
+ * and the bubble around it. */
+typedef struct pipe_pace {
+    double first_s, last_s;       /* one micro-batch's layers (and logits) on the first, last stage */
+    double stage_s, fast_s;       /* the slowest stage's and the fastest stage's */
+    const cfit__layer_cost *lc;   /* the mean layer of the stage that sets the pace */
+    int n_slow;                   /* its layers */
+    double logits_share;          /* 1 when the pacing device runs the logits, else 0 */
+    double pp_s, pp_slow;         /* point-to-point sends of one micro-batch; their simulated factor */
+    double mb_s;                  /* one micro-batch on the pacing device: stage_s + pp_s */
+    double bubble_s;              /* the schedule's bubble per step */
+} pipe_pace;
+
+static void stage_pace(const cfit__plan_eval *e, pipe_pace *pc)
 {
-    int n_first, n_last, n_min, n_max;
-    stage_layers(ctx->m->layers, l->pp, &n_first, &n_last, &n_min, &n_max);
-    plan_cost(ctx, lc, lc, l, l->recompute == CFIT_RECOMPUTE_FULL ? n_max : 0, out);
+    int p = e->layout.pp;
+    int together = e->st.ends_together;
+    double layer_first_s = layer_time(e->lcf), layer_last_s = layer_time(e->lcl);
+    /* the logits run on the last stage, or on the first device where it holds the last chunk */
+    pc->first_s = e->n_first * layer_first_s + (p == 1 || together ? e->lcf->logits_s : 0.0);
+    pc->last_s = e->n_last * layer_last_s + (together ? 0.0 : e->lcl->logits_s);
+    pc->stage_s = pc->first_s > pc->last_s ? pc->first_s : pc->last_s;
+    pc->fast_s = p == 1 ? pc->stage_s : (e->n_min * layer_first_s);
+    if (p > 1 && pc->last_s < pc->fast_s)
+        pc->fast_s = pc->last_s;
+    int slow_is_last = p > 1 && pc->last_s >= pc->first_s;
+    pc->n_slow = slow_is_last ? e->n_last : e->n_first;
+    pc->lc = slow_is_last ? e->lcl : e->lcf;
+    pc->logits_share = (slow_is_last != together || p == 1) ? 1.0 : 0.0;
+}
+
+/* Pipeline point-to-point: activations forward, gradients backward, per chunk; then the
+ * micro-batch's time and the schedule's bubble. */
+static void pipeline_sends(const cfit__plan_eval *e, pipe_pace *pc)
+{
+    const cfit__ctx *ctx = e->ctx;
+    const cfit_layout *l = &e->layout;
+    pc->pp_s = 0.0;
+    pc->pp_slow = 1.0;
+    if (l->pp > 1) {
+        long stride = (long)l->tp * l->cp * l->dp;   /* ranks between a GPU and its next stage's */
+        int intra = stride < ctx->link_group;
+        if (!intra)   /* every GPU of a stage sends at once: the simulator's send-recv */
+            pc->pp_slow = topo_factor(ctx, (e->gpus + ctx->gpn - 1) / ctx->gpn, ctx->gpn, stride, 0,
+                                      pc->lc->pp_msg_bytes);
+        pc->pp_s = 2.0 * e->st.sends * cfit__comm_p2p_s(ctx, pc->lc->pp_msg_bytes, intra, pc->pp_slow);
+    }
+    pc->mb_s = pc->stage_s + pc->pp_s;
+    pc->bubble_s = cfit_schedule_bubble_s(e->sched, l->pp, l->vp, pc->mb_s, pc->n_slow * pc->lc->bwd_s,
+                                          pc->n_slow * pc->lc->wgrad_s);
+}
+
+/* The data-parallel step: gradients (and parameters when sharded) over the DP group. */
+typedef struct dp_terms {
+    double exposed_s;      /* communication not hidden behind the pacing stage's compute */
+    double slow;           /* the gradients' simulated factor */
+    double opt_params;     /* parameters one GPU's optimizer updates */
+    double shard_bytes;    /* the parameter shard parameter offload moves */
+} dp_terms;
+
+static void dp_step(const cfit__plan_eval *e, const pipe_pace *pc, dp_terms *dt)
+{
+    const cfit__ctx *ctx = e->ctx;
+    const cfit_layout *l = &e->layout;
+    int n_held = e->n_max * e->st.param_copies;   /* layers whose parameters a device holds */
+    double params = stage_params(ctx, n_held, l->pp == 1, 1, l->tp);
+    dt->shard_bytes = 2.0 * params / (l->zero >= 3 ? (double)l->dp : 1.0);
+    if (ctx->moe)
+        dt->shard_bytes += 2.0 * stage_expert_params(ctx, n_held, l) / (l->zero >= 3 ? expert_dp(l) : 1.0);
+    if (ctx->host.frozen)   /* only the adapters have gradients and optimizer states */
+        params = cfit__finetune_trainable(ctx, n_held, l->tp);
+    double fwd_s = pc->n_slow * pc->lc->fwd_s, bwd_s = pc->n_slow * pc->lc->bwd_s;
+    dt->slow = 1.0;
+    if (!ctx->moe) {
+        dt->exposed_s = dp_comm_s(ctx, l, e->gpus, params, e->m_mb, fwd_s, bwd_s, &dt->slow);
+        dt->opt_params = params / (l->zero >= 1 ? (double)l->dp : 1.0);
+    } else {
+        dt->exposed_s = moe_dp_comm_s(ctx, l, e->gpus, n_held, params, e->m_mb, fwd_s, bwd_s, &dt->slow);
+        dt->opt_params = params / (l->zero >= 1 ? (double)l->dp : 1.0) +
+                         stage_expert_params(ctx, n_held, l) / (l->zero >= 1 ? expert_dp(l) : 1.0);
+    }
+}
+
+/* The optimizer step on the GPU (fp32 master, m, v read + written, fp32 grad read, bf16 weight
+ * written: 32 bytes a parameter) into *opt_s; returns the offload's exposed seconds (offload.c
+ * may move the step to the CPU and zero *opt_s). */
+static double optimizer_step(const cfit__plan_eval *e, const pipe_pace *pc, const dp_terms *dt, double *opt_s)
+{
+    const cfit__ctx *ctx = e->ctx;
+    *opt_s = dt->opt_params * 32.0 / ctx->mem_bw;
+    if (!ctx->host.offload)
+        return 0.0;
+    return cfit__offload_step_s(ctx, pc->lc, e->gpus, pc->n_slow, e->m_mb, dt->opt_params, dt->shard_bytes, opt_s);
+}
+
+/* The step's breakdown, the bound parts and the layout's shape into out. */
+static void plan_breakdown(const cfit__plan_eval *e, const pipe_pace *pc, const dp_terms *dt, cfit_plan *out)
+{
+    const cfit__layer_cost *lc = pc->lc;
+    long m_mb = e->m_mb;
+    double nl = (double)pc->n_slow, logits = pc->logits_share;
+    out->br.compute_s = m_mb * (nl * (lc->fwd_s + lc->bwd_s) + logits * lc->logits_s);
+    out->br.tp_comm_s = m_mb * nl * lc->tp_s;
+    out->br.ep_comm_s = m_mb * nl * lc->ep_s;
+    out->br.cp_comm_s = m_mb * nl * lc->cp_s;
+    out->br.pp_comm_s = m_mb * pc->pp_s;
+    out->br.pp_bubble_s = pc->bubble_s;
+    out->br.dp_comm_s = dt->exposed_s;
+    out->br.other_s = m_mb * nl * (lc->overhead_s + lc->host_s);
+    out->compute_bound_s = m_mb * (nl * lc->cb_s + logits * lc->logits_cb_s);
+    out->memory_bound_s = m_mb * (nl * lc->mb_s + logits * lc->logits_mb_s) + out->br.optimizer_s;
+    out->comm_exposed_s = out->br.tp_comm_s + out->br.cp_comm_s + out->br.pp_comm_s + dt->exposed_s + out->br.ep_comm_s;
+    out->recompute_layers = e->recompute_layers;
+    out->stage_layers_min = e->layout.pp == 1 ? e->ctx->m->layers : e->n_min;
+    out->stage_layers_max = e->n_max;
+    out->stage_imbalance = pc->stage_s > 0 ? (pc->stage_s - pc->fast_s) / pc->stage_s : 0.0;
+    /* the factors applied: DP's gradient reduction, TP's, PP's, CP's */
+    double slow = dt->slow > lc->tp_slow ? dt->slow : lc->tp_slow;
+    slow = slow > pc->pp_slow ? slow : pc->pp_slow;
+    out->fabric_slowdown = slow > lc->cp_slow ? slow : lc->cp_slow;
+    out->slowdown_dp = dt->slow;
+    out->slowdown_tp = lc->tp_slow;
+    out->slowdown_pp = pc->pp_slow;
+    out->slowdown_cp = lc->cp_slow;
+}
+
+/* Throughput, FLOP rates and time to train from out->step_time_s. */
+static void plan_rates(const cfit__plan_eval *e, cfit_plan *out)
+{
+    const cfit__ctx *ctx = e->ctx;
+    const cfit_layout *l = &e->layout;
+    double tokens_per_step = (double)ctx->gbs * ctx->seq;
+    out->tokens_per_s = tokens_per_step / out->step_time_s;
+    out->tokens_per_s_per_gpu = out->tokens_per_s / e->gpus;
+    double model_flops = ctx->model_flops, hw_flops_per_token = hw_flops(ctx, l->recompute);
+    if (l->recompute == CFIT_RECOMPUTE_BLOCK) {   /* only the recomputed share reruns */
+        double share = (double)e->recompute_layers * l->pp / ctx->m->layers;
+        hw_flops_per_token = model_flops + (share < 1.0 ? share : 1.0) * (hw_flops_per_token - model_flops);
+    }
+    out->model_tflops_per_gpu = out->tokens_per_s_per_gpu * model_flops / 1e12;
+    out->hardware_tflops_per_gpu = out->tokens_per_s_per_gpu * hw_flops_per_token / 1e12;
+    out->mfu = out->model_tflops_per_gpu * 1e12 / ctx->peak;
+    out->hfu = out->hardware_tflops_per_gpu * 1e12 / ctx->peak;
+    out->time_to_train_s = ctx->req->tokens > 0 ? ctx->req->tokens / out->tokens_per_s : 0.0;
+}
+
+void cfit__plan_finish(const cfit__plan_eval *e, cfit_plan *out)
+{
+    const cfit__ctx *ctx = e->ctx;
+    pipe_pace pc;
+    dp_terms dt;
+    stage_pace(e, &pc);
+    pipeline_sends(e, &pc);
+    dp_step(e, &pc, &dt);
+    memset(out, 0, sizeof *out);
+    double offload_s = optimizer_step(e, &pc, &dt, &out->br.optimizer_s);
+    out->br.offload_s = offload_s;
+    out->step_time_s = e->m_mb * pc.mb_s + pc.bubble_s + dt.exposed_s + out->br.optimizer_s + offload_s;
+    out->gpu = ctx->g;
+    out->node = ctx->node;
+    out->fabric = ctx->out;
+    out->gpus = e->gpus;
+    out->nodes = (e->gpus + ctx->gpn - 1) / ctx->gpn;
+    out->layout = e->layout;
+    out->offload = ctx->host.offload;
+    out->layout.schedule = e->layout.pp > 1 ? (int)e->sched : CFIT_SCHED_DEFAULT;   /* the family resolved by vp */
+    out->global_batch = ctx->gbs;
+    out->grad_accum = e->m_mb;
+    out->fits = e->fits;
+    out->mem = e->mem;
+    plan_breakdown(e, &pc, &dt, out);
+    plan_rates(e, out);
+}
+
+void cfit__plan_memory(const cfit__ctx *ctx, const cfit__layer_cost *lc, const cfit_layout *l, cfit__plan_eval *e)
+{
+    eval_layout(ctx, l, e);
+    e->lcf = e->lcl = lc;
+    e->recompute_layers = l->recompute == CFIT_RECOMPUTE_FULL ? e->n_max : 0;
+    plan_memory(e);
 }
 
 /* The average layer of a stage of n layers whose first k are recomputed in full (cost
@@ -986,51 +1068,49 @@ static void blend(const cfit__layer_cost *none, const cfit__layer_cost *full, in
     out->work_bytes = k > 0 ? full->work_bytes : none->work_bytes;
 }
 
-/* Stage memory with k of its n layers recomputed. */
-static double stage_total(const cfit__ctx *ctx, const cfit__layer_cost *none, const cfit__layer_cost *full,
-                          const cfit_layout *l, int k, int n, int first, int last, long m_mb)
+/* Stage memory with k of its n layers recomputed, under e's layout and schedule terms. */
+static double stage_total_bytes(const cfit__plan_eval *e, const cfit__layer_cost *none, const cfit__layer_cost *full,
+                                int k, int n, int first, int last)
 {
     cfit__layer_cost b;
     stage_mem sm;
     blend(none, full, k, n, &b);
-    cfit_schedule_terms st;
-    cfit_schedule_terms_of(cfit_layout_schedule(l), l->pp, l->vp, m_mb, &st);
-    stage_memory(ctx, &b, l, &st, n, first, last, &sm);
+    stage_memory(e->ctx, &b, &e->layout, &e->st, n, first, last, &sm);
     return sm.total;
 }
 
 /* The fewest layers k (0..n) of a stage to recompute so that it fits; memory falls
  * linearly in k from k = 1 on, so two evaluations locate it.  n when even all do not. */
-static int layers_to_fit(const cfit__ctx *ctx, const cfit__layer_cost *none, const cfit__layer_cost *full,
-                         const cfit_layout *l, int n, int first, int last, long m_mb)
+static int layers_to_fit(const cfit__plan_eval *e, const cfit__layer_cost *none, const cfit__layer_cost *full,
+                         int n, int first, int last)
 {
-    double cap = ctx->g->memory_bytes;
-    if (stage_total(ctx, none, full, l, 0, n, first, last, m_mb) <= cap)
+    double cap = e->ctx->g->memory_bytes;
+    if (stage_total_bytes(e, none, full, 0, n, first, last) <= cap)
         return 0;
-    double m1 = stage_total(ctx, none, full, l, 1, n, first, last, m_mb);
+    double m1 = stage_total_bytes(e, none, full, 1, n, first, last);
     if (m1 <= cap || n <= 1)
         return 1 < n ? 1 : n;
-    double mn = stage_total(ctx, none, full, l, n, n, first, last, m_mb);
+    double mn = stage_total_bytes(e, none, full, n, n, first, last);
     if (mn > cap || m1 <= mn)
         return n;
     int k = 1 + (int)ceil((m1 - cap) / ((m1 - mn) / (n - 1)) - 1e-9);
     return k < n ? k : n;
 }
 
-int cfit__plan_cost_block(const cfit__ctx *ctx, const cfit__layer_cost *none, const cfit__layer_cost *full,
-                          const cfit_layout *l, cfit_plan *out)
+int cfit__plan_memory_block(const cfit__ctx *ctx, const cfit__layer_cost *none, const cfit__layer_cost *full,
+                            const cfit_layout *l, cfit__plan_eval *e)
 {
-    int p = l->pp, n_first, n_last, n_min, n_max;
-    stage_layers(ctx->m->layers, p, &n_first, &n_last, &n_min, &n_max);
-    long m_mb = ctx->gbs / ((long)l->mbs * l->dp);
-    int k = layers_to_fit(ctx, none, full, l, n_first, 1, p == 1, m_mb);
-    if (p > 1) {
-        int kl = layers_to_fit(ctx, none, full, l, n_last, 0, 1, m_mb);
+    eval_layout(ctx, l, e);
+    int k = layers_to_fit(e, none, full, e->n_first, 1, l->pp == 1);
+    if (l->pp > 1) {
+        int kl = layers_to_fit(e, none, full, e->n_last, 0, 1);
         k = kl > k ? kl : k;
     }
-    cfit__layer_cost bf, bl;
-    blend(none, full, k, n_first, &bf);
-    blend(none, full, k, n_last, &bl);
-    plan_cost(ctx, &bf, &bl, l, k, out);
+    blend(none, full, k, e->n_first, &e->blend[0]);
+    blend(none, full, k, e->n_last, &e->blend[1]);
+    e->lcf = &e->blend[0];
+    e->lcl = &e->blend[1];
+    e->recompute_layers = k;
+    plan_memory(e);
     return k;
 }

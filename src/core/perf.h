@@ -10,6 +10,7 @@
 
 #include "clusterfit/nccl.h"
 #include "clusterfit/plan.h"
+#include "clusterfit/schedule.h"
 #include "core/offload_cost.h"
 
 #define CFIT__SLOW_GRID 14           /* message sizes simulated per exchange: 1 KiB .. 64 GiB, x4 apart */
@@ -117,14 +118,34 @@ void cfit__ctx_fini(cfit__ctx *ctx);
  * (1, 1 for a dense model). */
 void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int recompute,
                               int sp, int ep, int etp, cfit__layer_cost *lc);
-/* Cost a whole layout from its layer cost; fills every field of out. */
-void cfit__plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lc, const cfit_layout *l,
-                     cfit_plan *out);
-/* Cost a layout with block recomputation from the costs of a plain (none) and a fully
- * recomputed (full) layer: the fewest layers per stage recomputed that fit.  Returns that
- * count (0 when nothing needs recomputing; the stage size when even full does not fit). */
-int cfit__plan_cost_block(const cfit__ctx *ctx, const cfit__layer_cost *none, const cfit__layer_cost *full,
-                          const cfit_layout *l, cfit_plan *out);
+/* A layout costed as far as its memory (cfit__plan_memory): the search's fit test, and what the
+ * time model (cfit__plan_finish) then needs.  lcf and lcl may point into blend: an eval is
+ * filled in place and not copied. */
+typedef struct cfit__plan_eval {
+    const cfit__ctx *ctx;
+    cfit_layout layout;
+    const cfit__layer_cost *lcf, *lcl;   /* the mean layer of the first and of the last stage */
+    cfit__layer_cost blend[2];           /* block recomputation's blends (lcf, lcl point here) */
+    cfit_schedule sched;                 /* cfit_layout_schedule(&layout) */
+    cfit_schedule_terms st;
+    long gpus;                           /* tp x cp x pp x dp */
+    long m_mb;                           /* micro-batches per step per pipeline */
+    int n_first, n_last, n_min, n_max;   /* layers of the first, last, shortest and longest stage */
+    int recompute_layers;                /* layers per stage recomputed in full */
+    cfit_memory mem;                     /* the most loaded device's */
+    int fits;                            /* in GPU memory (and host memory with offload) */
+} cfit__plan_eval;
+
+/* A layout's memory from its layer cost into e (the fields above; no time yet). */
+void cfit__plan_memory(const cfit__ctx *ctx, const cfit__layer_cost *lc, const cfit_layout *l,
+                       cfit__plan_eval *e);
+/* The same with block recomputation, from the costs of a plain (none) and a fully recomputed
+ * (full) layer: the fewest layers per stage recomputed that fit.  Returns that count (0 when
+ * nothing needs recomputing; the stage size when even full does not fit). */
+int cfit__plan_memory_block(const cfit__ctx *ctx, const cfit__layer_cost *none, const cfit__layer_cost *full,
+                            const cfit_layout *l, cfit__plan_eval *e);
+/* The step time model on an eval of cfit__plan_memory*: fills every field of out. */
+void cfit__plan_finish(const cfit__plan_eval *e, cfit_plan *out);
 
 /* schedule.c: the request's framework (the catalog's megatron-core when it names none; NULL
  * without a catalog) and its pipeline rules on the fixed layout (ZeRO with PP, --schedule). */
