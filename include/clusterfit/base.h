@@ -62,6 +62,9 @@ typedef struct cfit_diag {
     char msg[512];   /* lowercase, no full stop */
 } cfit_diag;
 
+/* The name diagnostics give an input file: "<stdin>" for "-", else path. */
+CFIT_API const char *cfit_input_name(const char *path);
+
 /* Clear a diagnostic. NULL is ignored. */
 CFIT_API void cfit_diag_clear(cfit_diag *d);
 /* Fill a diagnostic (printf-style message). NULL d is ignored; file may be NULL.

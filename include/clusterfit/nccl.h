@@ -74,11 +74,15 @@ typedef struct cfit_nccl_system {
 typedef struct cfit_nccl_estimate {
     cfit_nccl_algo algo;
     cfit_nccl_proto proto;
-    double time_s;                  /* latency_s + bytes moved / bandwidth + fill_s */
+    double time_s;                  /* latency_s + bytes moved / bandwidth + fill_s (on the channels
+                                       NCCL runs the size on) */
     double latency_s;               /* the size-independent part */
     double fill_s;                  /* the pipeline's fill: (stages - 1) chunk times of tree, NVLS,
                                        NVLSTree (0 for ring, p2p, PAT, CollNet); NCCL's tuner does
-                                       not model it, so cfit_nccl_best picks without it */
+                                       not model it, so cfit_nccl_best picks by tuner_time_s */
+    double tuner_time_s;            /* what NCCL's tuner costs the pair at, and picks by: latency_s +
+                                       the bandwidth term on all channels, no fill (a small message
+                                       runs on fewer channels, enqueue.cc; the tuner does not see it) */
     double algbw_bytes_per_s;       /* nccl-tests algbw: size / time_s */
     double busbw_bytes_per_s;       /* algbw x the collective's bus factor */
     int net_bound;                  /* 1: the bandwidth term is set by the network, 0: by the node */
@@ -100,8 +104,8 @@ CFIT_API int cfit_nccl_time(const cfit_nccl_system *s, cfit_collective c, cfit_n
                    double bytes, cfit_nccl_estimate *out, cfit_diag *d);
 
 /* NCCL's tuner: the supported pair among algo_mask x proto_mask (bit 1 << enum) with the least
- * time by NCCL's own cost (time_s - fill_s: latency + bandwidth, as tuning.cc has it); out->time_s
- * still includes the fill the chosen pair pays.  CFIT_EINVALID when the masks leave no supported
+ * time by NCCL's own cost (tuner_time_s: latency + bandwidth, as tuning.cc has it); out->time_s
+ * still includes the fill and the fewer channels the chosen pair pays.  CFIT_EINVALID when the masks leave no supported
  * pair (d->msg names the supported ones). */
 CFIT_API int cfit_nccl_best(const cfit_nccl_system *s, cfit_collective c, unsigned algo_mask, unsigned proto_mask,
                    double bytes, cfit_nccl_estimate *out, cfit_diag *d);

@@ -13,20 +13,29 @@
 extern "C" {
 #endif
 
-/* What a layout keeps in host (CPU) memory instead of HBM: a bit set. */
+/* What a layout keeps in host (CPU) memory instead of HBM: a bit set.  The NVMe bits move that
+ * state one tier further, to the node's local NVMe array, through host memory (ZeRO-Infinity,
+ * arXiv 2104.07857); each comes with its host bit. */
 enum {
     CFIT_OFFLOAD_NONE = 0,
     CFIT_OFFLOAD_OPTIMIZER = 1,     /* ZeRO-Offload: Adam states, fp32 master and gradients; Adam on the CPU */
     CFIT_OFFLOAD_PARAMS = 2,        /* ZeRO-Infinity offload_param / FSDP CPU offload: the bf16 parameter shard */
     CFIT_OFFLOAD_ACTIVATIONS = 4,   /* stored activations swapped out in forward, back in for backward */
-    CFIT_OFFLOAD_ALL = 7
+    CFIT_OFFLOAD_ALL = 7,           /* every host-memory combination: the search's first fallback */
+    CFIT_OFFLOAD_OPTIMIZER_NVME = 8,   /* "optimizer:nvme": states and fp32 gradients on NVMe, Adam on the CPU */
+    CFIT_OFFLOAD_PARAMS_NVME = 16,     /* "params:nvme": the bf16 parameter shard on NVMe */
+    CFIT_OFFLOAD_NVME = CFIT_OFFLOAD_OPTIMIZER_NVME | CFIT_OFFLOAD_PARAMS_NVME,
+    CFIT_OFFLOAD_MASK_MAX = 31
 };
 
-/* Parse "none" or a comma list of optimizer, params, activations into *mask. "optimizer:nvme"
- * and "params:nvme" (ZeRO-Infinity's NVMe tier) are refused with a message (not modelled: the
- * node entries carry no NVMe figures).  CFIT_EOK or CFIT_EINVALID with d->msg set. */
+/* Parse "none" or a comma list of optimizer, params, activations, optimizer:nvme, params:nvme
+ * into *mask ("optimizer:nvme" sets CFIT_OFFLOAD_OPTIMIZER | CFIT_OFFLOAD_OPTIMIZER_NVME;
+ * "optimizer:cpu" is "optimizer").  CFIT_EOK or CFIT_EINVALID with d->msg set. */
 CFIT_API int cfit_offload_parse(const char *s, int *mask, cfit_diag *d);
-/* "none", or the comma list of a mask ("optimizer,params"), in buf. */
+/* Whether mask is one the planner costs: within CFIT_OFFLOAD_MASK_MAX, each NVMe bit with its
+ * host bit. */
+CFIT_API int cfit_offload_mask_ok(int mask);
+/* "none", or the comma list of a mask ("optimizer:nvme,params"), in buf. */
 CFIT_API const char *cfit_offload_str(int mask, char *buf, size_t n);
 
 /* Achievable bytes/s one direction of a PCIe link of generation gen (3..5) and `lanes` lanes:
@@ -35,6 +44,9 @@ CFIT_API double cfit_pcie_bw_bytes_per_s(int gen, int lanes);
 /* Whether a node entry has the figures offload is costed with (host memory size and bandwidth,
  * PCIe generation and width). */
 CFIT_API int cfit_node_has_host(const cfit_node *n);
+/* The node's local NVMe array (its "local_nvme" storage entry in catalog c), or NULL when the
+ * entry names none or names one that is not a per-node storage entry. */
+CFIT_API const cfit_storage *cfit_node_nvme(const cfit_catalog *c, const cfit_node *n);
 /* Seconds DeepSpeed's CPU-Adam takes to update `params` parameters on a host of host_bw
  * bytes/s (ZeRO-Offload's measured rate, scaled by memory bandwidth; docs/model.md §10.2). */
 CFIT_API double cfit_cpu_adam_s(double params, double host_bw_bytes_per_s);
@@ -51,20 +63,24 @@ CFIT_API const char *cfit_finetune_name(cfit_finetune f);   /* "none", "full", "
 /* Whether the base weights are frozen (lora, qlora). */
 CFIT_API int cfit_finetune_frozen(cfit_finetune f);
 /* LoRA adapter parameters of one layer at rank r: r x (d_in + d_out) for each of Q, K, V, the
- * output projection and the MLP's gate, up and down (fc1, fc2) projections. */
+ * output projection and the MLP's gate, up and down (fc1, fc2) projections; in an MoE layer for
+ * each routed expert's and the shared experts' (not the router); the mean over the layers when
+ * MoE and dense layers mix. */
 CFIT_API double cfit_lora_layer_params(const cfit_model *m, int rank);
+/* Of those, the routed experts' (the mean layer's; 0 for a dense model). */
+CFIT_API double cfit_lora_expert_layer_params(const cfit_model *m, int rank);
 /* Bytes per quantized weight of QLoRA's NF4 with double quantization: 4 bits, one fp32 absmax
  * per 64 weights quantized to 8 bits with one fp32 constant per 256 of those. */
 CFIT_API double cfit_nf4_bytes_per_param(void);
 /* Model FLOPs per trained token of fine-tuning mode f at rank r (workload.h's convention):
- * frozen modes skip the weight-gradient GEMMs (2 FLOPs per weight) and add the adapters'
- * forward and backward (6 per adapter parameter). */
+ * frozen modes skip the weight-gradient GEMMs (2 FLOPs per weight a token meets) and add the
+ * adapters' forward and backward (6 per adapter parameter a token meets: its top-k experts'). */
 CFIT_API double cfit_finetune_flops_per_token(const cfit_model *m, int seq, cfit_finetune f, int rank);
 /* The parameters a request trains: all of them, or the adapters of lora / qlora. */
 struct cfit_plan_request;
 CFIT_API double cfit_finetune_trainable_params(const struct cfit_plan_request *r);
-/* Whether the planner costs fine-tuning mode f for model m: LoRA adapters are placed on dense
- * attention and MLP projections, so MoE and MLA models are refused (d->msg says so). */
+/* Whether the planner costs fine-tuning mode f for model m: LoRA adapters are placed on Q, K, V,
+ * output and the (dense or expert) MLP projections, so MLA models are refused (d->msg says so). */
 CFIT_API int cfit_finetune_check(const cfit_model *m, cfit_finetune f, cfit_diag *d);
 
 #ifdef __cplusplus

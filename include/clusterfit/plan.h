@@ -39,12 +39,14 @@ typedef struct cfit_memory {
     double total_bytes, capacity_bytes;
     double host_bytes;            /* offloaded to host memory, per GPU (offload.h; 0 without offload) */
     double host_capacity_bytes;   /* with offload: the node's host memory over the job's GPUs on it; else 0 */
+    double nvme_bytes;            /* offloaded on to the node's NVMe array, per GPU (0 without :nvme) */
+    double nvme_capacity_bytes;   /* with :nvme: the array's capacity over the job's GPUs on the node; else 0 */
 } cfit_memory;
 
 typedef struct cfit_breakdown {
     double compute_s, tp_comm_s, cp_comm_s, pp_comm_s, pp_bubble_s, dp_comm_s, optimizer_s, other_s;
     double ep_comm_s;   /* exposed expert dispatch/combine all-to-all (and ETP) communication; 0 when dense */
-    double offload_s;   /* exposed host-link transfers and the CPU's Adam step (offload.h); 0 without offload */
+    double offload_s;   /* exposed host-link and NVMe transfers and the CPU's Adam step (offload.h); 0 without offload */
 } cfit_breakdown;
 
 typedef struct cfit_plan {

@@ -25,6 +25,8 @@ typedef enum cfit_schedule {
     CFIT_SCHED_ZB_V = 4,        /* zero bubble ZB-V: 2 chunks per device in a V (same paper) */
     CFIT_SCHED_DUALPIPE = 5,    /* DualPipe: bidirectional, 2 stages per device (DeepSeek-V3 report) */
     CFIT_SCHED_DUALPIPEV = 6,   /* DualPipeV: DualPipe cut in half, 2 chunks per device in a V */
+    CFIT_SCHED_ZB_H2 = 7,       /* zero bubble ZB-H2: ZB-H1 with 2p - 1 micro-batches in flight (Qi et al.) */
+    CFIT_SCHED_INTERLEAVED_ZB = 8, /* torchtitan's InterleavedZeroBubble: ZB1P on vp >= 2 chunks per device */
     CFIT_SCHED_COUNT
 } cfit_schedule;
 
@@ -33,7 +35,8 @@ typedef enum cfit_schedule {
 /* The schedules a framework entry without a "schedules" list runs (Megatron-Core's). */
 #define CFIT_SCHED_DEFAULT_MASK (CFIT_SCHED_BIT(CFIT_SCHED_1F1B) | CFIT_SCHED_BIT(CFIT_SCHED_INTERLEAVED))
 
-/* "1f1b", "interleaved", "zb-h1", "zb-v", "dualpipe", "dualpipev"; "default", "?" out of range. */
+/* "1f1b", "interleaved", "zb-h1", "zb-v", "dualpipe", "dualpipev", "zb-h2", "interleaved-zb";
+ * "default", "?" out of range. */
 CFIT_API const char *cfit_schedule_name(cfit_schedule s);
 /* Schedule by name; CFIT_EUNKNOWN with d->msg naming the choices (and a did-you-mean). */
 CFIT_API int cfit_schedule_parse(const char *name, cfit_schedule *out, cfit_diag *d);
@@ -45,8 +48,8 @@ CFIT_API cfit_schedule cfit_layout_schedule(const cfit_layout *l);
 /* Its name, or "none" when pp is 1 (no pipeline). */
 CFIT_API const char *cfit_layout_schedule_name(const cfit_layout *l);
 
-/* The model chunks per device schedule s runs with: 1 (1f1b, zb-h1), 2 (zb-v, dualpipe,
- * dualpipev) or 0 for interleaved (any vp >= 2). */
+/* The model chunks per device schedule s runs with: 1 (1f1b, zb-h1, zb-h2), 2 (zb-v, dualpipe,
+ * dualpipev) or 0 for interleaved and interleaved-zb (any vp >= 2). */
 CFIT_API int cfit_schedule_chunks(cfit_schedule s);
 
 /* Whether schedule s can run pp stages of vp chunks with m micro-batches per step (m 0 =

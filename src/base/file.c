@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *cfit__input_name(const char *path)
+const char *cfit_input_name(const char *path)
 {
     return path && strcmp(path, "-") == 0 ? "<stdin>" : path;
 }
@@ -39,7 +39,7 @@ static int slurp(FILE *f, size_t max_bytes, char **out, size_t *n)
 
 int cfit__read_input(const char *path, size_t max_bytes, char **out, size_t *len, cfit_diag *d)
 {
-    const char *name = cfit__input_name(path);
+    const char *name = cfit_input_name(path);
     int is_stdin = name != path;
     *out = NULL;
     *len = 0;
@@ -62,14 +62,14 @@ int cfit__read_input(const char *path, size_t max_bytes, char **out, size_t *len
     return CFIT_EOK;
 }
 
-cfit__json *cfit__json_load(const char *path, int *err, cfit_diag *d)
+cfit_json *cfit_json_load(const char *path, int *err, cfit_diag *d)
 {
     char *text;
     size_t len;
     *err = cfit__read_input(path, (size_t)64 << 20, &text, &len, d);
     if (*err)
         return NULL;
-    cfit__json *root = cfit__json_parse(text, len, cfit__input_name(path), err, d);
+    cfit_json *root = cfit_json_parse(text, len, cfit_input_name(path), err, d);
     free(text);
     return root;
 }

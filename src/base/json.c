@@ -1,4 +1,4 @@
-/* json.c - the position-tracking JSON reader and the cfit__buf string builder.
+/* json.c - the position-tracking JSON reader and the cfit_buf string builder.
  *
  * The reader is a recursive descent over RFC 8259 that never reads past len (the text
  * need not be NUL-terminated).  It tracks the current line and the offset where that
@@ -19,9 +19,9 @@
 #define BUF_MIN 64
 #define SHOW_MAX 64   /* bytes of a key echoed in a message */
 
-/* ---- cfit__buf --------------------------------------------------------- */
+/* ---- cfit_buf --------------------------------------------------------- */
 
-void cfit__buf_init(cfit__buf *b)
+void cfit_buf_init(cfit_buf *b)
 {
     b->len = 0;
     b->oom = 0;
@@ -33,7 +33,7 @@ void cfit__buf_init(cfit__buf *b)
         b->cap = 0, b->oom = 1;
 }
 
-void cfit__buf_fini(cfit__buf *b)
+void cfit_buf_fini(cfit_buf *b)
 {
     free(b->data);
     b->data = NULL;
@@ -41,13 +41,13 @@ void cfit__buf_fini(cfit__buf *b)
     b->oom = 0;
 }
 
-int cfit__buf_ok(const cfit__buf *b)
+int cfit_buf_ok(const cfit_buf *b)
 {
     return !b->oom && b->data != NULL;
 }
 
 /* Make room for extra more bytes plus the NUL; 0 (and oom set) on failure. */
-static int buf_reserve(cfit__buf *b, size_t extra)
+static int buf_reserve(cfit_buf *b, size_t extra)
 {
     if (b->oom)
         return 0;
@@ -71,7 +71,7 @@ static int buf_reserve(cfit__buf *b, size_t extra)
     return 1;
 }
 
-static void buf_append(cfit__buf *b, const char *s, size_t n)
+static void buf_append(cfit_buf *b, const char *s, size_t n)
 {
     if (!buf_reserve(b, n))
         return;
@@ -80,12 +80,12 @@ static void buf_append(cfit__buf *b, const char *s, size_t n)
     b->data[b->len] = '\0';
 }
 
-void cfit__buf_puts(cfit__buf *b, const char *s)
+void cfit_buf_puts(cfit_buf *b, const char *s)
 {
     buf_append(b, s, strlen(s));
 }
 
-void cfit__buf_vprintf(cfit__buf *b, const char *fmt, va_list ap)
+void cfit_buf_vprintf(cfit_buf *b, const char *fmt, va_list ap)
 {
     va_list cp;
     va_copy(cp, ap);
@@ -101,11 +101,11 @@ void cfit__buf_vprintf(cfit__buf *b, const char *fmt, va_list ap)
     b->len += (size_t)n;
 }
 
-void cfit__buf_printf(cfit__buf *b, const char *fmt, ...)
+void cfit_buf_printf(cfit_buf *b, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    cfit__buf_vprintf(b, fmt, ap);
+    cfit_buf_vprintf(b, fmt, ap);
     va_end(ap);
 }
 
@@ -194,10 +194,10 @@ static size_t plain_run(const char *s, size_t left)
     return run;
 }
 
-void cfit__buf_json_string(cfit__buf *b, const char *s)
+void cfit_buf_json_string(cfit_buf *b, const char *s)
 {
     if (!s) {
-        cfit__buf_puts(b, "null");
+        cfit_buf_puts(b, "null");
         return;
     }
     char hex[7];
@@ -209,21 +209,21 @@ void cfit__buf_json_string(cfit__buf *b, const char *s)
         if (run == left)
             break;
         const char *esc = json_escape((unsigned char)s[run], hex);
-        cfit__buf_puts(b, esc ? esc : "\xef\xbf\xbd");   /* U+FFFD for a byte that is not UTF-8 */
+        cfit_buf_puts(b, esc ? esc : "\xef\xbf\xbd");   /* U+FFFD for a byte that is not UTF-8 */
         s += run + 1;
         left -= run + 1;
     }
     buf_append(b, "\"", 1);
 }
 
-void cfit__buf_json_number(cfit__buf *b, double v)
+void cfit_buf_json_number(cfit_buf *b, double v)
 {
     if (!isfinite(v))
-        cfit__buf_puts(b, "null");
+        cfit_buf_puts(b, "null");
     else if (v == floor(v) && fabs(v) < 9007199254740992.0)   /* 2^53 */
-        cfit__buf_printf(b, "%.0f", v == 0.0 ? 0.0 : v);      /* no "-0" */
+        cfit_buf_printf(b, "%.0f", v == 0.0 ? 0.0 : v);      /* no "-0" */
     else
-        cfit__buf_printf(b, "%.10g", v);
+        cfit_buf_printf(b, "%.10g", v);
 }
 
 /* ---- the reader: state and errors -------------------------------------- */
@@ -236,7 +236,7 @@ typedef struct parser {
     const char *file;
     cfit_diag *d;
     int err;             /* CFIT_EOK until the first error */
-    const cfit__json *open;   /* the innermost array or object being read, or NULL */
+    const cfit_json *open;   /* the innermost array or object being read, or NULL */
 } parser;
 
 static int clamp_int(size_t v)
@@ -291,7 +291,7 @@ static void fail_eof(parser *p, const char *expected)
 {
     if (p->open)
         FAIL_HERE(p, "unexpected end of input: unclosed %s opened at %d:%d (expected %s)",
-                  p->open->type == CFIT__JSON_OBJECT ? "object" : "array", p->open->line, p->open->col,
+                  p->open->type == CFIT_JSON_OBJECT ? "object" : "array", p->open->line, p->open->col,
                   expected);
     else
         FAIL_HERE(p, "unexpected end of input (expected %s)", expected);
@@ -327,9 +327,9 @@ static void skip_ws(parser *p)
     }
 }
 
-static cfit__json *new_node(parser *p, cfit__json_type type)
+static cfit_json *new_node(parser *p, cfit_json_type type)
 {
-    cfit__json *v = calloc(1, sizeof *v);
+    cfit_json *v = calloc(1, sizeof *v);
     if (!v) {
         fail_oom(p);
         return NULL;
@@ -376,7 +376,7 @@ static int hex4(const parser *p, size_t pos, unsigned *out)
     return 1;
 }
 
-static void put_utf8(cfit__buf *b, unsigned cp)
+static void put_utf8(cfit_buf *b, unsigned cp)
 {
     char u[4];
     size_t n;
@@ -395,7 +395,7 @@ static void put_utf8(cfit__buf *b, unsigned cp)
 }
 
 /* A \u escape at p->pos (the backslash), with its low surrogate if it needs one. */
-static int parse_unicode(parser *p, cfit__buf *b)
+static int parse_unicode(parser *p, cfit_buf *b)
 {
     size_t at = p->pos;
     unsigned cp, lo;
@@ -426,7 +426,7 @@ static int parse_unicode(parser *p, cfit__buf *b)
 }
 
 /* An escape at p->pos (the backslash). */
-static int parse_escape(parser *p, cfit__buf *b)
+static int parse_escape(parser *p, cfit_buf *b)
 {
     static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
     int c = peek_at(p, p->pos + 1);
@@ -450,8 +450,8 @@ static int parse_escape(parser *p, cfit__buf *b)
 static char *parse_string(parser *p)
 {
     size_t open = p->pos++;
-    cfit__buf b;
-    cfit__buf_init(&b);
+    cfit_buf b;
+    cfit_buf_init(&b);
     for (;;) {
         size_t run = p->pos;
         int c;
@@ -462,7 +462,7 @@ static char *parse_string(parser *p)
         buf_append(&b, p->text + run, p->pos - run);
         if (c == '"') {
             p->pos++;
-            if (cfit__buf_ok(&b))
+            if (cfit_buf_ok(&b))
                 return b.data;
             fail_oom(p);
             break;
@@ -481,7 +481,7 @@ static char *parse_string(parser *p)
             break;
         }
     }
-    cfit__buf_fini(&b);
+    cfit_buf_fini(&b);
     return NULL;
 }
 
@@ -555,28 +555,28 @@ static int convert_number(parser *p, size_t end, double *out)
     return 0;
 }
 
-static cfit__json *parse_number(parser *p)
+static cfit_json *parse_number(parser *p)
 {
     size_t end = scan_number(p);
     double v;
     if (!end || convert_number(p, end, &v) < 0)
         return NULL;
-    cfit__json *node = new_node(p, CFIT__JSON_NUMBER);
+    cfit_json *node = new_node(p, CFIT_JSON_NUMBER);
     if (node)
         node->number = v;
     p->pos = end;
     return node;
 }
 
-static cfit__json *parse_literal(parser *p)
+static cfit_json *parse_literal(parser *p)
 {
-    static const struct { const char *word; cfit__json_type type; int boolean; } lits[] = {
-        {"true", CFIT__JSON_BOOL, 1}, {"false", CFIT__JSON_BOOL, 0}, {"null", CFIT__JSON_NULL, 0}
+    static const struct { const char *word; cfit_json_type type; int boolean; } lits[] = {
+        {"true", CFIT_JSON_BOOL, 1}, {"false", CFIT_JSON_BOOL, 0}, {"null", CFIT_JSON_NULL, 0}
     };
     for (size_t i = 0; i < sizeof lits / sizeof lits[0]; i++) {
         size_t n = strlen(lits[i].word);
         if (p->len - p->pos >= n && !memcmp(p->text + p->pos, lits[i].word, n)) {
-            cfit__json *v = new_node(p, lits[i].type);
+            cfit_json *v = new_node(p, lits[i].type);
             if (v)
                 v->boolean = lits[i].boolean;
             p->pos += n;
@@ -589,11 +589,11 @@ static cfit__json *parse_literal(parser *p)
 
 /* ---- containers -------------------------------------------------------- */
 
-static cfit__json *parse_value(parser *p, int depth);
+static cfit_json *parse_value(parser *p, int depth);
 
-static cfit__json *parse_array_in(parser *p, int depth)
+static cfit_json *parse_array_in(parser *p, int depth)
 {
-    cfit__json *arr = new_node(p, CFIT__JSON_ARRAY);
+    cfit_json *arr = new_node(p, CFIT_JSON_ARRAY);
     size_t cap = 0;
     if (!arr)
         return NULL;
@@ -605,12 +605,12 @@ static cfit__json *parse_array_in(parser *p, int depth)
         return arr;
     }
     for (;;) {
-        cfit__json *item = parse_value(p, depth);
+        cfit_json *item = parse_value(p, depth);
         if (!item)
             break;
-        cfit__json **items = grow(arr->items, &cap, arr->n, sizeof *items);
+        cfit_json **items = grow(arr->items, &cap, arr->n, sizeof *items);
         if (!items) {
-            cfit__json_free(item);
+            cfit_json_free(item);
             fail_oom(p);
             break;
         }
@@ -635,7 +635,7 @@ static cfit__json *parse_array_in(parser *p, int depth)
             break;
         }
     }
-    cfit__json_free(arr);
+    cfit_json_free(arr);
     return NULL;
 }
 
@@ -654,7 +654,7 @@ static size_t hash_key(const char *s)
 }
 
 /* The slot holding key, or the empty slot where it would go. */
-static size_t *keyset_slot(const keyset *ks, const cfit__json *obj, const char *key)
+static size_t *keyset_slot(const keyset *ks, const cfit_json *obj, const char *key)
 {
     size_t i = hash_key(key) & (ks->cap - 1);
     while (ks->slots[i] && strcmp(obj->members[ks->slots[i] - 1].key, key))
@@ -663,7 +663,7 @@ static size_t *keyset_slot(const keyset *ks, const cfit__json *obj, const char *
 }
 
 /* Add member obj->n - 1, growing (and rehashing) at half load; 0 on failure. */
-static int keyset_add(keyset *ks, const cfit__json *obj)
+static int keyset_add(keyset *ks, const cfit_json *obj)
 {
     if (obj->n * 2 > ks->cap) {
         size_t cap = ks->cap ? ks->cap * 2 : 16;
@@ -681,7 +681,7 @@ static int keyset_add(keyset *ks, const cfit__json *obj)
 }
 
 /* One "key": value at p->pos (the key's quote), appended to obj. */
-static int parse_member(parser *p, cfit__json *obj, size_t *cap, keyset *ks, int depth)
+static int parse_member(parser *p, cfit_json *obj, size_t *cap, keyset *ks, int depth)
 {
     int line = p->line, col = col_of(p, p->pos);
     char *key = parse_string(p);
@@ -706,17 +706,17 @@ static int parse_member(parser *p, cfit__json *obj, size_t *cap, keyset *ks, int
     }
     p->pos++;
     skip_ws(p);
-    cfit__json *value = parse_value(p, depth);
-    cfit__json_member *members = value ? grow(obj->members, cap, obj->n, sizeof *members) : NULL;
+    cfit_json *value = parse_value(p, depth);
+    cfit_json_member *members = value ? grow(obj->members, cap, obj->n, sizeof *members) : NULL;
     if (!members) {
         if (value)
             fail_oom(p);
-        cfit__json_free(value);
+        cfit_json_free(value);
         free(key);
         return -1;
     }
     obj->members = members;
-    obj->members[obj->n++] = (cfit__json_member){key, line, col, value};
+    obj->members[obj->n++] = (cfit_json_member){key, line, col, value};
     if (!keyset_add(ks, obj)) {
         fail_oom(p);
         return -1;
@@ -724,9 +724,9 @@ static int parse_member(parser *p, cfit__json *obj, size_t *cap, keyset *ks, int
     return 0;
 }
 
-static cfit__json *parse_object_in(parser *p, int depth)
+static cfit_json *parse_object_in(parser *p, int depth)
 {
-    cfit__json *obj = new_node(p, CFIT__JSON_OBJECT);
+    cfit_json *obj = new_node(p, CFIT_JSON_OBJECT);
     keyset ks = {NULL, 0};
     size_t cap = 0;
     if (!obj)
@@ -772,26 +772,26 @@ static cfit__json *parse_object_in(parser *p, int depth)
         }
     }
     free(ks.slots);
-    cfit__json_free(obj);
+    cfit_json_free(obj);
     return NULL;
 }
 
 /* An array or object at p->pos, with p->open naming it while it is read. */
-static cfit__json *parse_container(parser *p, int depth)
+static cfit_json *parse_container(parser *p, int depth)
 {
-    const cfit__json *outer = p->open;
-    cfit__json *v = peek(p) == '[' ? parse_array_in(p, depth) : parse_object_in(p, depth);
+    const cfit_json *outer = p->open;
+    cfit_json *v = peek(p) == '[' ? parse_array_in(p, depth) : parse_object_in(p, depth);
     p->open = outer;
     return v;
 }
 
 /* A value at p->pos (whitespace already skipped); depth counts enclosing containers. */
-static cfit__json *parse_value(parser *p, int depth)
+static cfit_json *parse_value(parser *p, int depth)
 {
     int c = peek(p);
     char shown[16];
-    if ((c == '[' || c == '{') && depth >= CFIT__JSON_MAX_DEPTH) {
-        FAIL_HERE(p, "nesting deeper than %d levels", CFIT__JSON_MAX_DEPTH);
+    if ((c == '[' || c == '{') && depth >= CFIT_JSON_MAX_DEPTH) {
+        FAIL_HERE(p, "nesting deeper than %d levels", CFIT_JSON_MAX_DEPTH);
         return NULL;
     }
     if (c == '[' || c == '{')
@@ -801,7 +801,7 @@ static cfit__json *parse_value(parser *p, int depth)
     if (c == 't' || c == 'f' || c == 'n')
         return parse_literal(p);
     if (c == '"') {
-        cfit__json *v = new_node(p, CFIT__JSON_STRING);
+        cfit_json *v = new_node(p, CFIT_JSON_STRING);
         if (v && !(v->string = parse_string(p))) {
             free(v);
             v = NULL;
@@ -817,21 +817,21 @@ static cfit__json *parse_value(parser *p, int depth)
 
 /* ---- public ------------------------------------------------------------ */
 
-cfit__json *cfit__json_parse(const char *text, size_t len, const char *file,
+cfit_json *cfit_json_parse(const char *text, size_t len, const char *file,
                              int *err, cfit_diag *d)
 {
     parser p = {text ? text : "", text ? len : 0, 0, 0, 1, file, d, CFIT_EOK, NULL};
     if (p.len >= 3 && !memcmp(p.text, "\xef\xbb\xbf", 3))   /* a UTF-8 byte order mark */
         p.pos = 3;
     skip_ws(&p);
-    cfit__json *root = parse_value(&p, 0);
+    cfit_json *root = parse_value(&p, 0);
     if (root) {
         skip_ws(&p);
         if (p.pos < p.len) {
             char shown[16];
             FAIL_HERE(&p, "unexpected %s after the JSON value",
                       describe(peek(&p), shown));
-            cfit__json_free(root);
+            cfit_json_free(root);
             root = NULL;
         }
     }
@@ -840,15 +840,15 @@ cfit__json *cfit__json_parse(const char *text, size_t len, const char *file,
     return root;
 }
 
-void cfit__json_free(cfit__json *v)
+void cfit_json_free(cfit_json *v)
 {
     if (!v)
         return;
-    for (size_t i = 0; v->type == CFIT__JSON_ARRAY && i < v->n; i++)
-        cfit__json_free(v->items[i]);
-    for (size_t i = 0; v->type == CFIT__JSON_OBJECT && i < v->n; i++) {
+    for (size_t i = 0; v->type == CFIT_JSON_ARRAY && i < v->n; i++)
+        cfit_json_free(v->items[i]);
+    for (size_t i = 0; v->type == CFIT_JSON_OBJECT && i < v->n; i++) {
         free(v->members[i].key);
-        cfit__json_free(v->members[i].value);
+        cfit_json_free(v->members[i].value);
     }
     free(v->items);
     free(v->members);
@@ -856,9 +856,9 @@ void cfit__json_free(cfit__json *v)
     free(v);
 }
 
-const cfit__json_member *cfit__json_member_get(const cfit__json *obj, const char *key)
+const cfit_json_member *cfit_json_member_get(const cfit_json *obj, const char *key)
 {
-    if (!obj || obj->type != CFIT__JSON_OBJECT || !key)
+    if (!obj || obj->type != CFIT_JSON_OBJECT || !key)
         return NULL;
     for (size_t i = 0; i < obj->n; i++)
         if (!strcmp(obj->members[i].key, key))
@@ -866,35 +866,35 @@ const cfit__json_member *cfit__json_member_get(const cfit__json *obj, const char
     return NULL;
 }
 
-const cfit__json *cfit__json_get(const cfit__json *obj, const char *key)
+const cfit_json *cfit_json_get(const cfit_json *obj, const char *key)
 {
-    const cfit__json_member *m = cfit__json_member_get(obj, key);
+    const cfit_json_member *m = cfit_json_member_get(obj, key);
     return m ? m->value : NULL;
 }
 
-const char *cfit__json_type_name(cfit__json_type t)
+const char *cfit_json_type_name(cfit_json_type t)
 {
     static const char *const names[] = {"null", "boolean", "number", "string", "array",
                                         "object"};
     return (unsigned)t < sizeof names / sizeof names[0] ? names[t] : "unknown";
 }
 
-void cfit__buf_key_number(cfit__buf *b, const char *key, double v, int comma)
+void cfit_buf_key_number(cfit_buf *b, const char *key, double v, int comma)
 {
-    cfit__buf_printf(b, "%s\"%s\": ", comma ? ", " : "", key);
-    cfit__buf_json_number(b, v);
+    cfit_buf_printf(b, "%s\"%s\": ", comma ? ", " : "", key);
+    cfit_buf_json_number(b, v);
 }
 
-void cfit__buf_key_string(cfit__buf *b, const char *key, const char *v, int comma)
+void cfit_buf_key_string(cfit_buf *b, const char *key, const char *v, int comma)
 {
-    cfit__buf_printf(b, "%s\"%s\": ", comma ? ", " : "", key);
-    cfit__buf_json_string(b, v);
+    cfit_buf_printf(b, "%s\"%s\": ", comma ? ", " : "", key);
+    cfit_buf_json_string(b, v);
 }
 
-void cfit__buf_key_opt(cfit__buf *b, const char *key, int have, double v)
+void cfit_buf_key_opt(cfit_buf *b, const char *key, int have, double v)
 {
     if (have)
-        cfit__buf_key_number(b, key, v, 1);
+        cfit_buf_key_number(b, key, v, 1);
     else
-        cfit__buf_printf(b, ", \"%s\": null", key);
+        cfit_buf_printf(b, ", \"%s\": null", key);
 }

@@ -1,61 +1,13 @@
-/* json.h - a small JSON reader that remembers where every value and key stands,
- * and a string builder for writing JSON and text (internal to libclusterfit).
- *
- * The reader exists (instead of using jansson) because catalog and model files must
- * report FILE:LINE:COL for *semantic* errors too (an unknown key, a negative size),
- * and jansson keeps positions only for syntax errors.  It accepts RFC 8259 JSON:
- * no comments, no trailing commas, no NaN; duplicate keys are an error; nesting is
- * limited to CFIT__JSON_MAX_DEPTH.
+/* json.h - the JSON reader (clusterfit/json.h) and the text/JSON writer (clusterfit/writer.h),
+ * plus the UTF-8 and position helpers they share (internal to libclusterfit).
  */
 #ifndef CFIT_JSON_H
 #define CFIT_JSON_H
 
-#include <stdarg.h>
 #include <stddef.h>
 #include "clusterfit/base.h"
-
-#define CFIT__JSON_MAX_DEPTH 64
-
-typedef enum cfit__json_type {
-    CFIT__JSON_NULL,
-    CFIT__JSON_BOOL,
-    CFIT__JSON_NUMBER,
-    CFIT__JSON_STRING,
-    CFIT__JSON_ARRAY,
-    CFIT__JSON_OBJECT
-} cfit__json_type;
-
-typedef struct cfit__json cfit__json;
-
-typedef struct cfit__json_member {
-    char *key;          /* NUL-terminated, unescaped */
-    int line, col;      /* position of the key's opening quote */
-    cfit__json *value;
-} cfit__json_member;
-
-struct cfit__json {
-    cfit__json_type type;
-    int line, col;                 /* position of the value's first character */
-    int boolean;                   /* BOOL */
-    double number;                 /* NUMBER (finite) */
-    char *string;                  /* STRING: NUL-terminated, unescaped (embedded NUL rejected) */
-    size_t n;                      /* ARRAY: items; OBJECT: members */
-    cfit__json **items;            /* ARRAY */
-    cfit__json_member *members;    /* OBJECT, in file order */
-};
-
-/* Parse len bytes of text.  file names the input for diagnostics (may be NULL).
- * On success returns the root (free with cfit__json_free) and *err = CFIT_EOK.
- * On failure returns NULL, *err = CFIT_EPARSE (or CFIT_ENOMEM) and fills d with
- * file, line, column and what was expected. */
-cfit__json *cfit__json_parse(const char *text, size_t len, const char *file,
-                             int *err, cfit_diag *d);
-void cfit__json_free(cfit__json *v);   /* NULL is a no-op */
-
-/* Member of an object by key, or NULL (also NULL when obj is not an object). */
-const cfit__json_member *cfit__json_member_get(const cfit__json *obj, const char *key);
-const cfit__json *cfit__json_get(const cfit__json *obj, const char *key);
-const char *cfit__json_type_name(cfit__json_type t);   /* "object", "number", ... */
+#include "clusterfit/json.h"
+#include "clusterfit/writer.h"
 
 /* Length of the well-formed UTF-8 sequence at s (at most n bytes; RFC 3629: no overlong forms,
  * no surrogates, nothing past U+10FFFF), or 0 if the bytes there are not one. */
@@ -65,35 +17,5 @@ size_t cfit__utf8_len(const char *s, size_t n);
 size_t cfit__utf8_invalid_at(const char *text, size_t len);
 /* 1-based line and byte column of offset off in text. */
 void cfit__text_line_col(const char *text, size_t off, int *line, int *col);
-
-/* A growing NUL-terminated string.  On allocation failure it sets oom and stops
- * growing; callers check cfit__buf_ok() once at the end. */
-typedef struct cfit__buf {
-    char *data;
-    size_t len, cap;
-    int oom;
-} cfit__buf;
-
-void cfit__buf_init(cfit__buf *b);
-void cfit__buf_fini(cfit__buf *b);
-int cfit__buf_ok(const cfit__buf *b);
-void cfit__buf_puts(cfit__buf *b, const char *s);
-void cfit__buf_printf(cfit__buf *b, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-void cfit__buf_vprintf(cfit__buf *b, const char *fmt, va_list ap);
-/* Append s as a JSON string literal with quotes and escapes; bytes that are not UTF-8 become
- * U+FFFD, so the document stays valid JSON whatever the input (a name from argv, a file). */
-void cfit__buf_json_string(cfit__buf *b, const char *s);
-/* Append a JSON number: integers exactly, others with 10 significant digits;
- * NaN and infinities are written as null. */
-void cfit__buf_json_number(cfit__buf *b, double v);
-/* Append an object member `"key": value`, preceded by ", " when comma is set. */
-void cfit__buf_key_number(cfit__buf *b, const char *key, double v, int comma);
-void cfit__buf_key_string(cfit__buf *b, const char *key, const char *v, int comma);
-/* ", "key": v" when have is set, else ", "key": null". */
-void cfit__buf_key_opt(cfit__buf *b, const char *key, int have, double v);
 
 #endif

@@ -1,6 +1,6 @@
 /* cli.c - option-table parsing, error printing and number formatting for the CLI. */
 #include "cli.h"
-#include "base/json.h"
+#include "clusterfit/writer.h"
 #include "clusterfit/workload.h"
 
 #include <errno.h>
@@ -95,17 +95,34 @@ static int input_metavar(const char *arg)
     return n >= 4 && strcmp(arg + n - 4, "FILE") == 0 && (n == 4 || arg[n - 5] == '|');
 }
 
+/* Who reads standard input: no one yet, the positional FILE argument, or an option (by its long
+ * name).  Standard input can feed one input only. */
+typedef enum stdin_reader { STDIN_UNCLAIMED = 0, STDIN_POSITIONAL, STDIN_OPTION } stdin_reader;
+typedef struct stdin_claim {
+    stdin_reader by;
+    const char *option;   /* the option's long name when by is STDIN_OPTION */
+} stdin_claim;
+
+/* How an error names a claimant: "--NAME", or "the FILE argument". */
+static const char *claim_dashes(const stdin_claim *c)
+{
+    return c->by == STDIN_OPTION ? "--" : "";
+}
+static const char *claim_label(const stdin_claim *c)
+{
+    return c->by == STDIN_OPTION ? c->option : "the FILE argument";
+}
+
 /* An input named "-" reads standard input, which only one input can: a second is an error naming
- * both (an option as "--NAME", the positional argument as given in what). */
-static int claim_stdin(const char **by, const char *what, const char *value)
+ * both. */
+static int claim_stdin(stdin_claim *claim, stdin_claim who, const char *value)
 {
     if (strcmp(value, "-") != 0)
         return 0;
-    if (*by)
+    if (claim->by != STDIN_UNCLAIMED)
         return cli_error("standard input can feed one input only: %s%s and %s%s both name '-'",
-                         strcmp(*by, "the FILE argument") ? "--" : "", *by,
-                         strcmp(what, "the FILE argument") ? "--" : "", what);
-    *by = what;
+                         claim_dashes(claim), claim_label(claim), claim_dashes(&who), claim_label(&who));
+    *claim = who;
     return 0;
 }
 
@@ -113,12 +130,12 @@ int cli_parse(int argc, char **argv, const cli_opt *opts, cli_handler fn, void *
               const char *usage, const char *description)
 {
     int only_positional = 0;
-    const char *stdin_by = NULL;   /* the input that takes "-": standard input can feed one */
+    stdin_claim stdin_by = {STDIN_UNCLAIMED, NULL};   /* the input that takes "-" */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int rc;
         if (only_positional || a[0] != '-' || a[1] == '\0') {
-            if ((rc = claim_stdin(&stdin_by, "the FILE argument", a)))
+            if ((rc = claim_stdin(&stdin_by, (stdin_claim){STDIN_POSITIONAL, NULL}, a)))
                 return rc;
             rc = fn(ctx, -1, NULL, a);
         } else if (strcmp(a, "--") == 0) {
@@ -155,7 +172,7 @@ int cli_parse(int argc, char **argv, const cli_opt *opts, cli_handler fn, void *
             } else if (!o->arg && value) {
                 return cli_error("option '--%s' takes no value", o->name);
             }
-            if (input_metavar(o->arg) && (rc = claim_stdin(&stdin_by, o->name, value)))
+            if (input_metavar(o->arg) && (rc = claim_stdin(&stdin_by, (stdin_claim){STDIN_OPTION, o->name}, value)))
                 return rc;
             rc = fn(ctx, o->id, o->name, value);
         }
@@ -341,11 +358,11 @@ const char *fmt_fit(char *buf, size_t n, int width, double v)
     return buf;
 }
 
-int cli_emit_json(cfit__buf *b)
+int cli_emit_json(cfit_buf *b)
 {
-    int ok = cfit__buf_ok(b);
+    int ok = cfit_buf_ok(b);
     if (ok)
         fputs(b->data, stdout);
-    cfit__buf_fini(b);
+    cfit_buf_fini(b);
     return ok ? 0 : cli_error("out of memory");
 }

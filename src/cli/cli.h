@@ -85,11 +85,11 @@ int cmd_bench_pairs(int argc, char **argv);
 
 /* --report FILE.html (issue 7, docs/report.md): write the page built in b, then free b (in every
  * case); 0, or an exit code after printing (b ran out of memory, the file cannot be written). */
-struct cfit__buf;
-int cli_report_write(const char *path, struct cfit__buf *b);   /* plan_report.c */
+struct cfit_buf;
+int cli_report_write(const char *path, struct cfit_buf *b);   /* plan_report.c */
 /* Print a built --json document to stdout and release it; 0, or "out of memory" (exit 1) when
  * building it ran out. */
-int cli_emit_json(struct cfit__buf *b);
+int cli_emit_json(struct cfit_buf *b);
 struct cfit_plan_request;
 struct cfit_plan_result;
 /* Write len bytes of data to path ("-": standard output); 0, or 1 after "clusterfit: error: WHAT:

@@ -10,7 +10,7 @@
 #include "cli.h"
 #include "bench_launch.h"
 #include "bench_nccl_compat.h"
-#include "base/json.h"
+#include "clusterfit/writer.h"
 #include "bench_report.h"
 #include "clusterfit/comm.h"
 #include "clusterfit/bench.h"
@@ -101,7 +101,7 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
 typedef struct printer {
     const coll_cli *c;
     int rank;
-    cfit__buf json;
+    cfit_buf json;
     int rows;
     double busbw_sum;
     int bw_count;
@@ -131,13 +131,13 @@ static void on_begin(void *ctx, const cfit_bench_job *job)
     if (c->report)
         cli_bench_report_begin(&p->rep, c->name, job);
     if (c->json) {
-        cfit__buf *b = &p->json;
-        cfit__buf_printf(b, "{\"clusterfit_version\": \"%s\", \"benchmark\": \"%s\", \"ranks\": %d, \"hosts\": %d, ",
+        cfit_buf *b = &p->json;
+        cfit_buf_printf(b, "{\"clusterfit_version\": \"%s\", \"benchmark\": \"%s\", \"ranks\": %d, \"hosts\": %d, ",
                          CFIT_VERSION, c->name, job->nranks, job->hosts);
-        cfit__buf_key_string(b, "transport", job->transport, 0);
-        cfit__buf_key_string(b, "dtype", o->all_dtypes ? "all" : cfit_dtype_name(o->dtype), 1);
-        cfit__buf_key_string(b, "op", op_label(c), 1);
-        cfit__buf_printf(b, ", \"iters\": %d, \"warmup\": %d, \"results\": [", o->iters, o->warmup);
+        cfit_buf_key_string(b, "transport", job->transport, 0);
+        cfit_buf_key_string(b, "dtype", o->all_dtypes ? "all" : cfit_dtype_name(o->dtype), 1);
+        cfit_buf_key_string(b, "op", op_label(c), 1);
+        cfit_buf_printf(b, ", \"iters\": %d, \"warmup\": %d, \"results\": [", o->iters, o->warmup);
         return;
     }
     /* nccl-tests' preamble (src/common.cu), so its log parsers and cfit_calibration_parse read it;
@@ -165,19 +165,19 @@ static void on_begin(void *ctx, const cfit_bench_job *job)
 
 static void json_row(printer *p, const cfit_bench_row *row, int ip)
 {
-    cfit__buf *b = &p->json;
+    cfit_buf *b = &p->json;
     const cfit_bench_timing *t = &row->t[ip];
-    cfit__buf_printf(b, "%s{\"size_bytes\": %llu, \"count\": %llu, ", p->rows++ ? ", " : "",
+    cfit_buf_printf(b, "%s{\"size_bytes\": %llu, \"count\": %llu, ", p->rows++ ? ", " : "",
                      (unsigned long long)row->size_bytes, (unsigned long long)row->count);
-    cfit__buf_key_string(b, "type", cfit_dtype_name(row->dtype), 0);
-    cfit__buf_key_string(b, "redop", row->reduces ? cfit_redop_name(row->op) : "none", 1);
-    cfit__buf_printf(b, ", \"root\": %d, \"in_place\": %s", row->root, ip ? "true" : "false");
-    cfit__buf_key_number(b, "time_s", t->time_s, 1);
-    cfit__buf_key_number(b, "algbw_gbs", t->algbw_bytes_per_s / 1e9, 1);
-    cfit__buf_key_number(b, "busbw_gbs", t->busbw_bytes_per_s / 1e9, 1);
-    cfit__buf_key_opt(b, "wrong", t->wrong >= 0, (double)t->wrong);
-    cfit__buf_key_string(b, "algo", row->algo, 1);
-    cfit__buf_puts(b, "}");
+    cfit_buf_key_string(b, "type", cfit_dtype_name(row->dtype), 0);
+    cfit_buf_key_string(b, "redop", row->reduces ? cfit_redop_name(row->op) : "none", 1);
+    cfit_buf_printf(b, ", \"root\": %d, \"in_place\": %s", row->root, ip ? "true" : "false");
+    cfit_buf_key_number(b, "time_s", t->time_s, 1);
+    cfit_buf_key_number(b, "algbw_gbs", t->algbw_bytes_per_s / 1e9, 1);
+    cfit_buf_key_number(b, "busbw_gbs", t->busbw_bytes_per_s / 1e9, 1);
+    cfit_buf_key_opt(b, "wrong", t->wrong >= 0, (double)t->wrong);
+    cfit_buf_key_string(b, "algo", row->algo, 1);
+    cfit_buf_puts(b, "}");
 }
 
 static void on_row(void *ctx, int rank, const cfit_bench_row *row)
@@ -230,11 +230,11 @@ static int finish(printer *p)
     double avg = p->bw_count ? p->busbw_sum / p->bw_count : 0.0;
     int low = c->have_min && avg < c->min_busbw_gbs;
     if (p->rank == 0 && c->json) {
-        cfit__buf *b = &p->json;
-        cfit__buf_puts(b, "]");
-        cfit__buf_key_number(b, "avg_busbw_gbs", avg, 1);
-        cfit__buf_printf(b, ", \"wrong_total\": %lld}\n", (long long)p->wrong_total);
-        if (cfit__buf_ok(b))
+        cfit_buf *b = &p->json;
+        cfit_buf_puts(b, "]");
+        cfit_buf_key_number(b, "avg_busbw_gbs", avg, 1);
+        cfit_buf_printf(b, ", \"wrong_total\": %lld}\n", (long long)p->wrong_total);
+        if (cfit_buf_ok(b))
             fputs(b->data, stdout);
         else
             return cli_error("out of memory");
@@ -277,7 +277,7 @@ static int rank_body(cfit_comm *comm, void *ctx)
     printer p;
     memset(&p, 0, sizeof p);
     p.c = c;
-    cfit__buf_init(&p.json);
+    cfit_buf_init(&p.json);
     cfit_bench_sink sink = {.ctx = &p, .begin = on_begin, .row = on_row};
     cfit_diag d;
     cfit_diag_clear(&d);
@@ -292,7 +292,7 @@ static int rank_body(cfit_comm *comm, void *ctx)
     } else {
         rc = finish(&p);
     }
-    cfit__buf_fini(&p.json);
+    cfit_buf_fini(&p.json);
     return rc;
 }
 

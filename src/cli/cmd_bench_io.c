@@ -1,8 +1,8 @@
 /* cmd_bench_io.c - `clusterfit bench storage` and `clusterfit bench memory`: parse options, run
  * src/bench/storage.c or memory.c, print a table or JSON, and judge a storage need (--need, --plan). */
 #include "cli.h"
-#include "base/json.h"
-#include "base/file.h"
+#include "clusterfit/writer.h"
+#include "clusterfit/json.h"
 #include "clusterfit/memory.h"
 #include "clusterfit/storage.h"
 #include "bench_report.h"
@@ -24,9 +24,9 @@ static int opt_size(const char *name, const char *value, uint64_t *out)
     return cfit_parse_size(value, out, &d) ? cli_error("--%s: %s", name, d.msg) : 0;
 }
 
-static void json_bool(cfit__buf *b, const char *key, int v)
+static void json_bool(cfit_buf *b, const char *key, int v)
 {
-    cfit__buf_printf(b, ", \"%s\": %s", key, v ? "true" : "false");
+    cfit_buf_printf(b, ", \"%s\": %s", key, v ? "true" : "false");
 }
 
 /* ---- bench storage ---- */
@@ -124,16 +124,16 @@ static int storage_opt(void *vc, int id, const char *name, const char *value)
 /* Read a `plan --bom --json` file's storage need.  Exit code after printing, or 0. */
 static int load_plan_need(storage_cli *c)
 {
-    const char *path = cfit__input_name(c->plan_file);
+    const char *path = cfit_input_name(c->plan_file);
     int err;
     cfit_diag d;
     cfit_diag_clear(&d);
-    cfit__json *root = cfit__json_load(c->plan_file, &err, &d);
+    cfit_json *root = cfit_json_load(c->plan_file, &err, &d);
     if (!root)
         return cli_error_diag(&d, err);
     int rc = 0;
-    const cfit__json *st = cfit__json_get(cfit__json_get(root, "bom"), "storage");
-    if (root->type != CFIT__JSON_OBJECT || !st || st->type != CFIT__JSON_OBJECT) {
+    const cfit_json *st = cfit_json_get(cfit_json_get(root, "bom"), "storage");
+    if (root->type != CFIT_JSON_OBJECT || !st || st->type != CFIT_JSON_OBJECT) {
         rc = cli_error("%s:%d:%d: no bom.storage object: write the plan with `clusterfit plan --bom --json`", path,
                        root->line, root->col);
     } else {
@@ -141,10 +141,10 @@ static int load_plan_need(storage_cli *c)
         double *dst[2] = {&c->need_read, &c->need_write};
         int found = 0;
         for (int i = 0; i < 2 && !rc; i++) {
-            const cfit__json *v = cfit__json_get(st, keys[i]);
-            if (!v || v->type == CFIT__JSON_NULL)
+            const cfit_json *v = cfit_json_get(st, keys[i]);
+            if (!v || v->type == CFIT_JSON_NULL)
                 continue;
-            if (v->type != CFIT__JSON_NUMBER || !(v->number >= 0))
+            if (v->type != CFIT_JSON_NUMBER || !(v->number >= 0))
                 rc = cli_error("%s:%d:%d: bom.storage.%s must be a number of bytes/s >= 0", path, v->line, v->col,
                                keys[i]);
             else
@@ -154,7 +154,7 @@ static int load_plan_need(storage_cli *c)
             rc = cli_error("%s:%d:%d: bom.storage has neither data_read_bytes_per_s nor checkpoint_write_bytes_per_s",
                            path, st->line, st->col);
     }
-    cfit__json_free(root);
+    cfit_json_free(root);
     c->need_source = path;
     return rc;
 }
@@ -231,61 +231,61 @@ static void storage_table(const storage_cli *c, const cfit_storage_result *r)
 static void storage_json(const storage_cli *c, const cfit_storage_result *r)
 {
     const cfit_storage_opts *o = &c->o;
-    cfit__buf b;
-    cfit__buf_init(&b);
-    cfit__buf_puts(&b, "{");
-    cfit__buf_key_string(&b, "clusterfit_version", CFIT_VERSION, 0);
-    cfit__buf_key_string(&b, "benchmark", "storage", 1);
-    cfit__buf_key_string(&b, "path", o->dir, 1);
-    cfit__buf_key_string(&b, "file", r->path, 1);
-    cfit__buf_key_number(&b, "size_bytes", (double)o->size_bytes, 1);
-    cfit__buf_key_number(&b, "block_bytes", (double)o->block_bytes, 1);
-    cfit__buf_key_number(&b, "threads", o->threads, 1);
-    cfit__buf_key_number(&b, "clients", c->agg.clients > 1 ? c->agg.clients : 1, 1);
-    cfit__buf_key_number(&b, "queue_depth", strcmp(r->engine, "io_uring") == 0 ? o->queue_depth : 1, 1);
-    cfit__buf_key_string(&b, "engine", r->engine, 1);
+    cfit_buf b;
+    cfit_buf_init(&b);
+    cfit_buf_puts(&b, "{");
+    cfit_buf_key_string(&b, "clusterfit_version", CFIT_VERSION, 0);
+    cfit_buf_key_string(&b, "benchmark", "storage", 1);
+    cfit_buf_key_string(&b, "path", o->dir, 1);
+    cfit_buf_key_string(&b, "file", r->path, 1);
+    cfit_buf_key_number(&b, "size_bytes", (double)o->size_bytes, 1);
+    cfit_buf_key_number(&b, "block_bytes", (double)o->block_bytes, 1);
+    cfit_buf_key_number(&b, "threads", o->threads, 1);
+    cfit_buf_key_number(&b, "clients", c->agg.clients > 1 ? c->agg.clients : 1, 1);
+    cfit_buf_key_number(&b, "queue_depth", strcmp(r->engine, "io_uring") == 0 ? o->queue_depth : 1, 1);
+    cfit_buf_key_string(&b, "engine", r->engine, 1);
     json_bool(&b, "direct", r->direct);
     json_bool(&b, "file_reused", r->reused);
     json_bool(&b, "file_kept", r->kept);
-    cfit__buf_puts(&b, ", \"notes\": [");
+    cfit_buf_puts(&b, ", \"notes\": [");
     for (int i = 0; i < r->nnotes; i++) {
-        cfit__buf_puts(&b, i ? ", " : "");
-        cfit__buf_json_string(&b, r->notes[i]);
+        cfit_buf_puts(&b, i ? ", " : "");
+        cfit_buf_json_string(&b, r->notes[i]);
     }
-    cfit__buf_puts(&b, "], \"results\": [");
+    cfit_buf_puts(&b, "], \"results\": [");
     const struct { const char *name; const cfit_storage_test *t; } rows[] = {
         {"seq_write", &r->seq_write}, {"seq_read", &r->seq_read}, {"rand_read", &r->rand_read}};
     for (int i = 0; i < 3; i++) {
         const cfit_storage_test *t = rows[i].t;
-        cfit__buf_puts(&b, i ? ", {" : "{");
-        cfit__buf_key_string(&b, "test", rows[i].name, 0);
+        cfit_buf_puts(&b, i ? ", {" : "{");
+        cfit_buf_key_string(&b, "test", rows[i].name, 0);
         json_bool(&b, "measured", t->measured);
         json_bool(&b, "buffered", !r->direct);
-        cfit__buf_key_opt(&b, "bytes", t->measured, t->bytes);
-        cfit__buf_key_opt(&b, "ops", t->measured, t->ops);
-        cfit__buf_key_opt(&b, "time_s", t->measured, t->seconds);
-        cfit__buf_key_opt(&b, "bytes_per_s", t->measured, t->bytes_per_s);
-        cfit__buf_key_opt(&b, "bw_gbs", t->measured, t->bytes_per_s / 1e9);
-        cfit__buf_key_opt(&b, "iops", t->measured, t->iops);
-        cfit__buf_key_opt(&b, "client_min_bw_gbs", t->measured && c->agg.clients > 1, c->agg.client_min_bytes_per_s[i] / 1e9);
-        cfit__buf_key_opt(&b, "client_max_bw_gbs", t->measured && c->agg.clients > 1, c->agg.client_max_bytes_per_s[i] / 1e9);
-        cfit__buf_puts(&b, "}");
+        cfit_buf_key_opt(&b, "bytes", t->measured, t->bytes);
+        cfit_buf_key_opt(&b, "ops", t->measured, t->ops);
+        cfit_buf_key_opt(&b, "time_s", t->measured, t->seconds);
+        cfit_buf_key_opt(&b, "bytes_per_s", t->measured, t->bytes_per_s);
+        cfit_buf_key_opt(&b, "bw_gbs", t->measured, t->bytes_per_s / 1e9);
+        cfit_buf_key_opt(&b, "iops", t->measured, t->iops);
+        cfit_buf_key_opt(&b, "client_min_bw_gbs", t->measured && c->agg.clients > 1, c->agg.client_min_bytes_per_s[i] / 1e9);
+        cfit_buf_key_opt(&b, "client_max_bw_gbs", t->measured && c->agg.clients > 1, c->agg.client_max_bytes_per_s[i] / 1e9);
+        cfit_buf_puts(&b, "}");
     }
-    cfit__buf_puts(&b, "]");
+    cfit_buf_puts(&b, "]");
     int rm = read_met(c, r), wm = write_met(c, r);
     if (rm < 0 && wm < 0) {
-        cfit__buf_puts(&b, ", \"need\": null");
+        cfit_buf_puts(&b, ", \"need\": null");
     } else {
-        cfit__buf_puts(&b, ", \"need\": {");
-        cfit__buf_key_string(&b, "source", c->need_source, 0);
-        cfit__buf_key_opt(&b, "read_bytes_per_s", rm >= 0, c->need_read);
-        cfit__buf_key_opt(&b, "write_bytes_per_s", wm >= 0, c->need_write);
-        cfit__buf_puts(&b, rm < 0 ? ", \"read_met\": null" : rm ? ", \"read_met\": true" : ", \"read_met\": false");
-        cfit__buf_puts(&b, wm < 0 ? ", \"write_met\": null" : wm ? ", \"write_met\": true" : ", \"write_met\": false");
+        cfit_buf_puts(&b, ", \"need\": {");
+        cfit_buf_key_string(&b, "source", c->need_source, 0);
+        cfit_buf_key_opt(&b, "read_bytes_per_s", rm >= 0, c->need_read);
+        cfit_buf_key_opt(&b, "write_bytes_per_s", wm >= 0, c->need_write);
+        cfit_buf_puts(&b, rm < 0 ? ", \"read_met\": null" : rm ? ", \"read_met\": true" : ", \"read_met\": false");
+        cfit_buf_puts(&b, wm < 0 ? ", \"write_met\": null" : wm ? ", \"write_met\": true" : ", \"write_met\": false");
         json_bool(&b, "met", rm != 0 && wm != 0);
-        cfit__buf_puts(&b, "}");
+        cfit_buf_puts(&b, "}");
     }
-    cfit__buf_puts(&b, "}\n");
+    cfit_buf_puts(&b, "}\n");
     cli_emit_json(&b);
 }
 
@@ -437,32 +437,32 @@ static void memory_table(const cfit_memory_result *r)
 
 static void memory_json(const cfit_memory_result *r)
 {
-    cfit__buf b;
-    cfit__buf_init(&b);
-    cfit__buf_puts(&b, "{");
-    cfit__buf_key_string(&b, "clusterfit_version", CFIT_VERSION, 0);
-    cfit__buf_key_string(&b, "benchmark", "memory", 1);
-    cfit__buf_key_number(&b, "array_bytes", (double)r->array_bytes, 1);
-    cfit__buf_key_number(&b, "elements", (double)r->elements, 1);
-    cfit__buf_key_number(&b, "threads", r->threads, 1);
-    cfit__buf_key_number(&b, "ntimes", r->ntimes, 1);
-    cfit__buf_key_opt(&b, "llc_bytes", r->llc_bytes > 0, (double)r->llc_bytes);
-    cfit__buf_puts(&b, ", \"results\": [");
+    cfit_buf b;
+    cfit_buf_init(&b);
+    cfit_buf_puts(&b, "{");
+    cfit_buf_key_string(&b, "clusterfit_version", CFIT_VERSION, 0);
+    cfit_buf_key_string(&b, "benchmark", "memory", 1);
+    cfit_buf_key_number(&b, "array_bytes", (double)r->array_bytes, 1);
+    cfit_buf_key_number(&b, "elements", (double)r->elements, 1);
+    cfit_buf_key_number(&b, "threads", r->threads, 1);
+    cfit_buf_key_number(&b, "ntimes", r->ntimes, 1);
+    cfit_buf_key_opt(&b, "llc_bytes", r->llc_bytes > 0, (double)r->llc_bytes);
+    cfit_buf_puts(&b, ", \"results\": [");
     for (int i = 0; i < CFIT_STREAM_KERNELS; i++) {
         const cfit_memory_kernel *k = &r->k[i];
-        cfit__buf_puts(&b, i ? ", {" : "{");
-        cfit__buf_key_string(&b, "function", kernel_keys[i], 0);
-        cfit__buf_key_number(&b, "bytes_per_iteration", k->bytes, 1);
-        cfit__buf_key_number(&b, "best_rate_gbs", k->best_bytes_per_s / 1e9, 1);
-        cfit__buf_key_number(&b, "avg_time_s", k->avg_s, 1);
-        cfit__buf_key_number(&b, "min_time_s", k->min_s, 1);
-        cfit__buf_key_number(&b, "max_time_s", k->max_s, 1);
-        cfit__buf_puts(&b, "}");
+        cfit_buf_puts(&b, i ? ", {" : "{");
+        cfit_buf_key_string(&b, "function", kernel_keys[i], 0);
+        cfit_buf_key_number(&b, "bytes_per_iteration", k->bytes, 1);
+        cfit_buf_key_number(&b, "best_rate_gbs", k->best_bytes_per_s / 1e9, 1);
+        cfit_buf_key_number(&b, "avg_time_s", k->avg_s, 1);
+        cfit_buf_key_number(&b, "min_time_s", k->min_s, 1);
+        cfit_buf_key_number(&b, "max_time_s", k->max_s, 1);
+        cfit_buf_puts(&b, "}");
     }
-    cfit__buf_puts(&b, "]");
+    cfit_buf_puts(&b, "]");
     json_bool(&b, "validated", r->wrong == 0);
-    cfit__buf_key_number(&b, "wrong", (double)r->wrong, 1);
-    cfit__buf_puts(&b, "}\n");
+    cfit_buf_key_number(&b, "wrong", (double)r->wrong, 1);
+    cfit_buf_puts(&b, "}\n");
     cli_emit_json(&b);
 }
 

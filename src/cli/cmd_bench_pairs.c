@@ -2,7 +2,7 @@
  * matrices, the median, and the links and hosts below --slow-threshold of it. */
 #include "bench_launch.h"
 #include "cli.h"
-#include "base/json.h"
+#include "clusterfit/writer.h"
 #include "clusterfit/pairs.h"
 #include "bench_report.h"
 
@@ -160,69 +160,69 @@ static void print_human(const pairs_cli *p, const cfit_pairs_result *r, int size
     }
 }
 
-static void json_matrix(cfit__buf *b, const char *key, const double *m, int n)
+static void json_matrix(cfit_buf *b, const char *key, const double *m, int n)
 {
-    cfit__buf_printf(b, ", \"%s\": [", key);
+    cfit_buf_printf(b, ", \"%s\": [", key);
     for (int a = 0; a < n; a++) {
-        cfit__buf_puts(b, a ? ", [" : "[");
+        cfit_buf_puts(b, a ? ", [" : "[");
         for (int c = 0; c < n; c++) {
             if (c)
-                cfit__buf_puts(b, ", ");
-            cfit__buf_json_number(b, m[a * n + c]);
+                cfit_buf_puts(b, ", ");
+            cfit_buf_json_number(b, m[a * n + c]);
         }
-        cfit__buf_puts(b, "]");
+        cfit_buf_puts(b, "]");
     }
-    cfit__buf_puts(b, "]");
+    cfit_buf_puts(b, "]");
 }
 
-static void json_links(cfit__buf *b, const char *key, const cfit_pairs_result *r, const cfit_pairs_link *v, int n)
+static void json_links(cfit_buf *b, const char *key, const cfit_pairs_result *r, const cfit_pairs_link *v, int n)
 {
-    cfit__buf_printf(b, ", \"%s\": [", key);
+    cfit_buf_printf(b, ", \"%s\": [", key);
     for (int s = 0; s < n; s++) {
         const cfit_pairs_link *l = &v[s];
-        cfit__buf_puts(b, s ? ", {" : "{");
-        cfit__buf_key_string(b, "a", r->hosts[l->a], 0);
-        cfit__buf_key_string(b, "b", r->hosts[l->b], 1);
-        cfit__buf_key_number(b, "bandwidth_gbs", l->bandwidth_gbs, 1);
-        cfit__buf_key_number(b, "fraction_of_median", l->fraction_of_median, 1);
-        cfit__buf_printf(b, ", \"repeats\": %d", l->repeats);
-        cfit__buf_key_opt(b, "first_gbs", l->repeats > 0, l->first_gbs);
-        cfit__buf_key_opt(b, "min_gbs", l->repeats > 0, l->min_gbs);
-        cfit__buf_key_opt(b, "max_gbs", l->repeats > 0, l->max_gbs);
-        cfit__buf_puts(b, "}");
+        cfit_buf_puts(b, s ? ", {" : "{");
+        cfit_buf_key_string(b, "a", r->hosts[l->a], 0);
+        cfit_buf_key_string(b, "b", r->hosts[l->b], 1);
+        cfit_buf_key_number(b, "bandwidth_gbs", l->bandwidth_gbs, 1);
+        cfit_buf_key_number(b, "fraction_of_median", l->fraction_of_median, 1);
+        cfit_buf_printf(b, ", \"repeats\": %d", l->repeats);
+        cfit_buf_key_opt(b, "first_gbs", l->repeats > 0, l->first_gbs);
+        cfit_buf_key_opt(b, "min_gbs", l->repeats > 0, l->min_gbs);
+        cfit_buf_key_opt(b, "max_gbs", l->repeats > 0, l->max_gbs);
+        cfit_buf_puts(b, "}");
     }
-    cfit__buf_puts(b, "]");
+    cfit_buf_puts(b, "]");
 }
 
 static int print_json(const pairs_cli *p, const cfit_pairs_result *r)
 {
-    cfit__buf b;
+    cfit_buf b;
     int n = r->nhosts;
-    cfit__buf_init(&b);
-    cfit__buf_printf(&b, "{\"clusterfit_version\": \"%s\", \"benchmark\": \"pairs\", \"hosts\": [", CFIT_VERSION);
+    cfit_buf_init(&b);
+    cfit_buf_printf(&b, "{\"clusterfit_version\": \"%s\", \"benchmark\": \"pairs\", \"hosts\": [", CFIT_VERSION);
     for (int h = 0; h < n; h++) {
         if (h)
-            cfit__buf_puts(&b, ", ");
-        cfit__buf_json_string(&b, r->hosts[h]);
+            cfit_buf_puts(&b, ", ");
+        cfit_buf_json_string(&b, r->hosts[h]);
     }
-    cfit__buf_puts(&b, "]");
-    cfit__buf_key_number(&b, "size_bytes", (double)p->o.size_bytes, 1);
+    cfit_buf_puts(&b, "]");
+    cfit_buf_key_number(&b, "size_bytes", (double)p->o.size_bytes, 1);
     json_matrix(&b, "bandwidth_gbs", r->bw_gbs, n);
     json_matrix(&b, "latency_s", r->lat_s, n);
-    cfit__buf_key_number(&b, "median_bandwidth_gbs", r->median_bw_gbs, 1);
-    cfit__buf_key_number(&b, "median_latency_s", r->median_lat_s, 1);
-    cfit__buf_key_number(&b, "slow_threshold", p->o.slow_threshold, 1);
-    cfit__buf_printf(&b, ", \"confirm\": %d", p->o.confirm);
+    cfit_buf_key_number(&b, "median_bandwidth_gbs", r->median_bw_gbs, 1);
+    cfit_buf_key_number(&b, "median_latency_s", r->median_lat_s, 1);
+    cfit_buf_key_number(&b, "slow_threshold", p->o.slow_threshold, 1);
+    cfit_buf_printf(&b, ", \"confirm\": %d", p->o.confirm);
     json_links(&b, "slow_links", r, r->slow, r->nslow);
     json_links(&b, "dismissed_links", r, r->dismissed, r->ndismissed);
-    cfit__buf_puts(&b, ", \"slow_hosts\": [");
+    cfit_buf_puts(&b, ", \"slow_hosts\": [");
     for (int h = 0, k = 0; h < n; h++)
         if (r->host_slow[h]) {
             if (k++)
-                cfit__buf_puts(&b, ", ");
-            cfit__buf_json_string(&b, r->hosts[h]);
+                cfit_buf_puts(&b, ", ");
+            cfit_buf_json_string(&b, r->hosts[h]);
         }
-    cfit__buf_puts(&b, "]}\n");
+    cfit_buf_puts(&b, "]}\n");
     return cli_emit_json(&b);
 }
 

@@ -291,6 +291,11 @@ static int show(const cfit_catalog *cat, const char *name)
             printf("  %-20s %.0f GB at %.1f GB/s; PCIe Gen%d x%d per GPU\n  %-20s %s\n", "host memory",
                    n->host_memory_bytes / 1e9, n->host_memory_bw_bytes_per_s / 1e9, n->pcie_gen, n->pcie_lanes,
                    "host source", n->host_source);
+        const cfit_storage *nv = cfit_node_nvme(cat, n);
+        if (nv)   /* what plan --offload optimizer:nvme is costed with (offload.h) */
+            printf("  %-20s %s: %.1f TB, %.0f GB/s read, %.0f GB/s write\n  %-20s %s\n", "local NVMe", nv->name,
+                   nv->capacity_bytes / 1e12, nv->read_bytes_per_s / 1e9, nv->write_bytes_per_s / 1e9,
+                   "local NVMe source", n->local_nvme_source);
         return 0;
     }
     const cfit_switch *sw = cfit_catalog_switch(cat, name, NULL);

@@ -1,7 +1,6 @@
 /* cmd_check.c - `clusterfit check FILE`: findings for a DeepSpeed JSON config, as lines or JSON. */
 #include "cli.h"
-#include "base/json.h"
-#include "base/file.h"
+#include "clusterfit/writer.h"
 #include "clusterfit/frameworks.h"
 
 #include <stdlib.h>
@@ -91,24 +90,24 @@ static void print_lines(const char *file, const cfit_check_result *res)
 
 static int print_json(const char *file, const cfit_check_result *res)
 {
-    cfit__buf b;
-    cfit__buf_init(&b);
-    cfit__buf_puts(&b, "{\"file\": ");
-    cfit__buf_json_string(&b, file);
-    cfit__buf_puts(&b, ", \"findings\": [");
+    cfit_buf b;
+    cfit_buf_init(&b);
+    cfit_buf_puts(&b, "{\"file\": ");
+    cfit_buf_json_string(&b, file);
+    cfit_buf_puts(&b, ", \"findings\": [");
     for (size_t i = 0; i < res->n; i++) {
         const cfit_finding *f = &res->findings[i];
-        cfit__buf_puts(&b, i ? ", {\"severity\": " : "{\"severity\": ");
-        cfit__buf_json_string(&b, cfit_severity_name(f->severity));
-        cfit__buf_puts(&b, ", \"path\": ");
-        cfit__buf_json_string(&b, f->path);
-        cfit__buf_printf(&b, ", \"line\": %d, \"col\": %d, \"message\": ", f->line, f->col);
-        cfit__buf_json_string(&b, f->message);
-        cfit__buf_puts(&b, ", \"fix\": ");
-        cfit__buf_json_string(&b, f->fix);
-        cfit__buf_puts(&b, "}");
+        cfit_buf_puts(&b, i ? ", {\"severity\": " : "{\"severity\": ");
+        cfit_buf_json_string(&b, cfit_severity_name(f->severity));
+        cfit_buf_puts(&b, ", \"path\": ");
+        cfit_buf_json_string(&b, f->path);
+        cfit_buf_printf(&b, ", \"line\": %d, \"col\": %d, \"message\": ", f->line, f->col);
+        cfit_buf_json_string(&b, f->message);
+        cfit_buf_puts(&b, ", \"fix\": ");
+        cfit_buf_json_string(&b, f->fix);
+        cfit_buf_puts(&b, "}");
     }
-    cfit__buf_printf(&b, "], \"errors\": %d, \"warnings\": %d, \"infos\": %d}\n", res->errors, res->warnings,
+    cfit_buf_printf(&b, "], \"errors\": %d, \"warnings\": %d, \"infos\": %d}\n", res->errors, res->warnings,
                      res->infos);
     return cli_emit_json(&b);
 }
@@ -145,7 +144,7 @@ int cmd_check(int argc, char **argv)
     if (!rc && err)
         rc = cli_error_diag(&d, err);
     else if (!rc) {
-        const char *shown = cfit__input_name(c.file);
+        const char *shown = cfit_input_name(c.file);
         rc = c.json ? print_json(shown, &res) : (print_lines(shown, &res), 0);
         if (!rc && res.errors)
             rc = EXIT_USAGE;

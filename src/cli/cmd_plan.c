@@ -42,7 +42,8 @@ static const cli_opt opts[] = {
     {"dp", 0, "N", "data parallel size (default: searched)", O_DP},
     {"cp", 0, "N", "context parallel size (default: searched)", O_CP},
     {"vp", 0, "N", "model chunks per GPU: interleaved 1F1B's depth; 2 for zb-v, dualpipe(v) (default: searched)", O_VP},
-    {"schedule", 0, "NAME", "pipeline schedule: 1f1b, interleaved, zb-h1, zb-v, dualpipe, dualpipev\n"
+    {"schedule", 0, "NAME", "pipeline schedule: 1f1b, interleaved, zb-h1, zb-v, dualpipe, dualpipev, zb-h2,\n"
+                            "                                       interleaved-zb (torchtitan's InterleavedZeroBubble)\n"
                             "                                       (default: searched among the framework's; docs/plan.md)", O_SCHEDULE},
     {"mbs", 0, "N", "micro-batch size in sequences (default: searched)", O_MBS},
     {"zero", 0, "0..3", "ZeRO stage, 1 = distributed optimizer (default: searched)", O_ZERO},
@@ -80,7 +81,8 @@ static const cli_opt opts[] = {
     {"restart-time", 0, "TIME", "time from an interruption to training again (default: detection and rescheduling + reading the checkpoint)", O_RESTART},
     {"offload", 0, "none|LIST", "keep in host memory a comma list of: optimizer (ZeRO-Offload: Adam on the CPU), params\n"
                                 "                                       (ZeRO-Infinity / FSDP CPU offload, ZeRO-3), activations; costed on the node's\n"
-                                "                                       PCIe link and host memory (default: none, searched when nothing fits)", O_OFFLOAD},
+                                "                                       PCIe link and host memory; optimizer:nvme, params:nvme on the node's local\n"
+                                "                                       NVMe array (ZeRO-Infinity) (default: none, searched when nothing fits)", O_OFFLOAD},
     {"finetune", 0, "full|lora|qlora", "fine-tune all weights, LoRA adapters on frozen bf16 weights or QLoRA on 4-bit\n"
                                        "                                       NF4 weights (default: pre-training; docs/model.md)", O_FINETUNE},
     {"lora-rank", 0, "R", "LoRA adapter rank with --finetune lora or qlora (default 16)", O_LORA_RANK},

@@ -3,8 +3,7 @@
  * file: the options and the plan here, the alerts in rules_alerts.c. */
 #include "cli.h"
 #include "rules.h"
-#include "base/json.h"
-#include "base/file.h"
+#include "clusterfit/json.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -114,12 +113,12 @@ static int check_levels(rules_cli *c)
     return rc ? rc : check_level("straggler", &c->straggler, 0);
 }
 
-static int plan_number(const cfit__json *obj, const char *key, const char *file, double *out)
+static int plan_number(const cfit_json *obj, const char *key, const char *file, double *out)
 {
-    const cfit__json *v = cfit__json_get(obj, key);
+    const cfit_json *v = cfit_json_get(obj, key);
     cfit_diag d;
     cfit_diag_clear(&d);
-    if (!v || v->type != CFIT__JSON_NUMBER || !(v->number >= 0)) {
+    if (!v || v->type != CFIT_JSON_NUMBER || !(v->number >= 0)) {
         cfit_diag_set(&d, CFIT_EPARSE, file, v ? v->line : obj->line, v ? v->col : obj->col,
                       "expected \"%s\" to be a number of seconds >= 0 (a clusterfit plan --json file)", key);
         return cli_error_diag(&d, CFIT_EPARSE);
@@ -130,16 +129,16 @@ static int plan_number(const cfit__json *obj, const char *key, const char *file,
 
 /* The plan's exposed communication (bound_s.communication; else the sum of breakdown_s's
  * communication parts, which it is by definition: docs/json.md). */
-static int exposed_comm(rules_cli *c, const cfit__json *p, const cfit__json *bd)
+static int exposed_comm(rules_cli *c, const cfit_json *p, const cfit_json *bd)
 {
-    const cfit__json *bound = cfit__json_get(p, "bound_s");
-    if (bound && bound->type == CFIT__JSON_OBJECT && cfit__json_get(bound, "communication"))
-        return plan_number(bound, "communication", cfit__input_name(c->plan_file), &c->exposed_comm_s);
+    const cfit_json *bound = cfit_json_get(p, "bound_s");
+    if (bound && bound->type == CFIT_JSON_OBJECT && cfit_json_get(bound, "communication"))
+        return plan_number(bound, "communication", cfit_input_name(c->plan_file), &c->exposed_comm_s);
     static const char *const parts[] = {"tp_comm", "cp_comm", "pp_comm", "dp_comm", "ep_comm"};
     c->exposed_comm_s = 0;
     for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
         double v = 0;
-        int rc = cfit__json_get(bd, parts[i]) ? plan_number(bd, parts[i], cfit__input_name(c->plan_file), &v) : 0;
+        int rc = cfit_json_get(bd, parts[i]) ? plan_number(bd, parts[i], cfit_input_name(c->plan_file), &v) : 0;
         if (rc)
             return rc;
         c->exposed_comm_s += v;
@@ -147,13 +146,13 @@ static int exposed_comm(rules_cli *c, const cfit__json *p, const cfit__json *bd)
     return 0;
 }
 
-static int exposed_fits(const rules_cli *c, const cfit__json *p)
+static int exposed_fits(const rules_cli *c, const cfit_json *p)
 {
     if (c->exposed_comm_s <= c->step_s)
         return 0;
     cfit_diag d;
     cfit_diag_clear(&d);
-    cfit_diag_set(&d, CFIT_EPARSE, cfit__input_name(c->plan_file), p->line, p->col,
+    cfit_diag_set(&d, CFIT_EPARSE, cfit_input_name(c->plan_file), p->line, p->col,
                   "exposed communication %.6g s is longer than step_time_s %.6g s", c->exposed_comm_s, c->step_s);
     return cli_error_diag(&d, CFIT_EPARSE);
 }
@@ -163,42 +162,42 @@ static int load_plan(rules_cli *c)
     int err;
     cfit_diag d;
     cfit_diag_clear(&d);
-    cfit__json *root = cfit__json_load(c->plan_file, &err, &d);
+    cfit_json *root = cfit_json_load(c->plan_file, &err, &d);
     if (!root)
         return cli_error_diag(&d, err);
-    const cfit__json *plans = cfit__json_get(root, "plans");
+    const cfit_json *plans = cfit_json_get(root, "plans");
     int rc = 0;
-    if (!plans || plans->type != CFIT__JSON_ARRAY || plans->n == 0 || plans->items[0]->type != CFIT__JSON_OBJECT) {
-        cfit_diag_set(&d, CFIT_EPARSE, cfit__input_name(c->plan_file), root->line, root->col,
+    if (!plans || plans->type != CFIT_JSON_ARRAY || plans->n == 0 || plans->items[0]->type != CFIT_JSON_OBJECT) {
+        cfit_diag_set(&d, CFIT_EPARSE, cfit_input_name(c->plan_file), root->line, root->col,
                       "expected an object with a non-empty \"plans\" array (clusterfit plan --json output)");
         rc = cli_error_diag(&d, CFIT_EPARSE);
     }
-    const cfit__json *p = rc ? NULL : plans->items[0];
-    const cfit__json *bd = p ? cfit__json_get(p, "breakdown_s") : NULL;
-    if (!rc && (!bd || bd->type != CFIT__JSON_OBJECT)) {
-        cfit_diag_set(&d, CFIT_EPARSE, cfit__input_name(c->plan_file), p->line, p->col, "plans[0] has no \"breakdown_s\" object");
+    const cfit_json *p = rc ? NULL : plans->items[0];
+    const cfit_json *bd = p ? cfit_json_get(p, "breakdown_s") : NULL;
+    if (!rc && (!bd || bd->type != CFIT_JSON_OBJECT)) {
+        cfit_diag_set(&d, CFIT_EPARSE, cfit_input_name(c->plan_file), p->line, p->col, "plans[0] has no \"breakdown_s\" object");
         rc = cli_error_diag(&d, CFIT_EPARSE);
     }
     if (!rc)
-        rc = plan_number(p, "step_time_s", cfit__input_name(c->plan_file), &c->step_s);
+        rc = plan_number(p, "step_time_s", cfit_input_name(c->plan_file), &c->step_s);
     if (!rc)
-        rc = plan_number(bd, "dp_comm", cfit__input_name(c->plan_file), &c->dp_comm_s);
+        rc = plan_number(bd, "dp_comm", cfit_input_name(c->plan_file), &c->dp_comm_s);
     if (!rc)
         rc = exposed_comm(c, p, bd);
     if (!rc && c->step_s > 0)
         rc = exposed_fits(c, p);
     if (!rc && !(c->step_s > 0)) {
-        const cfit__json *v = cfit__json_get(p, "step_time_s");
-        cfit_diag_set(&d, CFIT_EPARSE, cfit__input_name(c->plan_file), v->line, v->col, "step_time_s must be > 0");
+        const cfit_json *v = cfit_json_get(p, "step_time_s");
+        cfit_diag_set(&d, CFIT_EPARSE, cfit_input_name(c->plan_file), v->line, v->col, "step_time_s must be > 0");
         rc = cli_error_diag(&d, CFIT_EPARSE);
     }
     if (!rc) {
-        const cfit__json *g = cfit__json_get(p, "gpu"), *n = cfit__json_get(p, "gpus");
+        const cfit_json *g = cfit_json_get(p, "gpu"), *n = cfit_json_get(p, "gpus");
         snprintf(c->plan_desc, sizeof c->plan_desc, "%s x %.0f",
-                 g && g->type == CFIT__JSON_STRING ? g->string : "?", n && n->type == CFIT__JSON_NUMBER ? n->number : 0);
+                 g && g->type == CFIT_JSON_STRING ? g->string : "?", n && n->type == CFIT_JSON_NUMBER ? n->number : 0);
         c->have_plan = 1;   /* rules_alerts.c escapes the GPU name wherever it goes */
     }
-    cfit__json_free(root);
+    cfit_json_free(root);
     return rc;
 }
 

@@ -1,6 +1,6 @@
 /* cmd_sim.c - `clusterfit sim`: a collective on a topology, printed like nccl-tests. */
 #include "sim_cli.h"
-#include "base/json.h"
+#include "clusterfit/writer.h"
 #include "clusterfit/catalog.h"
 #include "clusterfit/sim.h"
 #include "sim_report.h"
@@ -216,44 +216,44 @@ static int *make_placement(const sim_cli *c, int hosts)
     return p;
 }
 
-static void json_topology(cfit__buf *b, const sim_cli *c, const cfit_topo *t, const cfit_topo_info *info)
+static void json_topology(cfit_buf *b, const sim_cli *c, const cfit_topo *t, const cfit_topo_info *info)
 {
-    cfit__buf_puts(b, "\"topology\": {\"spec\": ");
-    cfit__buf_json_string(b, c->spec);
-    cfit__buf_puts(b, ", \"kind\": ");
-    cfit__buf_json_string(b, cfit_topo_kind_name(t));
-    cfit__buf_printf(b, ", \"hosts\": %d, \"switches\": %d, \"links\": %d, \"diameter\": %d, \"bisection_gbs\": ",
+    cfit_buf_puts(b, "\"topology\": {\"spec\": ");
+    cfit_buf_json_string(b, c->spec);
+    cfit_buf_puts(b, ", \"kind\": ");
+    cfit_buf_json_string(b, cfit_topo_kind_name(t));
+    cfit_buf_printf(b, ", \"hosts\": %d, \"switches\": %d, \"links\": %d, \"diameter\": %d, \"bisection_gbs\": ",
                      info->hosts, info->switches, info->links, info->diameter);
-    cfit__buf_json_number(b, info->bisection_bytes_per_s / 1e9);
-    cfit__buf_puts(b, "}");
+    cfit_buf_json_number(b, info->bisection_bytes_per_s / 1e9);
+    cfit_buf_puts(b, "}");
 }
 
 /* --gpu: the catalog entries and the link parameters taken from them. */
-static void json_links(cfit__buf *b, const sim_cli *c)
+static void json_links(cfit_buf *b, const sim_cli *c)
 {
-    cfit__buf_puts(b, ", \"links\": {\"gpu\": ");
-    cfit__buf_json_string(b, c->g->name);
-    cfit__buf_puts(b, ", \"scaleup_fabric\": ");
-    cfit__buf_json_string(b, c->up->name);
-    cfit__buf_puts(b, ", \"fabric\": ");
-    cfit__buf_json_string(b, c->out->name);
-    cfit__buf_puts(b, ", \"scaleup_bw_gbs\": ");
-    cfit__buf_json_number(b, c->params.scaleup_bw_bytes_per_s / 1e9);
-    cfit__buf_printf(b, ", \"gpus_per_node\": %d, \"link_bw_gbs\": ", c->params.gpus_per_node);
-    cfit__buf_json_number(b, c->params.link_bw_bytes_per_s / 1e9);
-    cfit__buf_puts(b, ", \"link_latency_s\": ");
-    cfit__buf_json_number(b, c->params.link_latency_s);
-    cfit__buf_puts(b, "}");
+    cfit_buf_puts(b, ", \"links\": {\"gpu\": ");
+    cfit_buf_json_string(b, c->g->name);
+    cfit_buf_puts(b, ", \"scaleup_fabric\": ");
+    cfit_buf_json_string(b, c->up->name);
+    cfit_buf_puts(b, ", \"fabric\": ");
+    cfit_buf_json_string(b, c->out->name);
+    cfit_buf_puts(b, ", \"scaleup_bw_gbs\": ");
+    cfit_buf_json_number(b, c->params.scaleup_bw_bytes_per_s / 1e9);
+    cfit_buf_printf(b, ", \"gpus_per_node\": %d, \"link_bw_gbs\": ", c->params.gpus_per_node);
+    cfit_buf_json_number(b, c->params.link_bw_bytes_per_s / 1e9);
+    cfit_buf_puts(b, ", \"link_latency_s\": ");
+    cfit_buf_json_number(b, c->params.link_latency_s);
+    cfit_buf_puts(b, "}");
 }
 
 static int describe(const sim_cli *c, const cfit_topo *t, const cfit_topo_info *info)
 {
     if (c->json) {
-        cfit__buf b;
-        cfit__buf_init(&b);
-        cfit__buf_printf(&b, "{\"clusterfit_version\": \"%s\", ", CFIT_VERSION);
+        cfit_buf b;
+        cfit_buf_init(&b);
+        cfit_buf_printf(&b, "{\"clusterfit_version\": \"%s\", ", CFIT_VERSION);
         json_topology(&b, c, t, info);
-        cfit__buf_puts(&b, "}\n");
+        cfit_buf_puts(&b, "}\n");
         return cli_emit_json(&b);
     }
     printf("topology   %s (%s)\n", c->spec, cfit_topo_kind_name(t));
@@ -318,42 +318,42 @@ static void print_table(const sim_cli *c, const cfit_topo *t, const cfit_topo_in
 static int print_json(const sim_cli *c, const cfit_topo *t, const cfit_topo_info *info, int ranks, const row *rows,
                       int nrows)
 {
-    cfit__buf b;
-    cfit__buf_init(&b);
-    cfit__buf_printf(&b, "{\"clusterfit_version\": \"%s\", ", CFIT_VERSION);
+    cfit_buf b;
+    cfit_buf_init(&b);
+    cfit_buf_printf(&b, "{\"clusterfit_version\": \"%s\", ", CFIT_VERSION);
     json_topology(&b, c, t, info);
     if (c->g)
         json_links(&b, c);
-    cfit__buf_printf(&b, ", \"collective\": \"%s\", \"algo\": \"%s\", \"ranks\": %d, \"placement\": ",
+    cfit_buf_printf(&b, ", \"collective\": \"%s\", \"algo\": \"%s\", \"ranks\": %d, \"placement\": ",
                      cfit_collective_name(c->coll), algo_label(c), ranks);
-    cfit__buf_json_string(&b, c->placement ? c->placement : "linear");
-    cfit__buf_puts(&b, ", \"results\": [");
+    cfit_buf_json_string(&b, c->placement ? c->placement : "linear");
+    cfit_buf_puts(&b, ", \"results\": [");
     double sum = 0;
     for (int i = 0; i < nrows; i++) {
         const cfit_sim_result *r = &rows[i].r;
-        cfit__buf_printf(&b, "%s{\"size_bytes\": %.0f, \"count\": %ld, \"type\": \"float\", \"redop\": \"sum\", "
+        cfit_buf_printf(&b, "%s{\"size_bytes\": %.0f, \"count\": %ld, \"type\": \"float\", \"redop\": \"sum\", "
                              "\"root\": -1, \"time_s\": ", i ? ", " : "", rows[i].size, cli_sim_elements(c->coll, rows[i].size, ranks));
-        cfit__buf_json_number(&b, r->time_s);
-        cfit__buf_puts(&b, ", \"algbw_gbs\": ");
-        cfit__buf_json_number(&b, r->algbw_bytes_per_s / 1e9);
-        cfit__buf_puts(&b, ", \"busbw_gbs\": ");
-        cfit__buf_json_number(&b, r->busbw_bytes_per_s / 1e9);
-        cfit__buf_printf(&b, ", \"wrong\": 0, \"steps\": %ld, \"flows\": %ld, \"bottleneck_tier\": %d}", r->steps,
+        cfit_buf_json_number(&b, r->time_s);
+        cfit_buf_puts(&b, ", \"algbw_gbs\": ");
+        cfit_buf_json_number(&b, r->algbw_bytes_per_s / 1e9);
+        cfit_buf_puts(&b, ", \"busbw_gbs\": ");
+        cfit_buf_json_number(&b, r->busbw_bytes_per_s / 1e9);
+        cfit_buf_printf(&b, ", \"wrong\": 0, \"steps\": %ld, \"flows\": %ld, \"bottleneck_tier\": %d}", r->steps,
                          r->flows, r->bottleneck_tier);
         sum += r->busbw_bytes_per_s / 1e9;
     }
-    cfit__buf_puts(&b, "], \"avg_busbw_gbs\": ");
-    cfit__buf_json_number(&b, nrows ? sum / nrows : 0);
-    cfit__buf_puts(&b, ", \"hottest_links\": [");
+    cfit_buf_puts(&b, "], \"avg_busbw_gbs\": ");
+    cfit_buf_json_number(&b, nrows ? sum / nrows : 0);
+    cfit_buf_puts(&b, ", \"hottest_links\": [");
     const cfit_sim_result *last = &rows[nrows - 1].r;
     for (int i = 0; i < last->nhot; i++) {
         const cfit_link *l = cfit_topo_link(t, last->hot_links[i]);
-        cfit__buf_printf(&b, "%s{\"link\": %d, \"from\": %d, \"to\": %d, \"tier\": %d, \"bytes\": ", i ? ", " : "",
+        cfit_buf_printf(&b, "%s{\"link\": %d, \"from\": %d, \"to\": %d, \"tier\": %d, \"bytes\": ", i ? ", " : "",
                          last->hot_links[i], l->from, l->to, l->tier);
-        cfit__buf_json_number(&b, last->hot_link_bytes[i]);
-        cfit__buf_puts(&b, "}");
+        cfit_buf_json_number(&b, last->hot_link_bytes[i]);
+        cfit_buf_puts(&b, "}");
     }
-    cfit__buf_printf(&b, "], \"bottleneck_tier\": %d}\n", last->bottleneck_tier);
+    cfit_buf_printf(&b, "], \"bottleneck_tier\": %d}\n", last->bottleneck_tier);
     return cli_emit_json(&b);
 }
 

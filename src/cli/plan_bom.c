@@ -310,163 +310,163 @@ void cli_bom_print(const cli_bom *x, const cfit_plan_request *r, const cfit_plan
 
 /* ---- JSON ---- */
 
-void cli_json_layout_dims(cfit__buf *b, const cfit_layout *l, int comma)
+void cli_json_layout_dims(cfit_buf *b, const cfit_layout *l, int comma)
 {
-    cfit__buf_key_number(b, "tp", l->tp, comma);
-    cfit__buf_key_number(b, "pp", l->pp, 1);
-    cfit__buf_key_number(b, "dp", l->dp, 1);
-    cfit__buf_key_number(b, "cp", l->cp, 1);
-    cfit__buf_key_number(b, "vp", l->vp, 1);
-    cfit__buf_key_string(b, "schedule", cfit_layout_schedule_name(l), 1);   /* "none" without a pipeline */
-    cfit__buf_key_number(b, "micro_batch", l->mbs, 1);
+    cfit_buf_key_number(b, "tp", l->tp, comma);
+    cfit_buf_key_number(b, "pp", l->pp, 1);
+    cfit_buf_key_number(b, "dp", l->dp, 1);
+    cfit_buf_key_number(b, "cp", l->cp, 1);
+    cfit_buf_key_number(b, "vp", l->vp, 1);
+    cfit_buf_key_string(b, "schedule", cfit_layout_schedule_name(l), 1);   /* "none" without a pipeline */
+    cfit_buf_key_number(b, "micro_batch", l->mbs, 1);
 }
 
-static void json_tree(const cfit_bom *x, cfit__buf *b)
+static void json_tree(const cfit_bom *x, cfit_buf *b)
 {
     const cfit_fattree *t = &x->tree;
-    cfit__buf_puts(b, ", \"fattree\": {");
-    cfit__buf_key_number(b, "tiers", t->tiers, 0);
-    cfit__buf_printf(b, ", \"tiers_raised\": %s", t->tiers_raised ? "true" : "false");
-    cfit__buf_key_number(b, "radix", t->radix, 1);
-    cfit__buf_key_number(b, "leaf_down_ports", t->down, 1);
-    cfit__buf_key_number(b, "leaf_up_ports", t->up, 1);
-    cfit__buf_key_number(b, "max_endpoints_two_tier", (double)t->max_endpoints_2, 1);
-    cfit__buf_key_number(b, "endpoints", (double)t->endpoints, 1);
-    cfit__buf_key_number(b, "leaves", (double)t->leaves, 1);
-    cfit__buf_key_number(b, "spines", (double)t->spines, 1);
-    cfit__buf_key_number(b, "cores", (double)t->cores, 1);
-    cfit__buf_key_number(b, "switches", (double)t->switches, 1);
-    cfit__buf_key_number(b, "node_links", (double)t->node_links, 1);
-    cfit__buf_key_number(b, "switch_links", (double)t->switch_links, 1);
-    cfit__buf_key_number(b, "cables", (double)t->cables, 1);
-    cfit__buf_key_number(b, "transceivers", (double)t->transceivers, 1);
-    cfit__buf_puts(b, "}");
+    cfit_buf_puts(b, ", \"fattree\": {");
+    cfit_buf_key_number(b, "tiers", t->tiers, 0);
+    cfit_buf_printf(b, ", \"tiers_raised\": %s", t->tiers_raised ? "true" : "false");
+    cfit_buf_key_number(b, "radix", t->radix, 1);
+    cfit_buf_key_number(b, "leaf_down_ports", t->down, 1);
+    cfit_buf_key_number(b, "leaf_up_ports", t->up, 1);
+    cfit_buf_key_number(b, "max_endpoints_two_tier", (double)t->max_endpoints_2, 1);
+    cfit_buf_key_number(b, "endpoints", (double)t->endpoints, 1);
+    cfit_buf_key_number(b, "leaves", (double)t->leaves, 1);
+    cfit_buf_key_number(b, "spines", (double)t->spines, 1);
+    cfit_buf_key_number(b, "cores", (double)t->cores, 1);
+    cfit_buf_key_number(b, "switches", (double)t->switches, 1);
+    cfit_buf_key_number(b, "node_links", (double)t->node_links, 1);
+    cfit_buf_key_number(b, "switch_links", (double)t->switch_links, 1);
+    cfit_buf_key_number(b, "cables", (double)t->cables, 1);
+    cfit_buf_key_number(b, "transceivers", (double)t->transceivers, 1);
+    cfit_buf_puts(b, "}");
 }
 
-static void json_storage(const cli_bom *c, cfit__buf *b)
+static void json_storage(const cli_bom *c, cfit_buf *b)
 {
     const cfit_bom *x = &c->b;
-    cfit__buf_puts(b, ", \"storage\": {");
-    cfit__buf_key_number(b, "bytes_per_token", x->bytes_per_token, 0);
-    cfit__buf_key_number(b, "data_headroom", c->o.data_headroom, 1);
-    cfit__buf_key_number(b, "data_read_bytes_per_s", x->data_read_bytes_per_s, 1);
-    cfit__buf_key_number(b, "checkpoint_bytes", x->checkpoint_bytes, 1);
-    cfit__buf_key_number(b, "checkpoint_window_s", c->o.checkpoint_window_s, 1);
-    cfit__buf_key_number(b, "checkpoint_write_bytes_per_s", x->checkpoint_write_bytes_per_s, 1);
-    cfit__buf_key_number(b, "restart_read_bytes_per_s", x->restart_read_bytes_per_s, 1);
+    cfit_buf_puts(b, ", \"storage\": {");
+    cfit_buf_key_number(b, "bytes_per_token", x->bytes_per_token, 0);
+    cfit_buf_key_number(b, "data_headroom", c->o.data_headroom, 1);
+    cfit_buf_key_number(b, "data_read_bytes_per_s", x->data_read_bytes_per_s, 1);
+    cfit_buf_key_number(b, "checkpoint_bytes", x->checkpoint_bytes, 1);
+    cfit_buf_key_number(b, "checkpoint_window_s", c->o.checkpoint_window_s, 1);
+    cfit_buf_key_number(b, "checkpoint_write_bytes_per_s", x->checkpoint_write_bytes_per_s, 1);
+    cfit_buf_key_number(b, "restart_read_bytes_per_s", x->restart_read_bytes_per_s, 1);
     if (x->storage_choice >= 0)
-        cfit__buf_key_string(b, "choice", x->storage[x->storage_choice].s->name, 1);
+        cfit_buf_key_string(b, "choice", x->storage[x->storage_choice].s->name, 1);
     else
-        cfit__buf_puts(b, ", \"choice\": null");
+        cfit_buf_puts(b, ", \"choice\": null");
     if (x->data_tier >= 0)
-        cfit__buf_key_string(b, "data_tier", x->storage[x->data_tier].s->name, 1);
+        cfit_buf_key_string(b, "data_tier", x->storage[x->data_tier].s->name, 1);
     else
-        cfit__buf_puts(b, ", \"data_tier\": null");
+        cfit_buf_puts(b, ", \"data_tier\": null");
     char why[320];
-    cfit__buf_key_string(b, "why", cli_bom_storage_why(x, why, sizeof why), 1);
-    cfit__buf_puts(b, ", \"options\": [");
+    cfit_buf_key_string(b, "why", cli_bom_storage_why(x, why, sizeof why), 1);
+    cfit_buf_puts(b, ", \"options\": [");
     for (int i = 0; i < x->nstorage; i++) {
         const cfit_storage_fit *f = &x->storage[i];
-        cfit__buf_puts(b, i ? ", {" : "{");
-        cfit__buf_key_string(b, "name", f->s->name, 0);
-        cfit__buf_printf(b, ", \"per_node\": %s", f->s->per_node ? "true" : "false");
-        cfit__buf_key_number(b, "units", (double)f->units, 1);
-        cfit__buf_key_number(b, "read_bytes_per_s", f->units * f->s->read_bytes_per_s, 1);
-        cfit__buf_key_number(b, "write_bytes_per_s", f->units * f->s->write_bytes_per_s, 1);
-        cfit__buf_printf(b, ", \"meets\": %s", f->meets ? "true" : "false");
-        cfit__buf_key_opt(b, "capex_usd", f->has_price, f->capex_usd);
-        cfit__buf_puts(b, "}");
+        cfit_buf_puts(b, i ? ", {" : "{");
+        cfit_buf_key_string(b, "name", f->s->name, 0);
+        cfit_buf_printf(b, ", \"per_node\": %s", f->s->per_node ? "true" : "false");
+        cfit_buf_key_number(b, "units", (double)f->units, 1);
+        cfit_buf_key_number(b, "read_bytes_per_s", f->units * f->s->read_bytes_per_s, 1);
+        cfit_buf_key_number(b, "write_bytes_per_s", f->units * f->s->write_bytes_per_s, 1);
+        cfit_buf_printf(b, ", \"meets\": %s", f->meets ? "true" : "false");
+        cfit_buf_key_opt(b, "capex_usd", f->has_price, f->capex_usd);
+        cfit_buf_puts(b, "}");
     }
-    cfit__buf_puts(b, "]}");
+    cfit_buf_puts(b, "]}");
 }
 
-static void json_bom(const cli_bom *c, cfit__buf *b)
+static void json_bom(const cli_bom *c, cfit_buf *b)
 {
     const cfit_bom *x = &c->b;
     int p = x->has_network_price;
-    cfit__buf_puts(b, ", \"bom\": {");
-    cfit__buf_key_number(b, "nodes", (double)x->nodes, 0);
-    cfit__buf_key_number(b, "nics_per_node", x->nics_per_node, 1);
-    cfit__buf_key_number(b, "nics", (double)x->nics, 1);
-    cfit__buf_key_string(b, "fabric", x->fabric->name, 1);
-    cfit__buf_key_string(b, "switch", x->sw->name, 1);
-    cfit__buf_key_number(b, "oversub", c->o.oversub, 1);
+    cfit_buf_puts(b, ", \"bom\": {");
+    cfit_buf_key_number(b, "nodes", (double)x->nodes, 0);
+    cfit_buf_key_number(b, "nics_per_node", x->nics_per_node, 1);
+    cfit_buf_key_number(b, "nics", (double)x->nics, 1);
+    cfit_buf_key_string(b, "fabric", x->fabric->name, 1);
+    cfit_buf_key_string(b, "switch", x->sw->name, 1);
+    cfit_buf_key_number(b, "oversub", c->o.oversub, 1);
     json_tree(x, b);
-    cfit__buf_key_opt(b, "switches_usd", p, x->switches_usd);
-    cfit__buf_key_opt(b, "optics_usd", p, x->optics_usd);
-    cfit__buf_key_opt(b, "cables_usd", p, x->cables_usd);
-    cfit__buf_key_opt(b, "fabric_usd", p, x->fabric_usd);
-    cfit__buf_key_opt(b, "nics_usd", x->has_nic_price, x->nics_usd);
-    cfit__buf_key_opt(b, "node_capex_usd", x->has_node_price, x->node_capex_usd);
-    cfit__buf_key_opt(b, "storage_capex_usd", x->has_capex, x->storage_usd);
-    cfit__buf_key_opt(b, "capex_usd", x->has_capex, x->capex_usd);
+    cfit_buf_key_opt(b, "switches_usd", p, x->switches_usd);
+    cfit_buf_key_opt(b, "optics_usd", p, x->optics_usd);
+    cfit_buf_key_opt(b, "cables_usd", p, x->cables_usd);
+    cfit_buf_key_opt(b, "fabric_usd", p, x->fabric_usd);
+    cfit_buf_key_opt(b, "nics_usd", x->has_nic_price, x->nics_usd);
+    cfit_buf_key_opt(b, "node_capex_usd", x->has_node_price, x->node_capex_usd);
+    cfit_buf_key_opt(b, "storage_capex_usd", x->has_capex, x->storage_usd);
+    cfit_buf_key_opt(b, "capex_usd", x->has_capex, x->capex_usd);
     json_storage(c, b);
-    cfit__buf_puts(b, "}");
+    cfit_buf_puts(b, "}");
 }
 
-static void json_option(const cfit_net_option *x, int recommended, const cfit_plan *best, cfit__buf *b)
+static void json_option(const cfit_net_option *x, int recommended, const cfit_plan *best, cfit_buf *b)
 {
     const cfit_layout *l = &x->plan.layout;
-    cfit__buf_key_string(b, "fabric", x->fabric->name, 0);
-    cfit__buf_key_number(b, "nics_per_node", x->nics_per_node, 1);
-    cfit__buf_key_number(b, "oversub", x->oversub, 1);
-    cfit__buf_key_number(b, "gbps_per_gpu", per_gpu_gbps(x, best), 1);
-    cfit__buf_printf(b, ", \"found\": %s, \"recommended\": %s", x->found ? "true" : "false",
+    cfit_buf_key_string(b, "fabric", x->fabric->name, 0);
+    cfit_buf_key_number(b, "nics_per_node", x->nics_per_node, 1);
+    cfit_buf_key_number(b, "oversub", x->oversub, 1);
+    cfit_buf_key_number(b, "gbps_per_gpu", per_gpu_gbps(x, best), 1);
+    cfit_buf_printf(b, ", \"found\": %s, \"recommended\": %s", x->found ? "true" : "false",
                      recommended ? "true" : "false");
     if (x->found) {
-        cfit__buf_puts(b, ", \"layout\": {");
+        cfit_buf_puts(b, ", \"layout\": {");
         cli_json_layout_dims(b, l, 0);
-        cfit__buf_key_number(b, "zero", l->zero, 1);
-        cfit__buf_key_string(b, "recompute", cfit_recompute_name((cfit_recompute)l->recompute), 1);
-        cfit__buf_printf(b, ", \"sequence_parallel\": %s}", l->sp ? "true" : "false");
+        cfit_buf_key_number(b, "zero", l->zero, 1);
+        cfit_buf_key_string(b, "recompute", cfit_recompute_name((cfit_recompute)l->recompute), 1);
+        cfit_buf_printf(b, ", \"sequence_parallel\": %s}", l->sp ? "true" : "false");
     } else {
-        cfit__buf_puts(b, ", \"layout\": null");
+        cfit_buf_puts(b, ", \"layout\": null");
     }
-    cfit__buf_printf(b, ", \"layout_inherited\": %s", x->inherited ? "true" : "false");
-    cfit__buf_key_opt(b, "step_time_s", x->found, x->plan.step_time_s);
-    cfit__buf_key_opt(b, "exposed_comm_s", x->found, x->exposed_comm_s);
-    cfit__buf_key_opt(b, "exposed_comm_share", x->found, x->exposed_share);
-    cfit__buf_key_opt(b, "time_to_train_s", x->found, x->plan.time_to_train_s);
-    cfit__buf_key_number(b, "switches", (double)x->switches, 1);
-    cfit__buf_key_opt(b, "network_capex_usd", x->has_capex, x->network_capex_usd);
-    cfit__buf_key_opt(b, "network_run_usd", x->has_network_run, x->network_run_usd);
-    cfit__buf_key_opt(b, "gpu_time_usd", x->has_gpu_cost, x->gpu_time_usd);
-    cfit__buf_key_opt(b, "total_cost_usd", x->has_total, x->total_usd);
+    cfit_buf_printf(b, ", \"layout_inherited\": %s", x->inherited ? "true" : "false");
+    cfit_buf_key_opt(b, "step_time_s", x->found, x->plan.step_time_s);
+    cfit_buf_key_opt(b, "exposed_comm_s", x->found, x->exposed_comm_s);
+    cfit_buf_key_opt(b, "exposed_comm_share", x->found, x->exposed_share);
+    cfit_buf_key_opt(b, "time_to_train_s", x->found, x->plan.time_to_train_s);
+    cfit_buf_key_number(b, "switches", (double)x->switches, 1);
+    cfit_buf_key_opt(b, "network_capex_usd", x->has_capex, x->network_capex_usd);
+    cfit_buf_key_opt(b, "network_run_usd", x->has_network_run, x->network_run_usd);
+    cfit_buf_key_opt(b, "gpu_time_usd", x->has_gpu_cost, x->gpu_time_usd);
+    cfit_buf_key_opt(b, "total_cost_usd", x->has_total, x->total_usd);
 }
 
-static void json_network(const cli_bom *c, const cfit_plan_request *r, const cfit_plan *best, cfit__buf *b)
+static void json_network(const cli_bom *c, const cfit_plan_request *r, const cfit_plan *best, cfit_buf *b)
 {
     const cfit_net_result *n = &c->net;
     char why[512];
-    cfit__buf_puts(b, ", \"network\": {");
-    cfit__buf_key_number(b, "gpus", (double)best->gpus, 0);
-    cfit__buf_key_string(b, "gpu", best->gpu->name, 1);
-    cfit__buf_key_string(b, "cost_basis", cfit_cost_basis_name((cfit_cost_basis)r->cost_basis), 1);
-    cfit__buf_key_opt(b, "usd_per_gpu_hour", n->has_rate, n->usd_per_gpu_hour);
-    cfit__buf_key_opt(b, "network_share_per_year", n->has_share, n->network_share_per_year);
-    cfit__buf_key_number(b, "tie_fraction", CFIT_NET_TIE_FRACTION, 1);
-    cfit__buf_key_number(b, "comm_free_step_s", n->comm_free_step_s, 1);
-    cfit__buf_key_opt(b, "recommended", n->recommended >= 0, n->recommended);
+    cfit_buf_puts(b, ", \"network\": {");
+    cfit_buf_key_number(b, "gpus", (double)best->gpus, 0);
+    cfit_buf_key_string(b, "gpu", best->gpu->name, 1);
+    cfit_buf_key_string(b, "cost_basis", cfit_cost_basis_name((cfit_cost_basis)r->cost_basis), 1);
+    cfit_buf_key_opt(b, "usd_per_gpu_hour", n->has_rate, n->usd_per_gpu_hour);
+    cfit_buf_key_opt(b, "network_share_per_year", n->has_share, n->network_share_per_year);
+    cfit_buf_key_number(b, "tie_fraction", CFIT_NET_TIE_FRACTION, 1);
+    cfit_buf_key_number(b, "comm_free_step_s", n->comm_free_step_s, 1);
+    cfit_buf_key_opt(b, "recommended", n->recommended >= 0, n->recommended);
     if (n->recommended >= 0)
-        cfit__buf_key_string(b, "reason", net_reason(why, sizeof why, n), 1);
+        cfit_buf_key_string(b, "reason", net_reason(why, sizeof why, n), 1);
     else
-        cfit__buf_puts(b, ", \"reason\": null");
-    cfit__buf_key_opt(b, "compared", n->compared >= 0, n->compared);
-    cfit__buf_key_opt(b, "baseline", n->baseline >= 0, n->baseline);
+        cfit_buf_puts(b, ", \"reason\": null");
+    cfit_buf_key_opt(b, "compared", n->compared >= 0, n->compared);
+    cfit_buf_key_opt(b, "baseline", n->baseline >= 0, n->baseline);
     if (n->missing[0])
-        cfit__buf_key_string(b, "missing_price", n->missing, 1);
+        cfit_buf_key_string(b, "missing_price", n->missing, 1);
     else
-        cfit__buf_puts(b, ", \"missing_price\": null");
-    cfit__buf_puts(b, ", \"options\": [");
+        cfit_buf_puts(b, ", \"missing_price\": null");
+    cfit_buf_puts(b, ", \"options\": [");
     for (size_t i = 0; i < n->n; i++) {
-        cfit__buf_puts(b, i ? ", {" : "{");
+        cfit_buf_puts(b, i ? ", {" : "{");
         json_option(&n->opts[i], (int)i == n->recommended, best, b);
-        cfit__buf_puts(b, "}");
+        cfit_buf_puts(b, "}");
     }
-    cfit__buf_puts(b, "]}");
+    cfit_buf_puts(b, "]}");
 }
 
-void cli_bom_json(const cli_bom *x, const cfit_plan_request *r, const cfit_plan *best, cfit__buf *b)
+void cli_bom_json(const cli_bom *x, const cfit_plan_request *r, const cfit_plan *best, cfit_buf *b)
 {
     if (x->has_bom)
         json_bom(x, b);

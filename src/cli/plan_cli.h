@@ -60,18 +60,18 @@ int plan_opt_offload(cfit_plan_request *r, int which, const char *name, const ch
 void plan_print_finetune(const cfit_plan_request *r);
 /* A line when the search fell back to offload because nothing fit without it. */
 void plan_print_offload_note(const cfit_plan_result *res);
-/* The best plan's offload line (nothing without offload). */
-void plan_print_offload(const cfit_plan *p);
+/* The best plan's offload line and its NVMe tier (nothing without offload). */
+void plan_print_offload(const cfit_plan_request *r, const cfit_plan *p);
 /* The source column of memory row `row` (0 weights, 1 gradients, 2 optimizer) under fine-tuning
  * or offload, else dflt. */
 const char *plan_mem_source(const cfit_plan_request *r, const cfit_plan *p, int row, const char *dflt);
 /* Exit 2 explaining why even the closest offloaded layout does not fit (GPU or host memory). */
 int plan_nothing_fits_offload(const cfit_plan *p);
 /* A plan's "offload" and "finetune" objects (docs/json.md). */
-struct cfit__buf;
-void plan_json_offload(struct cfit__buf *b, const plan_cli *c, const cfit_plan *p);
+struct cfit_buf;
+void plan_json_offload(struct cfit_buf *b, const plan_cli *c, const cfit_plan *p);
 /* plan_confidence.c: the model check line under the best plan, and each plan's "confidence". */
 void plan_print_confidence(const plan_cli *c, const cfit_plan *p);
-void plan_json_confidence(struct cfit__buf *b, const plan_cli *c, const cfit_plan *p);
+void plan_json_confidence(struct cfit_buf *b, const plan_cli *c, const cfit_plan *p);
 
 #endif

@@ -45,26 +45,26 @@ void plan_print_confidence(const plan_cli *c, const cfit_plan *p)
     printf("  %s\n", plan_confidence_line(line, sizeof line, &c->req, p));
 }
 
-void plan_json_confidence(cfit__buf *b, const plan_cli *c, const cfit_plan *p)
+void plan_json_confidence(cfit_buf *b, const plan_cli *c, const cfit_plan *p)
 {
     cfit_confidence k;
     plan_confidence_of(&c->req, p, &k);
-    cfit__buf_puts(b, ", \"confidence\": {");
-    cfit__buf_key_string(b, "arch", cfit_gpu_arch_name(k.arch), 0);
-    cfit__buf_key_number(b, "runs", k.runs, 1);
+    cfit_buf_puts(b, ", \"confidence\": {");
+    cfit_buf_key_string(b, "arch", cfit_gpu_arch_name(k.arch), 0);
+    cfit_buf_key_number(b, "runs", k.runs, 1);
     if (k.runs) {
-        cfit__buf_key_number(b, "median_abs_error", k.median_abs_error, 1);
-        cfit__buf_key_number(b, "max_abs_error", k.max_abs_error, 1);
+        cfit_buf_key_number(b, "median_abs_error", k.median_abs_error, 1);
+        cfit_buf_key_number(b, "max_abs_error", k.max_abs_error, 1);
     } else {
-        cfit__buf_puts(b, ", \"median_abs_error\": null, \"max_abs_error\": null");
+        cfit_buf_puts(b, ", \"median_abs_error\": null, \"max_abs_error\": null");
     }
-    cfit__buf_puts(b, ", \"ids\": [");
+    cfit_buf_puts(b, ", \"ids\": [");
     for (int i = 0; i < k.runs; i++) {
-        cfit__buf_puts(b, i ? ", " : "");
-        cfit__buf_json_string(b, k.ids[i]);
+        cfit_buf_puts(b, i ? ", " : "");
+        cfit_buf_json_string(b, k.ids[i]);
     }
-    cfit__buf_printf(b, "], \"moe_runs\": %s, \"dense_runs_for_moe\": %s", k.moe_runs ? "true" : "false",
+    cfit_buf_printf(b, "], \"moe_runs\": %s, \"dense_runs_for_moe\": %s", k.moe_runs ? "true" : "false",
                      k.dense_for_moe ? "true" : "false");
-    cfit__buf_printf(b, ", \"source\": \"%s via data/%s\"}", runs_file(&k),
+    cfit_buf_printf(b, ", \"source\": \"%s via data/%s\"}", runs_file(&k),
                      k.moe_runs ? "moe-fidelity.json" : "fidelity.json");
 }

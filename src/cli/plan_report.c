@@ -8,7 +8,7 @@
  * and catalog sources used.
  */
 #include "cli.h"
-#include "report/report.h"
+#include "clusterfit/report.h"
 #include "clusterfit/plan.h"
 #include "clusterfit/schedule.h"
 #include "clusterfit/cost.h"
@@ -28,9 +28,11 @@ static const char *plan_label(char *buf, size_t n, size_t rank, const cfit_plan 
 
 static const char *layout_label(char *buf, size_t n, const cfit_plan *p)
 {
-    snprintf(buf, n, "tp %d pp %d dp %d cp %d vp %d%s%s mbs %d ZeRO-%d", p->layout.tp, p->layout.pp, p->layout.dp,
+    char mode[64];
+    snprintf(buf, n, "tp %d pp %d dp %d cp %d vp %d%s%s mbs %d ZeRO-%d%s%s", p->layout.tp, p->layout.pp, p->layout.dp,
              p->layout.cp, p->layout.vp, p->layout.pp > 1 ? " " : "", p->layout.pp > 1 ? cfit_layout_schedule_name(&p->layout) : "",
-             p->layout.mbs, p->layout.zero);
+             p->layout.mbs, p->layout.zero, p->offload ? ", offload " : "",
+             p->offload ? cfit_offload_str(p->offload, mode, sizeof mode) : "");
     return buf;
 }
 
@@ -42,12 +44,12 @@ static int plan_cost(const cfit_plan_request *r, const cfit_bom_options *o, cons
     return cfit_cost_of(&k, (cfit_cost_basis)r->cost_basis, usd);
 }
 
-static void top_table(cfit__buf *b, const cfit_plan_request *r, const cfit_bom_options *o, const cfit_plan_result *res,
+static void top_table(cfit_buf *b, const cfit_plan_request *r, const cfit_bom_options *o, const cfit_plan_result *res,
                       size_t n)
 {
     const char *head[] = {"plan", "layout", "fits", "memory/GPU", "step time", "tokens/s", "MFU", "goodput",
                           "time to train", "cost"};
-    cfit__html_table_begin(b, "Top plans (best first)", head, 10);
+    cfit_html_table_begin(b, "Top plans (best first)", head, 10);
     for (size_t i = 0; i < n; i++) {
         const cfit_plan *p = &res->plans[i];
         char c[10][128], u[48];
@@ -71,31 +73,31 @@ static void top_table(cfit__buf *b, const cfit_plan_request *r, const cfit_bom_o
         const char *cells[10];
         for (int k = 0; k < 10; k++)
             cells[k] = c[k];
-        cfit__html_row(b, cells, 10);
+        cfit_html_row(b, cells, 10);
     }
-    cfit__html_table_end(b);
+    cfit_html_table_end(b);
 }
 
 /* A stacked bar per top plan ("#1".."#n"), one segment per name: v[k][i] is segment k of plan i. */
-static void plan_stacked_chart(cfit__buf *b, const char *id, const char *title, const char *desc,
+static void plan_stacked_chart(cfit_buf *b, const char *id, const char *title, const char *desc,
                                const char *ylabel, const char *const *names, int nk, double (*v)[MAX_TOP],
                                size_t n)
 {
     char labels[MAX_TOP][48];
     const char *cats[MAX_TOP];
-    cfit__series s[8];
+    cfit_series s[8];
     for (size_t i = 0; i < n; i++) {
         snprintf(labels[i], sizeof labels[i], "#%zu", i + 1);
         cats[i] = labels[i];
     }
     for (int k = 0; k < nk; k++)
-        s[k] = (cfit__series){names[k], NULL, v[k], n, 0};
-    cfit__chart c = {CFIT__CHART_STACKED, id, title, desc, {"plan (rank)", 0, CFIT__FMT_PLAIN, 0, 0},
-                     {ylabel, 0, CFIT__FMT_PLAIN, 0, 0}, cats, n, s, nk, 0, 0};
-    cfit__chart_svg(b, &c);
+        s[k] = (cfit_series){names[k], NULL, v[k], n, 0};
+    cfit_chart c = {CFIT_CHART_STACKED, id, title, desc, {"plan (rank)", 0, CFIT_FMT_PLAIN, 0, 0},
+                     {ylabel, 0, CFIT_FMT_PLAIN, 0, 0}, cats, n, s, nk, 0, 0};
+    cfit_chart_svg(b, &c);
 }
 
-static void memory_section(cfit__buf *b, const cfit_plan_result *res, size_t n)
+static void memory_section(cfit_buf *b, const cfit_plan_result *res, size_t n)
 {
     static const char *const names[] = {"weights", "gradients", "optimizer states", "activations", "other"};
     double v[5][MAX_TOP];
@@ -104,15 +106,15 @@ static void memory_section(cfit__buf *b, const cfit_plan_result *res, size_t n)
         v[0][i] = m->weights_bytes / 1e9, v[1][i] = m->grads_bytes / 1e9, v[2][i] = m->optimizer_bytes / 1e9;
         v[3][i] = m->activations_bytes / 1e9, v[4][i] = m->other_bytes / 1e9;
     }
-    cfit__html_h(b, 2, "Memory per GPU");
-    cfit__html_figure_begin(b);
+    cfit_html_h(b, 2, "Memory per GPU");
+    cfit_html_figure_begin(b);
     plan_stacked_chart(b, "plan-memory", "Memory per GPU (busiest pipeline stage)",
                        "Stacked bars: weights, gradients, optimizer states, activations and other memory per GPU "
                        "for each of the top plans, in GB.",
                        "memory per GPU (GB)", names, 5, v, n);
     const char *head[] = {"plan", "weights GB", "grads GB", "optimizer GB", "activations GB", "other GB", "total GB",
                           "capacity GB"};
-    cfit__html_table_begin(b, "Memory per GPU (GB = 1e9 bytes)", head, 8);
+    cfit_html_table_begin(b, "Memory per GPU (GB = 1e9 bytes)", head, 8);
     for (size_t i = 0; i < n; i++) {
         char c8[8][32];
         snprintf(c8[0], 32, "#%zu", i + 1);
@@ -123,16 +125,16 @@ static void memory_section(cfit__buf *b, const cfit_plan_result *res, size_t n)
         const char *cells[8];
         for (int k = 0; k < 8; k++)
             cells[k] = c8[k];
-        cfit__html_row(b, cells, 8);
+        cfit_html_row(b, cells, 8);
     }
-    cfit__html_table_end(b);
-    cfit__html_figure_end(b);
-    cfit__html_p(b, "Weights 2 B/param (+1 with an fp8 copy), gradients per --grad-precision, optimizer 12 B/param "
+    cfit_html_table_end(b);
+    cfit_html_figure_end(b);
+    cfit_html_p(b, "Weights 2 B/param (+1 with an fp8 copy), gradients per --grad-precision, optimizer 12 B/param "
                     "(Adam, fp32 master), each divided by dp at the ZeRO stage that shards it; activations after "
                     "Korthikanti et al. 2022 (docs/model.md).");
 }
 
-static void step_section(cfit__buf *b, const cfit_plan_result *res, size_t n)
+static void step_section(cfit_buf *b, const cfit_plan_result *res, size_t n)
 {
     static const char *const names[] = {"compute", "TP comm", "CP comm", "PP send/recv", "PP bubble",
                                         "DP comm (exposed)", "optimizer", "overhead"};
@@ -144,8 +146,8 @@ static void step_section(cfit__buf *b, const cfit_plan_result *res, size_t n)
         for (int k = 0; k < 8; k++)
             v[k][i] = x[k];
     }
-    cfit__html_h(b, 2, "Step time");
-    cfit__html_figure_begin(b);
+    cfit_html_h(b, 2, "Step time");
+    cfit_html_figure_begin(b);
     plan_stacked_chart(b, "plan-step", "Step time breakdown",
                        "Stacked bars: compute, tensor-, context- and pipeline-parallel communication, pipeline "
                        "bubble, exposed data-parallel communication, optimizer and overhead per training step, in "
@@ -153,7 +155,7 @@ static void step_section(cfit__buf *b, const cfit_plan_result *res, size_t n)
                        "time per step (s)", names, 8, v, n);
     const char *head[] = {"plan", "compute s", "TP s", "CP s", "PP s", "bubble s", "DP s", "optimizer s",
                           "overhead s", "step s"};
-    cfit__html_table_begin(b, "Step time breakdown (seconds)", head, 10);
+    cfit_html_table_begin(b, "Step time breakdown (seconds)", head, 10);
     for (size_t i = 0; i < n; i++) {
         char c10[10][32];
         snprintf(c10[0], 32, "#%zu", i + 1);
@@ -163,10 +165,10 @@ static void step_section(cfit__buf *b, const cfit_plan_result *res, size_t n)
         const char *cells[10];
         for (int k = 0; k < 10; k++)
             cells[k] = c10[k];
-        cfit__html_row(b, cells, 10);
+        cfit_html_row(b, cells, 10);
     }
-    cfit__html_table_end(b);
-    cfit__html_figure_end(b);
+    cfit_html_table_end(b);
+    cfit_html_figure_end(b);
 }
 
 /* The first failed simulation of a search at another count (best_at): the report's error, not a
@@ -202,7 +204,7 @@ static int best_at(const cfit_plan_request *r, const cfit_gpu *gpu, long gpus, c
     return ok;
 }
 
-static void scaling_section(cfit__buf *b, const cfit_plan_request *r, const cfit_plan *best)
+static void scaling_section(cfit_buf *b, const cfit_plan_request *r, const cfit_plan *best)
 {
     double x[NSCALE], tps[NSCALE], mfu[NSCALE], ideal[NSCALE];
     size_t n = 0;
@@ -217,9 +219,9 @@ static void scaling_section(cfit__buf *b, const cfit_plan_request *r, const cfit
         x[n] = g, tps[n] = p.tokens_per_s, mfu[n] = p.mfu * 100;
         n++;
     }
-    cfit__html_h(b, 2, "Scaling with the GPU count");
+    cfit_html_h(b, 2, "Scaling with the GPU count");
     if (n < 2) {
-        cfit__html_p(b, "Fewer than two GPU counts around %ld fit on %s: no scaling curve.", best->gpus,
+        cfit_html_p(b, "Fewer than two GPU counts around %ld fit on %s: no scaling curve.", best->gpus,
                      best->gpu->name);
         return;
     }
@@ -229,18 +231,18 @@ static void scaling_section(cfit__buf *b, const cfit_plan_request *r, const cfit
     snprintf(title, sizeof title, "Throughput vs GPU count (%s)", best->gpu->name);
     snprintf(desc, sizeof desc, "Tokens per second of the best layout at %zu GPU counts from %.0f to %.0f, against "
                                 "linear scaling from the smallest count.", n, x[0], x[n - 1]);
-    cfit__series s[] = {{"tokens/s", x, tps, n, 0}, {"linear scaling", x, ideal, n, 1}};
-    cfit__chart c = {CFIT__CHART_LINE, "plan-scaling", title, desc, {"GPUs", 2, CFIT__FMT_INT, 0, 0},
-                     {"throughput (tokens/s)", 0, CFIT__FMT_NUM, 0, 0}, NULL, 0, s, 2, 0, 0};
-    cfit__series s2[] = {{"MFU", x, mfu, n, 0}};
-    cfit__chart c2 = {CFIT__CHART_LINE, "plan-mfu", "Model FLOPs utilisation vs GPU count",
-                      "MFU in percent of the best layout at each GPU count.", {"GPUs", 2, CFIT__FMT_INT, 0, 0},
-                      {"MFU (%)", 0, CFIT__FMT_PLAIN, 0, 0}, NULL, 0, s2, 1, 0, 0};
-    cfit__html_figure_begin(b);
-    cfit__chart_svg(b, &c);
-    cfit__chart_svg(b, &c2);
+    cfit_series s[] = {{"tokens/s", x, tps, n, 0}, {"linear scaling", x, ideal, n, 1}};
+    cfit_chart c = {CFIT_CHART_LINE, "plan-scaling", title, desc, {"GPUs", 2, CFIT_FMT_INT, 0, 0},
+                     {"throughput (tokens/s)", 0, CFIT_FMT_NUM, 0, 0}, NULL, 0, s, 2, 0, 0};
+    cfit_series s2[] = {{"MFU", x, mfu, n, 0}};
+    cfit_chart c2 = {CFIT_CHART_LINE, "plan-mfu", "Model FLOPs utilisation vs GPU count",
+                      "MFU in percent of the best layout at each GPU count.", {"GPUs", 2, CFIT_FMT_INT, 0, 0},
+                      {"MFU (%)", 0, CFIT_FMT_PLAIN, 0, 0}, NULL, 0, s2, 1, 0, 0};
+    cfit_html_figure_begin(b);
+    cfit_chart_svg(b, &c);
+    cfit_chart_svg(b, &c2);
     const char *head[] = {"GPUs", "tokens/s", "tokens/s per GPU", "MFU", "scaling efficiency"};
-    cfit__html_table_begin(b, "Best layout at each GPU count", head, 5);
+    cfit_html_table_begin(b, "Best layout at each GPU count", head, 5);
     for (size_t i = 0; i < n; i++) {
         char c5[5][32];
         snprintf(c5[0], 32, "%.0f", x[i]);
@@ -249,16 +251,16 @@ static void scaling_section(cfit__buf *b, const cfit_plan_request *r, const cfit
         snprintf(c5[3], 32, "%.1f%%", mfu[i]);
         snprintf(c5[4], 32, "%.1f%%", 100 * tps[i] / ideal[i]);
         const char *cells[] = {c5[0], c5[1], c5[2], c5[3], c5[4]};
-        cfit__html_row(b, cells, 5);
+        cfit_html_row(b, cells, 5);
     }
-    cfit__html_table_end(b);
-    cfit__html_figure_end(b);
-    cfit__html_p(b, "Each count is searched again with the same request (layout re-chosen, dp follows the count); "
+    cfit_html_table_end(b);
+    cfit_html_figure_end(b);
+    cfit_html_p(b, "Each count is searched again with the same request (layout re-chosen, dp follows the count); "
                     "counts below one node or where nothing fits are left out.");
 }
 
 /* The best plan's goodput terms as a table (docs/model.md "Failures, checkpoints and goodput"). */
-static void goodput_table(cfit__buf *b, const cfit_goodput *g)
+static void goodput_table(cfit_buf *b, const cfit_goodput *g)
 {
     const char *head[] = {"term", "value"};
     char v[10][128];
@@ -275,22 +277,22 @@ static void goodput_table(cfit__buf *b, const cfit_goodput *g)
     const char *k[] = {"mean time between unexpected interruptions", "interruptions over the run", "checkpoint size",
                        "checkpoint write", "checkpoint read at restart", "restart", "Young's interval sqrt(2 delta M)",
                        "Daly's optimum interval", "interval used", "goodput"};
-    cfit__html_table_begin(b, "Goodput of the best plan", head, 2);
+    cfit_html_table_begin(b, "Goodput of the best plan", head, 2);
     for (int i = 0; i < 10; i++) {
         const char *cells[] = {k[i], v[i]};
-        cfit__html_row(b, cells, 2);
+        cfit_html_row(b, cells, 2);
     }
-    cfit__html_table_end(b);
+    cfit_html_table_end(b);
 }
 
 /* Goodput against the checkpoint interval: Daly's fraction at the best plan's MTBI, write and
  * restart times, from an eighth to eight times the interval used, with that interval marked. */
-static void goodput_section(cfit__buf *b, const cfit_plan *best)
+static void goodput_section(cfit_buf *b, const cfit_plan *best)
 {
     const cfit_goodput *g = &best->goodput;
-    cfit__html_h(b, 2, "Goodput: failures, checkpoints and restarts");
+    cfit_html_h(b, 2, "Goodput: failures, checkpoints and restarts");
     if (!g->modelled || !(g->checkpoint_interval_s > 0)) {
-        cfit__html_p(b, "No failure rates for %s in the catalog: goodput is taken as 100%%.", best->gpu->name);
+        cfit_html_p(b, "No failure rates for %s in the catalog: goodput is taken as 100%%.", best->gpu->name);
         return;
     }
     double x[NGOODPUT], y[NGOODPUT], mx[2], my[2];
@@ -305,15 +307,15 @@ static void goodput_section(cfit__buf *b, const cfit_plan *best)
     snprintf(desc, sizeof desc, "Goodput in percent against the compute time between checkpoints for %ld x %s, "
              "MTBI %.3g h, write %.3g s, restart %.3g s; the dashed line marks the interval used.", best->gpus,
              best->gpu->name, g->mtbi_hours, g->checkpoint_write_s, g->restart_s);
-    cfit__series s[] = {{"goodput (Daly 2006)", x, y, NGOODPUT, 0}, {"interval used", mx, my, 2, 1}};
-    cfit__chart c = {CFIT__CHART_LINE, "plan-goodput", "Goodput vs checkpoint interval", desc,
-                     {"checkpoint interval (s)", 10, CFIT__FMT_NUM, 0, 0}, {"goodput (%)", 0, CFIT__FMT_PLAIN, 0, 0},
+    cfit_series s[] = {{"goodput (Daly 2006)", x, y, NGOODPUT, 0}, {"interval used", mx, my, 2, 1}};
+    cfit_chart c = {CFIT_CHART_LINE, "plan-goodput", "Goodput vs checkpoint interval", desc,
+                     {"checkpoint interval (s)", 10, CFIT_FMT_NUM, 0, 0}, {"goodput (%)", 0, CFIT_FMT_PLAIN, 0, 0},
                      NULL, 0, s, 2, 0, 0};
-    cfit__html_figure_begin(b);
-    cfit__chart_svg(b, &c);
+    cfit_html_figure_begin(b);
+    cfit_chart_svg(b, &c);
     goodput_table(b, g);
-    cfit__html_figure_end(b);
-    cfit__html_p(b, "Planned stops (each a checkpoint and a restart, without rework) are counted in the goodput "
+    cfit_html_figure_end(b);
+    cfit_html_p(b, "Planned stops (each a checkpoint and a restart, without rework) are counted in the goodput "
                     "but not in the curve. Failure rates: catalog \"failures\" entries (clusterfit catalog list "
                     "failures); Young 1974, Daly 2006: docs/model.md.");
 }
@@ -326,12 +328,12 @@ static int by_days(const void *a, const void *b)
     return x->days < y->days ? -1 : x->days > y->days ? 1 : (x->usd > y->usd) - (x->usd < y->usd);
 }
 
-static void pareto_section(cfit__buf *b, const cfit_plan_request *r, const cfit_bom_options *o,
+static void pareto_section(cfit_buf *b, const cfit_plan_request *r, const cfit_bom_options *o,
                            const cfit_plan_result *res)
 {
     size_t ntypes = res->ngpu < MAX_GPU_TYPES ? res->ngpu : MAX_GPU_TYPES;
     double xs[MAX_GPU_TYPES][NPARETO], ys[MAX_GPU_TYPES][NPARETO];
-    cfit__series s[MAX_GPU_TYPES + 1];
+    cfit_series s[MAX_GPU_TYPES + 1];
     pt all[MAX_GPU_TYPES * NPARETO];
     size_t ns = 0, nall = 0;
     for (size_t i = 0; i < ntypes; i++) {
@@ -353,11 +355,11 @@ static void pareto_section(cfit__buf *b, const cfit_plan_request *r, const cfit_
             n++;
         }
         if (n)
-            s[ns] = (cfit__series){g->gpu->name, xs[ns], ys[ns], n, 0}, ns++;
+            s[ns] = (cfit_series){g->gpu->name, xs[ns], ys[ns], n, 0}, ns++;
     }
-    cfit__html_h(b, 2, "Cost vs time to train");
+    cfit_html_h(b, 2, "Cost vs time to train");
     if (!nall) {
-        cfit__html_p(b, "No GPU type has a priced plan on the %s basis: no cost chart.",
+        cfit_html_p(b, "No GPU type has a priced plan on the %s basis: no cost chart.",
                      cfit_cost_basis_name((cfit_cost_basis)r->cost_basis));
         return;
     }
@@ -368,18 +370,18 @@ static void pareto_section(cfit__buf *b, const cfit_plan_request *r, const cfit_
     for (size_t i = 0; i < nall; i++)
         if (nf == 0 || all[i].usd < front[nf - 1].usd)
             front[nf] = all[i], fx[nf] = all[i].days, fy[nf] = all[i].usd, nf++;
-    s[ns++] = (cfit__series){"Pareto front", fx, fy, nf, 1};
+    s[ns++] = (cfit_series){"Pareto front", fx, fy, nf, 1};
     char desc[256];
     snprintf(desc, sizeof desc, "Cost on the %s basis against days to train for each GPU type at 1/4 to 4 times its "
                                 "sized GPU count; the dashed line joins the plans no other plan beats on both.",
              cfit_cost_basis_name((cfit_cost_basis)r->cost_basis));
-    cfit__chart c = {CFIT__CHART_SCATTER, "plan-pareto", "Cost vs time to train per GPU type", desc,
-                     {"time to train (days)", 10, CFIT__FMT_INT, 0, 0}, {"cost (USD)", 10, CFIT__FMT_NUM, 0, 0},
+    cfit_chart c = {CFIT_CHART_SCATTER, "plan-pareto", "Cost vs time to train per GPU type", desc,
+                     {"time to train (days)", 10, CFIT_FMT_INT, 0, 0}, {"cost (USD)", 10, CFIT_FMT_NUM, 0, 0},
                      NULL, 0, s, ns, 720, 380};
-    cfit__html_figure_begin(b);
-    cfit__chart_svg(b, &c);
+    cfit_html_figure_begin(b);
+    cfit_chart_svg(b, &c);
     const char *head[] = {"GPU", "GPUs", "days", "cost"};
-    cfit__html_table_begin(b, "Pareto front (no plan is both faster and cheaper)", head, 4);
+    cfit_html_table_begin(b, "Pareto front (no plan is both faster and cheaper)", head, 4);
     for (size_t i = 0; i < nf; i++) {
         char c4[4][96];
         snprintf(c4[0], 96, "%s", front[i].gpu);
@@ -387,41 +389,41 @@ static void pareto_section(cfit__buf *b, const cfit_plan_request *r, const cfit_
         snprintf(c4[2], 96, "%.1f", front[i].days);
         fmt_usd(c4[3], 96, front[i].usd);
         const char *cells[] = {c4[0], c4[1], c4[2], c4[3]};
-        cfit__html_row(b, cells, 4);
+        cfit_html_row(b, cells, 4);
     }
-    cfit__html_table_end(b);
-    cfit__html_figure_end(b);
+    cfit_html_table_end(b);
+    cfit_html_figure_end(b);
 }
 
-static void source_row(cfit__buf *b, const char *kind, const char *name, const char *src)
+static void source_row(cfit_buf *b, const char *kind, const char *name, const char *src)
 {
     const char *cells[] = {kind, name, src && src[0] ? src : "-"};
-    cfit__html_row(b, cells, 3);
+    cfit_html_row(b, cells, 3);
 }
 
 /* The best plan's capex, the figure the text, --json and --bom print (cfit_bom_capex). */
-static void capex_table(cfit__buf *b, const cfit_cost *k)
+static void capex_table(cfit_buf *b, const cfit_cost *k)
 {
     if (!k->has_own)
         return;
     const char *ch[] = {"capex of the best plan", "USD"};
     const char *what[] = {"nodes (NICs in the node price)", "fabric: switches, optics, cables", "storage", "total"};
     const double usd[] = {k->node_capex_usd, k->network_capex_usd, k->storage_capex_usd, k->capex_usd};
-    cfit__html_table_begin(b, "Capex of the best plan (the same computation as plan --bom; docs/sizing.md)", ch, 2);
+    cfit_html_table_begin(b, "Capex of the best plan (the same computation as plan --bom; docs/sizing.md)", ch, 2);
     for (int i = 0; i < 4; i++) {
         char v[48];
         const char *cells[] = {what[i], fmt_cents(v, sizeof v, usd[i])};
-        cfit__html_row(b, cells, 2);
+        cfit_html_row(b, cells, 2);
     }
-    cfit__html_table_end(b);
+    cfit_html_table_end(b);
 }
 
-static void sources_section(cfit__buf *b, const cfit_plan_request *r, const cfit_bom_options *o,
+static void sources_section(cfit_buf *b, const cfit_plan_request *r, const cfit_bom_options *o,
                             const cfit_plan_result *res, size_t n)
 {
-    cfit__html_h(b, 2, "Assumptions and sources");
+    cfit_html_h(b, 2, "Assumptions and sources");
     const char *head[] = {"kind", "entry", "source"};
-    cfit__html_table_begin(b, "Catalog entries used (clusterfit catalog show NAME)", head, 3);
+    cfit_html_table_begin(b, "Catalog entries used (clusterfit catalog show NAME)", head, 3);
     source_row(b, "model", r->model->name, r->model->source);
     if (r->framework)
         source_row(b, "framework", r->framework->name, r->framework->source);
@@ -442,77 +444,77 @@ static void sources_section(cfit__buf *b, const cfit_plan_request *r, const cfit
             }
         }
     }
-    cfit__html_table_end(b);
+    cfit_html_table_end(b);
     if (n) {
         cfit_cost k;
         cfit_cost_compute_with(r->catalog, &res->plans[0], o, &k);
         const char *ph[] = {"price", "value", "unit", "date", "source"};
-        cfit__html_table_begin(b, "Prices used for the best plan (docs/sizing.md)", ph, 5);
+        cfit_html_table_begin(b, "Prices used for the best plan (docs/sizing.md)", ph, 5);
         for (int i = 0; i < k.nused; i++) {
             const cfit_price *pr = k.used[i];
             char v[32];
             snprintf(v, sizeof v, "%.10g", pr->value);
             const char *cells[] = {pr->name, v, cfit_price_unit_name(pr->unit), pr->date[0] ? pr->date : "--price",
                                    pr->source[0] ? pr->source : "-"};
-            cfit__html_row(b, cells, 5);
+            cfit_html_row(b, cells, 5);
         }
-        cfit__html_table_end(b);
+        cfit_html_table_end(b);
         capex_table(b, &k);
     }
-    cfit__html_p(b, "Formulas: FLOPs per step after Narayanan et al. 2021, activation memory after Korthikanti et al. "
+    cfit_html_p(b, "Formulas: FLOPs per step after Narayanan et al. 2021, activation memory after Korthikanti et al. "
                     "2022, roofline op times, collectives on NCCL's cost model, pipeline bubble (p-1)/(v m): docs/model.md. "
                     "Sizing and cost: docs/sizing.md. Search and options: docs/plan.md. MFU counts model FLOPs "
                     "only (PaLM definition). GB = 1e9 bytes.");
 }
 
-int cli_report_write(const char *path, cfit__buf *b)
+int cli_report_write(const char *path, cfit_buf *b)
 {
     int rc = 0;
-    if (!cfit__buf_ok(b)) {
+    if (!cfit_buf_ok(b)) {
         cli_error("--report: out of memory");
         rc = EXIT_RUNTIME;
     } else {
         rc = cli_write_output("--report", path, b->data, b->len);
     }
-    cfit__buf_fini(b);
+    cfit_buf_fini(b);
     return rc;
 }
 
 int cli_plan_report(const char *path, const cfit_plan_request *r, const cfit_bom_options *o,
                     const cfit_plan_result *res, int sizing)
 {
-    cfit__buf b;
-    cfit__buf_init(&b);
+    cfit_buf b;
+    cfit_buf_init(&b);
     char title[160], tok[48];
     snprintf(title, sizeof title, "clusterfit plan: %s, %s tokens", r->model->name,
              r->tokens > 0 ? fmt_count(tok, sizeof tok, r->tokens) : "no token count");
-    cfit__html_begin(&b, title);
-    cfit__html_p(&b, "Sequence %d tokens, global batch %ld sequences, %s; %s. Search: %llu layouts costed, %llu fit.", res->seq_len, res->global_batch, r->precision == CFIT_PREC_FP8 ? "fp8" : "bf16",
+    cfit_html_begin(&b, title);
+    cfit_html_p(&b, "Sequence %d tokens, global batch %ld sequences, %s; %s. Search: %llu layouts costed, %llu fit.", res->seq_len, res->global_batch, r->precision == CFIT_PREC_FP8 ? "fp8" : "bf16",
                  sizing ? (r->budget_usd > 0 ? "GPU count sized to the budget" : "GPU count sized to the deadline")
                         : "GPU count fixed",
                  (unsigned long long)res->evaluated, (unsigned long long)res->feasible);
     size_t n = res->nplans < MAX_TOP ? res->nplans : MAX_TOP;
     if (n) {
-        cfit__html_h(&b, 2, "Top plans");
+        cfit_html_h(&b, 2, "Top plans");
         top_table(&b, r, o, res, n);
         char check[256];
-        cfit__html_p(&b, "Best plan's %s.", plan_confidence_line(check, sizeof check, r, &res->plans[0]));
+        cfit_html_p(&b, "Best plan's %s.", plan_confidence_line(check, sizeof check, r, &res->plans[0]));
         memory_section(&b, res, n);
         step_section(&b, res, n);
         goodput_section(&b, &res->plans[0]);
         scaling_section(&b, r, &res->plans[0]);
     } else {
-        cfit__html_p(&b, "No plan meets the goal; see the command's output for the closest layouts.");
+        cfit_html_p(&b, "No plan meets the goal; see the command's output for the closest layouts.");
     }
     if (sizing)
         pareto_section(&b, r, o, res);
     if (sim_err) {
         int rc = cli_error_diag(&sim_fail, sim_err);
         sim_err = 0;
-        cfit__buf_fini(&b);
+        cfit_buf_fini(&b);
         return rc;
     }
     sources_section(&b, r, o, res, n);
-    cfit__html_end(&b);
+    cfit_html_end(&b);
     return cli_report_write(path, &b);
 }

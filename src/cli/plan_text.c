@@ -194,7 +194,7 @@ static void print_details(const plan_cli *c, const cfit_plan *p, double tokens)
     }
     if (c->calibration_file)
         print_calibration(c, p);
-    plan_print_offload(p);
+    plan_print_offload(&c->req, p);
     printf("\n%-34s %10s  %s\n", "memory per GPU (busiest stage)", "GB", "source");
     printf("  %-32s %10.2f  %s\n", "weights", m->weights_bytes / 1e9,
            plan_mem_source(&c->req, p, 0, "2 B/param (+1 fp8 copy), / dp at ZeRO-3"));
@@ -209,6 +209,9 @@ static void print_details(const plan_cli *c, const cfit_plan *p, double tokens)
     if (p->offload)
         printf("  %-32s %10.2f  of %.1f GB per GPU (node host memory / its GPUs)\n", "offloaded to host memory",
                m->host_bytes / 1e9, m->host_capacity_bytes / 1e9);
+    if (p->offload & CFIT_OFFLOAD_NVME)
+        printf("  %-32s %10.2f  of %.1f GB per GPU (node NVMe array / its GPUs)\n", "offloaded to NVMe",
+               m->nvme_bytes / 1e9, m->nvme_capacity_bytes / 1e9);
     printf("\n%-34s %10s %7s\n", "step time", "s", "share");
     struct { const char *k; double v; } rows[] = {
         {"compute (GEMM, attention, element-wise)", br->compute_s}, {"tensor-parallel comm", br->tp_comm_s},
@@ -219,7 +222,8 @@ static void print_details(const plan_cli *c, const cfit_plan *p, double tokens)
     for (size_t i = 0; i < sizeof rows / sizeof rows[0] - (show_experts(c) ? 0 : 1); i++)
         printf("  %-40.40s %10.4f %6.1f%%\n", rows[i].k, rows[i].v, st > 0 ? 100 * rows[i].v / st : 0);
     if (p->offload)
-        printf("  %-40.40s %10.4f %6.1f%%\n", "offload: host link + CPU Adam (exposed)", br->offload_s,
+        printf("  %-40.40s %10.4f %6.1f%%\n", p->offload & CFIT_OFFLOAD_NVME ? "offload: link, NVMe, CPU Adam (exposed)"
+                                                                        : "offload: host link + CPU Adam (exposed)", br->offload_s,
                st > 0 ? 100 * br->offload_s / st : 0);
     printf("  %-40s %10.4f\n", "total", st);
     printf("  bound: compute %.0f%%, memory bandwidth %.0f%%, communication %.0f%%, pipeline bubble %.0f%%\n",

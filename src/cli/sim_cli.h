@@ -79,7 +79,7 @@ typedef struct sim_nccl_cal {
 int cli_sim_nccl_calibrate(const sim_cli *c, cfit_nccl_system *sys, sim_nccl_cal *k);
 /* The "# calibration:" lines above the table, and the "calibration" member of --json. */
 void cli_sim_nccl_cal_print(const sim_nccl_cal *k);
-void cli_sim_nccl_cal_json(struct cfit__buf *b, const sim_nccl_cal *k);
+void cli_sim_nccl_cal_json(struct cfit_buf *b, const sim_nccl_cal *k);
 
 /* sim --report FILE.html with the NCCL engine (sim_nccl_report.c, docs/report.md). */
 typedef struct sim_nccl_report_in {

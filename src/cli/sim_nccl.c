@@ -1,7 +1,7 @@
 /* sim_nccl.c - `clusterfit sim`'s NCCL engine: NCCL's tuner and cost model (clusterfit/nccl.h) on
  * hardware named by the catalog, with the contention of a --topology from the flow engine. */
 #include "sim_cli.h"
-#include "base/json.h"
+#include "clusterfit/writer.h"
 #include "clusterfit/nccl.h"
 
 #include <stdlib.h>
@@ -197,75 +197,75 @@ static void print_table(const sim_cli *c, const nccl_run *r, const nccl_row *row
     printf("# Avg bus bandwidth    : %g\n#\n", nrows ? sum / nrows : 0);
 }
 
-static void json_system(cfit__buf *b, const sim_cli *c, const nccl_run *r)
+static void json_system(cfit_buf *b, const sim_cli *c, const nccl_run *r)
 {
     const cfit_nccl_system *s = &r->sys;
-    cfit__buf_puts(b, "\"system\": {\"gpu\": ");
-    cfit__buf_json_string(b, c->g->name);
-    cfit__buf_puts(b, ", \"node\": ");
-    cfit__buf_json_string(b, r->node->name);
-    cfit__buf_printf(b, ", \"nodes\": %d, \"gpus_per_node\": %d, \"scaleup_fabric\": ", s->nodes, s->gpus_per_node);
-    cfit__buf_json_string(b, c->up->name);
-    cfit__buf_puts(b, ", \"intra_bw_gbs\": ");
-    cfit__buf_json_number(b, s->intra_bw / 1e9);
-    cfit__buf_puts(b, ", \"nvls_bw_gbs\": ");
-    cfit__buf_json_number(b, s->nvls_bw / 1e9);
-    cfit__buf_printf(b, ", \"p2p\": %s, \"fabric\": ", s->p2p_off ? "false" : "true");
+    cfit_buf_puts(b, "\"system\": {\"gpu\": ");
+    cfit_buf_json_string(b, c->g->name);
+    cfit_buf_puts(b, ", \"node\": ");
+    cfit_buf_json_string(b, r->node->name);
+    cfit_buf_printf(b, ", \"nodes\": %d, \"gpus_per_node\": %d, \"scaleup_fabric\": ", s->nodes, s->gpus_per_node);
+    cfit_buf_json_string(b, c->up->name);
+    cfit_buf_puts(b, ", \"intra_bw_gbs\": ");
+    cfit_buf_json_number(b, s->intra_bw / 1e9);
+    cfit_buf_puts(b, ", \"nvls_bw_gbs\": ");
+    cfit_buf_json_number(b, s->nvls_bw / 1e9);
+    cfit_buf_printf(b, ", \"p2p\": %s, \"fabric\": ", s->p2p_off ? "false" : "true");
     if (s->nodes > 1)
-        cfit__buf_json_string(b, c->out->name);
+        cfit_buf_json_string(b, c->out->name);
     else
-        cfit__buf_puts(b, "null");
-    cfit__buf_printf(b, ", \"nics_per_node\": %d, \"nic_bw_gbs\": ", s->nics);
-    cfit__buf_json_number(b, s->nic_bw / 1e9);
-    cfit__buf_puts(b, ", \"sharp_bw_gbs\": ");
-    cfit__buf_json_number(b, s->sharp_bw / 1e9);
-    cfit__buf_puts(b, ", \"net_extra_latency_s\": ");
-    cfit__buf_json_number(b, s->net_extra_latency_s);
-    cfit__buf_puts(b, ", \"topology\": ");
+        cfit_buf_puts(b, "null");
+    cfit_buf_printf(b, ", \"nics_per_node\": %d, \"nic_bw_gbs\": ", s->nics);
+    cfit_buf_json_number(b, s->nic_bw / 1e9);
+    cfit_buf_puts(b, ", \"sharp_bw_gbs\": ");
+    cfit_buf_json_number(b, s->sharp_bw / 1e9);
+    cfit_buf_puts(b, ", \"net_extra_latency_s\": ");
+    cfit_buf_json_number(b, s->net_extra_latency_s);
+    cfit_buf_puts(b, ", \"topology\": ");
     if (r->t)
-        cfit__buf_json_string(b, c->spec);
+        cfit_buf_json_string(b, c->spec);
     else
-        cfit__buf_puts(b, "null");
-    cfit__buf_puts(b, ", \"net_slowdown\": ");
-    cfit__buf_json_number(b, r->slowdown);
-    cfit__buf_puts(b, "}");
+        cfit_buf_puts(b, "null");
+    cfit_buf_puts(b, ", \"net_slowdown\": ");
+    cfit_buf_json_number(b, r->slowdown);
+    cfit_buf_puts(b, "}");
 }
 
 static int print_json(const sim_cli *c, const nccl_run *r, const nccl_row *rows, int nrows)
 {
-    cfit__buf b;
-    cfit__buf_init(&b);
-    cfit__buf_printf(&b, "{\"clusterfit_version\": \"%s\", \"engine\": \"nccl\", ", CFIT_VERSION);
+    cfit_buf b;
+    cfit_buf_init(&b);
+    cfit_buf_printf(&b, "{\"clusterfit_version\": \"%s\", \"engine\": \"nccl\", ", CFIT_VERSION);
     json_system(&b, c, r);
     if (r->calibrated) {
-        cfit__buf_puts(&b, ", ");
+        cfit_buf_puts(&b, ", ");
         cli_sim_nccl_cal_json(&b, &r->cal);
     }
-    cfit__buf_printf(&b, ", \"collective\": \"%s\", \"algo\": \"%s\", \"proto\": \"%s\", \"ranks\": %d, \"results\": [",
+    cfit_buf_printf(&b, ", \"collective\": \"%s\", \"algo\": \"%s\", \"proto\": \"%s\", \"ranks\": %d, \"results\": [",
                      cfit_collective_name(c->coll), c->algo_name ? c->algo_name : "auto",
                      c->proto_name ? c->proto_name : "auto", r->ranks);
     double sum = 0;
     for (int i = 0; i < nrows; i++) {
         const cfit_nccl_estimate *e = &rows[i].e;
-        cfit__buf_printf(&b, "%s{\"size_bytes\": %.0f, \"count\": %ld, \"type\": \"float\", \"redop\": \"sum\", "
+        cfit_buf_printf(&b, "%s{\"size_bytes\": %.0f, \"count\": %ld, \"type\": \"float\", \"redop\": \"sum\", "
                              "\"root\": -1, \"time_s\": ", i ? ", " : "", rows[i].size,
                          cli_sim_elements(c->coll, rows[i].size, r->ranks));
-        cfit__buf_json_number(&b, e->time_s);
-        cfit__buf_puts(&b, ", \"latency_s\": ");
-        cfit__buf_json_number(&b, e->latency_s);
-        cfit__buf_puts(&b, ", \"fill_s\": ");
-        cfit__buf_json_number(&b, e->fill_s);
-        cfit__buf_puts(&b, ", \"algbw_gbs\": ");
-        cfit__buf_json_number(&b, e->algbw_bytes_per_s / 1e9);
-        cfit__buf_puts(&b, ", \"busbw_gbs\": ");
-        cfit__buf_json_number(&b, e->busbw_bytes_per_s / 1e9);
-        cfit__buf_printf(&b, ", \"wrong\": 0, \"algo\": \"%s\", \"proto\": \"%s\", \"bound\": \"%s\"}",
+        cfit_buf_json_number(&b, e->time_s);
+        cfit_buf_puts(&b, ", \"latency_s\": ");
+        cfit_buf_json_number(&b, e->latency_s);
+        cfit_buf_puts(&b, ", \"fill_s\": ");
+        cfit_buf_json_number(&b, e->fill_s);
+        cfit_buf_puts(&b, ", \"algbw_gbs\": ");
+        cfit_buf_json_number(&b, e->algbw_bytes_per_s / 1e9);
+        cfit_buf_puts(&b, ", \"busbw_gbs\": ");
+        cfit_buf_json_number(&b, e->busbw_bytes_per_s / 1e9);
+        cfit_buf_printf(&b, ", \"wrong\": 0, \"algo\": \"%s\", \"proto\": \"%s\", \"bound\": \"%s\"}",
                          cfit_nccl_algo_name(e->algo), cfit_nccl_proto_name(e->proto), bound_name(&rows[i]));
         sum += e->busbw_bytes_per_s / 1e9;
     }
-    cfit__buf_puts(&b, "], \"avg_busbw_gbs\": ");
-    cfit__buf_json_number(&b, nrows ? sum / nrows : 0);
-    cfit__buf_puts(&b, "}\n");
+    cfit_buf_puts(&b, "], \"avg_busbw_gbs\": ");
+    cfit_buf_json_number(&b, nrows ? sum / nrows : 0);
+    cfit_buf_puts(&b, "}\n");
     return cli_emit_json(&b);
 }
 

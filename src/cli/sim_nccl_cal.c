@@ -2,7 +2,7 @@
  * model solved on the run FILE measured (nccl_calibrate.h), and the model against its points
  * (docs/sim.md "Calibration"). */
 #include "sim_cli.h"
-#include "base/json.h"
+#include "clusterfit/writer.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -153,75 +153,75 @@ void cli_sim_nccl_cal_print(const sim_nccl_cal *k)
     printf("\n");
 }
 
-static void json_string_or_null(cfit__buf *b, const char *s)
+static void json_string_or_null(cfit_buf *b, const char *s)
 {
     if (s[0])
-        cfit__buf_json_string(b, s);
+        cfit_buf_json_string(b, s);
     else
-        cfit__buf_puts(b, "null");
+        cfit_buf_puts(b, "null");
 }
 
-static void json_number_member(cfit__buf *b, const char *key, double v)
+static void json_number_member(cfit_buf *b, const char *key, double v)
 {
-    cfit__buf_printf(b, ", \"%s\": ", key);
-    cfit__buf_json_number(b, v);
+    cfit_buf_printf(b, ", \"%s\": ", key);
+    cfit_buf_json_number(b, v);
 }
 
-static void json_fit(cfit__buf *b, const cfit_calibration *cal)
+static void json_fit(cfit_buf *b, const cfit_calibration *cal)
 {
-    cfit__buf_puts(b, ", \"fit\": ");
+    cfit_buf_puts(b, ", \"fit\": ");
     if (cal->fit_error < 0) {
-        cfit__buf_puts(b, "null");
+        cfit_buf_puts(b, "null");
         return;
     }
-    cfit__buf_puts(b, "{\"alpha_s\": ");
-    cfit__buf_json_number(b, cal->fit_alpha_s);
+    cfit_buf_puts(b, "{\"alpha_s\": ");
+    cfit_buf_json_number(b, cal->fit_alpha_s);
     json_number_member(b, "beta_gbs", cal->fit_beta_bytes_per_s / 1e9);
     json_number_member(b, "median_relative_error", cal->fit_error);
-    cfit__buf_printf(b, ", \"rows\": %d}", cal->fit_rows);
+    cfit_buf_printf(b, ", \"rows\": %d}", cal->fit_rows);
 }
 
-static void json_points(cfit__buf *b, const sim_nccl_cal *k)
+static void json_points(cfit_buf *b, const sim_nccl_cal *k)
 {
-    cfit__buf_puts(b, ", \"points\": [");
+    cfit_buf_puts(b, ", \"points\": [");
     for (int i = 0; i < k->npoints; i++) {
         const cfit_nccl_estimate *e = &k->model[i].e;
-        cfit__buf_printf(b, "%s{\"size_bytes\": %.0f", i ? ", " : "", k->size[i]);
+        cfit_buf_printf(b, "%s{\"size_bytes\": %.0f", i ? ", " : "", k->size[i]);
         json_number_member(b, "measured_busbw_gbs", k->measured_gbs[i]);
         json_number_member(b, "model_busbw_gbs", e->busbw_bytes_per_s / 1e9);
         json_number_member(b, "relative_error", k->rel_err[i]);
-        cfit__buf_printf(b, ", \"algo\": \"%s\", \"proto\": \"%s\"}", cfit_nccl_algo_name(e->algo),
+        cfit_buf_printf(b, ", \"algo\": \"%s\", \"proto\": \"%s\"}", cfit_nccl_algo_name(e->algo),
                          cfit_nccl_proto_name(e->proto));
     }
-    cfit__buf_puts(b, "]");
+    cfit_buf_puts(b, "]");
 }
 
-void cli_sim_nccl_cal_json(cfit__buf *b, const sim_nccl_cal *k)
+void cli_sim_nccl_cal_json(cfit_buf *b, const sim_nccl_cal *k)
 {
     const cfit_calibration *cal = &k->cal;
-    cfit__buf_puts(b, "\"calibration\": {\"file\": ");
-    cfit__buf_json_string(b, cal->file);
-    cfit__buf_puts(b, ", \"source\": ");
-    cfit__buf_json_string(b, cal->source);
-    cfit__buf_printf(b, ", \"collective\": \"%s\", \"program\": ", cfit_collective_name(k->coll));
+    cfit_buf_puts(b, "\"calibration\": {\"file\": ");
+    cfit_buf_json_string(b, cal->file);
+    cfit_buf_puts(b, ", \"source\": ");
+    cfit_buf_json_string(b, cal->source);
+    cfit_buf_printf(b, ", \"collective\": \"%s\", \"program\": ", cfit_collective_name(k->coll));
     json_string_or_null(b, cal->program);
-    cfit__buf_puts(b, ", \"gpu\": ");
+    cfit_buf_puts(b, ", \"gpu\": ");
     json_string_or_null(b, cal->gpu);
-    cfit__buf_printf(b, ", \"ranks\": %d, \"nodes\": %d, \"gpus_per_node\": %d", cal->ranks, k->nodes, k->per_node);
+    cfit_buf_printf(b, ", \"ranks\": %d, \"nodes\": %d, \"gpus_per_node\": %d", cal->ranks, k->nodes, k->per_node);
     json_number_member(b, "busbw_gbs", cal->bw_bytes_per_s / 1e9);
-    cfit__buf_printf(b, ", \"busbw_size_bytes\": %.0f", cal->bw_size_bytes);
+    cfit_buf_printf(b, ", \"busbw_size_bytes\": %.0f", cal->bw_size_bytes);
     json_fit(b, cal);
     json_number_member(b, "nic_bw_gbs", k->fit.nic_bw / 1e9);
     json_number_member(b, "net_extra_latency_s", k->fit.net_extra_latency_s);
     json_number_member(b, "catalog_nic_bw_gbs", k->catalog_nic_bw / 1e9);
     json_number_member(b, "catalog_net_extra_latency_s", k->catalog_extra_s);
-    cfit__buf_printf(b, ", \"latency_floor\": %s, \"matches\": %s", k->fit.latency_floor ? "true" : "false",
+    cfit_buf_printf(b, ", \"latency_floor\": %s, \"matches\": %s", k->fit.latency_floor ? "true" : "false",
                      k->mismatch ? "false" : "true");
-    cfit__buf_puts(b, ", \"model_median_relative_error\": ");
+    cfit_buf_puts(b, ", \"model_median_relative_error\": ");
     if (k->npoints)
-        cfit__buf_json_number(b, k->median_abs_err);
+        cfit_buf_json_number(b, k->median_abs_err);
     else
-        cfit__buf_puts(b, "null");
+        cfit_buf_puts(b, "null");
     json_points(b, k);
-    cfit__buf_puts(b, "}");
+    cfit_buf_puts(b, "}");
 }

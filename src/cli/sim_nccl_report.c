@@ -4,7 +4,7 @@
  * solved network terms (docs/report.md).  The page has the flow engine report's structure
  * (sim_report.c): a title, one paragraph on the model, sections of chart + table. */
 #include "sim_cli.h"
-#include "report/report.h"
+#include "clusterfit/report.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -17,7 +17,7 @@ typedef struct runs {
     double x[MAX_SIZES], y[MAX_SIZES];
     char name[MAX_RUNS][32];
     int n;
-    cfit__series s[MAX_RUNS + 2];
+    cfit_series s[MAX_RUNS + 2];
 } runs;
 
 static int same_pair(const cfit_nccl_estimate *a, const cfit_nccl_estimate *b)
@@ -41,7 +41,7 @@ static void make_runs(runs *g, const sim_nccl_report_in *in, int n)
         snprintf(g->name[g->n], sizeof g->name[g->n], "%s/%s%s", cfit_nccl_algo_name(e->algo),
                  cfit_nccl_proto_name(e->proto), mixed ? " and later" : "");
         int end = i + 1 < n ? i + 1 : i;
-        g->s[g->n] = (cfit__series){g->name[g->n], g->x + start, g->y + start, (size_t)(end - start + 1), 0};
+        g->s[g->n] = (cfit_series){g->name[g->n], g->x + start, g->y + start, (size_t)(end - start + 1), 0};
         g->n++;
         start = i + 1;
     }
@@ -52,19 +52,19 @@ static void make_runs(runs *g, const sim_nccl_report_in *in, int n)
 static size_t add_measured(runs *g, const sim_nccl_cal *k, double *model_y)
 {
     size_t ns = (size_t)g->n;
-    g->s[ns++] = (cfit__series){"measured (log)", k->size, k->measured_gbs, (size_t)k->npoints, 0};
+    g->s[ns++] = (cfit_series){"measured (log)", k->size, k->measured_gbs, (size_t)k->npoints, 0};
     if (k->mismatch) {
         for (int i = 0; i < k->npoints; i++)
             model_y[i] = k->model[i].e.busbw_bytes_per_s / 1e9;
-        g->s[ns++] = (cfit__series){"model, measured run", k->size, model_y, (size_t)k->npoints, 0};
+        g->s[ns++] = (cfit_series){"model, measured run", k->size, model_y, (size_t)k->npoints, 0};
     }
     return ns;
 }
 
-static void prediction_table(cfit__buf *b, const sim_nccl_report_in *in, int n)
+static void prediction_table(cfit_buf *b, const sim_nccl_report_in *in, int n)
 {
     const char *head[] = {"size (B)", "time (us)", "busbw (GB/s)", "algo", "proto", "bound"};
-    cfit__html_table_begin(b, "The prediction per size (GB = 1e9 B), as the table sim prints", head, 6);
+    cfit_html_table_begin(b, "The prediction per size (GB = 1e9 B), as the table sim prints", head, 6);
     for (int i = 0; i < n; i++) {
         const cfit_nccl_estimate *e = &in->rows[i].e;
         char c[3][32];
@@ -73,12 +73,12 @@ static void prediction_table(cfit__buf *b, const sim_nccl_report_in *in, int n)
         snprintf(c[2], 32, "%.2f", e->busbw_bytes_per_s / 1e9);
         const char *cp[] = {c[0], c[1], c[2], cfit_nccl_algo_name(e->algo), cfit_nccl_proto_name(e->proto),
                             e->net_bound ? "network" : "node"};
-        cfit__html_row(b, cp, 6);
+        cfit_html_row(b, cp, 6);
     }
-    cfit__html_table_end(b);
+    cfit_html_table_end(b);
 }
 
-static void busbw_section(cfit__buf *b, const sim_nccl_report_in *in)
+static void busbw_section(cfit_buf *b, const sim_nccl_report_in *in)
 {
     int n = in->nrows < MAX_SIZES ? in->nrows : MAX_SIZES;
     runs g;
@@ -90,21 +90,21 @@ static void busbw_section(cfit__buf *b, const sim_nccl_report_in *in)
     snprintf(desc, sizeof desc, "Predicted busbw in GB/s of %s on %d ranks per message size, one series per NCCL "
                                 "algorithm and protocol the tuner picks%s.", cfit_collective_name(in->coll), in->ranks,
              ns > (size_t)g.n ? ", with the busbw the calibration log measured" : "");
-    cfit__chart c = {CFIT__CHART_LINE, "nccl-busbw", title, desc, {"message size (bytes)", 2, CFIT__FMT_BYTES, 0, 0},
-                     {"bus bandwidth (GB/s)", 0, CFIT__FMT_PLAIN, 0, 0}, NULL, 0, g.s, ns, 0, 0};
-    cfit__html_h(b, 2, "Bus bandwidth vs message size");
-    cfit__html_figure_begin(b);
-    cfit__chart_svg(b, &c);
+    cfit_chart c = {CFIT_CHART_LINE, "nccl-busbw", title, desc, {"message size (bytes)", 2, CFIT_FMT_BYTES, 0, 0},
+                     {"bus bandwidth (GB/s)", 0, CFIT_FMT_PLAIN, 0, 0}, NULL, 0, g.s, ns, 0, 0};
+    cfit_html_h(b, 2, "Bus bandwidth vs message size");
+    cfit_html_figure_begin(b);
+    cfit_chart_svg(b, &c);
     prediction_table(b, in, n);
-    cfit__html_figure_end(b);
-    cfit__html_p(b, "busbw = algbw x the nccl-tests bus factor. Each series is a run of sizes where NCCL's tuner "
+    cfit_html_figure_end(b);
+    cfit_html_p(b, "busbw = algbw x the nccl-tests bus factor. Each series is a run of sizes where NCCL's tuner "
                     "picks one algorithm and protocol (the least predicted time, docs/sim.md \"The NCCL model\").");
 }
 
-static void error_table(cfit__buf *b, const sim_nccl_cal *k)
+static void error_table(cfit_buf *b, const sim_nccl_cal *k)
 {
     const char *head[] = {"size (B)", "measured busbw (GB/s)", "model busbw (GB/s)", "error", "algo/proto"};
-    cfit__html_table_begin(b, "The calibrated model at each measured size (error = model / measured - 1, from the "
+    cfit_html_table_begin(b, "The calibrated model at each measured size (error = model / measured - 1, from the "
                               "times)", head, 5);
     for (int i = 0; i < k->npoints; i++) {
         const cfit_nccl_estimate *e = &k->model[i].e;
@@ -115,15 +115,15 @@ static void error_table(cfit__buf *b, const sim_nccl_cal *k)
         snprintf(c[3], 48, "%+.1f%%", k->rel_err[i] * 100);
         snprintf(c[4], 48, "%s/%s", cfit_nccl_algo_name(e->algo), cfit_nccl_proto_name(e->proto));
         const char *cp[] = {c[0], c[1], c[2], c[3], c[4]};
-        cfit__html_row(b, cp, 5);
+        cfit_html_row(b, cp, 5);
     }
-    cfit__html_table_end(b);
+    cfit_html_table_end(b);
 }
 
-static void measured_section(cfit__buf *b, const sim_nccl_cal *k)
+static void measured_section(cfit_buf *b, const sim_nccl_cal *k)
 {
-    cfit__html_h(b, 2, "Predicted vs measured");
-    cfit__html_p(b, "%s (%s%s%s: %s, %d ranks = %d nodes x %d GPU(s)). Solved on that run: %.4g GB/s per NIC (catalog "
+    cfit_html_h(b, 2, "Predicted vs measured");
+    cfit_html_p(b, "%s (%s%s%s: %s, %d ranks = %d nodes x %d GPU(s)). Solved on that run: %.4g GB/s per NIC (catalog "
                     "%.4g), +%.3g us per network hop (catalog +%.3g us); the model with them is within a median %.1f%% "
                     "of its %d sizes (docs/sim.md \"Calibration\").%s",
                  k->cal.file, k->cal.source, k->cal.program[0] ? " " : "", k->cal.program,
@@ -135,23 +135,23 @@ static void measured_section(cfit__buf *b, const sim_nccl_cal *k)
     double pct[CFIT_CALIBRATION_MAX_POINTS];
     for (int i = 0; i < k->npoints; i++)
         pct[i] = k->rel_err[i] * 100;
-    cfit__series s = {"model / measured - 1", k->size, pct, (size_t)k->npoints, 0};
-    cfit__chart c = {CFIT__CHART_LINE, "nccl-error", "Model error at each measured size",
+    cfit_series s = {"model / measured - 1", k->size, pct, (size_t)k->npoints, 0};
+    cfit_chart c = {CFIT_CHART_LINE, "nccl-error", "Model error at each measured size",
                      "The calibrated model's busbw against the log's, in percent, per message size.",
-                     {"message size (bytes)", 2, CFIT__FMT_BYTES, 0, 0}, {"model error (%)", 0, CFIT__FMT_PLAIN, 0, 0},
+                     {"message size (bytes)", 2, CFIT_FMT_BYTES, 0, 0}, {"model error (%)", 0, CFIT_FMT_PLAIN, 0, 0},
                      NULL, 0, &s, 1, 0, 260};
-    cfit__html_figure_begin(b);
-    cfit__chart_svg(b, &c);
+    cfit_html_figure_begin(b);
+    cfit_chart_svg(b, &c);
     error_table(b, k);
-    cfit__html_figure_end(b);
+    cfit_html_figure_end(b);
 }
 
-static void system_section(cfit__buf *b, const sim_nccl_report_in *in)
+static void system_section(cfit_buf *b, const sim_nccl_report_in *in)
 {
     const cfit_nccl_system *s = in->sys;
-    cfit__html_h(b, 2, "System");
+    cfit_html_h(b, 2, "System");
     const char *head[] = {"term", "value"};
-    cfit__html_table_begin(b, "The hardware modelled (GB = 1e9 B, per direction)", head, 2);
+    cfit_html_table_begin(b, "The hardware modelled (GB = 1e9 B, per direction)", head, 2);
     char v[6][64];
     snprintf(v[0], 64, "%d x %d GPUs", s->nodes, s->gpus_per_node);
     snprintf(v[1], 64, "%.2f GB/s", s->intra_bw / 1e9);
@@ -163,24 +163,24 @@ static void system_section(cfit__buf *b, const sim_nccl_report_in *in)
                            "NICs per node x rate", "extra latency per network hop", "network contention"};
     for (int i = 0; i < (s->nodes > 1 ? 6 : 3); i++) {
         const char *row[] = {names[i], v[i]};
-        cfit__html_row(b, row, 2);
+        cfit_html_row(b, row, 2);
     }
-    cfit__html_table_end(b);
+    cfit_html_table_end(b);
 }
 
 int cli_sim_nccl_report(const char *path, const sim_nccl_report_in *in)
 {
     if (in->nrows < 1)
         return 0;
-    cfit__buf b;
-    cfit__buf_init(&b);
-    cfit__html_begin(&b, in->title);
-    cfit__html_p(&b, "NCCL's cost model and tuner: for every algorithm x protocol the hardware runs, time = latency + "
+    cfit_buf b;
+    cfit_buf_init(&b);
+    cfit_html_begin(&b, in->title);
+    cfit_html_p(&b, "NCCL's cost model and tuner: for every algorithm x protocol the hardware runs, time = latency + "
                      "bytes / bandwidth, and the pair with the least time is run (docs/sim.md). GB = 1e9 bytes.");
     busbw_section(&b, in);
     if (in->cal && in->cal->npoints)
         measured_section(&b, in->cal);
     system_section(&b, in);
-    cfit__html_end(&b);
+    cfit_html_end(&b);
     return cli_report_write(path, &b);
 }

@@ -10,7 +10,7 @@
  */
 #include "cli.h"
 #include "sim_report.h"
-#include "report/report.h"
+#include "clusterfit/report.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -28,7 +28,7 @@ static const char *tier_name(int tier)
 /* busbw vs size: the simulated algorithm, and for allreduce every other algorithm too (those not
  * defined here left out: CFIT_EINVALID).  Another failure (a route over the simulator's limit, out
  * of memory) is the report's error, never a silently missing curve: *err and d get it. */
-static void busbw_section(cfit__buf *b, const cli_sim_report_in *in, int *err, cfit_diag *fail)
+static void busbw_section(cfit_buf *b, const cli_sim_report_in *in, int *err, cfit_diag *fail)
 {
     int n = in->nrows < MAX_SIZES ? in->nrows : MAX_SIZES;
     double x[MAX_SIZES], y[CFIT_ALGO_COUNT][MAX_SIZES], bound[MAX_SIZES];
@@ -58,20 +58,20 @@ static void busbw_section(cfit__buf *b, const cli_sim_report_in *in, int *err, c
             if (ok)
                 names[ns++] = cfit_algo_name((cfit_algo)a);
         }
-    cfit__series s[CFIT_ALGO_COUNT + 1];
+    cfit_series s[CFIT_ALGO_COUNT + 1];
     for (int k = 0; k < ns; k++)
-        s[k] = (cfit__series){names[k], x, y[k], (size_t)n, 0};
-    s[ns] = (cfit__series){"scale-out link rate", x, bound, (size_t)n, 1};
+        s[k] = (cfit_series){names[k], x, y[k], (size_t)n, 0};
+    s[ns] = (cfit_series){"scale-out link rate", x, bound, (size_t)n, 1};
     char title[160], desc[320];
     snprintf(title, sizeof title, "%s bus bandwidth vs message size", cfit_collective_name(in->coll));
     snprintf(desc, sizeof desc, "Simulated busbw in GB/s of %s on %s, %d ranks, per algorithm, against the "
                                 "scale-out link rate per GPU (the bound for traffic that crosses the fabric).",
              cfit_collective_name(in->coll), in->spec, in->ranks);
-    cfit__chart c = {CFIT__CHART_LINE, "sim-busbw", title, desc, {"message size (bytes)", 2, CFIT__FMT_BYTES, 0, 0},
-                     {"bus bandwidth (GB/s)", 0, CFIT__FMT_PLAIN, 0, 0}, NULL, 0, s, (size_t)ns + 1, 0, 0};
-    cfit__html_h(b, 2, "Bus bandwidth vs message size");
-    cfit__html_figure_begin(b);
-    cfit__chart_svg(b, &c);
+    cfit_chart c = {CFIT_CHART_LINE, "sim-busbw", title, desc, {"message size (bytes)", 2, CFIT_FMT_BYTES, 0, 0},
+                     {"bus bandwidth (GB/s)", 0, CFIT_FMT_PLAIN, 0, 0}, NULL, 0, s, (size_t)ns + 1, 0, 0};
+    cfit_html_h(b, 2, "Bus bandwidth vs message size");
+    cfit_html_figure_begin(b);
+    cfit_chart_svg(b, &c);
     const char *head[2 + CFIT_ALGO_COUNT];
     char hb[CFIT_ALGO_COUNT][48];
     head[0] = "size (B)";
@@ -82,7 +82,7 @@ static void busbw_section(cfit__buf *b, const cli_sim_report_in *in, int *err, c
     }
     char cap[96];
     snprintf(cap, sizeof cap, "busbw (GB = 1e9 B); time of %s", in->algo_label);
-    cfit__html_table_begin(b, cap, head, (size_t)ns + 2);
+    cfit_html_table_begin(b, cap, head, (size_t)ns + 2);
     for (int i = 0; i < n; i++) {
         char cells[2 + CFIT_ALGO_COUNT][32];
         const char *cp[2 + CFIT_ALGO_COUNT];
@@ -92,11 +92,11 @@ static void busbw_section(cfit__buf *b, const cli_sim_report_in *in, int *err, c
             snprintf(cells[2 + k], 32, "%.2f", y[k][i]);
         for (int k = 0; k < ns + 2; k++)
             cp[k] = cells[k];
-        cfit__html_row(b, cp, (size_t)ns + 2);
+        cfit_html_row(b, cp, (size_t)ns + 2);
     }
-    cfit__html_table_end(b);
-    cfit__html_figure_end(b);
-    cfit__html_p(b, "%s placement. busbw = algbw x the nccl-tests bus factor; the dashed line is the scale-out "
+    cfit_html_table_end(b);
+    cfit_html_figure_end(b);
+    cfit_html_p(b, "%s placement. busbw = algbw x the nccl-tests bus factor; the dashed line is the scale-out "
                     "link rate per GPU (%.2f GB/s): schedules that keep traffic on the scale-up links "
                     "(hierarchical, Rabenseifner's first halvings) can exceed it.",
                  in->random_place ? "Random" : "Linear", in->link_bw_bytes_per_s / 1e9);
@@ -164,15 +164,15 @@ static void box_xy(const drawing *g, int v, double *x, double *y)
     *y = 60 + 90.0 * g->row_of[lv];
 }
 
-static void topology_section(cfit__buf *b, const cli_sim_report_in *in)
+static void topology_section(cfit_buf *b, const cli_sim_report_in *in)
 {
     const cfit_topo *t = in->t;
     const cli_sim_row *last = &in->rows[in->nrows - 1];
     drawing g;
-    cfit__html_h(b, 2, "Topology and link utilisation");
+    cfit_html_h(b, 2, "Topology and link utilisation");
     if (draw_init(&g, t)) {
         draw_fini(&g);
-        cfit__html_p(b, "Out of memory drawing the topology.");
+        cfit_html_p(b, "Out of memory drawing the topology.");
         return;
     }
     int h = 60 + 90 * g.rows + 10;
@@ -183,13 +183,13 @@ static void topology_section(cfit__buf *b, const cli_sim_report_in *in)
                                 "utilisation of the busiest link they stand for (grey: idle); the %d hottest "
                                 "links of the %.0f-byte %s are drawn thick.",
              last->r.nhot, last->size, cfit_collective_name(in->coll));
-    cfit__buf_printf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" id=\"sim-topo\" width=\"%d\" "
+    cfit_buf_printf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" id=\"sim-topo\" width=\"%d\" "
                         "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" aria-labelledby=\"sim-topo-t sim-topo-d\" "
                         "font-family=\"sans-serif\" font-size=\"12\">\n<title id=\"sim-topo-t\">", W, h, W, h);
-    cfit__xml_text(b, title);
-    cfit__buf_puts(b, "</title>\n<desc id=\"sim-topo-d\">");
-    cfit__xml_text(b, desc);
-    cfit__buf_printf(b, "</desc>\n<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", W, h);
+    cfit_xml_text(b, title);
+    cfit_buf_puts(b, "</title>\n<desc id=\"sim-topo-d\">");
+    cfit_xml_text(b, desc);
+    cfit_buf_printf(b, "</desc>\n<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", W, h);
     /* cables, aggregated per pair of boxes and drawn once, coloured by the busiest link between
      * the two boxes: utilisation = bytes it carried at the largest size / (rate x time); grey
      * when none of them carried anything (or the per-link bytes could not be had) */
@@ -213,7 +213,7 @@ static void topology_section(cfit__buf *b, const cli_sim_report_in *in)
         if (u > util[key])
             util[key] = u;
     }
-    cfit__buf_puts(b, "<g stroke-width=\"1.5\">\n");
+    cfit_buf_puts(b, "<g stroke-width=\"1.5\">\n");
     for (size_t key = 0; util && rep && key < npair; key++) {
         if (rep[key] < 0)
             continue;
@@ -222,14 +222,14 @@ static void topology_section(cfit__buf *b, const cli_sim_report_in *in)
         box_xy(&g, k->from, &x0, &y0);
         box_xy(&g, k->to, &x1, &y1);
         if (util[key] > 0)
-            cfit__heat_colour(util[key], col);
+            cfit_heat_colour(util[key], col);
         else
             snprintf(col, sizeof col, "#bdbdbd");
-        cfit__buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\">"
+        cfit_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\">"
                             "<title>tier %d (%s): busiest link %.0f%% utilised</title></line>\n",
                          x0, y0, x1, y1, col, k->tier, tier_name(k->tier), util[key] * 100);
     }
-    cfit__buf_puts(b, "</g>\n");
+    cfit_buf_puts(b, "</g>\n");
     free(util), free(rep);
     /* the hottest links */
     for (int i = 0; i < last->r.nhot; i++) {
@@ -241,8 +241,8 @@ static void topology_section(cfit__buf *b, const cli_sim_report_in *in)
         box_xy(&g, k->to, &x1, &y1);
         if (g.level[k->from] == g.level[k->to])   /* same row: bow it so it shows */
             y1 = y0 + 0.01;
-        cfit__heat_colour(u, col);
-        cfit__buf_printf(b, "<path d=\"M%.1f %.1fQ%.1f %.1f %.1f %.1f\" fill=\"none\" stroke=\"%s\" stroke-width=\"4\">"
+        cfit_heat_colour(u, col);
+        cfit_buf_printf(b, "<path d=\"M%.1f %.1fQ%.1f %.1f %.1f %.1f\" fill=\"none\" stroke=\"%s\" stroke-width=\"4\">"
                             "<title>link %d, tier %d (%s): %.4g GB, utilisation %.0f%%</title></path>\n",
                          x0, y0, (x0 + x1) / 2 + 12, (y0 + y1) / 2 - (y0 == y1 ? 30 : 0), x1, y1, col,
                          last->r.hot_links[i], k->tier, tier_name(k->tier), last->r.hot_link_bytes[i] / 1e9, u * 100);
@@ -257,31 +257,31 @@ static void topology_section(cfit__buf *b, const cli_sim_report_in *in)
             snprintf(lab, sizeof lab, "%d nodes x %d GPUs", g.count[0], g.gpn);
         else
             snprintf(lab, sizeof lab, "%d %s switches", g.count[lv], tier_name(lv - 1));
-        cfit__buf_printf(b, "<text x=\"8\" y=\"%.1f\">", y + 4);
-        cfit__xml_text(b, lab);
-        cfit__buf_puts(b, "</text>\n");
+        cfit_buf_printf(b, "<text x=\"8\" y=\"%.1f\">", y + 4);
+        cfit_xml_text(b, lab);
+        cfit_buf_puts(b, "</text>\n");
         if (g.per_box[lv] > 1)
-            cfit__buf_printf(b, "<text x=\"8\" y=\"%.1f\" font-size=\"10\">each box: %d</text>\n", y + 18, g.per_box[lv]);
+            cfit_buf_printf(b, "<text x=\"8\" y=\"%.1f\" font-size=\"10\">each box: %d</text>\n", y + 18, g.per_box[lv]);
         for (int k = 0; k < g.boxes[lv]; k++)
-            cfit__buf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"14\" fill=\"%s\" "
+            cfit_buf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"14\" fill=\"%s\" "
                                 "stroke=\"#000000\" stroke-width=\"0.5\"/>\n",
                              200 + slot * (k + 0.5) - bw / 2, y - 7, bw, lv == 0 ? "#e6e6e6" : "#ffffff");
     }
     /* utilisation scale */
     for (int i = 0; i < 5; i++) {
-        cfit__heat_colour(i / 4.0, col);
-        cfit__buf_printf(b, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"10\" fill=\"%s\"/>"
+        cfit_heat_colour(i / 4.0, col);
+        cfit_buf_printf(b, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"10\" fill=\"%s\"/>"
                             "<text x=\"%d\" y=\"%d\" font-size=\"10\">%d%%</text>\n",
                          W - 30, 20 + 14 * i, col, W - 60, 29 + 14 * i, 25 * i);
     }
-    cfit__buf_printf(b, "<text x=\"%d\" y=\"14\" font-size=\"10\">utilisation</text>\n", W - 90);
-    cfit__buf_puts(b, "</svg>\n");
+    cfit_buf_printf(b, "<text x=\"%d\" y=\"14\" font-size=\"10\">utilisation</text>\n", W - 90);
+    cfit_buf_puts(b, "</svg>\n");
     draw_fini(&g);
     const char *head[] = {"link", "from", "to", "tier", "GB carried", "utilisation"};
     char cap[128];
     snprintf(cap, sizeof cap, "Hottest links at %.0f B (bytes carried / (link rate x %.4g us))", last->size,
              last->r.time_s * 1e6);
-    cfit__html_table_begin(b, cap, head, 6);
+    cfit_html_table_begin(b, cap, head, 6);
     for (int i = 0; i < last->r.nhot; i++) {
         const cfit_link *k = cfit_topo_link(t, last->r.hot_links[i]);
         char c[6][48];
@@ -293,20 +293,20 @@ static void topology_section(cfit__buf *b, const cli_sim_report_in *in)
         snprintf(c[5], 48, "%.0f%%", k->bw_bytes_per_s > 0 && last->r.time_s > 0
                                          ? 100 * last->r.hot_link_bytes[i] / (k->bw_bytes_per_s * last->r.time_s) : 0);
         const char *cp[] = {c[0], c[1], c[2], c[3], c[4], c[5]};
-        cfit__html_row(b, cp, 6);
+        cfit_html_row(b, cp, 6);
     }
-    cfit__html_table_end(b);
-    cfit__html_p(b, "Bottleneck tier of the slowest step at the largest size: %d (%s).", last->r.bottleneck_tier,
+    cfit_html_table_end(b);
+    cfit_html_p(b, "Bottleneck tier of the slowest step at the largest size: %d (%s).", last->r.bottleneck_tier,
                  tier_name(last->r.bottleneck_tier));
 }
 
-static void properties_section(cfit__buf *b, const cli_sim_report_in *in)
+static void properties_section(cfit_buf *b, const cli_sim_report_in *in)
 {
     const cfit_topo_info *info = in->info;
     const cfit_topo *t = in->t;
-    cfit__html_h(b, 2, "Topology properties");
+    cfit_html_h(b, 2, "Topology properties");
     const char *head[] = {"property", "value"};
-    cfit__html_table_begin(b, "Bisection and diameter (cfit_topo_describe, docs/sim.md)", head, 2);
+    cfit_html_table_begin(b, "Bisection and diameter (cfit_topo_describe, docs/sim.md)", head, 2);
     char v[8][64];
     snprintf(v[0], 64, "%s", cfit_topo_kind_name(t));
     snprintf(v[1], 64, "%d GPUs (%d per node)", info->hosts, cfit_topo_gpus_per_node(t));
@@ -320,9 +320,9 @@ static void properties_section(cfit__buf *b, const cli_sim_report_in *in)
                            "bisection bandwidth", "bisection per host of one half", "scale-out link rate"};
     for (int i = 0; i < 8; i++) {
         const char *row[] = {names[i], v[i]};
-        cfit__html_row(b, row, 2);
+        cfit_html_row(b, row, 2);
     }
-    cfit__html_table_end(b);
+    cfit_html_table_end(b);
     /* cables and rates per tier */
     long cables[4] = {0}, failed[4] = {0};
     double rate[4] = {0};
@@ -334,7 +334,7 @@ static void properties_section(cfit__buf *b, const cli_sim_report_in *in)
         rate[tier] = fmax(rate[tier], k->bw_bytes_per_s);
     }
     const char *th[] = {"tier", "cables", "failed", "rate per direction"};
-    cfit__html_table_begin(b, "Cables per tier", th, 4);
+    cfit_html_table_begin(b, "Cables per tier", th, 4);
     for (int i = 0; i < 4; i++) {
         if (!cables[i])
             continue;
@@ -344,33 +344,33 @@ static void properties_section(cfit__buf *b, const cli_sim_report_in *in)
         snprintf(c[2], 48, "%ld", failed[i]);
         snprintf(c[3], 48, "%.2f GB/s", rate[i] / 1e9);
         const char *cp[] = {c[0], c[1], c[2], c[3]};
-        cfit__html_row(b, cp, 4);
+        cfit_html_row(b, cp, 4);
     }
-    cfit__html_table_end(b);
+    cfit_html_table_end(b);
 }
 
 int cli_sim_report(const char *path, const cli_sim_report_in *in)
 {
     if (in->nrows < 1)
         return 0;
-    cfit__buf b;
-    cfit__buf_init(&b);
+    cfit_buf b;
+    cfit_buf_init(&b);
     char title[200];
     snprintf(title, sizeof title, "clusterfit sim: %s (%s) on %s, %d ranks", cfit_collective_name(in->coll),
              in->algo_label, in->spec, in->ranks);
-    cfit__html_begin(&b, title);
-    cfit__html_p(&b, "Flow-level simulation: each step's flows share links by max-min fairness over the topology's "
+    cfit_html_begin(&b, title);
+    cfit_html_p(&b, "Flow-level simulation: each step's flows share links by max-min fairness over the topology's "
                      "equal-cost paths (docs/sim.md). GB = 1e9 bytes.");
     int err = 0;
     cfit_diag fail;
     cfit_diag_clear(&fail);
     busbw_section(&b, in, &err, &fail);
     if (err) {
-        cfit__buf_fini(&b);
+        cfit_buf_fini(&b);
         return cli_error_diag(&fail, err);
     }
     topology_section(&b, in);
     properties_section(&b, in);
-    cfit__html_end(&b);
+    cfit_html_end(&b);
     return cli_report_write(path, &b);
 }

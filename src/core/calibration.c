@@ -35,32 +35,32 @@ static int fail_at(const reader *r, int err, int line, int col, const char *fmt,
 }
 
 /* The member `key` of obj (an object), or NULL after setting "missing key" at obj's position. */
-static const cfit__json *need(const reader *r, const cfit__json *obj, const char *key, const char *where,
+static const cfit_json *need(const reader *r, const cfit_json *obj, const char *key, const char *where,
                               int *err)
 {
-    const cfit__json *v = cfit__json_get(obj, key);
+    const cfit_json *v = cfit_json_get(obj, key);
     if (!v)
         *err = fail_at(r, CFIT_EPARSE, obj->line, obj->col, "%s has no \"%s\" (required for a calibration)",
                        where, key);
     return v;
 }
 
-static int need_number(const reader *r, const cfit__json *obj, const char *key, const char *where,
+static int need_number(const reader *r, const cfit_json *obj, const char *key, const char *where,
                        double *out)
 {
     int err = CFIT_EOK;
-    const cfit__json *v = need(r, obj, key, where, &err);
+    const cfit_json *v = need(r, obj, key, where, &err);
     if (!v)
         return err;
-    if (v->type != CFIT__JSON_NUMBER)
+    if (v->type != CFIT_JSON_NUMBER)
         return fail_at(r, CFIT_EPARSE, v->line, v->col, "\"%s\" must be a number, not %s", key,
-                       cfit__json_type_name(v->type));
+                       cfit_json_type_name(v->type));
     *out = v->number;
     return CFIT_EOK;
 }
 
 /* A whole number in [min, 2^31). */
-static int need_int(const reader *r, const cfit__json *obj, const char *key, const char *where, long min,
+static int need_int(const reader *r, const cfit_json *obj, const char *key, const char *where, long min,
                     long *out)
 {
     double x;
@@ -68,7 +68,7 @@ static int need_int(const reader *r, const cfit__json *obj, const char *key, con
     if (err)
         return err;
     if (x != floor(x) || x < (double)min || x >= 2147483648.0) {
-        const cfit__json *v = cfit__json_get(obj, key);
+        const cfit_json *v = cfit_json_get(obj, key);
         return fail_at(r, CFIT_ERANGE, v->line, v->col, "\"%s\" must be a whole number >= %ld", key, min);
     }
     *out = (long)x;
@@ -89,18 +89,18 @@ typedef struct row {
     int in_place;
 } row;
 
-static int read_row(const reader *r, const cfit__json *it, row *out)
+static int read_row(const reader *r, const cfit_json *it, row *out)
 {
     const char *where = "a \"results\" entry";
-    if (it->type != CFIT__JSON_OBJECT)
+    if (it->type != CFIT_JSON_OBJECT)
         return fail_at(r, CFIT_EPARSE, it->line, it->col, "%s must be an object, not %s", where,
-                       cfit__json_type_name(it->type));
+                       cfit_json_type_name(it->type));
     long wrong = 0;
     int err = need_int(r, it, "wrong", where, 0, &wrong);
     if (err)
         return err;
     if (wrong > 0) {
-        const cfit__json *v = cfit__json_get(it, "wrong");
+        const cfit_json *v = cfit_json_get(it, "wrong");
         return fail_at(r, CFIT_EINVALID, v->line, v->col,
                        "this run had %ld wrong element%s: a benchmark that failed its check cannot calibrate "
                        "the fabric", wrong, wrong == 1 ? "" : "s");
@@ -109,22 +109,22 @@ static int read_row(const reader *r, const cfit__json *it, row *out)
         (err = need_number(r, it, "time_s", where, &out->time)) ||
         (err = need_number(r, it, "busbw_gbs", where, &out->busbw)))
         return err;
-    const cfit__json *ip = need(r, it, "in_place", where, &err);
+    const cfit_json *ip = need(r, it, "in_place", where, &err);
     if (!ip)
         return err;
-    if (ip->type != CFIT__JSON_BOOL)
+    if (ip->type != CFIT_JSON_BOOL)
         return fail_at(r, CFIT_EPARSE, ip->line, ip->col, "\"%s\" must be true or false, not %s", "in_place",
-                       cfit__json_type_name(ip->type));
+                       cfit_json_type_name(ip->type));
     out->in_place = ip->boolean;
     const char *bad = out->size < 0 ? "size_bytes" : out->time < 0 ? "time_s" : out->busbw < 0 ? "busbw_gbs" : NULL;
     if (bad) {
-        const cfit__json *v = cfit__json_get(it, bad);
+        const cfit_json *v = cfit_json_get(it, bad);
         return fail_at(r, CFIT_ERANGE, v->line, v->col, "\"%s\" must not be negative", bad);
     }
     return CFIT_EOK;
 }
 
-static int read_collective(const reader *r, const cfit__json *root, cfit_calibration *out)
+static int read_collective(const reader *r, const cfit_json *root, cfit_calibration *out)
 {
     long ranks = 0, hosts = 0;
     int err;
@@ -132,26 +132,26 @@ static int read_collective(const reader *r, const cfit__json *root, cfit_calibra
         (err = need_int(r, root, "hosts", "the file", 1, &hosts)))
         return err;
     if (hosts < 2) {
-        const cfit__json *v = cfit__json_get(root, "hosts");
+        const cfit_json *v = cfit_json_get(root, "hosts");
         return fail_at(r, CFIT_EINVALID, v->line, v->col,
                        "measured within one host (\"hosts\": 1): that is shared memory, not the fabric; run "
                        "the benchmark with ranks on two or more hosts");
     }
     if (ranks < hosts) {
-        const cfit__json *v = cfit__json_get(root, "ranks");
+        const cfit_json *v = cfit_json_get(root, "ranks");
         return fail_at(r, CFIT_EINVALID, v->line, v->col, "\"ranks\" is smaller than \"hosts\"");
     }
-    const cfit__json *wt = cfit__json_get(root, "wrong_total");
-    if (wt && wt->type == CFIT__JSON_NUMBER && wt->number > 0)
+    const cfit_json *wt = cfit_json_get(root, "wrong_total");
+    if (wt && wt->type == CFIT_JSON_NUMBER && wt->number > 0)
         return fail_at(r, CFIT_EINVALID, wt->line, wt->col,
                        "the run had wrong elements (\"wrong_total\" > 0): a benchmark that failed its check "
                        "cannot calibrate the fabric");
-    const cfit__json *res = need(r, root, "results", "the file", &err);
+    const cfit_json *res = need(r, root, "results", "the file", &err);
     if (!res)
         return err;
-    if (res->type != CFIT__JSON_ARRAY)
+    if (res->type != CFIT_JSON_ARRAY)
         return fail_at(r, CFIT_EPARSE, res->line, res->col, "\"%s\" must be an array, not %s", "results",
-                       cfit__json_type_name(res->type));
+                       cfit_json_type_name(res->type));
     out->steps = cfit_calibration_steps(out->benchmark, (int)ranks);
     int have = 0;
     row big = {0, 0, 0, 0}, small = {0, 0, 0, 0};
@@ -183,15 +183,15 @@ static int read_collective(const reader *r, const cfit__json *root, cfit_calibra
     return CFIT_EOK;
 }
 
-static int read_pairs(const reader *r, const cfit__json *root, cfit_calibration *out)
+static int read_pairs(const reader *r, const cfit_json *root, cfit_calibration *out)
 {
     int err = CFIT_EOK;
-    const cfit__json *h = need(r, root, "hosts", "the file", &err);
+    const cfit_json *h = need(r, root, "hosts", "the file", &err);
     if (!h)
         return err;
-    if (h->type != CFIT__JSON_ARRAY)
+    if (h->type != CFIT_JSON_ARRAY)
         return fail_at(r, CFIT_EPARSE, h->line, h->col, "\"%s\" of a pairs run must be an array of host names, "
-                       "not %s", "hosts", cfit__json_type_name(h->type));
+                       "not %s", "hosts", cfit_json_type_name(h->type));
     if (h->n < 2)
         return fail_at(r, CFIT_EINVALID, h->line, h->col, "measured within one host (\"hosts\" names %s): "
                        "there is no fabric link to calibrate", h->n ? "one" : "none");
@@ -201,11 +201,11 @@ static int read_pairs(const reader *r, const cfit__json *root, cfit_calibration 
         return err;
     const char *bad = !(bw > 0) ? "median_bandwidth_gbs" : !(lat > 0) ? "median_latency_s" : NULL;
     if (bad) {
-        const cfit__json *v = cfit__json_get(root, bad);
+        const cfit_json *v = cfit_json_get(root, bad);
         return fail_at(r, CFIT_ERANGE, v->line, v->col, "\"%s\" must be above 0", bad);
     }
-    const cfit__json *sz = cfit__json_get(root, "size_bytes");
-    if (sz && sz->type == CFIT__JSON_NUMBER && sz->number > 0)
+    const cfit_json *sz = cfit_json_get(root, "size_bytes");
+    if (sz && sz->type == CFIT_JSON_NUMBER && sz->number > 0)
         size = sz->number;
     out->ranks = out->hosts = (int)(h->n > 1 << 30 ? 1 << 30 : h->n);
     out->bw_bytes_per_s = bw * 1e9;
@@ -216,7 +216,7 @@ static int read_pairs(const reader *r, const cfit__json *root, cfit_calibration 
 }
 
 /* The refusal of a "benchmark" that is neither a modelled collective (collective.h) nor pairs. */
-static int unknown_benchmark(const reader *r, const cfit__json *b)
+static int unknown_benchmark(const reader *r, const cfit_json *b)
 {
     const char *fabric[CFIT_COLL_COUNT + 1];
     for (int c = 0; c < CFIT_COLL_COUNT; c++)
@@ -242,18 +242,18 @@ static int parse_json(const char *text, size_t len, const char *file, cfit_calib
     snprintf(out->source, sizeof out->source, "bench-json");
     out->fit_error = -1;
     int err = CFIT_EOK;
-    cfit__json *root = cfit__json_parse(text, len, file, &err, d);
+    cfit_json *root = cfit_json_parse(text, len, file, &err, d);
     if (!root)
         return err;
-    const cfit__json *b = NULL;
-    if (root->type != CFIT__JSON_OBJECT)
+    const cfit_json *b = NULL;
+    if (root->type != CFIT_JSON_OBJECT)
         err = fail_at(&r, CFIT_EPARSE, root->line, root->col, "expected the object `clusterfit bench --json` "
-                      "writes, not %s", cfit__json_type_name(root->type));
-    else if ((b = need(&r, root, "benchmark", "the file", &err)) && b->type != CFIT__JSON_STRING)
+                      "writes, not %s", cfit_json_type_name(root->type));
+    else if ((b = need(&r, root, "benchmark", "the file", &err)) && b->type != CFIT_JSON_STRING)
         err = fail_at(&r, CFIT_EPARSE, b->line, b->col, "\"%s\" must be a string, not %s", "benchmark",
-                      cfit__json_type_name(b->type));
+                      cfit_json_type_name(b->type));
     if (err) {
-        cfit__json_free(root);
+        cfit_json_free(root);
         return err;
     }
     const cfit_coll_info *e = cfit_coll_find(b->string);
@@ -264,7 +264,7 @@ static int parse_json(const char *text, size_t len, const char *file, cfit_calib
     } else {
         err = unknown_benchmark(&r, b);
     }
-    cfit__json_free(root);
+    cfit_json_free(root);
     return err;
 }
 
@@ -305,7 +305,7 @@ int cfit_calibration_load(const char *path, cfit_calibration *out, cfit_diag *d)
     size_t n;
     int err = cfit__read_input(path, (size_t)64 << 20, &buf, &n, d);
     if (!err)
-        err = cfit_calibration_parse(buf, n, cfit__input_name(path), out, d);
+        err = cfit_calibration_parse(buf, n, cfit_input_name(path), out, d);
     free(buf);
     return err;
 }

@@ -171,6 +171,8 @@ static const field node_fields[] = {
     {"pcie_gen", F_INT, N(pcie_gen), 0, 3, 5, NULL, NULL},
     {"pcie_lanes", F_INT, N(pcie_lanes), 0, 1, 32, NULL, NULL},
     {"host_source", F_TEXT, N(host_source), 0, 0, 0, NULL, NULL},
+    {"local_nvme", F_STR, N(local_nvme), 0, 0, 0, NULL, NULL},
+    {"local_nvme_source", F_TEXT, N(local_nvme_source), 0, 0, 0, NULL, NULL},
     {"source", F_TEXT, N(source), 1, 0, 0, NULL, NULL},
     END};
 #undef N
@@ -178,7 +180,8 @@ static const field node_fields[] = {
 static const char *const attention_kinds[] = {"fused", "unfused", NULL};
 static const char *const moe_dispatchers[] = {"alltoall", "deepep", "hybridep", NULL};   /* cfit_moe_dispatcher */
 /* In cfit_schedule order (schedule.c names them the same). */
-static const char *const schedule_names[] = {"1f1b", "interleaved", "zb-h1", "zb-v", "dualpipe", "dualpipev", NULL};
+static const char *const schedule_names[] = {"1f1b", "interleaved", "zb-h1", "zb-v", "dualpipe", "dualpipev", "zb-h2",
+                                             "interleaved-zb", NULL};
 
 /* In cfit_price_unit order. */
 static const char *const price_units[] = {"usd_per_node", "usd_per_gpu_hour", "usd_per_kwh", "usd_per_port",
@@ -429,10 +432,10 @@ static int key_names(const field *fs, const char **out, size_t max)
     return (int)n;
 }
 
-static int load_fields(const cfit__json *obj, const field *fs, char *base, const char *what,
+static int load_fields(const cfit_json *obj, const field *fs, char *base, const char *what,
                        const char *file, cfit_diag *d);
 
-static int load_layers(const cfit__json *v, const field *f, cfit_layer_list *out, const char *what,
+static int load_layers(const cfit_json *v, const field *f, cfit_layer_list *out, const char *what,
                        const char *file, cfit_diag *d)
 {
     if (v->n > CFIT_MODEL_MAX_DENSE_LIST)
@@ -440,8 +443,8 @@ static int load_layers(const cfit__json *v, const field *f, cfit_layer_list *out
                              what, f->key, v->n, CFIT_MODEL_MAX_DENSE_LIST);
     out->n = 0;
     for (size_t i = 0; i < v->n; i++) {
-        const cfit__json *e = v->items[i];
-        if (e->type != CFIT__JSON_NUMBER || e->number < f->min || e->number > f->max ||
+        const cfit_json *e = v->items[i];
+        if (e->type != CFIT_JSON_NUMBER || e->number < f->min || e->number > f->max ||
             e->number != (double)(int)e->number)
             return cfit_diag_set(d, CFIT_EPARSE, file, e->line, e->col,
                                  "%s key '%s' must list whole layer numbers from %g to %g", what, f->key,
@@ -452,14 +455,14 @@ static int load_layers(const cfit__json *v, const field *f, cfit_layer_list *out
 }
 
 /* An array of names from f->enums into a bit mask (bit i = enums[i]); each name once. */
-static int load_flags(const cfit__json *v, const field *f, unsigned *out, const char *what, const char *file,
+static int load_flags(const cfit_json *v, const field *f, unsigned *out, const char *what, const char *file,
                       cfit_diag *d)
 {
     *out = 0;
     for (size_t i = 0; i < v->n; i++) {
-        const cfit__json *e = v->items[i];
+        const cfit_json *e = v->items[i];
         int k = -1;
-        for (int j = 0; e->type == CFIT__JSON_STRING && f->enums[j]; j++)
+        for (int j = 0; e->type == CFIT_JSON_STRING && f->enums[j]; j++)
             if (strcmp(f->enums[j], e->string) == 0)
                 k = j;
         if (k < 0 || (*out & (1u << k))) {
@@ -476,7 +479,7 @@ static int load_flags(const cfit__json *v, const field *f, unsigned *out, const 
     return CFIT_EOK;
 }
 
-static int load_aliases(const cfit__json *v, const field *f, cfit_alias_list *out, const char *what,
+static int load_aliases(const cfit_json *v, const field *f, cfit_alias_list *out, const char *what,
                         const char *file, cfit_diag *d)
 {
     if (v->n > CFIT_MAX_ALIASES)
@@ -484,8 +487,8 @@ static int load_aliases(const cfit__json *v, const field *f, cfit_alias_list *ou
                              what, f->key, v->n, CFIT_MAX_ALIASES);
     out->n = 0;
     for (size_t i = 0; i < v->n; i++) {
-        const cfit__json *e = v->items[i];
-        if (e->type != CFIT__JSON_STRING || !e->string[0] || strlen(e->string) >= CFIT_NAME_MAX)
+        const cfit_json *e = v->items[i];
+        if (e->type != CFIT_JSON_STRING || !e->string[0] || strlen(e->string) >= CFIT_NAME_MAX)
             return cfit_diag_set(d, CFIT_EPARSE, file, e->line, e->col,
                                  "%s key '%s' must list names of 1 to %d characters", what, f->key, CFIT_NAME_MAX - 1);
         snprintf(out->name[out->n++], CFIT_NAME_MAX, "%s", e->string);
@@ -493,7 +496,7 @@ static int load_aliases(const cfit__json *v, const field *f, cfit_alias_list *ou
     return CFIT_EOK;
 }
 
-static int load_value(const cfit__json *v, const field *f, char *base, const char *what,
+static int load_value(const cfit_json *v, const field *f, char *base, const char *what,
                       const char *file, cfit_diag *d)
 {
     static const char *const want[] = {"a string", "a string", "a string", "a whole number",
@@ -501,15 +504,15 @@ static int load_value(const cfit__json *v, const field *f, char *base, const cha
                                        "an array of layer numbers", "an array of names", "an array of names"};
     int ok;
     switch (f->type) {
-    case F_STR: case F_TEXT: case F_NOTE: case F_ENUM: ok = v->type == CFIT__JSON_STRING; break;
-    case F_INT: case F_DBL: ok = v->type == CFIT__JSON_NUMBER; break;
-    case F_BOOL: ok = v->type == CFIT__JSON_BOOL; break;
-    case F_LAYERS: case F_FLAGS: case F_ALIASES: ok = v->type == CFIT__JSON_ARRAY; break;
-    default: ok = v->type == CFIT__JSON_OBJECT; break;
+    case F_STR: case F_TEXT: case F_NOTE: case F_ENUM: ok = v->type == CFIT_JSON_STRING; break;
+    case F_INT: case F_DBL: ok = v->type == CFIT_JSON_NUMBER; break;
+    case F_BOOL: ok = v->type == CFIT_JSON_BOOL; break;
+    case F_LAYERS: case F_FLAGS: case F_ALIASES: ok = v->type == CFIT_JSON_ARRAY; break;
+    default: ok = v->type == CFIT_JSON_OBJECT; break;
     }
     if (!ok)
         return cfit_diag_set(d, CFIT_EPARSE, file, v->line, v->col, "%s key '%s' must be %s, got %s",
-                             what, f->key, want[f->type], cfit__json_type_name(v->type));
+                             what, f->key, want[f->type], cfit_json_type_name(v->type));
     switch (f->type) {
     case F_STR: {
         size_t len = strlen(v->string);
@@ -574,11 +577,11 @@ static int load_value(const cfit__json *v, const field *f, char *base, const cha
     return CFIT_EOK;
 }
 
-static int load_fields(const cfit__json *obj, const field *fs, char *base, const char *what,
+static int load_fields(const cfit_json *obj, const field *fs, char *base, const char *what,
                        const char *file, cfit_diag *d)
 {
     for (size_t i = 0; i < obj->n; i++) {
-        const cfit__json_member *mb = &obj->members[i];
+        const cfit_json_member *mb = &obj->members[i];
         const field *f = fs;
         while (f->key && strcmp(f->key, mb->key) != 0)
             f++;
@@ -595,7 +598,7 @@ static int load_fields(const cfit__json *obj, const field *fs, char *base, const
             return rc;
     }
     for (const field *f = fs; f->key; f++)
-        if (f->required && !cfit__json_member_get(obj, f->key))
+        if (f->required && !cfit_json_member_get(obj, f->key))
             return cfit_diag_set(d, CFIT_EPARSE, file, obj->line, obj->col, "%s entry%s%s%s is missing required key '%s'",
                                  what, base[0] ? " '" : "", base[0] ? base : "", base[0] ? "'" : "", f->key);
     return CFIT_EOK;
@@ -631,20 +634,20 @@ static int date_ok(const char *s)
 
 /* A framework entry without "schedules" runs 1F1B and interleaved 1F1B; without "zero_with_pp"
  * it combines at most ZeRO-1 with pipelines (the rule every framework had before the keys). */
-static void framework_defaults(const cfit__json *obj, cfit_framework *fw)
+static void framework_defaults(const cfit_json *obj, cfit_framework *fw)
 {
-    if (!cfit__json_member_get(obj, "schedules"))
+    if (!cfit_json_member_get(obj, "schedules"))
         fw->schedules = CFIT_SCHED_DEFAULT_MASK;
-    if (!cfit__json_member_get(obj, "zero_with_pp"))
+    if (!cfit_json_member_get(obj, "zero_with_pp"))
         fw->zero_with_pp = 1;
 }
 
 /* A price entry's date and value (load_fields has checked its keys). */
-static int price_entry_check(const cfit_price *p, const char *file, const cfit__json *v, cfit_diag *d)
+static int price_entry_check(const cfit_price *p, const char *file, const cfit_json *v, cfit_diag *d)
 {
     char why[160];
-    const cfit__json_member *vm = cfit__json_member_get(v, "value");
-    const cfit__json *val = vm ? vm->value : NULL;
+    const cfit_json_member *vm = cfit_json_member_get(v, "value");
+    const cfit_json *val = vm ? vm->value : NULL;
     if (!date_ok(p->date))
         return cfit_diag_set(d, CFIT_EPARSE, file, v->line, v->col, "price entry '%s': date must be YYYY-MM, got '%s'",
                              p->name, p->date);
@@ -654,21 +657,21 @@ static int price_entry_check(const cfit_price *p, const char *file, const cfit__
     return CFIT_EOK;
 }
 
-static int load_kind_array(const cfit__json *arr, int k, staged *st, const char *file, cfit_diag *d)
+static int load_kind_array(const cfit_json *arr, int k, staged *st, const char *file, cfit_diag *d)
 {
-    if (arr->type != CFIT__JSON_ARRAY)
+    if (arr->type != CFIT_JSON_ARRAY)
         return cfit_diag_set(d, CFIT_EPARSE, file, arr->line, arr->col, "'%s' must be an array, got %s",
-                             kinds[k].key, cfit__json_type_name(arr->type));
+                             kinds[k].key, cfit_json_type_name(arr->type));
     char *e = malloc(kinds[k].size);
     if (!e)
         return cfit_diag_set(d, CFIT_ENOMEM, file, 0, 0, "out of memory");
     int rc = CFIT_EOK;
     for (size_t i = 0; i < arr->n && !rc; i++) {
-        const cfit__json *v = arr->items[i];
+        const cfit_json *v = arr->items[i];
         memset(e, 0, kinds[k].size);
-        if (v->type != CFIT__JSON_OBJECT) {
+        if (v->type != CFIT_JSON_OBJECT) {
             rc = cfit_diag_set(d, CFIT_EPARSE, file, v->line, v->col, "%s entry must be an object, got %s",
-                               kinds[k].what, cfit__json_type_name(v->type));
+                               kinds[k].what, cfit_json_type_name(v->type));
             break;
         }
         rc = load_fields(v, kinds[k].fields, e, kinds[k].what, file, d);
@@ -712,16 +715,16 @@ static int load_kind_array(const cfit__json *arr, int k, staged *st, const char 
 static int parse_staged(const char *text, size_t len, const char *file, staged *st, cfit_diag *d)
 {
     int rc;
-    cfit__json *root = cfit__json_parse(text, len, file, &rc, d);
+    cfit_json *root = cfit_json_parse(text, len, file, &rc, d);
     if (!root)
         return rc ? rc : CFIT_EPARSE;
-    if (root->type != CFIT__JSON_OBJECT) {
+    if (root->type != CFIT_JSON_OBJECT) {
         rc = cfit_diag_set(d, CFIT_EPARSE, file, root->line, root->col,
                            "a catalog file must be an object with keys gpus, models, fabrics, nodes, frameworks, prices, switches, storage, failures, fidelity");
         goto out;
     }
     for (size_t i = 0; i < root->n && !rc; i++) {
-        const cfit__json_member *mb = &root->members[i];
+        const cfit_json_member *mb = &root->members[i];
         int k = 0;
         while (k < K_COUNT && strcmp(kinds[k].key, mb->key) != 0)
             k++;
@@ -738,7 +741,7 @@ static int parse_staged(const char *text, size_t len, const char *file, staged *
         rc = load_kind_array(mb->value, k, st, file, d);
     }
 out:
-    cfit__json_free(root);
+    cfit_json_free(root);
     return rc;
 }
 
@@ -895,7 +898,7 @@ int cfit_catalog_load_file(cfit_catalog *c, const char *path, cfit_diag *d)
     int rc = cfit__read_input(path, (size_t)64 << 20, &text, &len, d);
     if (rc)
         return rc;
-    rc = cfit_catalog_load_buffer(c, text, len, cfit__input_name(path), d);
+    rc = cfit_catalog_load_buffer(c, text, len, cfit_input_name(path), d);
     free(text);
     return rc;
 }
@@ -903,16 +906,16 @@ int cfit_catalog_load_file(cfit_catalog *c, const char *path, cfit_diag *d)
 int cfit_model_load_buffer(const char *text, size_t len, const char *name, cfit_model *out, cfit_diag *d)
 {
     int rc;
-    cfit__json *root = cfit__json_parse(text, len, name, &rc, d);
+    cfit_json *root = cfit_json_parse(text, len, name, &rc, d);
     if (!root)
         return rc ? rc : CFIT_EPARSE;
     memset(out, 0, sizeof *out);
-    if (root->type != CFIT__JSON_OBJECT)
+    if (root->type != CFIT_JSON_OBJECT)
         rc = cfit_diag_set(d, CFIT_EPARSE, name, root->line, root->col,
                            "a model file must be one object like an entry of \"models\"");
     else if (cfit__hf_is_config(root)) {
         rc = cfit__hf_model_from_json(root, name, out, d);
-        cfit__json_free(root);
+        cfit_json_free(root);
         return rc;
     } else
         rc = load_fields(root, model_fields, (char *)out, "model", name, d);
@@ -920,7 +923,7 @@ int cfit_model_load_buffer(const char *text, size_t len, const char *name, cfit_
         snprintf(out->source, sizeof out->source, "%s (model file; no source given)", name);
     if (!rc && cfit_model_validate(out, d))
         rc = cfit_diag_set(d, CFIT_EINVALID, name, root->line, root->col, "%s", d ? d->msg : "invalid model");
-    cfit__json_free(root);
+    cfit_json_free(root);
     return rc;
 }
 
@@ -931,7 +934,7 @@ int cfit_model_load_file(const char *path, cfit_model *out, cfit_diag *d)
     int rc = cfit__read_input(path, (size_t)64 << 20, &text, &len, d);
     if (rc)
         return rc;
-    rc = cfit_model_load_buffer(text, len, cfit__input_name(path), out, d);
+    rc = cfit_model_load_buffer(text, len, cfit_input_name(path), out, d);
     free(text);
     return rc;
 }

@@ -24,11 +24,11 @@
 typedef struct ck {
     cfit_check_result *res;
     const cfit_check_request *r;
-    const cfit__json *root;
+    const cfit_json *root;
     int oom;
     long dim[4];                       /* t p c d sizes written in keys DeepSpeed ignores */
-    const cfit__json_member *dim_m[4];
-    const cfit__json_member *first_par; /* first such key */
+    const cfit_json_member *dim_m[4];
+    const cfit_json_member *first_par; /* first such key */
     char first_par_path[160];
     int batch_auto;                    /* a batch size is "auto" (the Hugging Face Trainer fills it) */
 } ck;
@@ -103,9 +103,9 @@ static void join(char *out, size_t n, const char *path, const char *key)
 
 /* ---- values ---- */
 
-static int is_int(const cfit__json *v)
+static int is_int(const cfit_json *v)
 {
-    return v && v->type == CFIT__JSON_NUMBER && v->number == floor(v->number) && fabs(v->number) < 9.0e18;
+    return v && v->type == CFIT_JSON_NUMBER && v->number == floor(v->number) && fabs(v->number) < 9.0e18;
 }
 
 /* Batch and parallel sizes above this are treated as unusable, so that every product of three
@@ -115,24 +115,24 @@ static int is_int(const cfit__json *v)
 
 /* A positive integer member as DeepSpeed would read it; 0 when absent, not a usable number
  * or above CHECK_MAX_SIZE. */
-static long get_long(const cfit__json *obj, const char *key)
+static long get_long(const cfit_json *obj, const char *key)
 {
-    const cfit__json *v = cfit__json_get(obj, key);
+    const cfit_json *v = cfit_json_get(obj, key);
     return is_int(v) && v->number > 0 && v->number <= CHECK_MAX_SIZE ? (long)v->number : 0;
 }
 
 /* True as DeepSpeed's pydantic models read it: true, 1, or a lax true string ("true", "yes", ...). */
-static int get_bool(const cfit__json *obj, const char *key)
+static int get_bool(const cfit_json *obj, const char *key)
 {
-    const cfit__json *v = cfit__json_get(obj, key);
-    if (v && v->type == CFIT__JSON_STRING)
+    const cfit_json *v = cfit_json_get(obj, key);
+    if (v && v->type == CFIT_JSON_STRING)
         return cfit__pydantic_bool_text(v->string) == 1;
-    return v && ((v->type == CFIT__JSON_BOOL && v->boolean) || (v->type == CFIT__JSON_NUMBER && v->number == 1));
+    return v && ((v->type == CFIT_JSON_BOOL && v->boolean) || (v->type == CFIT_JSON_NUMBER && v->number == 1));
 }
 
-static int is_auto(const cfit__json *v)
+static int is_auto(const cfit_json *v)
 {
-    return v && v->type == CFIT__JSON_STRING && strcmp(v->string, "auto") == 0;
+    return v && v->type == CFIT_JSON_STRING && strcmp(v->string, "auto") == 0;
 }
 
 /* "5e8" -> 500000000 when the text is a whole number in any JSON spelling. */
@@ -168,7 +168,7 @@ static const char *type_word(cfit__ds_type t)
     return words[t];
 }
 
-static void string_for_number(ck *c, const cfit__ds_key *k, const cfit__json *v, const char *path, int strict)
+static void string_for_number(ck *c, const cfit__ds_key *k, const cfit_json *v, const char *path, int strict)
 {
     double num;
     char fix[160];
@@ -201,12 +201,12 @@ static void string_for_number(ck *c, const cfit__ds_key *k, const cfit__json *v,
 
 /* A bool field given a string or a number: pydantic's lax mode converts "true"/"no"/1/0 ...;
  * a dict.get section hands the value on unconverted, to be tested for truth. */
-static void lax_bool(ck *c, const cfit__json *v, const char *path, int strict)
+static void lax_bool(ck *c, const cfit_json *v, const char *path, int strict)
 {
-    int b = v->type == CFIT__JSON_STRING ? cfit__pydantic_bool_text(v->string)
+    int b = v->type == CFIT_JSON_STRING ? cfit__pydantic_bool_text(v->string)
                                          : (v->number == 0 ? 0 : v->number == 1 ? 1 : -1);
     char shown[96];
-    if (v->type == CFIT__JSON_STRING)
+    if (v->type == CFIT_JSON_STRING)
         snprintf(shown, sizeof shown, "the string \"%.80s\"", v->string);
     else
         snprintf(shown, sizeof shown, "the number %g", v->number);
@@ -217,7 +217,7 @@ static void lax_bool(ck *c, const cfit__json *v, const char *path, int strict)
     else if (strict)
         add(c, CFIT_SEV_ERROR, path, v->line, v->col, "write true or false",
             "wrong type: %s where DeepSpeed expects true or false (pydantic rejects it: bool_parsing)", shown);
-    else if (v->type == CFIT__JSON_STRING)
+    else if (v->type == CFIT_JSON_STRING)
         add(c, CFIT_SEV_ERROR, path, v->line, v->col, "write true or false, without quotes",
             "wrong type: %s where DeepSpeed expects true or false: this section is read with dict.get, unconverted, "
             "and any non-empty string (\"false\" too) counts as true", shown);
@@ -227,7 +227,7 @@ static void lax_bool(ck *c, const cfit__json *v, const char *path, int strict)
             v->number != 0 ? "true" : "false");
 }
 
-static void check_int(ck *c, const cfit__json *v, const char *path, int may_be_negative)
+static void check_int(ck *c, const cfit_json *v, const char *path, int may_be_negative)
 {
     if (v->number != floor(v->number))
         add(c, CFIT_SEV_ERROR, path, v->line, v->col, "write a whole number",
@@ -240,58 +240,58 @@ static void check_int(ck *c, const cfit__json *v, const char *path, int may_be_n
             "%g does not fit in a 64-bit integer (pydantic int_parsing_size)", v->number);
 }
 
-static int type_ok(cfit__ds_type t, cfit__json_type j)
+static int type_ok(cfit__ds_type t, cfit_json_type j)
 {
     switch (t) {
     case CFIT__DS_INT:
     case CFIT__DS_SINT:
-    case CFIT__DS_NUM: return j == CFIT__JSON_NUMBER;
-    case CFIT__DS_BOOL: return j == CFIT__JSON_BOOL;
-    case CFIT__DS_STR: return j == CFIT__JSON_STRING;
+    case CFIT__DS_NUM: return j == CFIT_JSON_NUMBER;
+    case CFIT__DS_BOOL: return j == CFIT_JSON_BOOL;
+    case CFIT__DS_STR: return j == CFIT_JSON_STRING;
     case CFIT__DS_OBJ:
-    case CFIT__DS_DICT: return j == CFIT__JSON_OBJECT;
-    case CFIT__DS_INT_OR_BOOL_OBJ: return j == CFIT__JSON_OBJECT || j == CFIT__JSON_BOOL;
+    case CFIT__DS_DICT: return j == CFIT_JSON_OBJECT;
+    case CFIT__DS_INT_OR_BOOL_OBJ: return j == CFIT_JSON_OBJECT || j == CFIT_JSON_BOOL;
     default: return 1;
     }
 }
 
-static void check_type(ck *c, const cfit__ds_key *k, const cfit__json *v, const char *path, int strict)
+static void check_type(ck *c, const cfit__ds_key *k, const cfit_json *v, const char *path, int strict)
 {
     if (type_ok(k->type, v->type)) {
         if (k->type == CFIT__DS_INT || k->type == CFIT__DS_SINT)
             check_int(c, v, path, k->type == CFIT__DS_SINT);
-        if (k->type == CFIT__DS_INT_OR_BOOL_OBJ && v->type == CFIT__JSON_BOOL)
+        if (k->type == CFIT__DS_INT_OR_BOOL_OBJ && v->type == CFIT_JSON_BOOL)
             add(c, CFIT_SEV_WARNING, path, v->line, v->col, "write {\"stage\": 1} (or 0)",
                 "the legacy form %s is deprecated: DeepSpeed maps true to ZeRO stage 1 with a warning",
                 v->boolean ? "true" : "false");
         return;
     }
-    if (v->type == CFIT__JSON_STRING &&
+    if (v->type == CFIT_JSON_STRING &&
         (k->type == CFIT__DS_INT || k->type == CFIT__DS_SINT || k->type == CFIT__DS_NUM)) {
         string_for_number(c, k, v, path, strict);
         return;
     }
-    if (k->type == CFIT__DS_BOOL && (v->type == CFIT__JSON_STRING || v->type == CFIT__JSON_NUMBER)) {
+    if (k->type == CFIT__DS_BOOL && (v->type == CFIT_JSON_STRING || v->type == CFIT_JSON_NUMBER)) {
         lax_bool(c, v, path, strict);
         return;
     }
-    if (v->type == CFIT__JSON_NULL && strict)
+    if (v->type == CFIT_JSON_NULL && strict)
         return;   /* Optional fields take None */
     add(c, CFIT_SEV_ERROR, path, v->line, v->col, NULL, "wrong type: %s where DeepSpeed expects %s",
-        cfit__json_type_name(v->type), type_word(k->type));
+        cfit_json_type_name(v->type), type_word(k->type));
     snprintf(c->res->findings[c->res->n - 1].fix, sizeof c->res->findings[0].fix, "write %s",
              type_word(k->type));
 }
 
 /* The size a foreign parallelism key states: its number, or the first size-like member. */
-static long foreign_size(const cfit__json *v)
+static long foreign_size(const cfit_json *v)
 {
     if (is_int(v))
         return v->number > 0 && v->number <= CHECK_MAX_SIZE ? (long)v->number : 0;
-    if (!v || v->type != CFIT__JSON_OBJECT)
+    if (!v || v->type != CFIT_JSON_OBJECT)
         return 0;
     for (size_t i = 0; i < v->n; i++) {
-        const cfit__json_member *m = &v->members[i];
+        const cfit_json_member *m = &v->members[i];
         if (is_int(m->value) && (strstr(m->key, "size") || strstr(m->key, "degree") ||
                                  strstr(m->key, "stages") || strcmp(m->key, "tp") == 0 ||
                                  strcmp(m->key, "pp") == 0))
@@ -300,7 +300,7 @@ static long foreign_size(const cfit__json *v)
     return 0;
 }
 
-static void note_dim(ck *c, char dim, const cfit__json_member *m, const char *path)
+static void note_dim(ck *c, char dim, const cfit_json_member *m, const char *path)
 {
     static const char dims[] = "tpcd";
     const char *at = dim ? strchr(dims, dim) : NULL;
@@ -318,7 +318,7 @@ static void note_dim(ck *c, char dim, const cfit__json_member *m, const char *pa
     }
 }
 
-static void unknown_key(ck *c, const cfit__ds_section *s, const cfit__json_member *m, const char *path)
+static void unknown_key(ck *c, const cfit__ds_section *s, const cfit_json_member *m, const char *path)
 {
     const cfit__ds_hint *h = cfit__ds_hint_find(s->name, m->key);
     if (h) {
@@ -347,13 +347,13 @@ static void unknown_key(ck *c, const cfit__ds_section *s, const cfit__json_membe
         add(c, CFIT_SEV_WARNING, path, m->line, m->col, fix, "unknown key: DeepSpeed ignores it");
 }
 
-static void deprecated_key(ck *c, const cfit__ds_section *s, const cfit__json *obj, const cfit__json_member *m,
+static void deprecated_key(ck *c, const cfit__ds_section *s, const cfit_json *obj, const cfit_json_member *m,
                            const char *path)
 {
     const cfit__ds_deprecated *dep = cfit__ds_deprecated_find(s->name, m->key);
     if (!dep)
         return;
-    if (dep->moves_value && cfit__json_get(obj, dep->replacement)) {
+    if (dep->moves_value && cfit_json_get(obj, dep->replacement)) {
         add(c, CFIT_SEV_ERROR, path, m->line, m->col, dep->fix,
             "deprecated, and \"%s\" is given too: DeepSpeed asserts \"Cannot provide deprecated parameter '%s' and "
             "replacing parameter '%s' together\"", dep->replacement, m->key, dep->replacement);
@@ -364,10 +364,10 @@ static void deprecated_key(ck *c, const cfit__ds_section *s, const cfit__json *o
         dep->replacement, dep->moves_value ? " and moves the value there" : " and ignores the value");
 }
 
-static void walk(ck *c, const cfit__json *obj, const cfit__ds_section *s, const char *path, int depth)
+static void walk(ck *c, const cfit_json *obj, const cfit__ds_section *s, const char *path, int depth)
 {
     for (size_t i = 0; i < obj->n && !c->oom; i++) {
-        const cfit__json_member *m = &obj->members[i];
+        const cfit_json_member *m = &obj->members[i];
         char p[160];
         join(p, sizeof p, path, m->key);
         const cfit__ds_key *k = cfit__ds_find(s, m->key);
@@ -378,7 +378,7 @@ static void walk(ck *c, const cfit__json *obj, const cfit__ds_section *s, const 
         if (is_auto(m->value) && cfit__ds_hf_auto(p))
             continue;   /* the Trainer fills it: hf_auto() reports it */
         deprecated_key(c, s, obj, m, p);
-        if (k->alias_of && s->strict && cfit__json_get(obj, k->alias_of)) {
+        if (k->alias_of && s->strict && cfit_json_get(obj, k->alias_of)) {
             char fix[200];
             snprintf(fix, sizeof fix, "keep one of \"%s\" and \"%s\"", m->key, k->alias_of);
             add(c, CFIT_SEV_ERROR, p, m->line, m->col, fix,
@@ -386,7 +386,7 @@ static void walk(ck *c, const cfit__json *obj, const cfit__ds_section *s, const 
                 m->key, k->alias_of);
         }
         check_type(c, k, m->value, p, s->strict);
-        if (k->sub && m->value->type == CFIT__JSON_OBJECT && depth < 8)
+        if (k->sub && m->value->type == CFIT_JSON_OBJECT && depth < 8)
             walk(c, m->value, k->sub, p, depth + 1);
     }
 }
@@ -394,14 +394,14 @@ static void walk(ck *c, const cfit__json *obj, const cfit__ds_section *s, const 
 /* ---- "auto" values and fp16 ---- */
 
 /* The value at a dotted path ("optimizer.params.lr"), or NULL. */
-static const cfit__json *at_path(const cfit__json *root, const char *path)
+static const cfit_json *at_path(const cfit_json *root, const char *path)
 {
     char key[64];
-    const cfit__json *v = root;
+    const cfit_json *v = root;
     while (v && *path) {
         size_t n = strcspn(path, ".");
         snprintf(key, sizeof key, "%.*s", (int)(n < sizeof key ? n : sizeof key - 1), path);
-        v = cfit__json_get(v, key);
+        v = cfit_json_get(v, key);
         path += n + (path[n] == '.');
     }
     return v;
@@ -421,7 +421,7 @@ static void hf_auto(ck *c)
     };
     int n_auto = 0;
     for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
-        const cfit__json *v = at_path(c->root, paths[i]);
+        const cfit_json *v = at_path(c->root, paths[i]);
         if (!is_auto(v))
             continue;
         add(c, CFIT_SEV_INFO, paths[i], v->line, v->col, NULL, "\"auto\": not verified; the Hugging Face Trainer "
@@ -441,8 +441,8 @@ static void hf_auto(ck *c)
  * the loss - DeepSpeed takes it without a word. */
 static void check_loss_scale(ck *c)
 {
-    const cfit__json *v = at_path(c->root, "fp16.loss_scale");
-    if (v && v->type == CFIT__JSON_NUMBER && v->number < 0)
+    const cfit_json *v = at_path(c->root, "fp16.loss_scale");
+    if (v && v->type == CFIT_JSON_NUMBER && v->number < 0)
         add(c, CFIT_SEV_ERROR, "fp16.loss_scale", v->line, v->col,
             "write 0 for dynamic loss scaling, or a positive static scale such as 128",
             "%g is negative: a negative static loss scale flips the sign of every gradient (0 = dynamic loss "
@@ -457,15 +457,15 @@ typedef struct facts {
     long tp_i, pp_i, cp_i;          /* as intended, including keys DeepSpeed ignores */
     long tb, mb, gas;
     int stage;
-    const cfit__json_member *stage_m;
+    const cfit_json_member *stage_m;
 } facts;
 
-static const cfit__json_member *member_at(const cfit__json *obj, const char *key)
+static const cfit_json_member *member_at(const cfit_json *obj, const char *key)
 {
-    return cfit__json_member_get(obj, key);
+    return cfit_json_member_get(obj, key);
 }
 
-static void at_member(const ck *c, const cfit__json_member *m, int *line, int *col)
+static void at_member(const ck *c, const cfit_json_member *m, int *line, int *col)
 {
     *line = m ? m->line : c->root->line;
     *col = m ? m->col : c->root->col;
@@ -474,15 +474,15 @@ static void at_member(const ck *c, const cfit__json_member *m, int *line, int *c
 static void gather(const ck *c, facts *f)
 {
     const cfit_check_request *r = c->r;
-    const cfit__json *root = c->root;
+    const cfit_json *root = c->root;
     memset(f, 0, sizeof *f);
     f->world = r->gpus <= CHECK_MAX_WORLD ? r->gpus : 0;
-    const cfit__json *zero = cfit__json_get(root, "zero_optimization");
+    const cfit_json *zero = cfit_json_get(root, "zero_optimization");
     f->stage_m = member_at(zero, "stage");
-    const cfit__json *st = cfit__json_get(zero, "stage");
-    f->stage = is_int(st) ? (int)st->number : (zero && zero->type == CFIT__JSON_BOOL && zero->boolean);
-    long stages = get_long(cfit__json_get(root, "pipeline"), "stages");
-    const cfit__json *tpsec = cfit__json_get(root, "tensor_parallel");
+    const cfit_json *st = cfit_json_get(zero, "stage");
+    f->stage = is_int(st) ? (int)st->number : (zero && zero->type == CFIT_JSON_BOOL && zero->boolean);
+    long stages = get_long(cfit_json_get(root, "pipeline"), "stages");
+    const cfit_json *tpsec = cfit_json_get(root, "tensor_parallel");
     long autotp = get_long(tpsec, "autotp_size");
     f->tp = r->tp > 0 && r->tp <= CHECK_MAX_SIZE ? r->tp : 1;
     f->pp = r->pp > 0 && r->pp <= CHECK_MAX_SIZE ? r->pp : (stages > 0 ? stages : 1);
@@ -508,8 +508,8 @@ static int same_lower(const char *a, const char *b)
 /* A data type DeepSpeed's get_communication_data_type accepts (after lower-casing). */
 static void check_comm_type(ck *c, const char *key)
 {
-    const cfit__json *v = cfit__json_get(c->root, key);
-    if (v && v->type == CFIT__JSON_STRING && !same_lower(v->string, "fp32") && !same_lower(v->string, "fp16") &&
+    const cfit_json *v = cfit_json_get(c->root, key);
+    if (v && v->type == CFIT_JSON_STRING && !same_lower(v->string, "fp32") && !same_lower(v->string, "fp16") &&
         !same_lower(v->string, "bf16"))
         add(c, CFIT_SEV_ERROR, key, v->line, v->col, "write \"fp32\", \"fp16\" or \"bf16\"",
             "\"%s\" is not a communication data type DeepSpeed supports (ValueError)", v->string);
@@ -525,11 +525,11 @@ static void check_zero_only(ck *c, const facts *f)
         {"bf16", "bf16_master_weights_and_grads", "Bf16_master_weights_and_grads"},
         {"bf16", "bf16_optimizer_states", "bf16_optimizer_states"},
     };
-    const cfit__json *bf16 = cfit__json_get(c->root, "bf16") ? cfit__json_get(c->root, "bf16")
-                                                             : cfit__json_get(c->root, "bfloat16");
+    const cfit_json *bf16 = cfit_json_get(c->root, "bf16") ? cfit_json_get(c->root, "bf16")
+                                                             : cfit_json_get(c->root, "bfloat16");
     for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++) {
-        const cfit__json *sec = opts[i].section[0] == 'f' ? cfit__json_get(c->root, "fp16") : bf16;
-        const cfit__json_member *m = member_at(sec, opts[i].key);
+        const cfit_json *sec = opts[i].section[0] == 'f' ? cfit_json_get(c->root, "fp16") : bf16;
+        const cfit_json_member *m = member_at(sec, opts[i].key);
         char path[64];
         snprintf(path, sizeof path, "%s.%s", opts[i].section, opts[i].key);
         if (m && get_bool(sec, opts[i].key) && (f->stage < 1 || f->stage > 3))
@@ -539,16 +539,16 @@ static void check_zero_only(ck *c, const facts *f)
             add(c, CFIT_SEV_ERROR, path, m->line, m->col, "add \"bf16_master_weights_and_grads\": true",
                 "DeepSpeed asserts \"bf16_optimizer_states requires bf16_master_weights_and_grads to be enabled\"");
     }
-    const cfit__json *off = cfit__json_get(cfit__json_get(c->root, "zero_optimization"), "offload_optimizer");
-    const cfit__json *ratio = cfit__json_get(off, "ratio");
-    if (ratio && ratio->type == CFIT__JSON_NUMBER && ratio->number < 1.0 && f->stage != 3)
+    const cfit_json *off = cfit_json_get(cfit_json_get(c->root, "zero_optimization"), "offload_optimizer");
+    const cfit_json *ratio = cfit_json_get(off, "ratio");
+    if (ratio && ratio->type == CFIT_JSON_NUMBER && ratio->number < 1.0 && f->stage != 3)
         add(c, CFIT_SEV_ERROR, "zero_optimization.offload_optimizer.ratio", ratio->line, ratio->col,
             "use ZeRO stage 3, or a ratio of 1", "DeepSpeed asserts \"Partial offloading only supported for ZeRO Stage 3.\"");
 }
 
 static void check_combinations(ck *c, const facts *f)
 {
-    const cfit__json *root = c->root;
+    const cfit_json *root = c->root;
     int line, col;
     if (f->stage > 3 && f->stage_m)
         add(c, CFIT_SEV_ERROR, "zero_optimization.stage", f->stage_m->value->line, f->stage_m->value->col,
@@ -560,39 +560,39 @@ static void check_combinations(ck *c, const facts *f)
             "ZeRO stage %d with pipeline parallelism (%ld stages): DeepSpeed's PipelineEngine asserts "
             "\"ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism\"", f->stage, f->pp_i);
     }
-    const cfit__json *fp16 = cfit__json_get(root, "fp16");
-    const cfit__json *bf16 = cfit__json_get(root, "bf16");
+    const cfit_json *fp16 = cfit_json_get(root, "fp16");
+    const cfit_json *bf16 = cfit_json_get(root, "bf16");
     if (!bf16)
-        bf16 = cfit__json_get(root, "bfloat16");
+        bf16 = cfit_json_get(root, "bfloat16");
     if (get_bool(fp16, "enabled") && get_bool(bf16, "enabled")) {
         at_member(c, member_at(fp16, "enabled"), &line, &col);
         add(c, CFIT_SEV_ERROR, "fp16.enabled", line, col, "enable one of fp16 and bf16",
             "fp16 and bf16 are both enabled: DeepSpeed asserts \"bfloat16 and fp16 modes cannot be "
             "simultaneously enabled\"");
     }
-    if (!get_bool(fp16, "enabled") && !get_bool(bf16, "enabled") && !get_bool(cfit__json_get(root, "amp"), "enabled") &&
-        !is_auto(cfit__json_get(fp16, "enabled")) && !is_auto(cfit__json_get(bf16, "enabled")))
+    if (!get_bool(fp16, "enabled") && !get_bool(bf16, "enabled") && !get_bool(cfit_json_get(root, "amp"), "enabled") &&
+        !is_auto(cfit_json_get(fp16, "enabled")) && !is_auto(cfit_json_get(bf16, "enabled")))
         add(c, CFIT_SEV_WARNING, "", root->line, root->col, "add \"bf16\": {\"enabled\": true}",
             "neither bf16 nor fp16 is enabled: DeepSpeed trains in fp32, at about half the speed and twice the "
             "weight and activation memory of bf16 (the memory check assumes bf16)");
     check_comm_type(c, "communication_data_type");
     check_comm_type(c, "seq_parallel_communication_data_type");
     check_zero_only(c, f);
-    const cfit__json *op = cfit__json_get(root, "gradient_allreduce_op");
-    if (op && op->type == CFIT__JSON_STRING && !same_lower(op->string, "sum") && !same_lower(op->string, "mean"))
+    const cfit_json *op = cfit_json_get(root, "gradient_allreduce_op");
+    if (op && op->type == CFIT_JSON_STRING && !same_lower(op->string, "sum") && !same_lower(op->string, "mean"))
         add(c, CFIT_SEV_ERROR, "gradient_allreduce_op", op->line, op->col, "write \"mean\" or \"sum\"",
             "\"%s\" is not a gradient all-reduce operation DeepSpeed supports (ValueError)", op->string);
-    if (op && op->type == CFIT__JSON_STRING && same_lower(op->string, "sum") && f->stage == 3)
+    if (op && op->type == CFIT_JSON_STRING && same_lower(op->string, "sum") && f->stage == 3)
         add(c, CFIT_SEV_ERROR, "gradient_allreduce_op", op->line, op->col, "write \"mean\" or use ZeRO stage 2",
             "gradient_allreduce_op \"sum\" is rejected with ZeRO stage 3 (ValueError)");
-    if (cfit__json_get(root, "amp") && get_bool(cfit__json_get(root, "amp"), "enabled") && f->stage > 0) {
+    if (cfit_json_get(root, "amp") && get_bool(cfit_json_get(root, "amp"), "enabled") && f->stage > 0) {
         at_member(c, member_at(root, "amp"), &line, &col);
         add(c, CFIT_SEV_ERROR, "amp", line, col, "use \"bf16\" or \"fp16\" instead of apex amp",
             "amp with ZeRO: DeepSpeed asserts \"Amp and ZeRO are not currently compatible\"");
     }
-    long autotp = get_long(cfit__json_get(root, "tensor_parallel"), "autotp_size");
+    long autotp = get_long(cfit_json_get(root, "tensor_parallel"), "autotp_size");
     if (autotp > 1 && f->stage == 3) {
-        at_member(c, member_at(cfit__json_get(root, "tensor_parallel"), "autotp_size"), &line, &col);
+        at_member(c, member_at(cfit_json_get(root, "tensor_parallel"), "autotp_size"), &line, &col);
         add(c, CFIT_SEV_WARNING, "tensor_parallel.autotp_size", line, col,
             "use DeepSpeed 0.19.4 or later, or ZeRO stage 0-2",
             "AutoTP with ZeRO stage 3 is refused by DeepSpeed 0.16.4 to 0.19.3 (allowed from 0.19.4)");
@@ -620,9 +620,9 @@ static void derive(const facts *f, long dp, long *tb, long *mb, long *gas)
     }
 }
 
-static const cfit__json_member *batch_member(const ck *c)
+static const cfit_json_member *batch_member(const ck *c)
 {
-    const cfit__json_member *m = member_at(c->root, "train_batch_size");
+    const cfit_json_member *m = member_at(c->root, "train_batch_size");
     return m ? m : member_at(c->root, "train_micro_batch_size_per_gpu");
 }
 
@@ -633,7 +633,7 @@ static long check_world(ck *c, const facts *f)
     long told = f->tp * f->pp * f->cp;
     long ds_dp = f->dp_given ? f->dp_given : (f->world % told ? 0 : f->world / told);
     long intended = f->tp_i * f->pp_i * f->cp_i;
-    const cfit__json_member *where = c->first_par ? c->first_par : member_at(c->root, "data_parallel_size");
+    const cfit_json_member *where = c->first_par ? c->first_par : member_at(c->root, "data_parallel_size");
     at_member(c, where, &line, &col);
     const char *path = c->first_par ? c->first_par_path : where ? where->key : "";
     if (f->world % intended) {
@@ -657,7 +657,7 @@ static long check_world(ck *c, const facts *f)
 static void check_batch(ck *c, const facts *f, long ds_dp, long *mbs_out, long *gas_out)
 {
     int line, col;
-    const cfit__json_member *bm = batch_member(c);
+    const cfit_json_member *bm = batch_member(c);
     at_member(c, bm, &line, &col);
     const char *path = bm ? bm->key : "";
     if (!f->tb && !f->mb) {
@@ -739,7 +739,7 @@ static void check_memory(ck *c, const facts *f, long mbs, long gas)
     int capped = l->zero >= 2 && l->pp > 1;
     if (capped)
         l->zero = 1;   /* the highest stage a pipeline allows (reported above) */
-    l->recompute = cfit__json_get(c->root, "activation_checkpointing") ? CFIT_RECOMPUTE_FULL : CFIT_RECOMPUTE_NONE;
+    l->recompute = cfit_json_get(c->root, "activation_checkpointing") ? CFIT_RECOMPUTE_FULL : CFIT_RECOMPUTE_NONE;
     l->sp = l->tp > 1;
     cfit_diag d;
     cfit_diag_clear(&d);
@@ -753,7 +753,7 @@ static void check_memory(ck *c, const facts *f, long mbs, long gas)
     }
     if (p.fits)
         return;
-    const cfit__json_member *bm = batch_member(c);
+    const cfit_json_member *bm = batch_member(c);
     if (bm)
         line = bm->line, col = bm->col;
     add(c, CFIT_SEV_ERROR, bm ? bm->key : "", line, col, memory_fix(&p),
@@ -793,13 +793,13 @@ int cfit_check_deepspeed(const char *text, size_t len, const char *file,
         return cfit_diag_set(d, CFIT_ERANGE, file, 0, 0, "file is larger than %u MiB; a DeepSpeed config is far smaller",
                              CFIT_CHECK_MAX_BYTES >> 20);
     int err;
-    cfit__json *root = cfit__json_parse(text, len, file, &err, d);
+    cfit_json *root = cfit_json_parse(text, len, file, &err, d);
     if (!root)
         return err;
-    if (root->type != CFIT__JSON_OBJECT) {
+    if (root->type != CFIT_JSON_OBJECT) {
         cfit_diag_set(d, CFIT_EPARSE, file, root->line, root->col, "a DeepSpeed config is a JSON object, got %s",
-                      cfit__json_type_name(root->type));
-        cfit__json_free(root);
+                      cfit_json_type_name(root->type));
+        cfit_json_free(root);
         return CFIT_EPARSE;
     }
     ck c;
@@ -821,7 +821,7 @@ int cfit_check_deepspeed(const char *text, size_t len, const char *file,
     }
     if (f.world > 0 && r->model && r->catalog && mbs > 0 && gas > 0 && f.world % (f.tp_i * f.pp_i * f.cp_i) == 0)
         check_memory(&c, &f, mbs, gas);
-    cfit__json_free(root);
+    cfit_json_free(root);
     if (c.oom) {
         cfit_check_result_fini(out);
         return cfit_diag_set(d, CFIT_ENOMEM, file, 0, 0, "out of memory");
@@ -835,7 +835,7 @@ static int read_all(const char *path, char **buf, size_t *len, cfit_diag *d)
 {
     int rc = cfit__read_input(path, (size_t)CFIT_CHECK_MAX_BYTES, buf, len, d);
     if (rc == CFIT_ERANGE)
-        return cfit_diag_set(d, rc, cfit__input_name(path), 0, 0, "file is larger than %u MiB",
+        return cfit_diag_set(d, rc, cfit_input_name(path), 0, 0, "file is larger than %u MiB",
                              CFIT_CHECK_MAX_BYTES >> 20);
     if (rc == CFIT_EIO && d)   /* "cannot open 'FILE': ..." names the file itself */
         d->file[0] = '\0';
@@ -866,7 +866,7 @@ int cfit_check_file(const char *path, const cfit_check_request *r, cfit_check_re
     int rc = read_all(path, &buf, &n, d);
     if (rc)
         return rc;
-    const char *name = cfit__input_name(path);
+    const char *name = cfit_input_name(path);
     int json = looks_like_json(path, buf, n);
     if (kind_out)
         *kind_out = json ? "deepspeed" : "megatron";
@@ -884,7 +884,7 @@ int cfit_check_deepspeed_file(const char *path, const cfit_check_request *r, cfi
     int rc = read_all(path, &buf, &n, d);
     if (rc)
         return rc;
-    rc = cfit_check_deepspeed(buf, n, cfit__input_name(path), r, out, d);
+    rc = cfit_check_deepspeed(buf, n, cfit_input_name(path), r, out, d);
     free(buf);
     return rc;
 }

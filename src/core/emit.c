@@ -52,119 +52,127 @@ static int seq_of(const cfit_plan_request *r, int seq_len)
 #define DS_PREFETCH_ELEMS 50000000L
 #define DS_PERSISTENCE_ELEMS 100000L
 #define DS_MAX_LIVE_ELEMS 1000000000L
+/* Where the DGX user guides mount the local NVMe RAID0 array (/raid); edit for another node. */
+#define DS_NVME_PATH "/raid/deepspeed_nvme"
 
-static void ds_zero(cfit__buf *b, int stage, int offload)
+static void ds_zero(cfit_buf *b, int stage, int offload)
 {
-    cfit__buf_printf(b, "  \"zero_optimization\": {\n    \"stage\": %d,\n", stage);
-    if (offload & CFIT_OFFLOAD_OPTIMIZER)   /* ZeRO-Offload (offload.h) */
-        cfit__buf_puts(b, "    \"offload_optimizer\": {\n      \"device\": \"cpu\",\n      \"pin_memory\": true\n    },\n");
-    if (offload & CFIT_OFFLOAD_PARAMS)
-        cfit__buf_puts(b, "    \"offload_param\": {\n      \"device\": \"cpu\",\n      \"pin_memory\": true\n    },\n");
-    cfit__buf_printf(b, "    \"overlap_comm\": true,\n    \"contiguous_gradients\": true,\n");
-    cfit__buf_printf(b, "    \"reduce_scatter\": true,\n    \"reduce_bucket_size\": %ld,\n", DS_BUCKET_ELEMS);
+    cfit_buf_printf(b, "  \"zero_optimization\": {\n    \"stage\": %d,\n", stage);
+    if (offload & CFIT_OFFLOAD_OPTIMIZER_NVME)   /* ZeRO-Infinity: pipelined swaps, as costed (offload.h) */
+        cfit_buf_puts(b, "    \"offload_optimizer\": {\n      \"device\": \"nvme\",\n      \"nvme_path\": \"" DS_NVME_PATH "\",\n"
+                          "      \"pin_memory\": true,\n      \"pipeline_read\": true,\n      \"pipeline_write\": true\n    },\n");
+    else if (offload & CFIT_OFFLOAD_OPTIMIZER)   /* ZeRO-Offload (offload.h) */
+        cfit_buf_puts(b, "    \"offload_optimizer\": {\n      \"device\": \"cpu\",\n      \"pin_memory\": true\n    },\n");
+    if (offload & CFIT_OFFLOAD_PARAMS_NVME)
+        cfit_buf_puts(b, "    \"offload_param\": {\n      \"device\": \"nvme\",\n      \"nvme_path\": \"" DS_NVME_PATH "\",\n"
+                          "      \"pin_memory\": true\n    },\n");
+    else if (offload & CFIT_OFFLOAD_PARAMS)
+        cfit_buf_puts(b, "    \"offload_param\": {\n      \"device\": \"cpu\",\n      \"pin_memory\": true\n    },\n");
+    cfit_buf_printf(b, "    \"overlap_comm\": true,\n    \"contiguous_gradients\": true,\n");
+    cfit_buf_printf(b, "    \"reduce_scatter\": true,\n    \"reduce_bucket_size\": %ld,\n", DS_BUCKET_ELEMS);
     if (stage < 3) {
-        cfit__buf_printf(b, "    \"allgather_partitions\": true,\n    \"allgather_bucket_size\": %ld\n  },\n",
+        cfit_buf_printf(b, "    \"allgather_partitions\": true,\n    \"allgather_bucket_size\": %ld\n  },\n",
                          DS_BUCKET_ELEMS);
         return;
     }
-    cfit__buf_printf(b, "    \"prefetch_bucket_size\": %ld,\n    \"param_persistence_threshold\": %ld,\n",
+    cfit_buf_printf(b, "    \"prefetch_bucket_size\": %ld,\n    \"param_persistence_threshold\": %ld,\n",
                      DS_PREFETCH_ELEMS, DS_PERSISTENCE_ELEMS);
-    cfit__buf_printf(b, "    \"max_live_parameters\": %ld,\n    \"max_reuse_distance\": %ld,\n",
+    cfit_buf_printf(b, "    \"max_live_parameters\": %ld,\n    \"max_reuse_distance\": %ld,\n",
                      DS_MAX_LIVE_ELEMS, DS_MAX_LIVE_ELEMS);
-    cfit__buf_printf(b, "    \"gather_16bit_weights_on_model_save\": true\n  },\n");
+    cfit_buf_printf(b, "    \"gather_16bit_weights_on_model_save\": true\n  },\n");
 }
 
-static void emit_deepspeed(cfit__buf *b, const cfit_plan_request *r, const cfit_plan *p)
+static void emit_deepspeed(cfit_buf *b, const cfit_plan_request *r, const cfit_plan *p)
 {
     const cfit_layout *l = &p->layout;
     (void)r;
-    cfit__buf_printf(b, "{\n  \"train_batch_size\": %ld,\n", p->global_batch);
-    cfit__buf_printf(b, "  \"train_micro_batch_size_per_gpu\": %d,\n", l->mbs);
-    cfit__buf_printf(b, "  \"gradient_accumulation_steps\": %ld,\n", p->grad_accum);
+    cfit_buf_printf(b, "{\n  \"train_batch_size\": %ld,\n", p->global_batch);
+    cfit_buf_printf(b, "  \"train_micro_batch_size_per_gpu\": %d,\n", l->mbs);
+    cfit_buf_printf(b, "  \"gradient_accumulation_steps\": %ld,\n", p->grad_accum);
     /* fp8 GEMMs come from Transformer Engine in the model code; DeepSpeed has no fp8 key */
-    cfit__buf_puts(b, "  \"bf16\": {\n    \"enabled\": true\n  },\n");
+    cfit_buf_puts(b, "  \"bf16\": {\n    \"enabled\": true\n  },\n");
     ds_zero(b, l->zero, p->offload);
     if (l->pp > 1)
-        cfit__buf_printf(b, "  \"pipeline\": {\n    \"stages\": %d,\n    \"partition\": \"parameters\"\n  },\n",
+        cfit_buf_printf(b, "  \"pipeline\": {\n    \"stages\": %d,\n    \"partition\": \"parameters\"\n  },\n",
                          l->pp);
     if (l->cp > 1)
-        cfit__buf_printf(b, "  \"sequence_parallel_size\": %d,\n", l->cp);
+        cfit_buf_printf(b, "  \"sequence_parallel_size\": %d,\n", l->cp);
     if (l->recompute != CFIT_RECOMPUTE_NONE)
-        cfit__buf_printf(b, "  \"activation_checkpointing\": {\n    \"partition_activations\": %s,\n"
+        cfit_buf_printf(b, "  \"activation_checkpointing\": {\n    \"partition_activations\": %s,\n"
                             "    \"contiguous_memory_optimization\": false,\n"
                             "    \"cpu_checkpointing\": false\n  },\n",
                          l->tp > 1 ? "true" : "false");
-    cfit__buf_puts(b, "  \"gradient_clipping\": 1.0,\n  \"steps_per_print\": 10,\n");
-    cfit__buf_puts(b, "  \"wall_clock_breakdown\": false\n}\n");
+    cfit_buf_puts(b, "  \"gradient_clipping\": 1.0,\n  \"steps_per_print\": 10,\n");
+    cfit_buf_puts(b, "  \"wall_clock_breakdown\": false\n}\n");
 }
 
 /* ---- Megatron-LM ---- */
 
 /* Uneven pipeline stages: Megatron puts the remainder on the first/last stage
  * (--decoder-first/last-pipeline-num-layers) and needs the middle to divide evenly. */
-static void mg_uneven(cfit__buf *b, int L, int p)
+static void mg_uneven(cfit_buf *b, int L, int p)
 {
     int m = (L + p - 1) / p;
     int last = L - (p - 1) * m;
     if (last > 0) {
-        cfit__buf_printf(b, "--decoder-last-pipeline-num-layers %d\n", last);
+        cfit_buf_printf(b, "--decoder-last-pipeline-num-layers %d\n", last);
         return;
     }
     int rem = L - (p - 2) * m;
     if (p > 2 && rem >= 2)
-        cfit__buf_printf(b, "--decoder-first-pipeline-num-layers %d\n--decoder-last-pipeline-num-layers %d\n",
+        cfit_buf_printf(b, "--decoder-first-pipeline-num-layers %d\n--decoder-last-pipeline-num-layers %d\n",
                          rem - rem / 2, rem / 2);
 }
 
-static void mg_parallel(cfit__buf *b, const cfit_model *m, const cfit_plan *p)
+static void mg_parallel(cfit_buf *b, const cfit_model *m, const cfit_plan *p)
 {
     const cfit_layout *l = &p->layout;
     int L = m->layers;
-    cfit__buf_printf(b, "--tensor-model-parallel-size %d\n--pipeline-model-parallel-size %d\n", l->tp, l->pp);
+    cfit_buf_printf(b, "--tensor-model-parallel-size %d\n--pipeline-model-parallel-size %d\n", l->tp, l->pp);
     if (l->pp > 1 && L % l->pp)
         mg_uneven(b, L, l->pp);
     if (l->vp > 1 && L % (l->pp * l->vp) == 0)
-        cfit__buf_printf(b, "--num-layers-per-virtual-pipeline-stage %d\n", L / (l->pp * l->vp));
+        cfit_buf_printf(b, "--num-layers-per-virtual-pipeline-stage %d\n", L / (l->pp * l->vp));
     else if (l->vp > 1)
-        cfit__buf_printf(b, "--num-virtual-stages-per-pipeline-rank %d\n", l->vp);
-    cfit__buf_printf(b, "--context-parallel-size %d\n", l->cp);
+        cfit_buf_printf(b, "--num-virtual-stages-per-pipeline-rank %d\n", l->vp);
+    cfit_buf_printf(b, "--context-parallel-size %d\n", l->cp);
     if (cfit_model_is_moe(m))
         /* explicit ETP: Megatron's default for it is TP, not 1 */
-        cfit__buf_printf(b, "--expert-model-parallel-size %d\n--expert-tensor-parallel-size %d\n",
+        cfit_buf_printf(b, "--expert-model-parallel-size %d\n--expert-tensor-parallel-size %d\n",
                          l->ep > 1 ? l->ep : 1, l->etp > 1 ? l->etp : 1);
     if (l->sp && l->tp > 1)
-        cfit__buf_puts(b, "--sequence-parallel\n");
-    cfit__buf_printf(b, "--micro-batch-size %d\n--global-batch-size %ld\n", l->mbs, p->global_batch);
+        cfit_buf_puts(b, "--sequence-parallel\n");
+    cfit_buf_printf(b, "--micro-batch-size %d\n--global-batch-size %ld\n", l->mbs, p->global_batch);
 }
 
-static void mg_memory(cfit__buf *b, const cfit_plan *p, int overlap)
+static void mg_memory(cfit_buf *b, const cfit_plan *p, int overlap)
 {
     const cfit_layout *l = &p->layout;
     if (l->zero == 1)
-        cfit__buf_puts(b, "--use-distributed-optimizer\n");
+        cfit_buf_puts(b, "--use-distributed-optimizer\n");
     else if (l->zero >= 2)
         /* validate_args: "Megatron FSDP only supports fsdp_dtensor checkpoint format" */
-        cfit__buf_printf(b, "--use-megatron-fsdp\n--data-parallel-sharding-strategy %s\n--ckpt-format fsdp_dtensor\n",
+        cfit_buf_printf(b, "--use-megatron-fsdp\n--data-parallel-sharding-strategy %s\n--ckpt-format fsdp_dtensor\n",
                          l->zero == 2 ? "optim_grads" : "optim_grads_params");
     if (l->zero == 1 && (p->offload & CFIT_OFFLOAD_OPTIMIZER))   /* Megatron-Core's CPU optimizer (offload.h) */
-        cfit__buf_puts(b, "--optimizer-cpu-offload\n--overlap-cpu-optimizer-d2h-h2d\n");
+        cfit_buf_puts(b, "--optimizer-cpu-offload\n--overlap-cpu-optimizer-d2h-h2d\n");
     if (overlap && l->dp > 1) {
-        cfit__buf_puts(b, "--overlap-grad-reduce\n");
+        cfit_buf_puts(b, "--overlap-grad-reduce\n");
         if (l->zero == 1)
-            cfit__buf_puts(b, "--overlap-param-gather\n");
+            cfit_buf_puts(b, "--overlap-param-gather\n");
     }
     switch (l->recompute) {
     case CFIT_RECOMPUTE_SELECTIVE:
-        cfit__buf_puts(b, "--recompute-granularity selective\n");
+        cfit_buf_puts(b, "--recompute-granularity selective\n");
         break;
     case CFIT_RECOMPUTE_FULL:
-        cfit__buf_puts(b, "--recompute-granularity full\n--recompute-method uniform\n--recompute-num-layers 1\n");
+        cfit_buf_puts(b, "--recompute-granularity full\n--recompute-method uniform\n--recompute-num-layers 1\n");
         break;
     case CFIT_RECOMPUTE_BLOCK:
         /* Megatron counts --recompute-num-layers per model chunk: with vp chunks per GPU,
          * ceil(K / vp) per chunk reruns at least the K layers per GPU the plan needs */
         if (p->recompute_layers > 0)
-            cfit__buf_printf(b, "--recompute-granularity full\n--recompute-method block\n--recompute-num-layers %d\n",
+            cfit_buf_printf(b, "--recompute-granularity full\n--recompute-method block\n--recompute-num-layers %d\n",
                              (p->recompute_layers + l->vp - 1) / l->vp);
         break;
     default:
@@ -173,15 +181,15 @@ static void mg_memory(cfit__buf *b, const cfit_plan *p, int overlap)
 }
 
 /* Run-length form of layers [0, n) of the MoE pattern: "[0]*3+[1]*58". */
-static void mg_pattern_runs(cfit__buf *b, const cfit_model *m, int n)
+static void mg_pattern_runs(cfit_buf *b, const cfit_model *m, int n)
 {
     for (int i = 0; i < n;) {
         int v = cfit_model_layer_is_moe(m, i), run = 1;
         while (i + run < n && cfit_model_layer_is_moe(m, i + run) == v)
             run++;
-        cfit__buf_printf(b, "%s[%d]", i ? "+" : "", v);
+        cfit_buf_printf(b, "%s[%d]", i ? "+" : "", v);
         if (run > 1)
-            cfit__buf_printf(b, "*%d", run);
+            cfit_buf_printf(b, "*%d", run);
         i += run;
     }
 }
@@ -202,103 +210,103 @@ static int mg_pattern_period(const cfit_model *m)
 /* --moe-layer-freq: 1 when every layer is MoE, else the pattern as the Python list expression
  * Megatron evaluates (1 = MoE, 0 = dense; its integer form N puts MoE on layers i % N == 0, which
  * the models' "every step-th layer from step - 1" cannot match), quoted for a shell. */
-static void mg_layer_freq(cfit__buf *b, const cfit_model *m)
+static void mg_layer_freq(cfit_buf *b, const cfit_model *m)
 {
     if (cfit_model_moe_layers(m) == m->layers) {
-        cfit__buf_puts(b, "--moe-layer-freq 1\n");
+        cfit_buf_puts(b, "--moe-layer-freq 1\n");
         return;
     }
     int p = mg_pattern_period(m);
-    cfit__buf_puts(b, "--moe-layer-freq '(");
+    cfit_buf_puts(b, "--moe-layer-freq '(");
     mg_pattern_runs(b, m, p);
     if (p < m->layers)
-        cfit__buf_printf(b, ")*%d'\n", m->layers / p);
+        cfit_buf_printf(b, ")*%d'\n", m->layers / p);
     else
-        cfit__buf_puts(b, ")'\n");
+        cfit_buf_puts(b, ")'\n");
 }
 
 /* Megatron-Core MoE layers: experts, router, dispatcher (the framework's: NCCL all-to-all, or the
  * flex dispatcher with its DeepEP / HybridEP backend, TransformerConfig moe_flex_dispatcher_backend). */
-static void mg_moe(cfit__buf *b, const cfit_model *m, const cfit_layout *l, int dispatcher)
+static void mg_moe(cfit_buf *b, const cfit_model *m, const cfit_layout *l, int dispatcher)
 {
     static const char *const flex_backend[CFIT_DISPATCH_COUNT] = {NULL, "deepep", "hybridep"};
-    cfit__buf_printf(b, "--num-experts %d\n--moe-router-topk %d\n--moe-ffn-hidden-size %d\n", m->num_experts,
+    cfit_buf_printf(b, "--num-experts %d\n--moe-router-topk %d\n--moe-ffn-hidden-size %d\n", m->num_experts,
                      m->experts_per_token, m->moe_ffn_hidden_size);
     /* TransformerConfig: "Please use --moe-router-pre-softmax when topk is 1" (softmax scores) */
     if (m->experts_per_token == 1 && !m->router_sigmoid)
-        cfit__buf_puts(b, "--moe-router-pre-softmax\n");
+        cfit_buf_puts(b, "--moe-router-pre-softmax\n");
     if (m->shared_ffn_hidden_size > 0)
-        cfit__buf_printf(b, "--moe-shared-expert-intermediate-size %d\n", m->shared_ffn_hidden_size);
+        cfit_buf_printf(b, "--moe-shared-expert-intermediate-size %d\n", m->shared_ffn_hidden_size);
     if (m->shared_ffn_hidden_size > 0 && m->shared_expert_gate)
-        cfit__buf_puts(b, "--moe-shared-expert-gate\n");
+        cfit_buf_puts(b, "--moe-shared-expert-gate\n");
     mg_layer_freq(b, m);
     if (m->router_sigmoid)
-        cfit__buf_puts(b, "--moe-router-score-function sigmoid\n");
+        cfit_buf_puts(b, "--moe-router-score-function sigmoid\n");
     if (dispatcher > CFIT_DISPATCH_ALLTOALL && dispatcher < CFIT_DISPATCH_COUNT)
-        cfit__buf_printf(b, "--moe-token-dispatcher-type flex\n--moe-flex-dispatcher-backend %s\n",
+        cfit_buf_printf(b, "--moe-token-dispatcher-type flex\n--moe-flex-dispatcher-backend %s\n",
                          flex_backend[dispatcher]);
     else
-        cfit__buf_puts(b, "--moe-token-dispatcher-type alltoall\n");
-    cfit__buf_puts(b, "--moe-grouped-gemm\n");
+        cfit_buf_puts(b, "--moe-token-dispatcher-type alltoall\n");
+    cfit_buf_puts(b, "--moe-grouped-gemm\n");
     /* TransformerConfig: "Bias in Moe is only supported when ETP==1" (add_bias_linear defaults on) */
     if (l->etp > 1)
-        cfit__buf_puts(b, "--disable-bias-linear\n");
+        cfit_buf_puts(b, "--disable-bias-linear\n");
 }
 
 /* Multi-head latent attention: Megatron's own defaults (kv rank 32) are not DeepSeek's, so every
  * size is written. */
-static void mg_mla(cfit__buf *b, const cfit_model *m)
+static void mg_mla(cfit_buf *b, const cfit_model *m)
 {
-    cfit__buf_puts(b, "--multi-latent-attention\n");
+    cfit_buf_puts(b, "--multi-latent-attention\n");
     if (m->q_lora_rank > 0)
-        cfit__buf_printf(b, "--q-lora-rank %d\n", m->q_lora_rank);
-    cfit__buf_printf(b, "--kv-lora-rank %d\n--qk-head-dim %d\n--qk-pos-emb-head-dim %d\n--v-head-dim %d\n",
+        cfit_buf_printf(b, "--q-lora-rank %d\n", m->q_lora_rank);
+    cfit_buf_printf(b, "--kv-lora-rank %d\n--qk-head-dim %d\n--qk-pos-emb-head-dim %d\n--v-head-dim %d\n",
                      m->kv_lora_rank, m->qk_nope_head_dim, m->qk_rope_head_dim, m->v_head_dim);
 }
 
-static void mg_attention(cfit__buf *b, const cfit_model *m)
+static void mg_attention(cfit_buf *b, const cfit_model *m)
 {
     if (cfit_model_is_mla(m)) {
         mg_mla(b, m);   /* validate_args: group query attention is exclusive with MLA */
         return;
     }
     if (m->num_kv_heads > 0 && m->num_kv_heads < m->num_heads)
-        cfit__buf_printf(b, "--group-query-attention\n--num-query-groups %d\n", m->num_kv_heads);
+        cfit_buf_printf(b, "--group-query-attention\n--num-query-groups %d\n", m->num_kv_heads);
     /* Megatron's kv_channels defaults to hidden / heads (TransformerConfig.__post_init__) */
     if (m->head_dim > 0 && (long)m->head_dim * m->num_heads != m->hidden_size)
-        cfit__buf_printf(b, "--kv-channels %d\n", m->head_dim);
+        cfit_buf_printf(b, "--kv-channels %d\n", m->head_dim);
 }
 
-static void mg_model(cfit__buf *b, const cfit_model *m, const cfit_layout *l, int seq, int dispatcher)
+static void mg_model(cfit_buf *b, const cfit_model *m, const cfit_layout *l, int seq, int dispatcher)
 {
-    cfit__buf_printf(b, "--num-layers %d\n--hidden-size %d\n--ffn-hidden-size %d\n--num-attention-heads %d\n",
+    cfit_buf_printf(b, "--num-layers %d\n--hidden-size %d\n--ffn-hidden-size %d\n--num-attention-heads %d\n",
                      m->layers, m->hidden_size, m->ffn_hidden_size, m->num_heads);
     mg_attention(b, m);
     if (cfit_model_is_moe(m))
         mg_moe(b, m, l, dispatcher);
-    cfit__buf_printf(b, "--seq-length %d\n--max-position-embeddings %d\n", seq,
+    cfit_buf_printf(b, "--seq-length %d\n--max-position-embeddings %d\n", seq,
                      seq > m->seq_len ? seq : m->seq_len);
     if (m->mlp == CFIT_MLP_SWIGLU)
-        cfit__buf_puts(b, "--swiglu\n");
+        cfit_buf_puts(b, "--swiglu\n");
     if (!m->tied_embeddings)
-        cfit__buf_puts(b, "--untie-embeddings-and-output-weights\n");
+        cfit_buf_puts(b, "--untie-embeddings-and-output-weights\n");
 }
 
-static void emit_megatron(cfit__buf *b, const cfit_plan_request *r, const cfit_plan *p, int seq)
+static void emit_megatron(cfit_buf *b, const cfit_plan_request *r, const cfit_plan *p, int seq)
 {
     const cfit_framework *fw = r->framework;
     int overlap = fw ? fw->dp_overlap : 1;
     mg_parallel(b, r->model, p);
     mg_memory(b, p, overlap);
     mg_model(b, r->model, &p->layout, seq, fw ? fw->moe_dispatcher : CFIT_DISPATCH_ALLTOALL);
-    cfit__buf_puts(b, "--bf16\n");
+    cfit_buf_puts(b, "--bf16\n");
     if (r->precision == CFIT_PREC_FP8)
-        cfit__buf_puts(b, "--fp8-format hybrid\n");
+        cfit_buf_puts(b, "--fp8-format hybrid\n");
 }
 
 /* ---- torchrun / srun ---- */
 
-static void emit_torchrun(cfit__buf *b, const cfit_plan *p)
+static void emit_torchrun(cfit_buf *b, const cfit_plan *p)
 {
     long per_node = p->node ? p->node->gpus_per_node : 8;
     if (per_node > p->gpus)
@@ -307,11 +315,11 @@ static void emit_torchrun(cfit__buf *b, const cfit_plan *p)
     /* Megatron-LM's validate_args asserts the variable is 1 with TP or CP > 1 (before Blackwell),
      * and asserts it is not 1 with Megatron-FSDP (ZeRO-2/3 in the Megatron writer). */
     if ((p->layout.tp > 1 || p->layout.cp > 1) && p->layout.zero < 2)
-        cfit__buf_puts(b, "export CUDA_DEVICE_MAX_CONNECTIONS=1\n");
-    cfit__buf_printf(b, "torchrun --nnodes %ld --nproc-per-node %ld --rdzv-backend c10d "
+        cfit_buf_puts(b, "export CUDA_DEVICE_MAX_CONNECTIONS=1\n");
+    cfit_buf_printf(b, "torchrun --nnodes %ld --nproc-per-node %ld --rdzv-backend c10d "
                         "--rdzv-endpoint \"$MASTER_ADDR:29500\" --rdzv-id \"$JOB_ID\" pretrain_gpt.py ARGS\n",
                      nodes, per_node);
-    cfit__buf_printf(b, "srun --nodes %ld --ntasks-per-node 1 --gpus-per-node %ld torchrun --nnodes %ld "
+    cfit_buf_printf(b, "srun --nodes %ld --ntasks-per-node 1 --gpus-per-node %ld torchrun --nnodes %ld "
                         "--nproc-per-node %ld --rdzv-backend c10d --rdzv-endpoint \"$MASTER_ADDR:29500\" "
                         "--rdzv-id \"$SLURM_JOB_ID\" pretrain_gpt.py ARGS\n",
                      nodes, per_node, nodes, per_node);
@@ -363,18 +371,18 @@ int cfit_emit(cfit_emit_kind k, const cfit_plan_request *r, const cfit_plan *p, 
         bad = schedule_bad(k, &p->layout, d);
     if (bad)
         return bad;
-    cfit__buf b;
-    cfit__buf_init(&b);
+    cfit_buf b;
+    cfit_buf_init(&b);
     switch (k) {
     case CFIT_EMIT_DEEPSPEED: emit_deepspeed(&b, r, p); break;
     case CFIT_EMIT_MEGATRON: emit_megatron(&b, r, p, seq_of(r, seq_len)); break;
     case CFIT_EMIT_TORCHRUN: emit_torchrun(&b, p); break;
     default:
-        cfit__buf_fini(&b);
+        cfit_buf_fini(&b);
         return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "unknown emit kind %d", (int)k);
     }
-    if (!cfit__buf_ok(&b)) {
-        cfit__buf_fini(&b);
+    if (!cfit_buf_ok(&b)) {
+        cfit_buf_fini(&b);
         return cfit_diag_set(d, CFIT_ENOMEM, NULL, 0, 0, "out of memory");
     }
     *out = b.data;

@@ -13,8 +13,8 @@
 #include <string.h>
 
 typedef struct hf {
-    const cfit__json *root;     /* the document */
-    const cfit__json *cfg;      /* where the text model's keys are: root, or llama4's text_config */
+    const cfit_json *root;     /* the document */
+    const cfit_json *cfg;      /* where the text model's keys are: root, or llama4's text_config */
     const char *file;
     const char *type;           /* the model_type it was recognised as */
     cfit_diag *d;
@@ -23,10 +23,10 @@ typedef struct hf {
 #define HF_MAX_DIM (1 << 24)
 
 /* The member, or NULL when absent or JSON null (transformers treats both as "not set"). */
-static const cfit__json *hf_get(const hf *c, const char *key)
+static const cfit_json *hf_get(const hf *c, const char *key)
 {
-    const cfit__json *v = cfit__json_get(c->cfg, key);
-    return v && v->type != CFIT__JSON_NULL ? v : NULL;
+    const cfit_json *v = cfit_json_get(c->cfg, key);
+    return v && v->type != CFIT_JSON_NULL ? v : NULL;
 }
 
 static int hf_missing(const hf *c, const char *key)
@@ -38,14 +38,14 @@ static int hf_missing(const hf *c, const char *key)
 /* A whole number in [lo, HF_MAX_DIM]; dflt when absent unless required. */
 static int hf_int(const hf *c, const char *key, int required, int lo, int dflt, int *out)
 {
-    const cfit__json *v = hf_get(c, key);
+    const cfit_json *v = hf_get(c, key);
     if (!v) {
         *out = dflt;
         return required ? hf_missing(c, key) : CFIT_EOK;
     }
-    if (v->type != CFIT__JSON_NUMBER)
+    if (v->type != CFIT_JSON_NUMBER)
         return cfit_diag_set(c->d, CFIT_EPARSE, c->file, v->line, v->col, "config.json key '%s' must be a whole number, got %s",
-                             key, cfit__json_type_name(v->type));
+                             key, cfit_json_type_name(v->type));
     if (v->number < lo || v->number > HF_MAX_DIM)
         return cfit_diag_set(c->d, CFIT_ERANGE, c->file, v->line, v->col, "config.json key '%s' must be between %d and %d, got %g",
                              key, lo, HF_MAX_DIM, v->number);
@@ -56,15 +56,15 @@ static int hf_int(const hf *c, const char *key, int required, int lo, int dflt, 
     return CFIT_EOK;
 }
 
-static int hf_bool(const hf *c, const cfit__json *obj, const char *key, int dflt, int *out)
+static int hf_bool(const hf *c, const cfit_json *obj, const char *key, int dflt, int *out)
 {
-    const cfit__json *v = cfit__json_get(obj, key);
+    const cfit_json *v = cfit_json_get(obj, key);
     *out = dflt;
-    if (!v || v->type == CFIT__JSON_NULL)
+    if (!v || v->type == CFIT_JSON_NULL)
         return CFIT_EOK;
-    if (v->type != CFIT__JSON_BOOL)
+    if (v->type != CFIT_JSON_BOOL)
         return cfit_diag_set(c->d, CFIT_EPARSE, c->file, v->line, v->col, "config.json key '%s' must be true or false, got %s",
-                             key, cfit__json_type_name(v->type));
+                             key, cfit_json_type_name(v->type));
     *out = v->boolean;
     return CFIT_EOK;
 }
@@ -72,17 +72,17 @@ static int hf_bool(const hf *c, const cfit__json *obj, const char *key, int dflt
 /* A list of layer numbers below layers (mlp_only_layers, moe_layers). */
 static int hf_layers(const hf *c, const char *key, int layers, cfit_layer_list *out, int *given)
 {
-    const cfit__json *v = hf_get(c, key);
+    const cfit_json *v = hf_get(c, key);
     out->n = 0;
     *given = v != NULL;
     if (!v)
         return CFIT_EOK;
-    if (v->type != CFIT__JSON_ARRAY || v->n > CFIT_MODEL_MAX_DENSE_LIST)
+    if (v->type != CFIT_JSON_ARRAY || v->n > CFIT_MODEL_MAX_DENSE_LIST)
         return cfit_diag_set(c->d, CFIT_EPARSE, c->file, v->line, v->col, "config.json key '%s' must be a list of at most %d layer numbers",
                              key, CFIT_MODEL_MAX_DENSE_LIST);
     for (size_t i = 0; i < v->n; i++) {
-        const cfit__json *e = v->items[i];
-        if (e->type != CFIT__JSON_NUMBER || e->number < 0 || e->number >= layers || e->number != (double)(int)e->number)
+        const cfit_json *e = v->items[i];
+        if (e->type != CFIT_JSON_NUMBER || e->number < 0 || e->number >= layers || e->number != (double)(int)e->number)
             return cfit_diag_set(c->d, CFIT_EPARSE, c->file, e->line, e->col,
                                  "config.json key '%s' must list layer numbers from 0 to %d", key, layers - 1);
         out->layer[out->n++] = (int)e->number;
@@ -93,8 +93,8 @@ static int hf_layers(const hf *c, const char *key, int layers, cfit_layer_list *
 /* An error found after mapping, at the member's position (or its object's). */
 static int hf_at(const hf *c, const char *key, int err, const char *msg)
 {
-    const cfit__json *v = hf_get(c, key);
-    const cfit__json *at = v ? v : c->cfg;
+    const cfit_json *v = hf_get(c, key);
+    const cfit_json *at = v ? v : c->cfg;
     return cfit_diag_set(c->d, err, c->file, at->line, at->col, "%s", msg);
 }
 
@@ -104,16 +104,16 @@ static int hf_at(const hf *c, const char *key, int err, const char *msg)
  * "sliding_attention"; the window is "sliding_window". */
 static int hf_layer_types(const hf *c, cfit_model *m)
 {
-    const cfit__json *v = hf_get(c, "layer_types");
+    const cfit_json *v = hf_get(c, "layer_types");
     if (!v)
         return CFIT_EOK;
-    if (v->type != CFIT__JSON_ARRAY || v->n != (size_t)m->layers)
+    if (v->type != CFIT_JSON_ARRAY || v->n != (size_t)m->layers)
         return cfit_diag_set(c->d, CFIT_EPARSE, c->file, v->line, v->col,
                              "config.json key 'layer_types' must list one type for each of the %d layers", m->layers);
     m->sliding_layers = 0;
     for (size_t i = 0; i < v->n; i++) {
-        const cfit__json *e = v->items[i];
-        if (e->type != CFIT__JSON_STRING)
+        const cfit_json *e = v->items[i];
+        if (e->type != CFIT_JSON_STRING)
             return cfit_diag_set(c->d, CFIT_EPARSE, c->file, e->line, e->col, "config.json 'layer_types' entries must be strings");
         m->sliding_layers += strcmp(e->string, "sliding_attention") == 0;
     }
@@ -254,8 +254,8 @@ static int map_deepseek(const hf *c, cfit_model *m)
         return rc;
     m->moe_max_nodes_per_token = groups > 1 && topk_groups < groups ? topk_groups : 0;
     /* scoring_func: "softmax" (DeepSeek-V2's default) or "sigmoid" (DeepSeek-V3, Kimi-K2) */
-    const cfit__json *sf = hf_get(c, "scoring_func");
-    if (sf && (sf->type != CFIT__JSON_STRING || (strcmp(sf->string, "softmax") && strcmp(sf->string, "sigmoid"))))
+    const cfit_json *sf = hf_get(c, "scoring_func");
+    if (sf && (sf->type != CFIT_JSON_STRING || (strcmp(sf->string, "softmax") && strcmp(sf->string, "sigmoid"))))
         return hf_at(c, "scoring_func", CFIT_EINVALID, "config.json scoring_func must be \"softmax\" or \"sigmoid\"");
     m->router_sigmoid = sf && strcmp(sf->string, "sigmoid") == 0;
     return CFIT_EOK;
@@ -299,19 +299,19 @@ static int llama4_layers(const hf *c, cfit_model *m)
  * default three of every four (Llama4TextConfig). Counted as a window of the chunk size. */
 static int llama4_chunks(const hf *c, cfit_model *m)
 {
-    const cfit__json *v = hf_get(c, "no_rope_layers");
+    const cfit_json *v = hf_get(c, "no_rope_layers");
     int rc = hf_int(c, "attention_chunk_size", 0, 1, 0, &m->sliding_window);
     if (rc || m->sliding_window == 0)
         return rc;
     m->sliding_layers = m->layers - m->layers / 4;
-    if (!v || v->type != CFIT__JSON_ARRAY || v->n == 0)
+    if (!v || v->type != CFIT_JSON_ARRAY || v->n == 0)
         return CFIT_EOK;
     if (v->n != (size_t)m->layers)
         return cfit_diag_set(c->d, CFIT_EPARSE, c->file, v->line, v->col,
                              "config.json key 'no_rope_layers' must have one entry for each of the %d layers", m->layers);
     m->sliding_layers = 0;
     for (size_t i = 0; i < v->n; i++)
-        m->sliding_layers += v->items[i]->type == CFIT__JSON_NUMBER && v->items[i]->number != 0;
+        m->sliding_layers += v->items[i]->type == CFIT_JSON_NUMBER && v->items[i]->number != 0;
     return CFIT_EOK;
 }
 
@@ -358,10 +358,10 @@ const char *cfit_hf_supported_types(void)
     return "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, deepseek_v3, kimi_k2, gpt_oss, llama4, llama4_text";
 }
 
-int cfit__hf_is_config(const cfit__json *root)
+int cfit__hf_is_config(const cfit_json *root)
 {
-    return root && root->type == CFIT__JSON_OBJECT &&
-           (cfit__json_get(root, "model_type") || cfit__json_get(root, "architectures"));
+    return root && root->type == CFIT_JSON_OBJECT &&
+           (cfit_json_get(root, "model_type") || cfit_json_get(root, "architectures"));
 }
 
 static const struct family *by_type(const char *type)
@@ -372,29 +372,29 @@ static const struct family *by_type(const char *type)
     return NULL;
 }
 
-static const struct family *by_arch(const cfit__json *archs)
+static const struct family *by_arch(const cfit_json *archs)
 {
-    for (size_t j = 0; archs && archs->type == CFIT__JSON_ARRAY && j < archs->n; j++)
+    for (size_t j = 0; archs && archs->type == CFIT_JSON_ARRAY && j < archs->n; j++)
         for (size_t i = 0; i < NFAMILIES; i++)
-            if (archs->items[j]->type == CFIT__JSON_STRING && families[i].arch &&
+            if (archs->items[j]->type == CFIT_JSON_STRING && families[i].arch &&
                 strcmp(families[i].arch, archs->items[j]->string) == 0)
                 return &families[i];
     return NULL;
 }
 
-static const struct family *recognise(const cfit__json *root, const char *file, cfit_diag *d)
+static const struct family *recognise(const cfit_json *root, const char *file, cfit_diag *d)
 {
-    const cfit__json *t = cfit__json_get(root, "model_type");
-    if (t && t->type != CFIT__JSON_STRING) {
+    const cfit_json *t = cfit_json_get(root, "model_type");
+    if (t && t->type != CFIT_JSON_STRING) {
         cfit_diag_set(d, CFIT_EPARSE, file, t->line, t->col, "config.json key 'model_type' must be a string, got %s",
-                      cfit__json_type_name(t->type));
+                      cfit_json_type_name(t->type));
         return NULL;
     }
     const struct family *f = t ? by_type(t->string) : NULL;
     if (!f)
-        f = by_arch(cfit__json_get(root, "architectures"));
+        f = by_arch(cfit_json_get(root, "architectures"));
     if (!f) {
-        const cfit__json *at = t ? t : root;
+        const cfit_json *at = t ? t : root;
         cfit_diag_set(d, CFIT_EPARSE, file, at->line, at->col, "unsupported model_type '%s' (supported: %s)",
                       t ? t->string : "(none)", cfit_hf_supported_types());
     }
@@ -420,7 +420,7 @@ static void hf_name(const char *file, const char *type, char *out)
     snprintf(out, CFIT_NAME_MAX, "%.*s", (int)(n < CFIT_NAME_MAX - 1 ? n : CFIT_NAME_MAX - 1), base);
 }
 
-int cfit__hf_model_from_json(const cfit__json *root, const char *name, cfit_model *out, cfit_diag *d)
+int cfit__hf_model_from_json(const cfit_json *root, const char *name, cfit_model *out, cfit_diag *d)
 {
     memset(out, 0, sizeof *out);
     const struct family *f = recognise(root, name, d);
@@ -428,8 +428,8 @@ int cfit__hf_model_from_json(const cfit__json *root, const char *name, cfit_mode
         return CFIT_EPARSE;
     hf c = {root, root, name, f->type, d};
     if (f->text_config) {
-        c.cfg = cfit__json_get(root, "text_config");
-        if (!c.cfg || c.cfg->type != CFIT__JSON_OBJECT)
+        c.cfg = cfit_json_get(root, "text_config");
+        if (!c.cfg || c.cfg->type != CFIT_JSON_OBJECT)
             return cfit_diag_set(d, CFIT_EPARSE, name, c.cfg ? c.cfg->line : root->line, c.cfg ? c.cfg->col : root->col,
                                  "config.json (model_type '%s') needs a 'text_config' object", f->type);
     }
@@ -446,13 +446,13 @@ int cfit__hf_model_from_json(const cfit__json *root, const char *name, cfit_mode
 int cfit_hf_model_load_buffer(const char *text, size_t len, const char *name, cfit_model *out, cfit_diag *d)
 {
     int rc;
-    cfit__json *root = cfit__json_parse(text, len, name, &rc, d);
+    cfit_json *root = cfit_json_parse(text, len, name, &rc, d);
     if (!root)
         return rc ? rc : CFIT_EPARSE;
-    if (root->type != CFIT__JSON_OBJECT)
+    if (root->type != CFIT_JSON_OBJECT)
         rc = cfit_diag_set(d, CFIT_EPARSE, name, root->line, root->col, "a config.json must be one object");
     else
         rc = cfit__hf_model_from_json(root, name, out, d);
-    cfit__json_free(root);
+    cfit_json_free(root);
     return rc;
 }

@@ -18,11 +18,17 @@ typedef struct cfit__host {
     double link_bw;                /* one GPU's achievable PCIe bytes/s per direction */
     double host_bw;                /* the node's host memory bytes/s */
     double host_bytes;             /* the node's host memory */
+    int has_nvme;                  /* the node names a local NVMe array (offload.h's NVMe tier) */
+    double nvme_read_bw;           /* the array's sequential read bytes/s, all drives */
+    double nvme_write_bw;          /* its sequential write bytes/s */
+    double nvme_bytes;             /* its capacity */
     int finetune;                  /* cfit_finetune */
     int frozen;                    /* lora / qlora: base weights frozen */
     int rank;                      /* LoRA rank */
-    double adapter_layer_params;   /* LoRA adapter parameters of one layer */
-    double linear_layer_params;    /* the layer's projection weights (what LoRA freezes, QLoRA quantizes) */
+    double adapter_layer_params;   /* LoRA adapter parameters of the mean layer, routed experts' included */
+    double expert_adapter_layer_params; /* of them, the routed experts' (sharded over EP x ETP) */
+    double linear_layer_params;    /* the mean layer's projection weights but the routed experts' (what
+                                      LoRA freezes, QLoRA quantizes; the experts' are ctx->expert_layer_params) */
     double linear_weight_bytes;    /* bytes per frozen projection weight: 2 (lora), NF4's (qlora) */
     double flops_delta;            /* fine-tuning model FLOPs per token minus pre-training's */
 } cfit__host;
@@ -30,8 +36,9 @@ typedef struct cfit__host {
 /* Roofline accumulator: time, of it compute-bound and memory-bound (perf.c's). */
 typedef struct cfit__acc { double t, cb, mb; } cfit__acc;
 
-/* Per-GPU memory of one pipeline stage (perf.c's stage_memory); host = offloaded bytes. */
-typedef struct cfit__stage_mem { double w, gr, opt, act, other, total, host; } cfit__stage_mem;
+/* Per-GPU memory of one pipeline stage (perf.c's stage_memory); host = offloaded bytes, nvme =
+ * those moved on to the node's NVMe array. */
+typedef struct cfit__stage_mem { double w, gr, opt, act, other, total, host, nvme; } cfit__stage_mem;
 
 /* perf.c's roofline pieces, for the adapters' and dequantization costs. */
 void cfit__gemm(const struct cfit__ctx *ctx, double M, double N, double K, double passes, cfit__acc *a);
@@ -42,7 +49,7 @@ void cfit__membound(const struct cfit__ctx *ctx, double bytes, cfit__acc *a);
  * node entry lacks them. */
 int cfit__offload_init(struct cfit__ctx *ctx, cfit_diag *d);
 /* Whether ZeRO stage `zero` at dp ranks may carry offload mask (DeepSpeed: offload_optimizer on
- * stages 1-3, offload_param on 3) and fine-tuning (frozen weights: stages 0-2); *floor: the lowest
+ * stages 1-3, offload_param on 3); *floor: the lowest
  * stage the mask allows, which the search tries even where dp = 1 has nothing to shard. */
 int cfit__offload_zero_ok(const struct cfit__ctx *ctx, int mask, int zero, int *floor);
 /* Move what ctx->host.offload moves from sm (GPU) to sm->host; lc: the stage's layer cost, n its layers,
@@ -56,6 +63,8 @@ void cfit__offload_stage_memory(const struct cfit__ctx *ctx, const struct cfit__
 double cfit__offload_step_s(const struct cfit__ctx *ctx, const struct cfit__layer_cost *lc, long N, int n, long m_mb, double P_opt, double w_bytes, double *t_opt_s);
 /* The node's host memory per GPU of a job of N GPUs (0 when unknown). */
 double cfit__host_capacity_bytes(const struct cfit__ctx *ctx, long N);
+/* The node's NVMe capacity per GPU of a job of N GPUs (0 when unknown). */
+double cfit__nvme_capacity_bytes(const struct cfit__ctx *ctx, long N);
 /* Validate the request's offload and fine-tuning fields (CFIT_EOK or an error with d set). */
 int cfit__offload_validate(const cfit_plan_request *r, cfit_diag *d);
 
@@ -68,13 +77,22 @@ int cfit__emit_offload_bad(int k, const cfit_plan_request *r, const cfit_plan *p
 void cfit__finetune_init(struct cfit__ctx *ctx);
 /* A frozen layer's forward extras: adapters and QLoRA's dequantization added to fwd; to `frozen`
  * (already holding the base projections' forward) what the backward does not repeat. */
-void cfit__finetune_forward(const struct cfit__ctx *ctx, double tokens, int tp, cfit__acc *fwd, cfit__acc *frozen);
+void cfit__finetune_forward(const struct cfit__ctx *ctx, double tokens, int tp, int ep, int etp, cfit__acc *fwd,
+                            cfit__acc *frozen);
 /* Stored adapter activations per layer per micro-batch (0 under full recomputation). */
 double cfit__finetune_act_bytes(const struct cfit__ctx *ctx, double tokens, int recompute);
-/* Weights, gradients and optimizer states of a stage of n layers holding P parameters per GPU. */
-void cfit__finetune_stage_memory(const struct cfit__ctx *ctx, int n, double P, const cfit_layout *l,
-                                 cfit__stage_mem *sm);
-/* Trainable parameters one GPU of a stage of n layers holds (the adapters). */
+/* Weight bytes one GPU of a stage of n layers holds before ZeRO-3 shards them: the dense part (P
+ * parameters, the frozen projections in their storage bytes, the adapters) and the routed experts'
+ * (Pe frozen expert parameters and their adapters). */
+void cfit__finetune_weight_bytes(const struct cfit__ctx *ctx, int n, double P, double Pe, const cfit_layout *l,
+                                 double *dense_bytes, double *expert_bytes);
+/* Weights, gradients and optimizer states of a stage of n layers holding P dense and Pe routed-expert
+ * parameters per GPU, de the expert data-parallel size. */
+void cfit__finetune_stage_memory(const struct cfit__ctx *ctx, int n, double P, double Pe, double de,
+                                 const cfit_layout *l, cfit__stage_mem *sm);
+/* Trainable parameters one GPU of a stage of n layers holds: the adapters but the routed experts'. */
 double cfit__finetune_trainable(const struct cfit__ctx *ctx, int n, int tp);
+/* The routed experts' adapters one GPU of a stage of n layers holds (sharded over EP x ETP). */
+double cfit__finetune_expert_trainable(const struct cfit__ctx *ctx, int n, const cfit_layout *l);
 
 #endif

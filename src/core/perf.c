@@ -576,9 +576,10 @@ void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int
     layer_forward(ctx, tokens, tp, sp, ep, etp, &fwd, &attn, &experts);
     acc frozen = {0, 0, 0};   /* LoRA / QLoRA: the weight-gradient GEMMs the frozen weights skip */
     if (ctx->host.frozen) {
+        acc frozen_experts = {0, 0, 0};
         attn_proj_forward(ctx, tokens, tp, sp, &frozen);
-        dense_mlp_forward(ctx, tokens, tp, m->ffn_hidden_size, &frozen);
-        cfit__finetune_forward(ctx, tokens, tp, &fwd, &frozen);
+        mlp_forward(ctx, tokens, tp, ep, etp, &frozen, &frozen_experts);
+        cfit__finetune_forward(ctx, tokens, tp, ep, etp, &fwd, &frozen);
     }
     /* backward: two GEMMs per forward GEMM, attention backward 2.5x its forward */
     double bwd_t = 2.0 * fwd.t + 0.5 * attn.t - frozen.t;
@@ -739,19 +740,21 @@ static void stage_memory(const cfit__ctx *ctx, const cfit__layer_cost *lc, const
         sm->opt += 12.0 * e_params * (l->zero >= 1 ? 1.0 / e_dp : 1.0);
     }
     if (ctx->host.frozen)   /* LoRA / QLoRA: frozen base weights, trained adapters (finetune.c) */
-        cfit__finetune_stage_memory(ctx, n_params, params, l, sm);
+        cfit__finetune_stage_memory(ctx, n_params, params, ctx->moe ? stage_expert_params(ctx, n_params, l) : 0.0,
+                                    ctx->moe ? expert_dp(l) : 1.0, l, sm);
     /* micro-batches in flight (schedule.c): 1F1B keeps up to pp on the first stage; interleaving
      * multiplies by 1 + (p-1)/(p v); the other schedules their own */
     sm->act = lc->act_bytes * n_layers * inflight + lc->work_bytes;
     if (last)
         sm->act += lc->logits_bytes;
-    sm->host = 0.0;
+    sm->host = sm->nvme = 0.0;
     if (ctx->host.offload)   /* what moves to host memory (offload.c) */
         cfit__offload_stage_memory(ctx, lc, l, n_layers, inflight, sm);
     double other = 0.0;
     if (l->zero >= 3) {                                            /* parameters gathered at once */
         double live = ctx->layer_params / l->tp, cap = ctx->fw->zero3_max_live_params;
-        other += 2.0 * (cap > 0 && cap < live ? cap : live);
+        double b = ctx->host.frozen ? ctx->host.linear_weight_bytes : 2.0;   /* QLoRA gathers NF4 */
+        other += b * (cap > 0 && cap < live ? cap : live);
     }
     double sum = sm->w + sm->gr + sm->opt + sm->act + other;
     sm->other = other + ctx->g->cal.reserved_bytes + ctx->g->cal.fragmentation * sum;
@@ -759,16 +762,17 @@ static void stage_memory(const cfit__ctx *ctx, const cfit__layer_cost *lc, const
 }
 
 /* Exposed data-parallel communication of one step (docs/model.md §5.9): gradients (and
- * parameters when sharded) of `params` parameters per GPU over the dp ranks of stride tp x cp,
- * each collective on NCCL's model, overlapped with the slower stage's forward (fwd_s) and
- * backward (bwd_s) of one micro-batch when the framework overlaps; job_gpus: the job's GPUs.
- * *dp_slow: the gradients' factor. */
-static double dp_comm_s(const cfit__ctx *ctx, const cfit_layout *l, long job_gpus, double params, long m_mb,
-                        double fwd_s, double bwd_s, double *dp_slow)
+ * parameters when sharded: at ZeRO-3 the gather_bytes a GPU's stage holds whole, 2 x params but
+ * under LoRA, whose frozen weights are gathered too) of `params` parameters per GPU over the dp
+ * ranks of stride tp x cp, each collective on NCCL's model, overlapped with the slower stage's
+ * forward (fwd_s) and backward (bwd_s) of one micro-batch when the framework overlaps; job_gpus:
+ * the job's GPUs.  *dp_slow: the gradients' factor. */
+static double dp_comm_s(const cfit__ctx *ctx, const cfit_layout *l, long job_gpus, double params, double gather_bytes,
+                        long m_mb, double fwd_s, double bwd_s, double *dp_slow)
 {
     long dp = l->dp;
     int per_group = ranks_per_node(ctx, dp, (long)l->tp * l->cp);   /* DP ranks per link group */
-    double grads_bytes = ctx->grad_bytes * params, params_bytes = 2.0 * params;
+    double grads_bytes = ctx->grad_bytes * params, params_bytes = l->zero >= 3 ? gather_bytes : 2.0 * params;
     double overlap = ctx->fw->dp_overlap ? ctx->overlap : 0.0;
     *dp_slow = dp_factor(ctx, l, job_gpus, per_group, grads_bytes);
     if (dp <= 1)
@@ -791,20 +795,22 @@ static double dp_comm_s(const cfit__ctx *ctx, const cfit_layout *l, long job_gpu
     return (ex_rs_s > 0 ? ex_rs_s : 0.0) + (ex_ag_s > 0 ? ex_ag_s : 0.0);
 }
 
-/* An MoE layout's data-parallel communication: the dense parameters' over DP as for a dense
- * model, the routed experts' over the expert-DP ranks (stride ep x etp), each overlapped with
- * its share of the compute window (by bytes). */
-static double moe_dp_comm_s(const cfit__ctx *ctx, const cfit_layout *l, long job_gpus, int n_layers, double params,
-                            long m_mb, double fwd_s, double bwd_s, double *dp_slow)
+/* An MoE layout's data-parallel communication: the dense parameters' (params[0], gathered
+ * gather_bytes[0] at ZeRO-3) over DP as for a dense model, the routed experts' (params[1],
+ * gather_bytes[1]) over the expert-DP ranks (stride ep x etp), each overlapped with its share of
+ * the compute window (by parameters). */
+static double moe_dp_comm_s(const cfit__ctx *ctx, const cfit_layout *l, long job_gpus, const double *params,
+                            const double *gather_bytes, long m_mb, double fwd_s, double bwd_s, double *dp_slow)
 {
-    double e_params = stage_expert_params(ctx, n_layers, l), share = params / (params + e_params);
-    double total_s = dp_comm_s(ctx, l, job_gpus, params, m_mb, share * fwd_s, share * bwd_s, dp_slow);
+    double e_params = params[1], share = params[0] / (params[0] + e_params);
+    double total_s = dp_comm_s(ctx, l, job_gpus, params[0], gather_bytes[0], m_mb, share * fwd_s, share * bwd_s, dp_slow);
     cfit_layout le = *l;
     le.tp = (l->ep > 1 ? l->ep : 1) * (l->etp > 1 ? l->etp : 1);
     le.cp = 1;
     le.dp = (int)expert_dp(l);
     double slow_e = 1.0;
-    total_s += dp_comm_s(ctx, &le, job_gpus, e_params, m_mb, (1.0 - share) * fwd_s, (1.0 - share) * bwd_s, &slow_e);
+    total_s += dp_comm_s(ctx, &le, job_gpus, e_params, gather_bytes[1], m_mb, (1.0 - share) * fwd_s,
+                         (1.0 - share) * bwd_s, &slow_e);
     *dp_slow = slow_e > *dp_slow ? slow_e : *dp_slow;
     return total_s;
 }
@@ -842,13 +848,13 @@ static void eval_layout(const cfit__ctx *ctx, const cfit_layout *l, cfit__plan_e
 }
 
 /* The worst device's memory (first or last stage) and whether the layout fits the GPU (and,
- * with offload, the node's host memory). */
+ * with offload, the node's host memory and NVMe array). */
 static void plan_memory(cfit__plan_eval *e)
 {
     const cfit__ctx *ctx = e->ctx;
     const cfit_layout *l = &e->layout;
     int p = l->pp;
-    stage_mem first, last = {0, 0, 0, 0, 0, 0, 0};
+    stage_mem first, last = {0, 0, 0, 0, 0, 0, 0, 0};
     stage_memory(ctx, e->lcf, l, &e->st, e->n_first, 1, p == 1, &first);
     const stage_mem *worst = &first;
     if (p > 1) {
@@ -857,13 +863,24 @@ static void plan_memory(cfit__plan_eval *e)
             worst = &last;
     }
     cfit_memory *mem = &e->mem;
-    *mem = (cfit_memory){worst->w, worst->gr, worst->opt, worst->act, worst->other, worst->total,
-                         ctx->g->memory_bytes, 0.0, 0.0};
+    memset(mem, 0, sizeof *mem);
+    mem->weights_bytes = worst->w;
+    mem->grads_bytes = worst->gr;
+    mem->optimizer_bytes = worst->opt;
+    mem->activations_bytes = worst->act;
+    mem->other_bytes = worst->other;
+    mem->total_bytes = worst->total;
+    mem->capacity_bytes = ctx->g->memory_bytes;
     e->fits = worst->total <= ctx->g->memory_bytes;
     if (ctx->host.offload) {   /* the offloaded state must fit the node's host memory too */
         mem->host_bytes = p > 1 && last.host > first.host ? last.host : first.host;
         mem->host_capacity_bytes = cfit__host_capacity_bytes(ctx, e->gpus);
         e->fits = e->fits && mem->host_bytes <= mem->host_capacity_bytes;
+    }
+    if (ctx->host.offload & CFIT_OFFLOAD_NVME) {   /* and what goes on to NVMe its array */
+        mem->nvme_bytes = p > 1 && last.nvme > first.nvme ? last.nvme : first.nvme;
+        mem->nvme_capacity_bytes = cfit__nvme_capacity_bytes(ctx, e->gpus);
+        e->fits = e->fits && mem->nvme_bytes <= mem->nvme_capacity_bytes;
     }
 }
 
@@ -932,22 +949,21 @@ static void dp_step(const cfit__plan_eval *e, const pipe_pace *pc, dp_terms *dt)
     const cfit__ctx *ctx = e->ctx;
     const cfit_layout *l = &e->layout;
     int n_held = e->n_max * e->st.param_copies;   /* layers whose parameters a device holds */
-    double params = stage_params(ctx, n_held, l->pp == 1, 1, l->tp);
-    dt->shard_bytes = 2.0 * params / (l->zero >= 3 ? (double)l->dp : 1.0);
-    if (ctx->moe)
-        dt->shard_bytes += 2.0 * stage_expert_params(ctx, n_held, l) / (l->zero >= 3 ? expert_dp(l) : 1.0);
-    if (ctx->host.frozen)   /* only the adapters have gradients and optimizer states */
-        params = cfit__finetune_trainable(ctx, n_held, l->tp);
+    /* [0] the dense parameters, [1] the routed experts' */
+    double params[2] = {stage_params(ctx, n_held, l->pp == 1, 1, l->tp),
+                        ctx->moe ? stage_expert_params(ctx, n_held, l) : 0.0};
+    double gather_bytes[2] = {2.0 * params[0], 2.0 * params[1]}, e_dp = ctx->moe ? expert_dp(l) : 1.0;
+    if (ctx->host.frozen) {   /* only the adapters have gradients and optimizer states (finetune.c) */
+        cfit__finetune_weight_bytes(ctx, n_held, params[0], params[1], l, &gather_bytes[0], &gather_bytes[1]);
+        params[0] = cfit__finetune_trainable(ctx, n_held, l->tp);
+        params[1] = ctx->moe ? cfit__finetune_expert_trainable(ctx, n_held, l) : 0.0;
+    }
+    dt->shard_bytes = gather_bytes[0] / (l->zero >= 3 ? (double)l->dp : 1.0) + gather_bytes[1] / (l->zero >= 3 ? e_dp : 1.0);
     double fwd_s = pc->n_slow * pc->lc->fwd_s, bwd_s = pc->n_slow * pc->lc->bwd_s;
     dt->slow = 1.0;
-    if (!ctx->moe) {
-        dt->exposed_s = dp_comm_s(ctx, l, e->gpus, params, e->m_mb, fwd_s, bwd_s, &dt->slow);
-        dt->opt_params = params / (l->zero >= 1 ? (double)l->dp : 1.0);
-    } else {
-        dt->exposed_s = moe_dp_comm_s(ctx, l, e->gpus, n_held, params, e->m_mb, fwd_s, bwd_s, &dt->slow);
-        dt->opt_params = params / (l->zero >= 1 ? (double)l->dp : 1.0) +
-                         stage_expert_params(ctx, n_held, l) / (l->zero >= 1 ? expert_dp(l) : 1.0);
-    }
+    dt->exposed_s = ctx->moe ? moe_dp_comm_s(ctx, l, e->gpus, params, gather_bytes, e->m_mb, fwd_s, bwd_s, &dt->slow)
+                             : dp_comm_s(ctx, l, e->gpus, params[0], gather_bytes[0], e->m_mb, fwd_s, bwd_s, &dt->slow);
+    dt->opt_params = params[0] / (l->zero >= 1 ? (double)l->dp : 1.0) + params[1] / (l->zero >= 1 ? e_dp : 1.0);
 }
 
 /* The optimizer step on the GPU (fp32 master, m, v read + written, fp32 grad read, bf16 weight

@@ -2,7 +2,10 @@
  * in-flight activations and parameter copies (docs/model.md §5.8 derives every term).
  *
  * Sources: 1F1B and interleaved 1F1B - Narayanan et al., SC21 (arXiv 2104.04473) §2.2;
- * ZB-H1 and ZB-V - Qi et al., "Zero Bubble Pipeline Parallelism" (arXiv 2401.10241) §2-§6;
+ * ZB-H1, ZB-H2 and ZB-V - Qi et al., "Zero Bubble Pipeline Parallelism" (arXiv 2401.10241) §2-§6
+ * (Table 1: ZB-H2's bubble (p-1)(T_F + T_B - 2 T_W), its memory (2p - 1) M_B);
+ * InterleavedZeroBubble - torch.distributed.pipelining's ScheduleInterleavedZeroBubble, torchtitan's
+ * name for it ("implementing the ZB1P schedule in the paper ... supports multiple stages per rank");
  * DualPipe and DualPipeV - DeepSeek-V3 technical report (arXiv 2412.19437) §3.2.1, Table 2, and
  * github.com/deepseek-ai/DualPipe (README's table; dualpipe.py and dualpipev.py assert their
  * micro-batch rules).
@@ -14,7 +17,7 @@
 #include <string.h>
 
 static const char *const names[CFIT_SCHED_COUNT] = {"default", "1f1b", "interleaved", "zb-h1", "zb-v", "dualpipe",
-                                                    "dualpipev"};
+                                                    "dualpipev", "zb-h2", "interleaved-zb"};
 
 const char *cfit_schedule_name(cfit_schedule s)
 {
@@ -32,7 +35,8 @@ int cfit_schedule_parse(const char *name, cfit_schedule *out, cfit_diag *d)
     if (near)
         return cfit_diag_set(d, CFIT_EUNKNOWN, NULL, 0, 0, "unknown schedule '%s' (did you mean '%s'?)", name, near);
     return cfit_diag_set(d, CFIT_EUNKNOWN, NULL, 0, 0,
-                         "unknown schedule '%s' (expected 1f1b, interleaved, zb-h1, zb-v, dualpipe or dualpipev)", name);
+                         "unknown schedule '%s' (expected 1f1b, interleaved, zb-h1, zb-v, dualpipe, dualpipev, zb-h2 or "
+                         "interleaved-zb)", name);
 }
 
 const char *cfit_schedule_list(unsigned mask, char *buf, size_t n)
@@ -66,7 +70,7 @@ const char *cfit_layout_schedule_name(const cfit_layout *l)
 int cfit_schedule_chunks(cfit_schedule s)
 {
     switch (s) {
-    case CFIT_SCHED_INTERLEAVED: return 0;
+    case CFIT_SCHED_INTERLEAVED: case CFIT_SCHED_INTERLEAVED_ZB: return 0;
     case CFIT_SCHED_ZB_V: case CFIT_SCHED_DUALPIPE: case CFIT_SCHED_DUALPIPEV: return 2;
     default: return 1;
     }
@@ -74,12 +78,17 @@ int cfit_schedule_chunks(cfit_schedule s)
 
 /* The micro-batch rules: interleaving needs m a multiple of pp (Megatron-LM schedules.py);
  * DualPipe an even pp and an even m >= 2 pp, DualPipeV m >= 2 pp (their step() asserts); ZB-V
- * m >= pp, the fewest its V fills (Qi et al. §6). */
+ * m >= pp, the fewest its V fills (Qi et al. §6); torch.distributed.pipelining's interleaved
+ * schedules run rounds of max(1, m / pp) and need m a multiple of that (ScheduleInterleaved1F1B's
+ * docstring; ScheduleInterleavedZeroBubble computes the same number_of_rounds). */
 static int micro_batches_ok(cfit_schedule s, int pp, long m, char *why, size_t n)
 {
     const char *rule = NULL;
+    long rounds = m / pp > 1 ? m / pp : 1;
     if (s == CFIT_SCHED_INTERLEAVED && m % pp)
         rule = "interleaved 1F1B needs the micro-batches per step to be a multiple of pp";
+    else if (s == CFIT_SCHED_INTERLEAVED_ZB && m % rounds)
+        rule = "interleaved-zb needs the micro-batches per step to be a multiple of its rounds, max(1, m / pp)";
     else if ((s == CFIT_SCHED_DUALPIPE || s == CFIT_SCHED_DUALPIPEV) && m < 2L * pp)
         rule = "DualPipe and DualPipeV need at least 2 x pp micro-batches per step";
     else if (s == CFIT_SCHED_DUALPIPE && m % 2)
@@ -104,7 +113,8 @@ int cfit_schedule_check(cfit_schedule s, int pp, int vp, long m, int chunks_max,
             snprintf(why, n, "--schedule %s runs %d model chunk%s per device (--vp %d), got --vp %d",
                      cfit_schedule_name(s), chunks, chunks == 1 ? "" : "s", chunks, vp);
         else if (why)
-            snprintf(why, n, "--schedule interleaved needs --vp 2 or more (model chunks per device), got --vp %d", vp);
+            snprintf(why, n, "--schedule %s needs --vp 2 or more (model chunks per device), got --vp %d",
+                     cfit_schedule_name(s), vp);
         return 0;
     }
     if (s == CFIT_SCHED_DUALPIPE && pp % 2) {
@@ -136,6 +146,8 @@ double cfit_schedule_bubble_s(cfit_schedule s, int p, int vp, double t_mb_s, dou
     switch (s) {
     case CFIT_SCHED_INTERLEAVED: return (p - 1.0) / vp * t_mb_s;
     case CFIT_SCHED_ZB_H1: return (p - 1.0) * nonneg(t_mb_s - 2.0 * w_s);
+    case CFIT_SCHED_ZB_H2: return (p - 1.0) * nonneg(t_mb_s - 3.0 * w_s);             /* F + B_input - 2W */
+    case CFIT_SCHED_INTERLEAVED_ZB: return (p - 1.0) / vp * nonneg(t_mb_s - 2.0 * w_s);   /* ZB1P's slots, 1/v each */
     case CFIT_SCHED_ZB_V: return (p - 1.0) * nonneg(t_mb_s - 3.0 * w_s) / 2.0;
     case CFIT_SCHED_DUALPIPE: return (p / 2.0 - 1.0) * nonneg(t_mb_s + b_s - 3.0 * w_s);
     case CFIT_SCHED_DUALPIPEV: return (p - 1.0) * nonneg(t_mb_s + b_s - 3.0 * w_s) / 2.0;
@@ -146,7 +158,9 @@ double cfit_schedule_bubble_s(cfit_schedule s, int p, int vp, double t_mb_s, dou
 /* Micro-batches of one stage's activations the first (stage 0) or last device keeps: 1F1B and
  * ZB-H1 p - stage (Narayanan §2.2; Qi §2.1: ZB-H1 keeps 1F1B's), interleaving x (1 + (p-1)/(p v))
  * (Korthikanti et al. 2022 §4.2.3); ZB-V p on every device (Qi §6), DualPipe p + 1 and DualPipeV
- * p + 1/2 (Table 2's PP + 1 chunks, a DualPipeV chunk half a stage); never more than m. */
+ * p + 1/2 (Table 2's PP + 1 chunks, a DualPipeV chunk half a stage); ZB-H2 2p - 1 on the first
+ * device (Qi Table 1), ramping down to 1 on the last as 1F1B's (an assumption: Table 1 gives the
+ * peak only); interleaved-zb interleaving's (ZB1P keeps 1F1B's memory, Qi §2.1); never more than m. */
 static double inflight(cfit_schedule s, int p, int vp, long m, int last)
 {
     double k;
@@ -154,10 +168,11 @@ static double inflight(cfit_schedule s, int p, int vp, long m, int last)
     case CFIT_SCHED_ZB_V: k = p; break;
     case CFIT_SCHED_DUALPIPE: k = p + 1.0; break;
     case CFIT_SCHED_DUALPIPEV: k = p + 0.5; break;
+    case CFIT_SCHED_ZB_H2: k = last ? 1.0 : 2.0 * p - 1.0; break;
     default: k = last ? 1.0 : p; break;
     }
     k = k < (double)m ? k : (double)m;
-    if (s == CFIT_SCHED_INTERLEAVED)
+    if (s == CFIT_SCHED_INTERLEAVED || s == CFIT_SCHED_INTERLEAVED_ZB)
         k *= 1.0 + (p - 1.0) / ((double)p * vp);
     return k;
 }

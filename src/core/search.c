@@ -241,6 +241,8 @@ static double shortfall_bytes(const cfit_memory *m)
 {
     double gpu = m->total_bytes - m->capacity_bytes;
     double host = m->host_bytes > 0 ? m->host_bytes - m->host_capacity_bytes : gpu;
+    double nvme = m->nvme_bytes > 0 ? m->nvme_bytes - m->nvme_capacity_bytes : gpu;
+    host = host > nvme ? host : nvme;
     return gpu > host ? gpu : host;
 }
 
@@ -472,8 +474,16 @@ static void search_layouts(const cfit__ctx *ctx, long N, search_state *s)
     }
 }
 
+/* Whether the fallback tries offload mask `mask` in its pass `nvme`: host memory first (0), then,
+ * when nothing fit there either, the masks that move something on to the node's NVMe (1). */
+static int fallback_mask(int mask, int nvme)
+{
+    return cfit_offload_mask_ok(mask) && ((mask & CFIT_OFFLOAD_NVME) != 0) == nvme;
+}
+
 /* Every layout at N GPUs with the request's offload; when it leaves offload to the search and
- * nothing fits in GPU memory, every offload mask the node's host memory allows too. */
+ * nothing fits in GPU memory, every offload mask the node's host memory allows too, and then
+ * those of its NVMe array. */
 static void search_count(const cfit__ctx *ctx, long N, search_state *s)
 {
     const cfit_plan_request *r = ctx->req;
@@ -482,10 +492,12 @@ static void search_count(const cfit__ctx *ctx, long N, search_state *s)
     search_layouts(ctx, N, s);
     if (s->feasible == 0 && r->offload == CFIT_SEARCH && h->has_host) {
         s->offload_searched = 1;
-        for (int mask = 1; mask <= CFIT_OFFLOAD_ALL; mask++) {
-            h->offload = mask;
-            search_layouts(ctx, N, s);
-        }
+        for (int nvme = 0; nvme <= h->has_nvme && s->feasible == 0; nvme++)
+            for (int mask = 1; mask <= CFIT_OFFLOAD_MASK_MAX; mask++)
+                if (fallback_mask(mask, nvme)) {
+                    h->offload = mask;
+                    search_layouts(ctx, N, s);
+                }
     }
     goodput_kept(r, s);
 }
@@ -533,8 +545,9 @@ static void fixed_layout(const cfit__ctx *ctx, long N, search_state *s)
     cfit_plan as_given = s->closest;   /* what is reported when no offload mask fits either */
     long evaluated = s->evaluated;
     int floor;
-    for (int mask = 1; s->top.n == 0 && given == CFIT_SEARCH && h->has_host && mask <= CFIT_OFFLOAD_ALL; mask++) {
-        if (!cfit__offload_zero_ok(ctx, mask, f->zero, &floor))
+    for (int k = 0; s->top.n == 0 && given == CFIT_SEARCH && h->has_host && k < 2 * CFIT_OFFLOAD_MASK_MAX; k++) {
+        int mask = k % CFIT_OFFLOAD_MASK_MAX + 1, nvme = k >= CFIT_OFFLOAD_MASK_MAX;   /* host pass, then NVMe */
+        if (!fallback_mask(mask, nvme) || (nvme && !h->has_nvme) || !cfit__offload_zero_ok(ctx, mask, f->zero, &floor))
             continue;
         h->offload = mask;
         cost_fixed(ctx, f, s);

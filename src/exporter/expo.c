@@ -135,44 +135,44 @@ int cfit_expo_family(cfit_expo *e, const char *name, cfit_metric_type type, cons
 }
 
 /* Append s with the escapes of a label value (\\, \", \n); HELP text (om = 0) leaves " alone. */
-static void escape(cfit__buf *b, const char *s, int quote)
+static void escape(cfit_buf *b, const char *s, int quote)
 {
     const char *run = s;
     for (; *s; s++) {
         const char *esc = *s == '\\' ? "\\\\" : *s == '\n' ? "\\n" : quote && *s == '"' ? "\\\"" : NULL;
         if (!esc)
             continue;
-        cfit__buf_printf(b, "%.*s%s", (int)(s - run), run, esc);
+        cfit_buf_printf(b, "%.*s%s", (int)(s - run), run, esc);
         run = s + 1;
     }
-    cfit__buf_puts(b, run);
+    cfit_buf_puts(b, run);
 }
 
-static void escape_label(cfit__buf *b, const char *s)
+static void escape_label(cfit_buf *b, const char *s)
 {
     escape(b, s, 1);
 }
 
 static int render_labels(const char *const *labels, char **out)
 {
-    cfit__buf b;
-    cfit__buf_init(&b);
-    cfit__buf_puts(&b, "");
+    cfit_buf b;
+    cfit_buf_init(&b);
+    cfit_buf_puts(&b, "");
     for (size_t i = 0; labels && labels[i]; i += 2) {
         if (!valid_name(labels[i], 0) || strncmp(labels[i], "__", 2) == 0 || strcmp(labels[i], "le") == 0 ||
             !labels[i + 1]) {
-            cfit__buf_fini(&b);
+            cfit_buf_fini(&b);
             return CFIT_EINVALID;
         }
         if (i)
-            cfit__buf_puts(&b, ",");
-        cfit__buf_puts(&b, labels[i]);
-        cfit__buf_puts(&b, "=\"");
+            cfit_buf_puts(&b, ",");
+        cfit_buf_puts(&b, labels[i]);
+        cfit_buf_puts(&b, "=\"");
         escape_label(&b, labels[i + 1]);
-        cfit__buf_puts(&b, "\"");
+        cfit_buf_puts(&b, "\"");
     }
-    if (!cfit__buf_ok(&b)) {
-        cfit__buf_fini(&b);
+    if (!cfit_buf_ok(&b)) {
+        cfit_buf_fini(&b);
         return CFIT_ENOMEM;
     }
     *out = b.data;
@@ -300,7 +300,7 @@ void cfit_expo_format_value(char *buf, size_t n, double v)
     }
 }
 
-static void escape_help(cfit__buf *b, const char *s, int om)
+static void escape_help(cfit_buf *b, const char *s, int om)
 {
     escape(b, s, om);
 }
@@ -317,7 +317,7 @@ static const char *type_name(cfit_metric_type t, int om)
     return "gauge";
 }
 
-static void render_family(cfit__buf *b, const family *f, const sample *const *ss, size_t n, int om)
+static void render_family(cfit_buf *b, const family *f, const sample *const *ss, size_t n, int om)
 {
     /* OpenMetrics names the family without the _total / _info suffix the samples carry. */
     size_t baselen = strlen(f->name);
@@ -325,29 +325,29 @@ static void render_family(cfit__buf *b, const family *f, const sample *const *ss
         baselen -= strlen("_total");
     if (om && f->type == CFIT_METRIC_INFO)
         baselen -= strlen("_info");
-    cfit__buf_printf(b, "# HELP %.*s ", (int)baselen, f->name);
+    cfit_buf_printf(b, "# HELP %.*s ", (int)baselen, f->name);
     escape_help(b, f->help, om);
-    cfit__buf_printf(b, "\n# TYPE %.*s %s\n", (int)baselen, f->name, type_name(f->type, om));
+    cfit_buf_printf(b, "\n# TYPE %.*s %s\n", (int)baselen, f->name, type_name(f->type, om));
     char v[40];
     for (size_t i = 0; i < n; i++) {
         const sample *s = ss[i];
         /* puts, not printf: this loop is most of a scrape's CPU time */
-        cfit__buf_puts(b, f->name);
-        cfit__buf_puts(b, s->suffix);
+        cfit_buf_puts(b, f->name);
+        cfit_buf_puts(b, s->suffix);
         if (s->labels[0] || s->le[0]) {
-            cfit__buf_puts(b, "{");
-            cfit__buf_puts(b, s->labels);
+            cfit_buf_puts(b, "{");
+            cfit_buf_puts(b, s->labels);
             if (s->le[0]) {
-                cfit__buf_puts(b, s->labels[0] ? ",le=\"" : "le=\"");
-                cfit__buf_puts(b, s->le);
-                cfit__buf_puts(b, "\"");
+                cfit_buf_puts(b, s->labels[0] ? ",le=\"" : "le=\"");
+                cfit_buf_puts(b, s->le);
+                cfit_buf_puts(b, "\"");
             }
-            cfit__buf_puts(b, "}");
+            cfit_buf_puts(b, "}");
         }
         v[0] = ' ';
         cfit_expo_format_value(v + 1, sizeof v - 2, s->value);
-        cfit__buf_puts(b, v);
-        cfit__buf_puts(b, "\n");
+        cfit_buf_puts(b, v);
+        cfit_buf_puts(b, "\n");
     }
 }
 
@@ -376,19 +376,19 @@ int cfit_expo_render(const cfit_expo *e, cfit_expo_format fmt, char **out, size_
         size_t f = e->samples[i].fam;
         order[start[f] + fill[f]++] = &e->samples[i];
     }
-    cfit__buf b;
-    cfit__buf_init(&b);
-    cfit__buf_puts(&b, "");
+    cfit_buf b;
+    cfit_buf_init(&b);
+    cfit_buf_puts(&b, "");
     for (size_t f = 0; f < e->nfams; f++)
         if (start[f + 1] > start[f])
             render_family(&b, &e->fams[f], order + start[f], start[f + 1] - start[f], om);
     if (om)
-        cfit__buf_puts(&b, "# EOF\n");
+        cfit_buf_puts(&b, "# EOF\n");
     free(start);
     free(order);
     free(fill);
-    if (!cfit__buf_ok(&b)) {
-        cfit__buf_fini(&b);
+    if (!cfit_buf_ok(&b)) {
+        cfit_buf_fini(&b);
         return CFIT_ENOMEM;
     }
     *out = b.data;

@@ -22,7 +22,7 @@ const char *cfit__palette(size_t i)
     return okabe_ito[i % (sizeof okabe_ito / sizeof okabe_ito[0])];
 }
 
-void cfit__heat_colour(double t, char out[8])
+void cfit_heat_colour(double t, char out[8])
 {
     static const unsigned char viridis[5][3] = {
         {68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {253, 231, 37},
@@ -42,21 +42,21 @@ void cfit__heat_colour(double t, char out[8])
     snprintf(out, 8, "#%02x%02x%02x", rgb[0] & 255, rgb[1] & 255, rgb[2] & 255);
 }
 
-void cfit__xml_text(cfit__buf *b, const char *s)
+void cfit_xml_text(cfit_buf *b, const char *s)
 {
     char one[2] = {0, 0};
     for (; s && *s; s++) {
         switch (*s) {
-        case '&': cfit__buf_puts(b, "&amp;"); break;
-        case '<': cfit__buf_puts(b, "&lt;"); break;
-        case '>': cfit__buf_puts(b, "&gt;"); break;
-        case '"': cfit__buf_puts(b, "&quot;"); break;
-        case '\'': cfit__buf_puts(b, "&#39;"); break;
+        case '&': cfit_buf_puts(b, "&amp;"); break;
+        case '<': cfit_buf_puts(b, "&lt;"); break;
+        case '>': cfit_buf_puts(b, "&gt;"); break;
+        case '"': cfit_buf_puts(b, "&quot;"); break;
+        case '\'': cfit_buf_puts(b, "&#39;"); break;
         default:
             if ((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t')
                 break;   /* control characters are not allowed in XML */
             one[0] = *s;
-            cfit__buf_puts(b, one);
+            cfit_buf_puts(b, one);
         }
     }
 }
@@ -69,10 +69,10 @@ static void short_num(char *buf, size_t n, double v)
     snprintf(buf, n, "%.3g", v);
 }
 
-const char *cfit__fmt_tick(char *buf, size_t n, double v, cfit__tick_fmt f)
+const char *cfit__fmt_tick(char *buf, size_t n, double v, cfit_tick_fmt f)
 {
     char num[32];
-    if (f == CFIT__FMT_BYTES) {
+    if (f == CFIT_FMT_BYTES) {
         static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
         int u = 0;
         while (fabs(v) >= 1024 && u < 5) {
@@ -81,9 +81,9 @@ const char *cfit__fmt_tick(char *buf, size_t n, double v, cfit__tick_fmt f)
         }
         short_num(num, sizeof num, v);
         snprintf(buf, n, "%s %s", num, unit[u]);
-    } else if (f == CFIT__FMT_INT && fabs(v) < 1e5) {
+    } else if (f == CFIT_FMT_INT && fabs(v) < 1e5) {
         snprintf(buf, n, "%.0f", v);
-    } else if (f == CFIT__FMT_NUM || f == CFIT__FMT_INT) {
+    } else if (f == CFIT_FMT_NUM || f == CFIT_FMT_INT) {
         static const char *const unit[] = {"", "k", "M", "G", "T", "P"};
         int u = 0;
         while (fabs(v) >= 1000 && u < 5) {
@@ -115,7 +115,7 @@ static double nice_step(double range, int target)
 }
 
 /* Choose the range and ticks of an axis from data [dmin, dmax]; a log axis gets at most max_ticks + 1. */
-static void scale_fit(scale *s, const cfit__axis *a, double dmin, double dmax, int zero, int max_ticks)
+static void scale_fit(scale *s, const cfit_axis *a, double dmin, double dmax, int zero, int max_ticks)
 {
     s->log = a->log == 2 || a->log == 10 ? a->log : 0;
     if (a->min != 0 || a->max != 0) {
@@ -172,50 +172,50 @@ static int usable(const scale *s, double v)
     return isfinite(v) && (!s->log || v > 0);
 }
 
-static void svg_open(cfit__buf *b, const char *id, const char *title, const char *desc, int w, int h)
+static void svg_open(cfit_buf *b, const char *id, const char *title, const char *desc, int w, int h)
 {
-    cfit__buf_printf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" id=\"");
-    cfit__xml_text(b, id);
-    cfit__buf_printf(b, "\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" aria-labelledby=\"", w, h, w,
+    cfit_buf_printf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" id=\"");
+    cfit_xml_text(b, id);
+    cfit_buf_printf(b, "\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" aria-labelledby=\"", w, h, w,
                      h);
-    cfit__xml_text(b, id);
-    cfit__buf_puts(b, "-t ");
-    cfit__xml_text(b, id);
-    cfit__buf_puts(b, "-d\" font-family=\"sans-serif\" font-size=\"12\">\n<title id=\"");
-    cfit__xml_text(b, id);
-    cfit__buf_puts(b, "-t\">");
-    cfit__xml_text(b, title);
-    cfit__buf_puts(b, "</title>\n<desc id=\"");
-    cfit__xml_text(b, id);
-    cfit__buf_puts(b, "-d\">");
-    cfit__xml_text(b, desc);
-    cfit__buf_printf(b, "</desc>\n<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", w, h);
-    cfit__buf_printf(b, "<text x=\"%d\" y=\"22\" font-size=\"15\" font-weight=\"bold\">", 12);
-    cfit__xml_text(b, title);
-    cfit__buf_puts(b, "</text>\n");
+    cfit_xml_text(b, id);
+    cfit_buf_puts(b, "-t ");
+    cfit_xml_text(b, id);
+    cfit_buf_puts(b, "-d\" font-family=\"sans-serif\" font-size=\"12\">\n<title id=\"");
+    cfit_xml_text(b, id);
+    cfit_buf_puts(b, "-t\">");
+    cfit_xml_text(b, title);
+    cfit_buf_puts(b, "</title>\n<desc id=\"");
+    cfit_xml_text(b, id);
+    cfit_buf_puts(b, "-d\">");
+    cfit_xml_text(b, desc);
+    cfit_buf_printf(b, "</desc>\n<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", w, h);
+    cfit_buf_printf(b, "<text x=\"%d\" y=\"22\" font-size=\"15\" font-weight=\"bold\">", 12);
+    cfit_xml_text(b, title);
+    cfit_buf_puts(b, "</text>\n");
 }
 
-static void text_at(cfit__buf *b, double x, double y, const char *anchor, const char *s)
+static void text_at(cfit_buf *b, double x, double y, const char *anchor, const char *s)
 {
-    cfit__buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">", x, y, anchor);
-    cfit__xml_text(b, s);
-    cfit__buf_puts(b, "</text>\n");
+    cfit_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">", x, y, anchor);
+    cfit_xml_text(b, s);
+    cfit_buf_puts(b, "</text>\n");
 }
 
 /* Marker k (circle, square, triangle, diamond) at (x, y) in colour col. */
-static void marker(cfit__buf *b, size_t k, double x, double y, const char *col)
+static void marker(cfit_buf *b, size_t k, double x, double y, const char *col)
 {
     switch (k % 4) {
-    case 0: cfit__buf_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\">", x, y, col); break;
+    case 0: cfit_buf_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\">", x, y, col); break;
     case 1:
-        cfit__buf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"7\" height=\"7\" fill=\"%s\">", x - 3.5, y - 3.5, col);
+        cfit_buf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"7\" height=\"7\" fill=\"%s\">", x - 3.5, y - 3.5, col);
         break;
     case 2:
-        cfit__buf_printf(b, "<path d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1fZ\" fill=\"%s\">", x, y - 4.5, x + 4.5, y + 3.5,
+        cfit_buf_printf(b, "<path d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1fZ\" fill=\"%s\">", x, y - 4.5, x + 4.5, y + 3.5,
                          x - 4.5, y + 3.5, col);
         break;
     default:
-        cfit__buf_printf(b, "<path d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1fL%.1f %.1fZ\" fill=\"%s\">", x, y - 5, x + 5, y,
+        cfit_buf_printf(b, "<path d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1fL%.1f %.1fZ\" fill=\"%s\">", x, y - 5, x + 5, y,
                          x, y + 5, x - 5, y, col);
     }
 }
@@ -225,22 +225,22 @@ static const char *marker_close(size_t k)
     return k % 4 == 0 ? "</circle>\n" : k % 4 == 1 ? "</rect>\n" : "</path>\n";
 }
 
-static void axes(cfit__buf *b, const cfit__chart *c, const scale *xs, const scale *ys, int w, int h)
+static void axes(cfit_buf *b, const cfit_chart *c, const scale *xs, const scale *ys, int w, int h)
 {
     char lab[48];
     double x0 = LEFT, x1 = w - RIGHT, y0 = h - BOTTOM, y1 = TOP;
-    cfit__buf_puts(b, "<g class=\"grid\" stroke=\"#d9d9d9\" stroke-width=\"1\">\n");
+    cfit_buf_puts(b, "<g class=\"grid\" stroke=\"#d9d9d9\" stroke-width=\"1\">\n");
     for (int i = 0; i < ys->nticks; i++) {
         double y = scale_px(ys, ys->ticks[i]);
-        cfit__buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", x0, y, x1, y);
+        cfit_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", x0, y, x1, y);
     }
     if (xs)
         for (int i = 0; i < xs->nticks; i++) {
             double x = scale_px(xs, xs->ticks[i]);
-            cfit__buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", x, y0, x, y1);
+            cfit_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", x, y0, x, y1);
         }
-    cfit__buf_puts(b, "</g>\n");
-    cfit__buf_printf(b, "<path d=\"M%.1f %.1fV%.1fH%.1f\" fill=\"none\" stroke=\"#000000\"/>\n", x0, y1, y0, x1);
+    cfit_buf_puts(b, "</g>\n");
+    cfit_buf_printf(b, "<path d=\"M%.1f %.1fV%.1fH%.1f\" fill=\"none\" stroke=\"#000000\"/>\n", x0, y1, y0, x1);
     for (int i = 0; i < ys->nticks; i++) {
         double y = scale_px(ys, ys->ticks[i]);
         text_at(b, x0 - 6, y + 4, "end", cfit__fmt_tick(lab, sizeof lab, ys->ticks[i], c->y.fmt));
@@ -251,48 +251,48 @@ static void axes(cfit__buf *b, const cfit__chart *c, const scale *xs, const scal
             text_at(b, x, y0 + 16, "middle", cfit__fmt_tick(lab, sizeof lab, xs->ticks[i], c->x.fmt));
         }
     text_at(b, (x0 + x1) / 2, h - 14, "middle", c->x.label ? c->x.label : "");
-    cfit__buf_printf(b, "<text x=\"16\" y=\"%.1f\" text-anchor=\"middle\" transform=\"rotate(-90 16 %.1f)\">",
+    cfit_buf_printf(b, "<text x=\"16\" y=\"%.1f\" text-anchor=\"middle\" transform=\"rotate(-90 16 %.1f)\">",
                      (y0 + y1) / 2, (y0 + y1) / 2);
-    cfit__xml_text(b, c->y.label ? c->y.label : "");
-    cfit__buf_puts(b, "</text>\n");
+    cfit_xml_text(b, c->y.label ? c->y.label : "");
+    cfit_buf_puts(b, "</text>\n");
 }
 
-static void legend(cfit__buf *b, const cfit__chart *c, int w, int bars)
+static void legend(cfit_buf *b, const cfit_chart *c, int w, int bars)
 {
     double x = w - RIGHT + 14, y = TOP + 4;
-    cfit__buf_puts(b, "<g class=\"legend\">\n");
+    cfit_buf_puts(b, "<g class=\"legend\">\n");
     for (size_t i = 0; i < c->nseries; i++, y += 18) {
-        const cfit__series *s = &c->series[i];
+        const cfit_series *s = &c->series[i];
         const char *col = s->reference ? "#000000" : cfit__palette(i);
         if (bars) {
-            cfit__buf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>\n", x, y, col);
+            cfit_buf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>\n", x, y, col);
         } else {
-            cfit__buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"",
+            cfit_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"",
                              x, y + 6, x + 18, y + 6, col);
             if (s->reference || dashes[i % 4][0])
-                cfit__buf_printf(b, " stroke-dasharray=\"%s\"", s->reference ? "5 4" : dashes[i % 4]);
-            cfit__buf_puts(b, "/>\n");
+                cfit_buf_printf(b, " stroke-dasharray=\"%s\"", s->reference ? "5 4" : dashes[i % 4]);
+            cfit_buf_puts(b, "/>\n");
             if (!s->reference) {
                 marker(b, i, x + 9, y + 6, col);
-                cfit__buf_puts(b, marker_close(i));
+                cfit_buf_puts(b, marker_close(i));
             }
         }
         text_at(b, x + 24, y + 10, "start", s->name ? s->name : "");
     }
-    cfit__buf_puts(b, "</g>\n");
+    cfit_buf_puts(b, "</g>\n");
 }
 
-static void point_title(cfit__buf *b, const cfit__chart *c, const cfit__series *s, double x, double y)
+static void point_title(cfit_buf *b, const cfit_chart *c, const cfit_series *s, double x, double y)
 {
     char xs[48], ys[48];
-    cfit__buf_puts(b, "<title>");
-    cfit__xml_text(b, s->name ? s->name : "");
-    cfit__buf_printf(b, ": %s, %s", cfit__fmt_tick(xs, sizeof xs, x, c->x.fmt),
+    cfit_buf_puts(b, "<title>");
+    cfit_xml_text(b, s->name ? s->name : "");
+    cfit_buf_printf(b, ": %s, %s", cfit__fmt_tick(xs, sizeof xs, x, c->x.fmt),
                      cfit__fmt_tick(ys, sizeof ys, y, c->y.fmt));
-    cfit__buf_puts(b, "</title>");
+    cfit_buf_puts(b, "</title>");
 }
 
-static int xy_chart(cfit__buf *b, const cfit__chart *c, int w, int h)
+static int xy_chart(cfit_buf *b, const cfit_chart *c, int w, int h)
 {
     scale xs, ys;
     memset(&xs, 0, sizeof xs);
@@ -312,22 +312,22 @@ static int xy_chart(cfit__buf *b, const cfit__chart *c, int w, int h)
     xs.p0 = LEFT, xs.p1 = w - RIGHT, ys.p0 = h - BOTTOM, ys.p1 = TOP;
     axes(b, c, &xs, &ys, w, h);
     for (size_t i = 0; i < c->nseries; i++) {
-        const cfit__series *s = &c->series[i];
+        const cfit_series *s = &c->series[i];
         const char *col = s->reference ? "#000000" : cfit__palette(i);
-        cfit__buf_puts(b, "<g class=\"series\">\n");
-        if (c->kind == CFIT__CHART_LINE || s->reference) {
+        cfit_buf_puts(b, "<g class=\"series\">\n");
+        if (c->kind == CFIT_CHART_LINE || s->reference) {
             int first = 1;
-            cfit__buf_puts(b, "<path d=\"");
+            cfit_buf_puts(b, "<path d=\"");
             for (size_t k = 0; k < s->n; k++) {
                 if (!usable(&xs, s->x[k]) || !usable(&ys, s->y[k]))
                     continue;
-                cfit__buf_printf(b, "%s%.1f %.1f", first ? "M" : "L", scale_px(&xs, s->x[k]), scale_px(&ys, s->y[k]));
+                cfit_buf_printf(b, "%s%.1f %.1f", first ? "M" : "L", scale_px(&xs, s->x[k]), scale_px(&ys, s->y[k]));
                 first = 0;
             }
-            cfit__buf_printf(b, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"", col);
+            cfit_buf_printf(b, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"", col);
             if (s->reference || dashes[i % 4][0])
-                cfit__buf_printf(b, " stroke-dasharray=\"%s\"", s->reference ? "5 4" : dashes[i % 4]);
-            cfit__buf_puts(b, "/>\n");
+                cfit_buf_printf(b, " stroke-dasharray=\"%s\"", s->reference ? "5 4" : dashes[i % 4]);
+            cfit_buf_puts(b, "/>\n");
         }
         if (!s->reference)
             for (size_t k = 0; k < s->n; k++) {
@@ -335,20 +335,20 @@ static int xy_chart(cfit__buf *b, const cfit__chart *c, int w, int h)
                     continue;
                 marker(b, i, scale_px(&xs, s->x[k]), scale_px(&ys, s->y[k]), col);
                 point_title(b, c, s, s->x[k], s->y[k]);
-                cfit__buf_puts(b, marker_close(i));
+                cfit_buf_puts(b, marker_close(i));
             }
-        cfit__buf_puts(b, "</g>\n");
+        cfit_buf_puts(b, "</g>\n");
     }
     legend(b, c, w, 0);
     return 0;
 }
 
-static int bar_chart(cfit__buf *b, const cfit__chart *c, int w, int h)
+static int bar_chart(cfit_buf *b, const cfit_chart *c, int w, int h)
 {
     scale ys;
     memset(&ys, 0, sizeof ys);
     double ymin = 0, ymax = 0;
-    int stacked = c->kind == CFIT__CHART_STACKED;
+    int stacked = c->kind == CFIT_CHART_STACKED;
     for (size_t k = 0; k < c->ncat; k++) {
         double sum = 0;
         for (size_t i = 0; i < c->nseries; i++) {
@@ -360,7 +360,7 @@ static int bar_chart(cfit__buf *b, const cfit__chart *c, int w, int h)
             ymin = fmin(ymin, v);
         }
     }
-    cfit__axis ya = c->y;
+    cfit_axis ya = c->y;
     ya.log = 0;
     scale_fit(&ys, &ya, ymin, ymax, 1, MAX_TICKS);
     ys.p0 = h - BOTTOM, ys.p1 = TOP;
@@ -372,7 +372,7 @@ static int bar_chart(cfit__buf *b, const cfit__chart *c, int w, int h)
     for (size_t k = 0; k < c->ncat; k++) {
         double x0 = LEFT + slot * (double)k + (slot - group) / 2;
         double base = 0;
-        cfit__buf_puts(b, "<g class=\"category\">\n");
+        cfit_buf_puts(b, "<g class=\"category\">\n");
         for (size_t i = 0; i < c->nseries; i++) {
             double v = k < c->series[i].n ? c->series[i].y[k] : NAN;
             if (!isfinite(v))
@@ -380,26 +380,26 @@ static int bar_chart(cfit__buf *b, const cfit__chart *c, int w, int h)
             double lo = stacked ? base : 0, hi = lo + v;
             double ya0 = scale_px(&ys, fmin(lo, hi)), ya1 = scale_px(&ys, fmax(lo, hi));
             double x = stacked ? x0 : x0 + bw * (double)i;
-            cfit__buf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" "
+            cfit_buf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" "
                                 "stroke=\"#ffffff\" stroke-width=\"0.5\"><title>",
                              x, ya1, bw, ya0 - ya1, cfit__palette(i));
-            cfit__xml_text(b, c->categories[k]);
-            cfit__buf_puts(b, ", ");
-            cfit__xml_text(b, c->series[i].name);
-            cfit__buf_printf(b, ": %s</title></rect>\n", cfit__fmt_tick(lab, sizeof lab, v, c->y.fmt));
+            cfit_xml_text(b, c->categories[k]);
+            cfit_buf_puts(b, ", ");
+            cfit_xml_text(b, c->series[i].name);
+            cfit_buf_printf(b, ": %s</title></rect>\n", cfit__fmt_tick(lab, sizeof lab, v, c->y.fmt));
             if (stacked)
                 base = hi;
         }
-        cfit__buf_puts(b, "</g>\n");
+        cfit_buf_puts(b, "</g>\n");
         text_at(b, LEFT + slot * ((double)k + 0.5), h - BOTTOM + 16, "middle", c->categories[k]);
     }
     legend(b, c, w, 1);
     return 0;
 }
 
-int cfit__chart_svg(cfit__buf *b, const cfit__chart *c)
+int cfit_chart_svg(cfit_buf *b, const cfit_chart *c)
 {
-    int bars = c->kind == CFIT__CHART_BAR || c->kind == CFIT__CHART_STACKED;
+    int bars = c->kind == CFIT_CHART_BAR || c->kind == CFIT_CHART_STACKED;
     if (!c->nseries || !c->series || (bars && (!c->ncat || !c->categories)))
         return -1;
     int w = c->width > 0 ? c->width : 640, h = c->height > 0 ? c->height : 340;
@@ -408,11 +408,11 @@ int cfit__chart_svg(cfit__buf *b, const cfit__chart *c)
         bar_chart(b, c, w, h);
     else
         xy_chart(b, c, w, h);
-    cfit__buf_puts(b, "</svg>\n");
+    cfit_buf_puts(b, "</svg>\n");
     return 0;
 }
 
-int cfit__heatmap_svg(cfit__buf *b, const cfit__heatmap *hm)
+int cfit_heatmap_svg(cfit_buf *b, const cfit_heatmap *hm)
 {
     if (!hm->nrows || !hm->ncols || !hm->v)
         return -1;
@@ -439,9 +439,9 @@ int cfit__heatmap_svg(cfit__buf *b, const cfit__heatmap *hm)
     int label_every = cell >= 14 ? 1 : (int)ceil(14.0 / cell);
     for (size_t c = 0; c < hm->ncols; c += (size_t)label_every) {   /* column labels read upwards */
         double x = left + cell * ((double)c + 0.5) + 4, y = top - 6;
-        cfit__buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" transform=\"rotate(-90 %.1f %.1f)\">", x, y, x, y);
-        cfit__xml_text(b, hm->cols[c]);
-        cfit__buf_puts(b, "</text>\n");
+        cfit_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" transform=\"rotate(-90 %.1f %.1f)\">", x, y, x, y);
+        cfit_xml_text(b, hm->cols[c]);
+        cfit_buf_puts(b, "</text>\n");
     }
     for (size_t r = 0; r < hm->nrows; r++) {
         if (r % (size_t)label_every == 0)
@@ -450,21 +450,21 @@ int cfit__heatmap_svg(cfit__buf *b, const cfit__heatmap *hm)
             double v = hm->v[r * hm->ncols + c];
             double x = left + cell * (double)c, y = top + cell * (double)r;
             if (!isfinite(v)) {
-                cfit__buf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%d\" height=\"%d\" fill=\"#f2f2f2\"/>\n", x, y,
+                cfit_buf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%d\" height=\"%d\" fill=\"#f2f2f2\"/>\n", x, y,
                                  cell, cell);
                 continue;
             }
-            cfit__heat_colour(hi > lo ? (v - lo) / (hi - lo) : 1, col);
-            cfit__buf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%d\" height=\"%d\" fill=\"%s\"><title>", x, y, cell,
+            cfit_heat_colour(hi > lo ? (v - lo) / (hi - lo) : 1, col);
+            cfit_buf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%d\" height=\"%d\" fill=\"%s\"><title>", x, y, cell,
                              cell, col);
-            cfit__xml_text(b, hm->rows[r]);
-            cfit__buf_puts(b, " to ");
-            cfit__xml_text(b, hm->cols[c]);
-            cfit__buf_printf(b, ": %s ", cfit__fmt_tick(lab, sizeof lab, v, CFIT__FMT_PLAIN));
-            cfit__xml_text(b, hm->unit);
-            cfit__buf_puts(b, "</title></rect>\n");
+            cfit_xml_text(b, hm->rows[r]);
+            cfit_buf_puts(b, " to ");
+            cfit_xml_text(b, hm->cols[c]);
+            cfit_buf_printf(b, ": %s ", cfit__fmt_tick(lab, sizeof lab, v, CFIT_FMT_PLAIN));
+            cfit_xml_text(b, hm->unit);
+            cfit_buf_puts(b, "</title></rect>\n");
             if (hm->mark && hm->mark[r * hm->ncols + c])
-                cfit__buf_printf(b, "<path d=\"M%.1f %.1fL%.1f %.1fM%.1f %.1fL%.1f %.1f\" stroke=\"#ffffff\" "
+                cfit_buf_printf(b, "<path d=\"M%.1f %.1fL%.1f %.1fM%.1f %.1fL%.1f %.1f\" stroke=\"#ffffff\" "
                                     "stroke-width=\"2\"/><rect x=\"%.1f\" y=\"%.1f\" width=\"%d\" height=\"%d\" "
                                     "fill=\"none\" stroke=\"#000000\" stroke-width=\"2\"/>\n",
                                  x + 2, y + 2, x + cell - 2, y + cell - 2, x + cell - 2, y + 2, x + 2, y + cell - 2,
@@ -473,19 +473,19 @@ int cfit__heatmap_svg(cfit__buf *b, const cfit__heatmap *hm)
     }
     /* colour scale */
     double lx = left + cell * (double)hm->ncols + 30;
-    cfit__buf_puts(b, "<g class=\"legend\">\n");
+    cfit_buf_puts(b, "<g class=\"legend\">\n");
     for (int i = 0; i < 10; i++) {
-        cfit__heat_colour(1 - i / 9.0, col);
-        cfit__buf_printf(b, "<rect x=\"%.1f\" y=\"%d\" width=\"16\" height=\"14\" fill=\"%s\"/>\n", lx, top + 14 * i, col);
+        cfit_heat_colour(1 - i / 9.0, col);
+        cfit_buf_printf(b, "<rect x=\"%.1f\" y=\"%d\" width=\"16\" height=\"14\" fill=\"%s\"/>\n", lx, top + 14 * i, col);
     }
-    text_at(b, lx + 22, top + 10, "start", cfit__fmt_tick(lab, sizeof lab, hi, CFIT__FMT_PLAIN));
-    text_at(b, lx + 22, top + 14 * 10, "start", cfit__fmt_tick(lab, sizeof lab, lo, CFIT__FMT_PLAIN));
+    text_at(b, lx + 22, top + 10, "start", cfit__fmt_tick(lab, sizeof lab, hi, CFIT_FMT_PLAIN));
+    text_at(b, lx + 22, top + 14 * 10, "start", cfit__fmt_tick(lab, sizeof lab, lo, CFIT_FMT_PLAIN));
     text_at(b, lx, top - 20, "start", hm->unit ? hm->unit : "");
     if (hm->mark && hm->mark_label) {
-        cfit__buf_printf(b, "<rect x=\"%.1f\" y=\"%d\" width=\"14\" height=\"14\" fill=\"#3b528b\" stroke=\"#000000\" "
+        cfit_buf_printf(b, "<rect x=\"%.1f\" y=\"%d\" width=\"14\" height=\"14\" fill=\"#3b528b\" stroke=\"#000000\" "
                             "stroke-width=\"2\"/>\n", lx, top + 160);
         text_at(b, lx + 22, top + 172, "start", hm->mark_label);
     }
-    cfit__buf_puts(b, "</g>\n</svg>\n");
+    cfit_buf_puts(b, "</g>\n</svg>\n");
     return 0;
 }

@@ -20,67 +20,67 @@ static const char css[] =
     "p.note{font-size:13px;color:#333}\n"
     "@media print{body{margin:0}figure.chart,table,svg{break-inside:avoid}h2{break-after:avoid}}\n";
 
-void cfit__html_begin(cfit__buf *b, const char *title)
+void cfit_html_begin(cfit_buf *b, const char *title)
 {
-    cfit__buf_puts(b, "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n"
+    cfit_buf_puts(b, "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n"
                       "<meta charset=\"utf-8\"/>\n"
                       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n<title>");
-    cfit__xml_text(b, title);
-    cfit__buf_printf(b, "</title>\n<style>\n%s</style>\n</head>\n<body>\n", css);
-    cfit__html_h(b, 1, title);
+    cfit_xml_text(b, title);
+    cfit_buf_printf(b, "</title>\n<style>\n%s</style>\n</head>\n<body>\n", css);
+    cfit_html_h(b, 1, title);
 }
 
-void cfit__html_end(cfit__buf *b)
+void cfit_html_end(cfit_buf *b)
 {
-    cfit__buf_puts(b, "</body>\n</html>\n");
+    cfit_buf_puts(b, "</body>\n</html>\n");
 }
 
-void cfit__html_h(cfit__buf *b, int level, const char *text)
+void cfit_html_h(cfit_buf *b, int level, const char *text)
 {
     if (level < 1 || level > 6)
         level = 2;
-    cfit__buf_printf(b, "<h%d>", level);
-    cfit__xml_text(b, text);
-    cfit__buf_printf(b, "</h%d>\n", level);
+    cfit_buf_printf(b, "<h%d>", level);
+    cfit_xml_text(b, text);
+    cfit_buf_printf(b, "</h%d>\n", level);
 }
 
-void cfit__html_p(cfit__buf *b, const char *fmt, ...)
+void cfit_html_p(cfit_buf *b, const char *fmt, ...)
 {
     va_list ap;
-    cfit__buf t;
-    cfit__buf_init(&t);
+    cfit_buf t;
+    cfit_buf_init(&t);
     va_start(ap, fmt);
-    cfit__buf_vprintf(&t, fmt, ap);
+    cfit_buf_vprintf(&t, fmt, ap);
     va_end(ap);
-    cfit__buf_puts(b, "<p class=\"note\">");
-    cfit__xml_text(b, t.data ? t.data : "");
-    cfit__buf_puts(b, "</p>\n");
-    if (!cfit__buf_ok(&t))
+    cfit_buf_puts(b, "<p class=\"note\">");
+    cfit_xml_text(b, t.data ? t.data : "");
+    cfit_buf_puts(b, "</p>\n");
+    if (!cfit_buf_ok(&t))
         b->oom = 1;
-    cfit__buf_fini(&t);
+    cfit_buf_fini(&t);
 }
 
-void cfit__html_figure_begin(cfit__buf *b)
+void cfit_html_figure_begin(cfit_buf *b)
 {
-    cfit__buf_puts(b, "<figure class=\"chart\">\n");
+    cfit_buf_puts(b, "<figure class=\"chart\">\n");
 }
 
-void cfit__html_figure_end(cfit__buf *b)
+void cfit_html_figure_end(cfit_buf *b)
 {
-    cfit__buf_puts(b, "</figure>\n");
+    cfit_buf_puts(b, "</figure>\n");
 }
 
-void cfit__html_table_begin(cfit__buf *b, const char *caption, const char *const *head, size_t n)
+void cfit_html_table_begin(cfit_buf *b, const char *caption, const char *const *head, size_t n)
 {
-    cfit__buf_puts(b, "<table>\n<caption>");
-    cfit__xml_text(b, caption);
-    cfit__buf_puts(b, "</caption>\n<tr>");
+    cfit_buf_puts(b, "<table>\n<caption>");
+    cfit_xml_text(b, caption);
+    cfit_buf_puts(b, "</caption>\n<tr>");
     for (size_t i = 0; i < n; i++) {
-        cfit__buf_puts(b, "<th>");
-        cfit__xml_text(b, head[i]);
-        cfit__buf_puts(b, "</th>");
+        cfit_buf_puts(b, "<th>");
+        cfit_xml_text(b, head[i]);
+        cfit_buf_puts(b, "</th>");
     }
-    cfit__buf_puts(b, "</tr>\n");
+    cfit_buf_puts(b, "</tr>\n");
 }
 
 /* Starts like a number ("1.5 GB", "-3", "$1.2M", "87%"): right-aligned. */
@@ -91,19 +91,19 @@ static int numeric(const char *s)
     return *s >= '0' && *s <= '9';
 }
 
-void cfit__html_row(cfit__buf *b, const char *const *cells, size_t n)
+void cfit_html_row(cfit_buf *b, const char *const *cells, size_t n)
 {
-    cfit__buf_puts(b, "<tr>");
+    cfit_buf_puts(b, "<tr>");
     for (size_t i = 0; i < n; i++) {
         const char *s = cells[i] ? cells[i] : "";
-        cfit__buf_puts(b, numeric(s) ? "<td class=\"n\">" : "<td>");
-        cfit__xml_text(b, s);
-        cfit__buf_puts(b, "</td>");
+        cfit_buf_puts(b, numeric(s) ? "<td class=\"n\">" : "<td>");
+        cfit_xml_text(b, s);
+        cfit_buf_puts(b, "</td>");
     }
-    cfit__buf_puts(b, "</tr>\n");
+    cfit_buf_puts(b, "</tr>\n");
 }
 
-void cfit__html_table_end(cfit__buf *b)
+void cfit_html_table_end(cfit_buf *b)
 {
-    cfit__buf_puts(b, "</table>\n");
+    cfit_buf_puts(b, "</table>\n");
 }

@@ -325,13 +325,13 @@ static double pipeline_stages(const cfit_nccl_system *s, cfit_nccl_algo a)
 
 /* The chunk one channel moves per step, and the channels x heads moving chunks at once. */
 static double pipeline_chunk_bytes(const cfit_nccl_system *s, cfit_nccl_algo a, cfit_nccl_proto p, double bytes,
-                                   double *ops)
+                                   double channels, double *ops)
 {
     if (a == CFIT_NCCL_NVLS || a == CFIT_NCCL_NVLS_TREE) {
         *ops = nvls_channels(s) * nvls_heads(s);
         return nvls_chunk_bytes(s, a, bytes);
     }
-    *ops = typical_channels;
+    *ops = channels;
     if (p == CFIT_NCCL_LL)
         return tree_ll_chunk_bytes;
     if (p == CFIT_NCCL_SIMPLE)
@@ -345,12 +345,13 @@ static double pipeline_chunk_bytes(const cfit_nccl_system *s, cfit_nccl_algo a, 
     return c;
 }
 
-static double pipeline_fill_s(const cfit_nccl_system *s, cfit_nccl_algo a, cfit_nccl_proto p, double bytes, double spb)
+static double pipeline_fill_s(const cfit_nccl_system *s, cfit_nccl_algo a, cfit_nccl_proto p, double bytes, double spb,
+                              double channels)
 {
     double d = pipeline_stages(s, a);
     if (d <= 1 || bytes <= 0)
         return 0;
-    double ops, c = pipeline_chunk_bytes(s, a, p, bytes, &ops);
+    double ops, c = pipeline_chunk_bytes(s, a, p, bytes, channels, &ops);
     if (c * ops > bytes)
         c = bytes / ops;
     return (d - 1) * c * ops * spb;
@@ -452,6 +453,35 @@ static double latency_us(const cfit_nccl_system *s, cfit_collective c, cfit_nccl
     }
 }
 
+/* Ring and tree channels of the communicator: NVLink-class nodes take the model's typical 16
+ * (HGX A100 logs 24, nccl-tests#100; fewer channels would move the rule below by one size at
+ * most); PCIe nodes 2, one channel the topology search finds (nccl#1358: "nChannels 1" on a
+ * PCIe pair) duplicated by connect.cc ("Duplicate channels"). */
+static double comm_channels(const cfit_nccl_system *s)
+{
+    return nvlink_class(s) ? typical_channels : 2;
+}
+
+/* The channels NCCL runs a ring or tree collective of `bytes` on: enqueue.cc topoGetAlgoInfo drops
+ * a channel while bytes < channels x threads x threshold.  Threads: device.h NCCL_LL_MAX_NTHREADS
+ * 512, NCCL_LL128_MAX_NTHREADS 640, NCCL_SIMPLE_MAX_NTHREADS 512; thresholds (bytes per thread):
+ * comm.h NCCL_LL_THREAD_THRESHOLD 8, times the ranks for ring LL (tuning.cc), LL128 8, Simple 64.
+ * Each channel moves its share at the per-channel rate, so the bandwidth term grows by
+ * comm_channels / channels_run, and the pipeline has that many chunks in flight.  (NCCL then halves
+ * the last channel's threads; that regime is latency-bound, and the model leaves it out.)  NCCL's
+ * tuner does not see it when it picks (tuner_time_s). */
+static double channels_run(const cfit_nccl_system *s, cfit_nccl_algo a, cfit_nccl_proto p, double bytes)
+{
+    static const double max_threads[CFIT_NCCL_PROTO_COUNT] = {512, 640, 512};
+    static const double thread_threshold_bytes[CFIT_NCCL_PROTO_COUNT] = {8, 8, 64};
+    double per_thread = thread_threshold_bytes[p] *
+                        (a == CFIT_NCCL_RING && p == CFIT_NCCL_LL ? s->nodes * s->gpus_per_node : 1);
+    double nc = comm_channels(s);
+    while (bytes < nc * max_threads[p] * per_thread && nc >= 2)
+        nc--;
+    return nc;
+}
+
 int cfit_nccl_time(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_algo a, cfit_nccl_proto p,
                    double bytes, cfit_nccl_estimate *out, cfit_diag *d)
 {
@@ -476,21 +506,27 @@ int cfit_nccl_time(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_algo 
         if (spb < bus / cap)
             spb = bus / cap;
     }
+    double tuner_spb = spb, channels = 0;
+    if (a == CFIT_NCCL_RING || a == CFIT_NCCL_TREE) {
+        channels = channels_run(s, a, p, bytes);
+        spb *= comm_channels(s) / channels;
+    }
     memset(out, 0, sizeof *out);
     out->algo = a, out->proto = p;
     out->latency_s = latency_us(s, c, a, p, bytes) * 1e-6;
-    out->fill_s = pipeline_fill_s(s, a, p, bytes, spb);
+    out->fill_s = pipeline_fill_s(s, a, p, bytes, spb, channels);
     out->time_s = out->latency_s + bytes * spb + out->fill_s;
+    out->tuner_time_s = out->latency_s + bytes * tuner_spb;
     out->algbw_bytes_per_s = out->time_s > 0 ? bytes / out->time_s : 0;
     out->busbw_bytes_per_s = out->algbw_bytes_per_s * bus;
     out->net_bound = net_bound;
     return CFIT_EOK;
 }
 
-/* Whether NCCL's tuner takes a over b: by its own cost, latency + bandwidth, which has no fill. */
+/* Whether NCCL's tuner takes a over b: by its own cost (latency + bandwidth at full channels). */
 static int tuner_prefers(const cfit_nccl_estimate *a, const cfit_nccl_estimate *b)
 {
-    return a->time_s - a->fill_s < b->time_s - b->fill_s;
+    return a->tuner_time_s < b->tuner_time_s;
 }
 
 int cfit_nccl_best(const cfit_nccl_system *s, cfit_collective c, unsigned algo_mask, unsigned proto_mask,

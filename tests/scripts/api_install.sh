@@ -6,7 +6,8 @@
 # (PKG_CONFIG_PATH pointing only at the installed clusterfit.pc) and once as a CMake project
 # with find_package(clusterfit) and the clusterfit::clusterfit target.  The program sees only the
 # installed include/clusterfit/ headers (-Werror -pedantic, so they stay clean C11), links the
-# shared library and calls the public API; it must print what the library says.
+# shared library and calls the public API (the catalog, and the text/JSON writer, JSON reader and
+# HTML escaping the CLI uses); it must print what the library says.
 set -euo pipefail
 
 fail() { echo "api_install.sh: $*" >&2; exit 1; }
@@ -40,8 +41,29 @@ cat >"$tmp/app/main.c" <<'C'
 #include "clusterfit/catalog.h"
 #include "clusterfit/collective.h"
 #include "clusterfit/exporter.h"
+#include "clusterfit/json.h"
 #include "clusterfit/plan.h"
+#include "clusterfit/report.h"
 #include "clusterfit/sim.h"
+#include "clusterfit/writer.h"
+
+/* The writer, the reader and the report writer the CLI uses: "a<b" as a JSON string, read back,
+ * then escaped for HTML. */
+static void round_trip(void)
+{
+    cfit_buf b, x;
+    cfit_diag d;
+    int err;
+    cfit_buf_init(&b);
+    cfit_buf_init(&x);
+    cfit_buf_json_string(&b, "a<b");
+    cfit_json *j = cfit_buf_ok(&b) ? cfit_json_parse(b.data, b.len, NULL, &err, &d) : NULL;
+    cfit_xml_text(&x, j && j->type == CFIT_JSON_STRING ? j->string : "?");
+    printf(" json=%s html=%s", b.data ? b.data : "?", cfit_buf_ok(&x) ? x.data : "?");
+    cfit_json_free(j);
+    cfit_buf_fini(&b);
+    cfit_buf_fini(&x);
+}
 
 int main(void)
 {
@@ -51,13 +73,14 @@ int main(void)
         fprintf(stderr, "%s\n", d.msg);
         return 1;
     }
-    printf("%s %s gpus=%d\n", CFIT_VERSION, cfit_strerror(CFIT_ENOMEM),
-           cfit_catalog_gpu_count(c) > 0);
+    printf("%s %s gpus=%d", CFIT_VERSION, cfit_strerror(CFIT_ENOMEM), cfit_catalog_gpu_count(c) > 0);
+    round_trip();
+    printf("\n");
     cfit_catalog_free(c);
     return 0;
 }
 C
-want="0.1.0 out of memory gpus=1"
+want='0.1.0 out of memory gpus=1 json="a<b" html=a&lt;b'
 flags="-std=c11 -pedantic -Wall -Wextra -Werror $san"
 
 export PKG_CONFIG_PATH=$(dirname "$pc")

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # json_doc.sh BINARY SRCDIR - docs/json.md and `clusterfit plan --json` agree (DESIGN.md §5).
 #
-# Runs `plan --json` four times: a normal plan (llama3-8b on 64 H100s), one where nothing fits
-# (llama3-405b on 8 H100s, exit 2), so that per_gpu[].closest appears too, and one with
-# --bom --network (512 H100s), so that the "bom" and "network" objects appear, and one with
-# --topology, so that "workload.topology" appears.  Every key path of
+# Runs `plan --json` five times: a normal plan (llama3-8b on 64 H100s), one where nothing fits
+# (llama3-405b on 8 A100s, exit 2: even host-memory offload does not), so that per_gpu[].closest
+# appears too, and one with --bom --network (512 H100s), so that the "bom" and "network" objects
+# appear, one with --topology, so that "workload.topology" appears, and llama3-405b on 8 H100s,
+# which fits only with the NVMe tier, so that the offload's nvme fields appear.  Every key path of
 # the output (objects recursively, every element of arrays; written `plans[].memory.total_bytes`)
 # must appear in backticks somewhere in docs/json.md, and every path in the first column of the
 # table under the "## `clusterfit plan --json`" heading must occur in the output.
@@ -32,10 +33,12 @@ trap 'rm -rf "$tmp"' EXIT
 "$bin" plan --model llama3-8b --gpu h100-sxm --gpus 64 --topology fattree:k=8,oversub=2 --json \
     >"$tmp/topo.json" 2>"$tmp/topo.err" || fail "plan --topology --json failed (exit $?): $(cat "$tmp/topo.err")"
 rc=0
-"$bin" plan --model llama3-405b --gpu h100-sxm --gpus 8 --json >"$tmp/nofit.json" 2>"$tmp/nofit.err" || rc=$?
+"$bin" plan --model llama3-405b --gpu a100-sxm-80g --gpus 8 --json >"$tmp/nofit.json" 2>"$tmp/nofit.err" || rc=$?
 ((rc == 2)) || fail "plan --json with nothing fitting: exit $rc, want 2"
+"$bin" plan --model llama3-405b --gpu h100-sxm --gpus 8 --tokens 1B --top 1 --json >"$tmp/nvme.json" 2>"$tmp/nvme.err" ||
+    fail "plan --json on the NVMe tier failed (exit $?): $(cat "$tmp/nvme.err")"
 
-python3 - "$(dirname "${BASH_SOURCE[0]}")" "$doc" "$tmp/plan.json" "$tmp/nofit.json" "$tmp/bom.json" "$tmp/topo.json" <<'EOF'
+python3 - "$(dirname "${BASH_SOURCE[0]}")" "$doc" "$tmp/plan.json" "$tmp/nofit.json" "$tmp/bom.json" "$tmp/topo.json" "$tmp/nvme.json" <<'EOF'
 import json
 import re
 import sys

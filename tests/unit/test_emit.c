@@ -90,21 +90,21 @@ static void test_deepspeed_batch(void **state)
     char *text = emit(&f, CFIT_EMIT_DEEPSPEED);
     int err;
     cfit_diag d;
-    cfit__json *j = cfit__json_parse(text, strlen(text), "emit", &err, &d);
+    cfit_json *j = cfit_json_parse(text, strlen(text), "emit", &err, &d);
     assert_non_null(j);
-    double tb = cfit__json_get(j, "train_batch_size")->number;
-    double mb = cfit__json_get(j, "train_micro_batch_size_per_gpu")->number;
-    double gas = cfit__json_get(j, "gradient_accumulation_steps")->number;
+    double tb = cfit_json_get(j, "train_batch_size")->number;
+    double mb = cfit_json_get(j, "train_micro_batch_size_per_gpu")->number;
+    double gas = cfit_json_get(j, "gradient_accumulation_steps")->number;
     assert_true(tb == 512 && mb == 1 && gas == 256);
     assert_true(tb == mb * gas * f.plan.layout.dp);
-    const cfit__json *zero = cfit__json_get(j, "zero_optimization");
-    assert_true(cfit__json_get(zero, "stage")->number == 1);
-    assert_int_equal(cfit__json_get(zero, "reduce_bucket_size")->type, CFIT__JSON_NUMBER);
-    assert_true(cfit__json_get(cfit__json_get(j, "bf16"), "enabled")->boolean);
-    assert_true(cfit__json_get(cfit__json_get(j, "pipeline"), "stages")->number == 4);
-    assert_non_null(cfit__json_get(j, "activation_checkpointing"));
-    assert_true(cfit__json_get(j, "gradient_clipping")->number == 1.0);
-    cfit__json_free(j);
+    const cfit_json *zero = cfit_json_get(j, "zero_optimization");
+    assert_true(cfit_json_get(zero, "stage")->number == 1);
+    assert_int_equal(cfit_json_get(zero, "reduce_bucket_size")->type, CFIT_JSON_NUMBER);
+    assert_true(cfit_json_get(cfit_json_get(j, "bf16"), "enabled")->boolean);
+    assert_true(cfit_json_get(cfit_json_get(j, "pipeline"), "stages")->number == 4);
+    assert_non_null(cfit_json_get(j, "activation_checkpointing"));
+    assert_true(cfit_json_get(j, "gradient_clipping")->number == 1.0);
+    cfit_json_free(j);
 
     /* it checks clean on the same GPUs and model, with TP given as the mpu would */
     cfit_check_request r;

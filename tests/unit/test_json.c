@@ -1,4 +1,4 @@
-/* test_json.c - the position-tracking JSON reader and the cfit__buf writers (src/base). */
+/* test_json.c - the position-tracking JSON reader and the cfit_buf writers (src/base). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -13,22 +13,22 @@
 #include "base/json.h"
 
 /* Parse n bytes from a heap copy with no NUL after it, so ASan sees any over-read. */
-static cfit__json *parse_n(const char *s, size_t n, int *err, cfit_diag *d)
+static cfit_json *parse_n(const char *s, size_t n, int *err, cfit_diag *d)
 {
     char *copy = malloc(n ? n : 1);
     assert_non_null(copy);
     memcpy(copy, s, n);
     cfit_diag_clear(d);
-    cfit__json *v = cfit__json_parse(copy, n, "test.json", err, d);
+    cfit_json *v = cfit_json_parse(copy, n, "test.json", err, d);
     free(copy);   /* the tree must not point into the text */
     return v;
 }
 
-static cfit__json *parse_ok(const char *s)
+static cfit_json *parse_ok(const char *s)
 {
     int err = 12345;
     cfit_diag d;
-    cfit__json *v = parse_n(s, strlen(s), &err, &d);
+    cfit_json *v = parse_n(s, strlen(s), &err, &d);
     if (!v)
         fail_msg("'%s' rejected at %d:%d: %s", s, d.line, d.col, d.msg);
     assert_int_equal(err, CFIT_EOK);
@@ -40,7 +40,7 @@ static void parse_bad_n(const char *s, size_t n, int line, int col, const char *
 {
     int err = 0;
     cfit_diag d;
-    cfit__json *v = parse_n(s, n, &err, &d);
+    cfit_json *v = parse_n(s, n, &err, &d);
     if (v)
         fail_msg("'%s' accepted", s);
     assert_int_equal(err, CFIT_EPARSE);
@@ -67,32 +67,32 @@ static void test_scalars(void **state)
         {"123456789012345678901234567890", 1.2345678901234568e29}, {"1e-400", 0.0},
     };
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
-        cfit__json *v = parse_ok(nums[i].text);
-        assert_int_equal(v->type, CFIT__JSON_NUMBER);
+        cfit_json *v = parse_ok(nums[i].text);
+        assert_int_equal(v->type, CFIT_JSON_NUMBER);
         assert_true(v->number == nums[i].want);
-        cfit__json_free(v);
+        cfit_json_free(v);
     }
-    cfit__json *v = parse_ok(" true ");
-    assert_int_equal(v->type, CFIT__JSON_BOOL);
+    cfit_json *v = parse_ok(" true ");
+    assert_int_equal(v->type, CFIT_JSON_BOOL);
     assert_int_equal(v->boolean, 1);
     assert_int_equal(v->col, 2);
-    cfit__json_free(v);
+    cfit_json_free(v);
     v = parse_ok("false");
-    assert_int_equal(v->type, CFIT__JSON_BOOL);
+    assert_int_equal(v->type, CFIT_JSON_BOOL);
     assert_int_equal(v->boolean, 0);
-    cfit__json_free(v);
+    cfit_json_free(v);
     v = parse_ok("\n\tnull\r\n");
-    assert_int_equal(v->type, CFIT__JSON_NULL);
+    assert_int_equal(v->type, CFIT_JSON_NULL);
     assert_int_equal(v->line, 2);
     assert_int_equal(v->col, 2);
-    cfit__json_free(v);
+    cfit_json_free(v);
     v = parse_ok("\"hi\"");
-    assert_int_equal(v->type, CFIT__JSON_STRING);
+    assert_int_equal(v->type, CFIT_JSON_STRING);
     assert_string_equal(v->string, "hi");
-    cfit__json_free(v);
+    cfit_json_free(v);
     v = parse_ok("\xef\xbb\xbf{}");   /* a byte order mark is skipped */
-    assert_int_equal(v->type, CFIT__JSON_OBJECT);
-    cfit__json_free(v);
+    assert_int_equal(v->type, CFIT_JSON_OBJECT);
+    cfit_json_free(v);
 }
 
 static void test_object_order_and_positions(void **state)
@@ -106,8 +106,8 @@ static void test_object_order_and_positions(void **state)
         "  ],\n"
         "  \"zeta\": null, \"alpha\": true\n"
         "}\n";
-    cfit__json *root = parse_ok(text);
-    assert_int_equal(root->type, CFIT__JSON_OBJECT);
+    cfit_json *root = parse_ok(text);
+    assert_int_equal(root->type, CFIT_JSON_OBJECT);
     assert_int_equal(root->line, 1);
     assert_int_equal(root->col, 1);
     assert_int_equal(root->n, 3);
@@ -118,95 +118,95 @@ static void test_object_order_and_positions(void **state)
     assert_int_equal(root->members[1].col, 3);
     assert_int_equal(root->members[2].col, 17);
 
-    const cfit__json *gpus = cfit__json_get(root, "gpus");
+    const cfit_json *gpus = cfit_json_get(root, "gpus");
     assert_non_null(gpus);
-    assert_int_equal(gpus->type, CFIT__JSON_ARRAY);
+    assert_int_equal(gpus->type, CFIT_JSON_ARRAY);
     assert_int_equal(gpus->line, 2);
     assert_int_equal(gpus->col, 11);
     assert_int_equal(gpus->n, 1);
-    const cfit__json *gpu = gpus->items[0];
+    const cfit_json *gpu = gpus->items[0];
     assert_int_equal(gpu->line, 3);
     assert_int_equal(gpu->col, 5);
-    const cfit__json_member *mem = cfit__json_member_get(gpu, "memory_bytes");
+    const cfit_json_member *mem = cfit_json_member_get(gpu, "memory_bytes");
     assert_non_null(mem);
     assert_int_equal(mem->line, 3);
     assert_int_equal(mem->col, 26);
     assert_int_equal(mem->value->col, 42);
     assert_true(mem->value->number == 80e9);
-    const cfit__json *domain = cfit__json_get(cfit__json_get(gpu, "scaleup"), "domain");
+    const cfit_json *domain = cfit_json_get(cfit_json_get(gpu, "scaleup"), "domain");
     assert_non_null(domain);
     assert_true(domain->number == 8.0);
     assert_int_equal(domain->line, 4);
     assert_int_equal(domain->col, 28);
-    assert_string_equal(cfit__json_get(gpu, "name")->string, "h100-sxm");
+    assert_string_equal(cfit_json_get(gpu, "name")->string, "h100-sxm");
 
-    assert_null(cfit__json_get(root, "missing"));
-    assert_null(cfit__json_get(gpus, "gpus"));   /* not an object */
-    assert_null(cfit__json_get(NULL, "gpus"));
-    assert_null(cfit__json_member_get(root, NULL));
-    cfit__json_free(root);
-    cfit__json_free(NULL);
+    assert_null(cfit_json_get(root, "missing"));
+    assert_null(cfit_json_get(gpus, "gpus"));   /* not an object */
+    assert_null(cfit_json_get(NULL, "gpus"));
+    assert_null(cfit_json_member_get(root, NULL));
+    cfit_json_free(root);
+    cfit_json_free(NULL);
 }
 
 static void test_nested_and_empty(void **state)
 {
     (void)state;
-    cfit__json *v = parse_ok("[[], {}, [[1, [2]], {\"a\": {\"b\": []}}], \"\"]");
+    cfit_json *v = parse_ok("[[], {}, [[1, [2]], {\"a\": {\"b\": []}}], \"\"]");
     assert_int_equal(v->n, 4);
-    assert_int_equal(v->items[0]->type, CFIT__JSON_ARRAY);
+    assert_int_equal(v->items[0]->type, CFIT_JSON_ARRAY);
     assert_int_equal(v->items[0]->n, 0);
-    assert_int_equal(v->items[1]->type, CFIT__JSON_OBJECT);
+    assert_int_equal(v->items[1]->type, CFIT_JSON_OBJECT);
     assert_int_equal(v->items[1]->n, 0);
     assert_true(v->items[2]->items[0]->items[1]->items[0]->number == 2.0);
-    const cfit__json *b = cfit__json_get(cfit__json_get(v->items[2]->items[1], "a"), "b");
+    const cfit_json *b = cfit_json_get(cfit_json_get(v->items[2]->items[1], "a"), "b");
     assert_non_null(b);
-    assert_int_equal(b->type, CFIT__JSON_ARRAY);
+    assert_int_equal(b->type, CFIT_JSON_ARRAY);
     assert_string_equal(v->items[3]->string, "");
-    cfit__json_free(v);
+    cfit_json_free(v);
 }
 
 static void test_depth_limit(void **state)
 {
     (void)state;
-    char text[2 * (CFIT__JSON_MAX_DEPTH + 1) + 1];
-    int depth = CFIT__JSON_MAX_DEPTH;
+    char text[2 * (CFIT_JSON_MAX_DEPTH + 1) + 1];
+    int depth = CFIT_JSON_MAX_DEPTH;
     memset(text, '[', (size_t)depth);
     memset(text + depth, ']', (size_t)depth);
     text[2 * depth] = '\0';
-    cfit__json_free(parse_ok(text));
+    cfit_json_free(parse_ok(text));
 
-    depth = CFIT__JSON_MAX_DEPTH + 1;
+    depth = CFIT_JSON_MAX_DEPTH + 1;
     memset(text, '[', (size_t)depth);
     memset(text + depth, ']', (size_t)depth);
     text[2 * depth] = '\0';
-    parse_bad(text, 1, CFIT__JSON_MAX_DEPTH + 1, "nesting deeper than 64 levels");
+    parse_bad(text, 1, CFIT_JSON_MAX_DEPTH + 1, "nesting deeper than 64 levels");
 
-    char objs[16 * (CFIT__JSON_MAX_DEPTH + 1)] = "";
-    for (int i = 0; i <= CFIT__JSON_MAX_DEPTH; i++)
+    char objs[16 * (CFIT_JSON_MAX_DEPTH + 1)] = "";
+    for (int i = 0; i <= CFIT_JSON_MAX_DEPTH; i++)
         strcat(objs, "{\"k\":");
-    parse_bad(objs, 1, 5 * CFIT__JSON_MAX_DEPTH + 1, "nesting");
+    parse_bad(objs, 1, 5 * CFIT_JSON_MAX_DEPTH + 1, "nesting");
 }
 
 static void test_big_containers(void **state)
 {
     (void)state;
-    cfit__buf b;
-    cfit__buf_init(&b);
-    cfit__buf_puts(&b, "{");
+    cfit_buf b;
+    cfit_buf_init(&b);
+    cfit_buf_puts(&b, "{");
     for (int i = 0; i < 2000; i++)
-        cfit__buf_printf(&b, "%s\"k%d\": [%d]", i ? ", " : "", i, i);
-    cfit__buf_puts(&b, "}");
-    assert_true(cfit__buf_ok(&b));
-    cfit__json *v = parse_ok(b.data);
+        cfit_buf_printf(&b, "%s\"k%d\": [%d]", i ? ", " : "", i, i);
+    cfit_buf_puts(&b, "}");
+    assert_true(cfit_buf_ok(&b));
+    cfit_json *v = parse_ok(b.data);
     assert_int_equal(v->n, 2000);
     assert_string_equal(v->members[1999].key, "k1999");
-    assert_true(cfit__json_get(v, "k1234")->items[0]->number == 1234.0);
-    cfit__json_free(v);
+    assert_true(cfit_json_get(v, "k1234")->items[0]->number == 1234.0);
+    cfit_json_free(v);
 
     b.data[b.len - 1] = ',';   /* then repeat an early key at the end */
-    cfit__buf_puts(&b, "\"k17\": 0}");
+    cfit_buf_puts(&b, "\"k17\": 0}");
     parse_bad(b.data, 1, (int)(b.len - strlen("\"k17\": 0}") + 1), "duplicate key 'k17'");
-    cfit__buf_fini(&b);
+    cfit_buf_fini(&b);
 }
 
 /* ---- strings ----------------------------------------------------------- */
@@ -226,14 +226,14 @@ static void test_string_escapes(void **state)
         {"\"\x7f\"", "\x7f"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        cfit__json *v = parse_ok(cases[i].json);
-        assert_int_equal(v->type, CFIT__JSON_STRING);
+        cfit_json *v = parse_ok(cases[i].json);
+        assert_int_equal(v->type, CFIT_JSON_STRING);
         assert_string_equal(v->string, cases[i].want);
-        cfit__json_free(v);
+        cfit_json_free(v);
     }
-    cfit__json *v = parse_ok("{\"k\\u00e9y\\n\": 1}");
+    cfit_json *v = parse_ok("{\"k\\u00e9y\\n\": 1}");
     assert_string_equal(v->members[0].key, "k\xc3\xa9y\n");
-    cfit__json_free(v);
+    cfit_json_free(v);
 }
 
 static void test_string_errors(void **state)
@@ -328,22 +328,22 @@ static void test_api_edges(void **state)
     cfit_diag d;
     int err = 0;
     cfit_diag_clear(&d);
-    assert_null(cfit__json_parse(NULL, 0, NULL, &err, &d));
+    assert_null(cfit_json_parse(NULL, 0, NULL, &err, &d));
     assert_int_equal(err, CFIT_EPARSE);
     assert_string_equal(d.file, "");
     assert_int_equal(d.line, 1);
-    assert_null(cfit__json_parse("{", 1, NULL, NULL, NULL));   /* no err, no diag */
-    cfit__json *v = cfit__json_parse("[1] trailing", 3, NULL, NULL, NULL);   /* len bounds */
+    assert_null(cfit_json_parse("{", 1, NULL, NULL, NULL));   /* no err, no diag */
+    cfit_json *v = cfit_json_parse("[1] trailing", 3, NULL, NULL, NULL);   /* len bounds */
     assert_non_null(v);
-    cfit__json_free(v);
+    cfit_json_free(v);
 
-    assert_string_equal(cfit__json_type_name(CFIT__JSON_NULL), "null");
-    assert_string_equal(cfit__json_type_name(CFIT__JSON_BOOL), "boolean");
-    assert_string_equal(cfit__json_type_name(CFIT__JSON_NUMBER), "number");
-    assert_string_equal(cfit__json_type_name(CFIT__JSON_STRING), "string");
-    assert_string_equal(cfit__json_type_name(CFIT__JSON_ARRAY), "array");
-    assert_string_equal(cfit__json_type_name(CFIT__JSON_OBJECT), "object");
-    assert_string_equal(cfit__json_type_name((cfit__json_type)99), "unknown");
+    assert_string_equal(cfit_json_type_name(CFIT_JSON_NULL), "null");
+    assert_string_equal(cfit_json_type_name(CFIT_JSON_BOOL), "boolean");
+    assert_string_equal(cfit_json_type_name(CFIT_JSON_NUMBER), "number");
+    assert_string_equal(cfit_json_type_name(CFIT_JSON_STRING), "string");
+    assert_string_equal(cfit_json_type_name(CFIT_JSON_ARRAY), "array");
+    assert_string_equal(cfit_json_type_name(CFIT_JSON_OBJECT), "object");
+    assert_string_equal(cfit_json_type_name((cfit_json_type)99), "unknown");
 }
 
 /* ---- writers ----------------------------------------------------------- */
@@ -351,40 +351,40 @@ static void test_api_edges(void **state)
 static void test_buf(void **state)
 {
     (void)state;
-    cfit__buf b;
-    cfit__buf_init(&b);
-    assert_true(cfit__buf_ok(&b));
+    cfit_buf b;
+    cfit_buf_init(&b);
+    assert_true(cfit_buf_ok(&b));
     assert_string_equal(b.data, "");
-    cfit__buf_puts(&b, "abc");
-    cfit__buf_printf(&b, "-%d-%s", 42, "x");
+    cfit_buf_puts(&b, "abc");
+    cfit_buf_printf(&b, "-%d-%s", 42, "x");
     assert_string_equal(b.data, "abc-42-x");
     assert_int_equal(b.len, 8);
     for (int i = 0; i < 10000; i++)
-        cfit__buf_printf(&b, "%04d", i % 10000);
-    assert_true(cfit__buf_ok(&b));
+        cfit_buf_printf(&b, "%04d", i % 10000);
+    assert_true(cfit_buf_ok(&b));
     assert_int_equal(b.len, 8 + 40000);
     assert_int_equal(strlen(b.data), b.len);
     assert_memory_equal(b.data + b.len - 4, "9999", 4);
-    cfit__buf_fini(&b);
+    cfit_buf_fini(&b);
     assert_null(b.data);
-    cfit__buf_fini(&b);   /* twice is harmless */
+    cfit_buf_fini(&b);   /* twice is harmless */
 }
 
 static char *json_string(const char *s)
 {
-    cfit__buf b;
-    cfit__buf_init(&b);
-    cfit__buf_json_string(&b, s);
-    assert_true(cfit__buf_ok(&b));
+    cfit_buf b;
+    cfit_buf_init(&b);
+    cfit_buf_json_string(&b, s);
+    assert_true(cfit_buf_ok(&b));
     return b.data;
 }
 
 static char *json_number(double v)
 {
-    cfit__buf b;
-    cfit__buf_init(&b);
-    cfit__buf_json_number(&b, v);
-    assert_true(cfit__buf_ok(&b));
+    cfit_buf b;
+    cfit_buf_init(&b);
+    cfit_buf_json_number(&b, v);
+    assert_true(cfit_buf_ok(&b));
     return b.data;
 }
 
@@ -418,7 +418,7 @@ static void test_write_string(void **state)
 static void test_utf8(void **state)
 {
     (void)state;
-    cfit__json_free(parse_ok("\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\""));
+    cfit_json_free(parse_ok("\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\""));
     parse_bad("\"a\xff\"", 1, 3, "invalid UTF-8 byte 0xff");
     parse_bad("{\n  \"k\": \"x\xc3\"}", 2, 10, "invalid UTF-8 byte 0xc3");   /* truncated */
     parse_bad("\"\xc0\xaf\"", 1, 2, "invalid UTF-8");          /* overlong '/' */
@@ -464,10 +464,10 @@ static void test_round_trip(void **state)
         all[i - 1] = (char)i;
     all[127] = '\0';
     char *text = json_string(all);
-    cfit__json *v = parse_ok(text);
-    assert_int_equal(v->type, CFIT__JSON_STRING);
+    cfit_json *v = parse_ok(text);
+    assert_int_equal(v->type, CFIT_JSON_STRING);
     assert_string_equal(v->string, all);
-    cfit__json_free(v);
+    cfit_json_free(v);
     free(text);
 
     static const double nums[] = {0.0, -1.0, 123456789.0, 0.5, -2.75, 1e-9, 6.02e23};
@@ -475,25 +475,25 @@ static void test_round_trip(void **state)
         char *s = json_number(nums[i]);
         v = parse_ok(s);
         assert_true(fabs(v->number - nums[i]) <= 1e-9 * fabs(nums[i]));
-        cfit__json_free(v);
+        cfit_json_free(v);
         free(s);
     }
 
-    cfit__buf b;
-    cfit__buf_init(&b);
-    cfit__buf_puts(&b, "{");
-    cfit__buf_json_string(&b, "k\"\n");
-    cfit__buf_puts(&b, ": [");
-    cfit__buf_json_number(&b, 3.0);
-    cfit__buf_puts(&b, ", ");
-    cfit__buf_json_string(&b, "\t\xe2\x82\xac");
-    cfit__buf_puts(&b, "]}");
+    cfit_buf b;
+    cfit_buf_init(&b);
+    cfit_buf_puts(&b, "{");
+    cfit_buf_json_string(&b, "k\"\n");
+    cfit_buf_puts(&b, ": [");
+    cfit_buf_json_number(&b, 3.0);
+    cfit_buf_puts(&b, ", ");
+    cfit_buf_json_string(&b, "\t\xe2\x82\xac");
+    cfit_buf_puts(&b, "]}");
     v = parse_ok(b.data);
     assert_string_equal(v->members[0].key, "k\"\n");
     assert_true(v->members[0].value->items[0]->number == 3.0);
     assert_string_equal(v->members[0].value->items[1]->string, "\t\xe2\x82\xac");
-    cfit__json_free(v);
-    cfit__buf_fini(&b);
+    cfit_json_free(v);
+    cfit_buf_fini(&b);
 }
 
 int main(void)

@@ -71,10 +71,36 @@ static void ring_ll_latency_one_node(void **state)
     double spb = 1.75 / (INTRA_BW * 0.5);             /* 9.72e-12 s/B */
     double cap = 1.75 / 141e9;                        /* 1.24e-11 s/B: the ceiling binds */
     assert_true(cap > spb);
-    assert_rel(e.time_s, 15e-6 + 8 * cap, 1e-9);
+    /* 8 bytes run on one of the 16 channels (enqueue.cc): the bandwidth term is 16 x the full one */
+    assert_rel(e.time_s, 15e-6 + 8 * cap * 16, 1e-9);
+    assert_rel(e.tuner_time_s, 15e-6 + 8 * cap, 1e-9);
     assert_rel(e.algbw_bytes_per_s, 8 / e.time_s, 1e-12);
     assert_rel(e.busbw_bytes_per_s, e.algbw_bytes_per_s * 1.75, 1e-12);
     assert_int_equal(e.net_bound, 0);
+}
+
+/* NCCL's channel rule for ring LL on 8 ranks: a channel per 512 threads x 8 B x 8 ranks = 32 KiB,
+ * so 64 KiB runs on 2 of 16 channels (8 x the full bandwidth term), 256 KiB on 8 (2 x) and 512 KiB
+ * and up on all 16; Simple needs 512 x 64 B = 32 KiB a channel, whatever the ranks. */
+static void fewer_channels_for_small_messages(void **state)
+{
+    (void)state;
+    cfit_nccl_system s = nvlink_node(8);
+    static const struct {
+        cfit_nccl_proto p;
+        double bytes, slowdown;
+    } cases[] = {
+        {CFIT_NCCL_LL, 65536, 8}, {CFIT_NCCL_LL, 262144, 2}, {CFIT_NCCL_LL, 524288, 1},
+        {CFIT_NCCL_LL, 1 << 24, 1}, {CFIT_NCCL_SIMPLE, 65536, 8}, {CFIT_NCCL_SIMPLE, 1 << 20, 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cfit_nccl_estimate e;
+        assert_int_equal(cfit_nccl_time(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_RING, cases[i].p, cases[i].bytes, &e, NULL),
+                         CFIT_EOK);
+        double full_bw_s = e.tuner_time_s - e.latency_s;
+        assert_true(full_bw_s > 0);
+        assert_rel(e.time_s - e.latency_s - e.fill_s, full_bw_s * cases[i].slowdown, 1e-9);
+    }
 }
 
 /* Ring Simple at 16 GiB: the 56 us latency vanishes and busbw -> the GPU's port on one node, and
@@ -507,6 +533,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(ring_ll_latency_one_node),  cmocka_unit_test(ring_simple_busbw_limits),
+        cmocka_unit_test(fewer_channels_for_small_messages),
         cmocka_unit_test(net_slowdown_halves_busbw), cmocka_unit_test(tree_two_nodes_half_bytes),
         cmocka_unit_test(support_rules),             cmocka_unit_test(pipeline_fill),
         cmocka_unit_test(tuner_ignores_fill),             cmocka_unit_test(tuner_choices),

@@ -50,8 +50,16 @@ static void test_parse(void **state)
     assert_string_equal(cfit_offload_str(0, buf, sizeof buf), "none");
     assert_int_equal(cfit_offload_parse("params", &m, &d), CFIT_EOK);
     assert_int_equal(m, CFIT_OFFLOAD_PARAMS);
-    assert_int_equal(cfit_offload_parse("optimizer:nvme", &m, &d), CFIT_EINVALID);
-    assert_non_null(strstr(d.msg, "NVMe"));
+    assert_int_equal(cfit_offload_parse("optimizer:nvme,params:nvme", &m, &d), CFIT_EOK);
+    assert_int_equal(m, CFIT_OFFLOAD_OPTIMIZER | CFIT_OFFLOAD_PARAMS | CFIT_OFFLOAD_NVME);
+    assert_string_equal(cfit_offload_str(m, buf, sizeof buf), "optimizer:nvme,params:nvme");
+    assert_int_equal(cfit_offload_parse("optimizer:cpu,params:nvme", &m, &d), CFIT_EOK);
+    assert_string_equal(cfit_offload_str(m, buf, sizeof buf), "optimizer,params:nvme");
+    assert_int_equal(cfit_offload_parse("activations:nvme", &m, &d), CFIT_EINVALID);   /* no NVMe tier for them */
+    assert_non_null(strstr(d.msg, ":nvme"));
+    assert_true(cfit_offload_mask_ok(CFIT_OFFLOAD_OPTIMIZER | CFIT_OFFLOAD_OPTIMIZER_NVME));
+    assert_false(cfit_offload_mask_ok(CFIT_OFFLOAD_OPTIMIZER_NVME));   /* an NVMe bit without its host bit */
+    assert_false(cfit_offload_mask_ok(CFIT_OFFLOAD_MASK_MAX + 1));
     assert_int_equal(cfit_offload_parse("gpu", &m, &d), CFIT_EINVALID);
     assert_int_equal(cfit_offload_parse(",", &m, &d), CFIT_EINVALID);
 }
@@ -74,10 +82,20 @@ static void test_lora_terms(void **state)
     assert_rel_near(cfit_finetune_flops_per_token(m, 4096, CFIT_FINETUNE_QLORA, 16), lora, 1e-12);
     assert_rel_near(cfit_finetune_flops_per_token(m, 4096, CFIT_FINETUNE_FULL, 16), full, 1e-12);
     assert_true(lora / full > 0.66 && lora / full < 0.75);   /* 4N / 6N for the GEMMs, attention unchanged */
+    /* MoE (PEFT's Mixtral targets): attention's four plus each expert's w1, w3, w2; the router not */
     const cfit_model *moe = cfit_catalog_model(cat, "mixtral-8x7b", NULL);
     cfit_diag d;
-    if (moe)
-        assert_int_equal(cfit_finetune_check(moe, CFIT_FINETUNE_LORA, &d), CFIT_EINVALID);
+    assert_non_null(moe);
+    assert_int_equal(cfit_finetune_check(moe, CFIT_FINETUNE_LORA, &d), CFIT_EOK);
+    assert_rel_near(cfit_lora_expert_layer_params(moe, 16), 16.0 * 8 * 3 * (4096 + 14336), 1e-12);
+    assert_rel_near(cfit_lora_layer_params(moe, 16), 16.0 * (2 * 8192 + 2 * 5120) + 16.0 * 8 * 3 * (4096 + 14336), 1e-12);
+    assert_true(cfit_lora_expert_layer_params(m, 16) == 0);
+    /* a token meets its top-2 experts' adapters: FLOPs below a dense count of all eight */
+    double moe_full = cfit_model_flops_per_token(moe, 4096), moe_lora = cfit_finetune_flops_per_token(moe, 4096, CFIT_FINETUNE_LORA, 16);
+    assert_true(moe_lora < moe_full && moe_lora > 0.6 * moe_full);
+    const cfit_model *mla = cfit_catalog_model(cat, "deepseek-v3", NULL);
+    assert_non_null(mla);
+    assert_int_equal(cfit_finetune_check(mla, CFIT_FINETUNE_QLORA, &d), CFIT_EINVALID);
     assert_int_equal(cfit_finetune_check(m, CFIT_FINETUNE_QLORA, &d), CFIT_EOK);
 }
 
@@ -178,7 +196,36 @@ static void test_lora_plan(void **state)
     r.finetune = CFIT_FINETUNE_LORA;
     assert_int_equal(cfit_plan_validate(&r, &d), CFIT_EOK);
     r.fixed.zero = 3;
-    assert_int_equal(cfit_plan_validate(&r, &d), CFIT_EINVALID);   /* frozen weights under ZeRO-3: not modelled */
+    assert_int_equal(cfit_plan_validate(&r, &d), CFIT_EOK);   /* FSDP / ZeRO-3 shards the frozen weights too */
+    r.fixed.zero = CFIT_SEARCH;
+    r.lora_rank = 0;   /* the default rank, as `lora` above */
+    cfit_plan z3 = eval(&r, g, 3, CFIT_RECOMPUTE_NONE);
+    assert_rel_near(z3.mem.weights_bytes, lora.mem.weights_bytes / 4, 1e-9);
+    r.offload = CFIT_OFFLOAD_PARAMS;   /* and parameter offload moves that shard to the host */
+    cfit_plan off = eval(&r, g, 3, CFIT_RECOMPUTE_NONE);
+    assert_true(off.mem.weights_bytes == 0);
+    assert_rel_near(off.mem.host_bytes, z3.mem.weights_bytes, 1e-9);
+}
+
+/* LoRA on an MoE model: the frozen experts sharded over EP, the experts' adapters trained. */
+static void test_lora_moe(void **state)
+{
+    (void)state;
+    cfit_plan_request r;
+    const cfit_gpu *g;
+    req_7b(&r, &g, "h100-sxm");
+    r.model = cfit_catalog_model(cat, "mixtral-8x7b", NULL);
+    r.finetune = CFIT_FINETUNE_LORA;
+    r.gpus_total = 8;
+    cfit_plan_result res;
+    cfit_diag d;
+    assert_int_equal(cfit_plan_search(&r, &res, &d), CFIT_EOK);
+    assert_true(res.nplans > 0 && res.plans[0].fits);
+    const cfit_plan *p = &res.plans[0];
+    double A = r.model->layers * cfit_lora_layer_params(r.model, 16);
+    assert_true(p->mem.optimizer_bytes <= 12.0 * A + 1 && p->mem.optimizer_bytes > 0);   /* adapters only */
+    assert_true(p->goodput.checkpoint_bytes < cfit_model_params(r.model));
+    cfit_plan_result_fini(&res);
 }
 
 /* Nothing fits on one RTX 5090 without offload: the search tries the offload masks and says so. */
@@ -198,6 +245,54 @@ static void test_fallback(void **state)
     r.offload = CFIT_OFFLOAD_NONE;   /* --offload none: no fallback */
     assert_int_equal(cfit_plan_search(&r, &res, &d), CFIT_EOK);
     assert_true(!res.per_gpu[0].found && !res.per_gpu[0].offload_searched);
+    cfit_plan_result_fini(&res);
+}
+
+/* ZeRO-Infinity's NVMe tier on an H100 node's 8-drive array at ZeRO-3 over 4 GPUs: the optimizer's
+ * 16 B/param and the bf16 shard on NVMe, host memory keeps DeepSpeed's swap buffers, the step at
+ * least the time to read the states back; a node without an array refuses it. */
+static void test_nvme(void **state)
+{
+    (void)state;
+    cfit_plan_request r;
+    const cfit_gpu *g;
+    req_7b(&r, &g, "h100-sxm");
+    r.offload = CFIT_OFFLOAD_OPTIMIZER | CFIT_OFFLOAD_PARAMS | CFIT_OFFLOAD_NVME;
+    cfit_plan p = eval(&r, g, 3, CFIT_RECOMPUTE_NONE);
+    double P = cfit_model_params(r.model), Pd = P / 4;
+    assert_int_equal(p.offload, r.offload);
+    assert_true(p.mem.weights_bytes == 0 && p.mem.optimizer_bytes == 0);
+    assert_rel_near(p.mem.nvme_bytes, 16.0 * Pd + 2.0 * Pd, 1e-9);
+    assert_rel_near(p.mem.nvme_capacity_bytes, 30.72e12 / 4, 1e-12);    /* nvme-local-8x-gen4 over the job's 4 GPUs */
+    assert_rel_near(p.mem.host_bytes, 4 * (Pd < 1e9 ? Pd : 1e9) * 4 + 5 * 1e8 * 2, 1e-9);   /* swap buffers */
+    assert_true(p.br.offload_s >= 16.0 * Pd / (52e9 / 4) && p.fits);   /* the states read back at the GPU's share */
+    r.offload = CFIT_OFFLOAD_OPTIMIZER;   /* the host tier: no NVMe bytes, a shorter step */
+    cfit_plan h = eval(&r, g, 3, CFIT_RECOMPUTE_NONE);
+    assert_true(h.mem.nvme_bytes == 0 && h.br.offload_s < p.br.offload_s);
+    req_7b(&r, &g, "rtx5090");   /* pcie-rtx5090-8 names no NVMe array */
+    r.gpus_total = 4;
+    r.offload = CFIT_OFFLOAD_OPTIMIZER | CFIT_OFFLOAD_OPTIMIZER_NVME;
+    cfit_plan_result res;
+    cfit_diag d;
+    assert_int_equal(cfit_plan_search(&r, &res, &d), CFIT_EINVALID);
+    assert_non_null(strstr(d.msg, "local_nvme"));
+}
+
+/* Llama 3 405B on one 8 x H100 node fits neither GPU nor host memory: the fallback's NVMe pass does. */
+static void test_nvme_fallback(void **state)
+{
+    (void)state;
+    cfit_plan_request r;
+    const cfit_gpu *g;
+    req_7b(&r, &g, "h100-sxm");
+    r.model = cfit_catalog_model(cat, "llama3-405b", NULL);
+    r.gpus_total = 8;
+    cfit_plan_result res;
+    cfit_diag d;
+    assert_int_equal(cfit_plan_search(&r, &res, &d), CFIT_EOK);
+    assert_true(res.per_gpu[0].found && res.per_gpu[0].offload_searched);
+    assert_true((res.plans[0].offload & CFIT_OFFLOAD_NVME) && res.plans[0].fits);
+    assert_true(res.plans[0].mem.nvme_bytes <= res.plans[0].mem.nvme_capacity_bytes);
     cfit_plan_result_fini(&res);
 }
 
@@ -226,8 +321,11 @@ int main(void)
         cmocka_unit_test(test_optimizer_offload),
         cmocka_unit_test(test_params_activations),
         cmocka_unit_test(test_lora_plan),
+        cmocka_unit_test(test_lora_moe),
         cmocka_unit_test(test_fallback),
         cmocka_unit_test(test_no_host),
+        cmocka_unit_test(test_nvme),
+        cmocka_unit_test(test_nvme_fallback),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

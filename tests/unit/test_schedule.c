@@ -63,6 +63,10 @@ static void test_bubble(void **state)
     assert_near(cfit_schedule_bubble_s(CFIT_SCHED_ZB_V, p, 2, t, b, w), 0.0, 1e-12);
     assert_near(cfit_schedule_bubble_s(CFIT_SCHED_DUALPIPE, p, 2, t, b, w), 3.0 * 2.0, 1e-12);
     assert_near(cfit_schedule_bubble_s(CFIT_SCHED_DUALPIPEV, p, 2, t, b, w), 7.0 * 2.0 / 2.0, 1e-12);
+    /* ZB-H2 (p-1)(F + B_input - 2W) = 0 (Qi Table 1); interleaved-zb ZB-H1's over v */
+    assert_near(cfit_schedule_bubble_s(CFIT_SCHED_ZB_H2, p, 1, t, b, w), 0.0, 1e-12);
+    assert_near(cfit_schedule_bubble_s(CFIT_SCHED_ZB_H2, p, 1, 4.0, 3.0, w), 7.0, 1e-12);   /* B_input 2: F+B-2W = 1 */
+    assert_near(cfit_schedule_bubble_s(CFIT_SCHED_INTERLEAVED_ZB, p, 2, t, b, w), 21.0 / 3.0 / 2.0, 1e-12);
     /* a larger W never makes a bubble negative; no pipeline, no bubble */
     assert_near(cfit_schedule_bubble_s(CFIT_SCHED_ZB_V, p, 2, t, b, 2.0), 0.0, 0);
     assert_near(cfit_schedule_bubble_s(CFIT_SCHED_1F1B, 1, 1, t, b, w), 0.0, 0);
@@ -84,6 +88,19 @@ static void test_inflight(void **state)
     cfit_schedule_terms_of(CFIT_SCHED_ZB_H1, 8, 1, 64, &st);   /* ZB-H1 keeps 1F1B's memory */
     assert_near(st.inflight_first, 8, 0);
     assert_near(st.inflight_last, 1, 0);
+    cfit_schedule_terms_of(CFIT_SCHED_ZB_H2, 8, 1, 64, &st);   /* (2p - 1) M_B on the first stage */
+    assert_near(st.inflight_first, 15, 0);
+    assert_near(st.inflight_last, 1, 0);
+    cfit_schedule_terms_of(CFIT_SCHED_ZB_H2, 8, 1, 10, &st);
+    assert_near(st.inflight_first, 10, 0);
+    cfit_schedule_terms_of(CFIT_SCHED_INTERLEAVED_ZB, 8, 2, 64, &st);   /* interleaving's memory */
+    assert_near(st.inflight_first, 8 * (1 + 7.0 / 16), 1e-12);
+    assert_int_equal(st.sends, 2);
+    assert_true(cfit_schedule_check(CFIT_SCHED_INTERLEAVED_ZB, 8, 2, 20, 80, NULL, 0));    /* 2 rounds of 10 */
+    assert_false(cfit_schedule_check(CFIT_SCHED_INTERLEAVED_ZB, 8, 2, 17, 80, NULL, 0));   /* 17 % 2 */
+    assert_true(cfit_schedule_check(CFIT_SCHED_INTERLEAVED_ZB, 8, 2, 5, 80, NULL, 0));     /* one round */
+    assert_false(cfit_schedule_check(CFIT_SCHED_INTERLEAVED_ZB, 8, 1, 16, 80, NULL, 0));   /* vp >= 2 */
+    assert_true(cfit_schedule_check(CFIT_SCHED_ZB_H2, 8, 1, 16, 80, NULL, 0));
     cfit_schedule_terms_of(CFIT_SCHED_ZB_V, 8, 2, 64, &st);    /* 1F1B's peak, on every device */
     assert_near(st.inflight_first, 8, 0);
     assert_near(st.inflight_last, 8, 0);
