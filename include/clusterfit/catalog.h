@@ -124,6 +124,16 @@ typedef struct cfit_model {
     int moe_max_nodes_per_token;
     int router_sigmoid;         /* router scores by sigmoid (DeepSeek-V3's scoring_func, §2.1.2), else
                                    softmax: "router_score" in the catalog */
+    /* Group-limited routing (DeepSeek-V3 §2.1.2; Megatron-Core --moe-router-num-groups/-group-topk):
+       the experts form router_groups equal groups (HF n_group) and a token's top-k come from
+       router_group_topk of them (HF topk_group); 0 = no groups. */
+    int router_groups;
+    int router_group_topk;
+    /* Auxiliary-loss-free load balancing (DeepSeek-V3 §2.1.2, arXiv:2408.15664; HF topk_method
+       "noaux_tc"): a per-expert bias added to the scores for the top-k choice, moved by
+       router_bias_update_rate (gamma) per step; 0 = not stated (Megatron-Core's default). */
+    int router_expert_bias;
+    double router_bias_update_rate;
     char source[CFIT_TEXT_MAX];
 } cfit_model;
 

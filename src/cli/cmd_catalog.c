@@ -141,6 +141,20 @@ static void list_failures(const cfit_catalog *cat)
     }
 }
 
+/* Group- or node-limited routing and the aux-loss-free expert bias, when the model has them. */
+static void show_router(const cfit_model *m)
+{
+    if (m->router_groups > 1)
+        printf("  %-20s %d groups of %d experts, a token's from %d of them\n", "router groups", m->router_groups,
+               m->num_experts / m->router_groups, m->router_group_topk);
+    if (m->moe_max_nodes_per_token > 0)
+        printf("  %-20s at most %d nodes per token\n", "node-limited", m->moe_max_nodes_per_token);
+    if (m->router_expert_bias && m->router_bias_update_rate > 0)
+        printf("  %-20s aux-loss-free, update rate %g\n", "expert bias", m->router_bias_update_rate);
+    else if (m->router_expert_bias)
+        printf("  %-20s aux-loss-free\n", "expert bias");
+}
+
 static void show_moe(const cfit_model *m)
 {
     printf("  %-20s %d routed, top-%d by %s scores, %d wide each\n", "experts", m->num_experts,
@@ -148,6 +162,7 @@ static void show_moe(const cfit_model *m)
     if (m->shared_ffn_hidden_size > 0)
         printf("  %-20s %d wide in all%s\n", "shared experts", m->shared_ffn_hidden_size,
                m->shared_expert_gate ? ", gated" : "");
+    show_router(m);
     printf("  %-20s %d of %d", "MoE layers", cfit_model_moe_layers(m), m->layers);
     if (m->first_dense_layers > 0)
         printf(", after %d dense", m->first_dense_layers);

@@ -138,6 +138,10 @@ static const field model_fields[] = {
     {"sliding_layers", F_INT, M(sliding_layers), 0, 0, 1 << 16, NULL, NULL},
     {"moe_max_nodes_per_token", F_INT, M(moe_max_nodes_per_token), 0, 0, 1 << 16, NULL, NULL},
     {"router_score", F_ENUM, M(router_sigmoid), 0, 0, 0, router_scores, NULL},
+    {"router_groups", F_INT, M(router_groups), 0, 0, 1 << 16, NULL, NULL},
+    {"router_group_topk", F_INT, M(router_group_topk), 0, 1, 1 << 16, NULL, NULL},
+    {"router_expert_bias", F_BOOL, M(router_expert_bias), 0, 0, 0, NULL, NULL},
+    {"router_bias_update_rate", F_DBL, M(router_bias_update_rate), 0, 0, 1, NULL, NULL},
     {"source", F_TEXT, M(source), 0, 0, 0, NULL, NULL},   /* required in catalogs (load_kind_array); a
                                                               model file without one gets its path */
     END};

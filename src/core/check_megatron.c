@@ -167,7 +167,7 @@ enum {
     F_UNTIE, F_VPG, F_TPCO, F_DSA, F_REMOVED,
     /* MoE and MLA (Megatron-LM d98e8a6: _add_moe_args, _add_mla_args, TransformerConfig fields) */
     F_EXPERTS, F_TOPK, F_EP, F_ETP, F_MOE_FFN, F_SHARED_FFN, F_SHARED_GATE, F_LFREQ, F_DISPATCH, F_FLEX,
-    F_DEEPEP, F_GGEMM, F_PAD_CAP, F_CAPF, F_PRE_SOFTMAX, F_SCORE, F_LB, F_NGROUPS, F_GTOPK, F_NOBIAS,
+    F_DEEPEP, F_GGEMM, F_PAD_CAP, F_CAPF, F_PRE_SOFTMAX, F_SCORE, F_LB, F_NGROUPS, F_GTOPK, F_NOBIAS, F_XBIAS, F_XBIAS_RATE,
     F_MLA, F_QLORA, F_KVLORA, F_QKHD, F_QKPOS, F_VHD, F_COUNT
 };
 
@@ -213,8 +213,8 @@ static const mg_flag flags[] = {
     {"qk-pos-emb-head-dim", MG_INT, F_QKPOS}, {"v-head-dim", MG_INT, F_VHD},
     /* MoE flags known, not reasoned about */
     {"moe-aux-loss-coeff", MG_LIST, 0}, {"moe-z-loss-coeff", MG_STR, 0}, {"moe-permute-fusion", MG_FLAG, 0},
-    {"moe-router-dtype", MG_STR, 0}, {"moe-router-enable-expert-bias", MG_FLAG, 0},
-    {"moe-router-topk-scaling-factor", MG_STR, 0}, {"moe-router-bias-update-rate", MG_STR, 0},
+    {"moe-router-dtype", MG_STR, 0}, {"moe-router-enable-expert-bias", MG_FLAG, F_XBIAS},
+    {"moe-router-topk-scaling-factor", MG_STR, 0}, {"moe-router-bias-update-rate", MG_STR, F_XBIAS_RATE},
     {"moe-shared-expert-overlap", MG_FLAG, 0}, {"moe-token-drop-policy", MG_STR, 0},
     {"overlap-moe-expert-parallel-comm", MG_FLAG, 0}, {"moe-router-fusion", MG_FLAG, 0},
     /* known, not reasoned about */
@@ -773,6 +773,18 @@ static void check_moe_without_experts(mg *c, int mixed)
                 "has no effect without --num-experts (a dense model)");
 }
 
+/* Aux-loss-free expert bias (TransformerConfig.__post_init__): sigmoid or sqrtsoftplus scores only;
+ * its update rate is read only with it. */
+static void check_moe_expert_bias(mg *c)
+{
+    if (c->at[F_XBIAS] && (!c->s[F_SCORE] || is(c, F_SCORE, "softmax")))
+        add(c, CFIT_SEV_ERROR, c->at[F_XBIAS], "add --moe-router-score-function sigmoid",
+            "Expert bias for aux-loss-free routing only supports 'sigmoid' and 'sqrtsoftplus' score functions");
+    if (c->at[F_XBIAS_RATE] && !c->at[F_XBIAS])
+        add(c, CFIT_SEV_WARNING, c->at[F_XBIAS_RATE], "add --moe-router-enable-expert-bias, or drop it",
+            "has no effect without --moe-router-enable-expert-bias");
+}
+
 static void check_moe_router(mg *c, long experts)
 {
     long k = val(c, F_TOPK, 2), groups = c->v[F_NGROUPS], gk = c->v[F_GTOPK];
@@ -795,6 +807,7 @@ static void check_moe_router(mg *c, long experts)
     if (groups && gk > groups)
         add(c, CFIT_SEV_ERROR, c->at[F_GTOPK], "choose --moe-router-group-topk at most --moe-router-num-groups",
             "moe_router_group_topk (%ld) should be smaller than moe_router_num_groups (%ld)", gk, groups);
+    check_moe_expert_bias(c);
 }
 
 static void check_moe_sizes(mg *c)

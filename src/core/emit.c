@@ -124,12 +124,26 @@ static void mg_uneven(cfit_buf *b, int L, int p)
                          rem - rem / 2, rem / 2);
 }
 
+/* The plan's own split of a model mixing dense and MoE layers (plan.h stage_layers_first/last):
+ * each end that differs from the middle stages' equal share; with two stages, both ends. */
+static void mg_split(cfit_buf *b, int L, const cfit_plan *p)
+{
+    int pp = p->layout.pp, first = p->stage_layers_first, last = p->stage_layers_last;
+    int mid = pp > 2 ? (L - first - last) / (pp - 2) : first;
+    if (first != mid)
+        cfit_buf_printf(b, "--decoder-first-pipeline-num-layers %d\n", first);
+    if (last != mid)
+        cfit_buf_printf(b, "--decoder-last-pipeline-num-layers %d\n", last);
+}
+
 static void mg_parallel(cfit_buf *b, const cfit_model *m, const cfit_plan *p)
 {
     const cfit_layout *l = &p->layout;
     int L = m->layers;
     cfit_buf_printf(b, "--tensor-model-parallel-size %d\n--pipeline-model-parallel-size %d\n", l->tp, l->pp);
-    if (l->pp > 1 && L % l->pp)
+    if (l->pp > 1 && p->stage_layers_first > 0)
+        mg_split(b, L, p);
+    else if (l->pp > 1 && L % l->pp)
         mg_uneven(b, L, l->pp);
     if (l->vp > 1 && L % (l->pp * l->vp) == 0)
         cfit_buf_printf(b, "--num-layers-per-virtual-pipeline-stage %d\n", L / (l->pp * l->vp));
@@ -225,6 +239,22 @@ static void mg_layer_freq(cfit_buf *b, const cfit_model *m)
         cfit_buf_puts(b, ")'\n");
 }
 
+/* The router's score function, group-limited routing and aux-loss-free expert bias
+ * (TransformerConfig moe_router_score_function, moe_router_num_groups / moe_router_group_topk,
+ * moe_router_enable_expert_bias / moe_router_bias_update_rate; Megatron-LM d98e8a6). */
+static void mg_router(cfit_buf *b, const cfit_model *m)
+{
+    if (m->router_sigmoid)
+        cfit_buf_puts(b, "--moe-router-score-function sigmoid\n");
+    if (m->router_groups > 1)
+        cfit_buf_printf(b, "--moe-router-num-groups %d\n--moe-router-group-topk %d\n", m->router_groups,
+                         m->router_group_topk);
+    if (m->router_expert_bias)
+        cfit_buf_puts(b, "--moe-router-enable-expert-bias\n");
+    if (m->router_expert_bias && m->router_bias_update_rate > 0)
+        cfit_buf_printf(b, "--moe-router-bias-update-rate %g\n", m->router_bias_update_rate);
+}
+
 /* Megatron-Core MoE layers: experts, router, dispatcher (the framework's: NCCL all-to-all, or the
  * flex dispatcher with its DeepEP / HybridEP backend, TransformerConfig moe_flex_dispatcher_backend). */
 static void mg_moe(cfit_buf *b, const cfit_model *m, const cfit_layout *l, int dispatcher)
@@ -240,8 +270,7 @@ static void mg_moe(cfit_buf *b, const cfit_model *m, const cfit_layout *l, int d
     if (m->shared_ffn_hidden_size > 0 && m->shared_expert_gate)
         cfit_buf_puts(b, "--moe-shared-expert-gate\n");
     mg_layer_freq(b, m);
-    if (m->router_sigmoid)
-        cfit_buf_puts(b, "--moe-router-score-function sigmoid\n");
+    mg_router(b, m);
     if (dispatcher > CFIT_DISPATCH_ALLTOALL && dispatcher < CFIT_DISPATCH_COUNT)
         cfit_buf_printf(b, "--moe-token-dispatcher-type flex\n--moe-flex-dispatcher-backend %s\n",
                          flex_backend[dispatcher]);

@@ -232,6 +232,36 @@ static int map_mla(const hf *c, cfit_model *m)
     return CFIT_EOK;
 }
 
+/* DeepSeek-V3's router (report §2.1.2; its modeling_deepseek.py MoEGate): group-limited routing
+ * over n_group expert groups (one per node in DeepSeek's deployment), a token's experts drawn
+ * from topk_group of them (M = 4 nodes); scoring_func "softmax" or "sigmoid" (V3, Kimi-K2);
+ * topk_method "noaux_tc", the aux-loss-free expert bias (e_score_correction_bias), the only one
+ * MoEGate implements. */
+static int hf_deepseek_router(const hf *c, cfit_model *m)
+{
+    int rc, groups, topk_groups;
+    if ((rc = hf_int(c, "n_group", 0, 1, 1, &groups)) || (rc = hf_int(c, "topk_group", 0, 1, 1, &topk_groups)))
+        return rc;
+    if (topk_groups > groups)
+        return hf_at(c, "topk_group", CFIT_EINVALID, "config.json topk_group is larger than n_group");
+    if (groups > 1) {
+        m->router_groups = groups;
+        m->router_group_topk = topk_groups;
+    }
+    const cfit_json *sf = hf_get(c, "scoring_func");
+    if (sf && (sf->type != CFIT_JSON_STRING || (strcmp(sf->string, "softmax") && strcmp(sf->string, "sigmoid"))))
+        return hf_at(c, "scoring_func", CFIT_EINVALID, "config.json scoring_func must be \"softmax\" or \"sigmoid\"");
+    m->router_sigmoid = sf && strcmp(sf->string, "sigmoid") == 0;
+    const cfit_json *tm = hf_get(c, "topk_method");
+    if (tm && (tm->type != CFIT_JSON_STRING || strcmp(tm->string, "noaux_tc")))
+        return hf_at(c, "topk_method", CFIT_EINVALID,
+                     "config.json topk_method must be \"noaux_tc\" (the only one DeepSeek-V3's MoEGate implements)");
+    m->router_expert_bias = tm != NULL;
+    if (m->router_expert_bias && !m->router_sigmoid)
+        return hf_at(c, "topk_method", CFIT_EINVALID, "config.json topk_method \"noaux_tc\" needs scoring_func \"sigmoid\"");
+    return CFIT_EOK;
+}
+
 static int map_deepseek(const hf *c, cfit_model *m)
 {
     int rc = hf_common(c, m), shared, freq;
@@ -247,18 +277,7 @@ static int map_deepseek(const hf *c, cfit_model *m)
     if (freq != 1)
         return hf_at(c, "moe_layer_freq", CFIT_EINVALID, "config.json moe_layer_freq other than 1 is not supported");
     m->shared_ffn_hidden_size = shared * m->moe_ffn_hidden_size;
-    /* node-limited routing: n_group expert groups (one per node in DeepSeek's deployment), a
-     * token's experts drawn from topk_group of them (DeepSeek-V3 report §2.1.2: M = 4 nodes) */
-    int groups, topk_groups;
-    if ((rc = hf_int(c, "n_group", 0, 1, 1, &groups)) || (rc = hf_int(c, "topk_group", 0, 1, 1, &topk_groups)))
-        return rc;
-    m->moe_max_nodes_per_token = groups > 1 && topk_groups < groups ? topk_groups : 0;
-    /* scoring_func: "softmax" (DeepSeek-V2's default) or "sigmoid" (DeepSeek-V3, Kimi-K2) */
-    const cfit_json *sf = hf_get(c, "scoring_func");
-    if (sf && (sf->type != CFIT_JSON_STRING || (strcmp(sf->string, "softmax") && strcmp(sf->string, "sigmoid"))))
-        return hf_at(c, "scoring_func", CFIT_EINVALID, "config.json scoring_func must be \"softmax\" or \"sigmoid\"");
-    m->router_sigmoid = sf && strcmp(sf->string, "sigmoid") == 0;
-    return CFIT_EOK;
+    return hf_deepseek_router(c, m);
 }
 
 /* gpt-oss: every layer is num_local_experts experts of intermediate_size; layer_types

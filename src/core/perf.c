@@ -46,7 +46,10 @@ static void moe_init(cfit__ctx *ctx)
         return;
     double gated = m->mlp == CFIT_MLP_SWIGLU ? 3.0 : 2.0;
     ctx->moe_frac = (double)cfit_model_moe_layers(m) / m->layers;
-    ctx->expert_layer_params = ctx->moe_frac * gated * m->hidden_size * (double)m->num_experts * m->moe_ffn_hidden_size;
+    ctx->moe_layer_expert_params = gated * m->hidden_size * (double)m->num_experts * m->moe_ffn_hidden_size;
+    ctx->expert_layer_params = ctx->moe_frac * ctx->moe_layer_expert_params;
+    ctx->moe_mlp_delta_params = cfit_model_moe_mlp_params(m, 0) - ctx->moe_layer_expert_params -
+                                cfit_model_dense_mlp_params(m);
     double imb = ctx->req->moe_imbalance >= 1.0 ? ctx->req->moe_imbalance : ctx->fw->moe_imbalance;
     ctx->imbalance = imb >= 1.0 ? imb : 1.0;
     ctx->a2a_overlap = ctx->req->moe_a2a_overlap >= 0 ? ctx->req->moe_a2a_overlap : ctx->fw->moe_a2a_overlap;
@@ -104,6 +107,8 @@ int cfit__ctx_init(cfit__ctx *ctx, const cfit_plan_request *r, const cfit_gpu *g
     ctx->emb_params = cfit_model_embedding_params(ctx->m);
     ctx->model_flops = cfit_model_flops_per_token(ctx->m, ctx->seq);   /* walks every layer: once */
     moe_init(ctx);
+    if (cfit__moe_prefix_init(ctx))
+        return cfit_diag_set(d, CFIT_ENOMEM, NULL, 0, 0, "out of memory");
     cfit__finetune_init(ctx);   /* adjusts model_flops for frozen weights */
     int rc = cfit__offload_init(ctx, d);
     if (!rc)
@@ -124,6 +129,8 @@ void cfit__ctx_fini(cfit__ctx *ctx)
     cfit__comm_fini(ctx);
     free(ctx->slow);
     ctx->slow = NULL;
+    free(ctx->moe_prefix);
+    ctx->moe_prefix = NULL;
     ctx->nslow = ctx->slow_cap = 0;
     ctx->own_topo = NULL;
     ctx->topo = NULL;
@@ -494,15 +501,32 @@ static double layer_activation_bytes(const cfit__ctx *ctx, double tokens, int tp
 
 /* One layer's time for one micro-batch: its GPU work, exposed communication, overhead and
  * any wait for a host-bound framework. */
-static double layer_time(const cfit__layer_cost *lc)
+double cfit__layer_time_s(const cfit__layer_cost *lc)
 {
     return lc->fwd_s + lc->bwd_s + lc->tp_s + lc->cp_s + lc->overhead_s + lc->host_s + lc->ep_s;
+}
+
+/* The most of the EP group's `groups` link groups one token's experts can lie on (docs/model.md
+ * §5.13); 0 = no bound.  Node-limited routing states it (moe_max_nodes_per_token); group-limited
+ * routing implies it: Megatron-Core lays the router's G equal expert groups out in order over the
+ * EP ranks, so each group spans ceil(groups / G) link groups and a token's router_group_topk
+ * groups at most that many times as many (DeepSeek-V3 §2.1.2: G = 8 nodes, 4 of them). */
+static double node_limit(const cfit_model *m, long groups)
+{
+    double limit = m->moe_max_nodes_per_token;
+    if (m->router_groups > 1) {
+        double span = (double)((groups + m->router_groups - 1) / m->router_groups);
+        double by_groups = m->router_group_topk * span;
+        if (limit <= 0 || by_groups < limit)
+            limit = by_groups;
+    }
+    return limit;
 }
 
 /* The share of a token's top-k copies that cross to other link groups and are sent (docs/model.md
  * §5.13): NCCL's all-to-all sends every copy; DeepEP/HybridEP send a token once per destination
  * node (the expected distinct nodes among k experts spread uniformly over the EP group's, capped
- * by node-limited routing) and forward it there over the scale-up link. */
+ * by node- or group-limited routing) and forward it there over the scale-up link. */
 static double dispatch_share(const cfit__ctx *ctx, long groups)
 {
     const cfit_model *m = ctx->m;
@@ -510,8 +534,9 @@ static double dispatch_share(const cfit__ctx *ctx, long groups)
     if (ctx->fw->moe_dispatcher == CFIT_DISPATCH_ALLTOALL || groups <= 1)
         return 1.0;
     double g = (double)groups, distinct = g * (1.0 - pow(1.0 - 1.0 / g, k));
-    if (m->moe_max_nodes_per_token > 0 && distinct > m->moe_max_nodes_per_token)
-        distinct = m->moe_max_nodes_per_token;
+    double limit = node_limit(m, groups);
+    if (limit > 0 && distinct > limit)
+        distinct = limit;
     return distinct < k ? distinct / k : 1.0;
 }
 
@@ -559,8 +584,8 @@ static double weight_grad_s(const cfit__ctx *ctx, double tokens, int tp, int sp,
     return w.t;
 }
 
-void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int recompute,
-                              int sp, int ep, int etp, cfit__layer_cost *lc)
+static void layer_cost_at(const cfit__ctx *ctx, int tp, int cp, int mbs, int recompute,
+                          int sp, int ep, int etp, cfit__layer_cost *lc)
 {
     const cfit_model *m = ctx->m;
     double h = m->hidden_size;
@@ -644,8 +669,9 @@ void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int
         lc->ep_s = ctx->moe_frac * ep_comm_s(ctx, tokens, tp, ep, etp, recompute, lc->fwd_s + lc->bwd_s);
     double passes = 3.0 + (recompute == CFIT_RECOMPUTE_FULL ? 1.0 : 0.0);
     double host = passes * ctx->fw->host_layer_s;
-    double gpu = layer_time(lc);   /* host_s is still 0 (lc was cleared) */
+    double gpu = cfit__layer_time_s(lc);   /* host_s is still 0 (lc was cleared) */
     lc->host_s = host > gpu ? host - gpu : 0.0;
+    lc->host_pass_s = host;
 
     /* Logits and loss on the last stage: GEMM (vocab split over TP) + softmax traffic. */
     acc lg = {0, 0, 0};
@@ -664,6 +690,40 @@ void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int
         lc->work_bytes = expert_activation_bytes(ctx, tokens, tp, ep, etp, ctx->prec == CFIT_PREC_FP8 ? 1.0 : 2.0);
     lc->logits_bytes = tokens * V / tp * 6.0;                      /* bf16 logits + fp32 copy */
     lc->pp_msg_bytes = 2.0 * tokens * h / tp;                      /* scatter/gather over TP */
+}
+
+/* b - a, field by field, into d. */
+static void moe_delta_of(const cfit__layer_cost *a, const cfit__layer_cost *b, cfit__moe_delta *d)
+{
+    d->fwd_s = b->fwd_s - a->fwd_s;
+    d->bwd_s = b->bwd_s - a->bwd_s;
+    d->wgrad_s = b->wgrad_s - a->wgrad_s;
+    d->cb_s = b->cb_s - a->cb_s;
+    d->mb_s = b->mb_s - a->mb_s;
+    d->tp_s = b->tp_s - a->tp_s;
+    d->ep_s = b->ep_s - a->ep_s;
+    d->act_bytes = b->act_bytes - a->act_bytes;
+}
+
+/* The mean layer's cost, and for a model mixing dense and MoE layers what an MoE layer adds over
+ * a dense one (the layer costed as all dense and as all MoE: every term is linear in the MoE
+ * share but the host wait, which cfit__layer_cost_mixed recomputes).  The search is
+ * single-threaded; the share is set back before returning. */
+void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int recompute,
+                              int sp, int ep, int etp, cfit__layer_cost *lc)
+{
+    layer_cost_at(ctx, tp, cp, mbs, recompute, sp, ep, etp, lc);
+    if (!ctx->moe_prefix)
+        return;
+    cfit__ctx *c = (cfit__ctx *)ctx;
+    double share = c->moe_frac;
+    cfit__layer_cost dense, moe;
+    c->moe_frac = 0.0;
+    layer_cost_at(c, tp, cp, mbs, recompute, sp, ep, etp, &dense);
+    c->moe_frac = 1.0;
+    layer_cost_at(c, tp, cp, mbs, recompute, sp, ep, etp, &moe);
+    c->moe_frac = share;
+    moe_delta_of(&dense, &moe, &lc->moe_delta);
 }
 
 /* Parameters held by one GPU of a stage with n layers, first/last flags, but for the routed
@@ -719,14 +779,23 @@ static void device_ends(const cfit_layout *l, const cfit_schedule_terms *st, int
         *last = 0;
 }
 
-/* One device's memory: n_layers of layer cost lc, first/last stage flags, the schedule's terms st. */
+/* MoE layers of a stage beyond the mean layer's share of its n_params layers (n_moe of its layers
+ * are MoE, -1 = the mean share): what its parameters move by (stages.c). */
+static double extra_moe_layers(const cfit__ctx *ctx, int n_params, int n_moe, int copies)
+{
+    return n_moe >= 0 && ctx->moe_prefix ? (double)n_moe * copies - ctx->moe_frac * n_params : 0.0;
+}
+
+/* One device's memory: n_layers of layer cost lc (n_moe of them MoE; -1 = the mean layer's share),
+ * first/last stage flags, the schedule's terms st. */
 static void stage_memory(const cfit__ctx *ctx, const cfit__layer_cost *lc, const cfit_layout *l,
-                         const cfit_schedule_terms *st, int n_layers, int first, int last, stage_mem *sm)
+                         const cfit_schedule_terms *st, int n_layers, int n_moe, int first, int last, stage_mem *sm)
 {
     double inflight = first ? st->inflight_first : st->inflight_last;
     device_ends(l, st, &first, &last);
     int n_params = n_layers * st->param_copies;              /* DualPipe: two stages' parameters */
-    double params = stage_params(ctx, n_params, first, last, l->tp);
+    double mix = extra_moe_layers(ctx, n_params, n_moe, st->param_copies);
+    double params = stage_params(ctx, n_params, first, last, l->tp) + mix * ctx->moe_mlp_delta_params / l->tp;
     double dp = l->dp;
     sm->w = 2.0 * params * (l->zero >= 3 ? 1.0 / dp : 1.0);
     if (ctx->prec == CFIT_PREC_FP8)
@@ -735,6 +804,7 @@ static void stage_memory(const cfit__ctx *ctx, const cfit__layer_cost *lc, const
     sm->opt = 12.0 * params * (l->zero >= 1 ? 1.0 / dp : 1.0);    /* fp32 master, Adam m, v */
     if (ctx->moe) {   /* routed experts: over EP x ETP, their ZeRO shards over the expert-DP ranks */
         double e_params = stage_expert_params(ctx, n_params, l), e_dp = expert_dp(l);
+        e_params += mix * ctx->moe_layer_expert_params / ((double)(l->ep > 1 ? l->ep : 1) * (l->etp > 1 ? l->etp : 1));
         sm->w += 2.0 * e_params * (l->zero >= 3 ? 1.0 / e_dp : 1.0) + (ctx->prec == CFIT_PREC_FP8 ? e_params : 0.0);
         sm->gr += ctx->grad_bytes * e_params * (l->zero >= 2 ? 1.0 / e_dp : 1.0);
         sm->opt += 12.0 * e_params * (l->zero >= 1 ? 1.0 / e_dp : 1.0);
@@ -829,13 +899,14 @@ static double hw_flops(const cfit__ctx *cctx, int rec)
 
 /* ---- a whole layout: memory first (the search's fit test), then the step time ----
  *
- * cfit__plan_memory fills a cfit__plan_eval with the layout's stages, schedule terms and the
- * worst device's memory; cfit__plan_finish runs the time model on it: the pipeline's pace
- * (stage_pace, pipeline_sends), the data-parallel step (dp_step), the optimizer (optimizer_step),
- * then the plan's figures (plan_breakdown, plan_rates).  The search finishes only the layouts it
- * keeps (search.c consider): one that does not fit is ranked by its memory shortfall alone. */
+ * cfit__plan_memory fills a cfit__plan_eval with the layout's stages (the split of its layers and
+ * each stage's mean layer, stages.c), schedule terms and the worst device's memory;
+ * cfit__plan_finish runs the time model on it: the pipeline's pace (stage_pace, pipeline_sends),
+ * the data-parallel step (dp_step), the optimizer (optimizer_step), then the plan's figures
+ * (plan_breakdown, plan_rates).  The search finishes only the layouts it keeps (search.c
+ * consider): one that does not fit is ranked by its memory shortfall alone. */
 
-/* The layout's job size, stages and schedule terms (what memory and time both need). */
+/* The layout's job size, default stages and schedule terms (what memory and time both need). */
 static void eval_layout(const cfit__ctx *ctx, const cfit_layout *l, cfit__plan_eval *e)
 {
     e->ctx = ctx;
@@ -843,24 +914,88 @@ static void eval_layout(const cfit__ctx *ctx, const cfit_layout *l, cfit__plan_e
     e->gpus = (long)l->tp * l->cp * l->pp * l->dp;
     e->m_mb = ctx->gbs / ((long)l->mbs * l->dp);
     stage_layers(ctx->m->layers, l->pp, &e->n_first, &e->n_last, &e->n_min, &e->n_max);
+    e->n_mid = 0;
+    e->moe_first = e->moe_mid = e->moe_last = -1;
+    e->lcm = NULL;
     e->sched = cfit_layout_schedule(l);
     cfit_schedule_terms_of(e->sched, l->pp, l->vp, e->m_mb, &e->st);
 }
 
-/* The worst device's memory (first or last stage) and whether the layout fits the GPU (and,
- * with offload, the node's host memory and NVMe array). */
+/* The split of e's layers over its stages (stages.c), chosen on layer cost lc: balanced for a
+ * model mixing dense and MoE layers where Megatron can run it, else the default (balanced 0). */
+static void layout_split(cfit__plan_eval *e, const cfit__layer_cost *lc)
+{
+    memset(&e->split, 0, sizeof e->split);
+    if (!e->ctx->moe_prefix || e->layout.pp < 2)
+        return;
+    cfit__split_choose(e->ctx, lc, e->layout.pp, e->layout.vp, e->st.ends_together, &e->split);
+}
+
+/* A balanced split's stage layer counts and MoE layers into e (the default's stand). */
+static void split_counts(cfit__plan_eval *e)
+{
+    const cfit__split *sp = &e->split;
+    if (!sp->balanced)
+        return;
+    int p = e->layout.pp;
+    e->n_first = sp->first, e->n_last = sp->last;
+    e->moe_first = sp->moe_first, e->moe_last = sp->moe_last, e->moe_mid = sp->moe_mid;
+    e->n_mid = p > 2 ? sp->mid : 0;
+    int hi = sp->first > sp->last ? sp->first : sp->last, lo = sp->first < sp->last ? sp->first : sp->last;
+    if (p > 2) {
+        hi = sp->mid > hi ? sp->mid : hi;
+        lo = sp->mid < lo ? sp->mid : lo;
+    }
+    e->n_max = hi;
+    e->n_min = lo;
+}
+
+/* A stage of n layers, moe of them MoE: its mean layer from lc at its own share. */
+static void stage_layer(const cfit__ctx *ctx, const cfit__layer_cost *lc, int n, int moe, cfit__layer_cost *out)
+{
+    cfit__layer_cost_mixed(ctx, lc, n > 0 ? (double)moe / n : ctx->moe_frac, out);
+}
+
+/* Each stage's mean layer: the first stage's from lcf, the last's from lcl, each moved to its
+ * own MoE share under a balanced split (the middle one's from lcf). */
+static void split_layers(cfit__plan_eval *e, const cfit__layer_cost *lcf, const cfit__layer_cost *lcl)
+{
+    e->lcf = lcf;
+    e->lcl = lcl;
+    if (!e->split.balanced)
+        return;
+    const cfit__split *sp = &e->split;
+    stage_layer(e->ctx, lcf, sp->first, sp->moe_first, &e->stage[0]);
+    e->lcf = &e->stage[0];
+    if (e->layout.pp > 2) {
+        stage_layer(e->ctx, lcf, sp->mid, sp->moe_mid, &e->stage[1]);
+        e->lcm = &e->stage[1];
+    }
+    stage_layer(e->ctx, lcl, sp->last, sp->moe_last, &e->stage[2]);
+    e->lcl = &e->stage[2];
+}
+
+/* The worst device's memory (first, last or a middle stage) and whether the layout fits the GPU
+ * (and, with offload, the node's host memory and NVMe array). */
 static void plan_memory(cfit__plan_eval *e)
 {
     const cfit__ctx *ctx = e->ctx;
     const cfit_layout *l = &e->layout;
     int p = l->pp;
-    stage_mem first, last = {0, 0, 0, 0, 0, 0, 0, 0};
-    stage_memory(ctx, e->lcf, l, &e->st, e->n_first, 1, p == 1, &first);
+    stage_mem first, last = {0}, mid = {0};
+    stage_memory(ctx, e->lcf, l, &e->st, e->n_first, e->moe_first, 1, p == 1, &first);
     const stage_mem *worst = &first;
     if (p > 1) {
-        stage_memory(ctx, e->lcl, l, &e->st, e->n_last, 0, 1, &last);
+        stage_memory(ctx, e->lcl, l, &e->st, e->n_last, e->moe_last, 0, 1, &last);
         if (last.total > first.total)
             worst = &last;
+    }
+    if (e->n_mid > 0) {   /* at the first stage's in-flight count: the second holds one fewer (a bound) */
+        cfit_schedule_terms sm = e->st;
+        sm.inflight_last = e->st.inflight_first;
+        stage_memory(ctx, e->lcm, l, &sm, e->n_mid, e->moe_mid, 0, 0, &mid);
+        if (mid.total > worst->total)
+            worst = &mid;
     }
     cfit_memory *mem = &e->mem;
     memset(mem, 0, sizeof *mem);
@@ -887,7 +1022,6 @@ static void plan_memory(cfit__plan_eval *e)
 /* The pipeline's pace: one micro-batch through each stage, which stage sets it, and the sends
  * and the bubble around it. */
 typedef struct pipe_pace {
-    double first_s, last_s;       /* one micro-batch's layers (and logits) on the first, last stage */
     double stage_s, fast_s;       /* the slowest stage's and the fastest stage's */
     const cfit__layer_cost *lc;   /* the mean layer of the stage that sets the pace */
     int n_slow;                   /* its layers */
@@ -897,24 +1031,53 @@ typedef struct pipe_pace {
     double bubble_s;              /* the schedule's bubble per step */
 } pipe_pace;
 
-static void stage_pace(const cfit__plan_eval *e, pipe_pace *pc)
+/* The default split's pace (stage_layers): the first stage's layers lcf, the last's lcl. */
+static void default_pace(const cfit__plan_eval *e, pipe_pace *pc)
 {
     int p = e->layout.pp;
     int together = e->st.ends_together;
-    double layer_first_s = layer_time(e->lcf), layer_last_s = layer_time(e->lcl);
+    double layer_first_s = cfit__layer_time_s(e->lcf), layer_last_s = cfit__layer_time_s(e->lcl);
     /* the logits run on the last stage, or on the first device where it holds the last chunk */
-    pc->first_s = e->n_first * layer_first_s + (p == 1 || together ? e->lcf->logits_s : 0.0);
-    pc->last_s = e->n_last * layer_last_s + (together ? 0.0 : e->lcl->logits_s);
-    pc->stage_s = pc->first_s > pc->last_s ? pc->first_s : pc->last_s;
+    double first_s = e->n_first * layer_first_s + (p == 1 || together ? e->lcf->logits_s : 0.0);
+    double last_s = e->n_last * layer_last_s + (together ? 0.0 : e->lcl->logits_s);
+    pc->stage_s = first_s > last_s ? first_s : last_s;
     pc->fast_s = p == 1 ? pc->stage_s : (e->n_min * layer_first_s);
-    if (p > 1 && pc->last_s < pc->fast_s)
-        pc->fast_s = pc->last_s;
-    int slow_is_last = p > 1 && pc->last_s >= pc->first_s;
+    if (p > 1 && last_s < pc->fast_s)
+        pc->fast_s = last_s;
+    int slow_is_last = p > 1 && last_s >= first_s;
     pc->n_slow = slow_is_last ? e->n_last : e->n_first;
     pc->lc = slow_is_last ? e->lcl : e->lcf;
     pc->logits_share = (slow_is_last != together || p == 1) ? 1.0 : 0.0;
 }
 
+/* One stage of a balanced split, n layers of mean layer lc (logits: it runs them): the slowest
+ * and fastest so far updated. */
+static void stage_put(const cfit__layer_cost *lc, int n, int logits, pipe_pace *pc)
+{
+    double t = n * cfit__layer_time_s(lc) + (logits ? lc->logits_s : 0.0);
+    if (!pc->lc || t > pc->stage_s) {
+        pc->stage_s = t;
+        pc->n_slow = n;
+        pc->lc = lc;
+        pc->logits_share = logits ? 1.0 : 0.0;
+    }
+    pc->fast_s = pc->fast_s < 0 || t < pc->fast_s ? t : pc->fast_s;
+}
+
+static void stage_pace(const cfit__plan_eval *e, pipe_pace *pc)
+{
+    if (!e->split.balanced) {
+        default_pace(e, pc);
+        return;
+    }
+    pc->lc = NULL;   /* a balanced split (vp 1, the logits on the last stage): first, middle, last */
+    pc->stage_s = 0.0;
+    pc->fast_s = -1.0;
+    stage_put(e->lcf, e->split.first, 0, pc);
+    if (e->layout.pp > 2)
+        stage_put(e->lcm, e->split.mid, 0, pc);
+    stage_put(e->lcl, e->split.last, 1, pc);
+}
 /* Pipeline point-to-point: activations forward, gradients backward, per chunk; then the
  * micro-batch's time and the schedule's bubble. */
 static void pipeline_sends(const cfit__plan_eval *e, pipe_pace *pc)
@@ -998,6 +1161,8 @@ static void plan_breakdown(const cfit__plan_eval *e, const pipe_pace *pc, const 
     out->recompute_layers = e->recompute_layers;
     out->stage_layers_min = e->layout.pp == 1 ? e->ctx->m->layers : e->n_min;
     out->stage_layers_max = e->n_max;
+    out->stage_layers_first = e->split.balanced ? e->split.first : 0;
+    out->stage_layers_last = e->split.balanced ? e->split.last : 0;
     out->stage_imbalance = pc->stage_s > 0 ? (pc->stage_s - pc->fast_s) / pc->stage_s : 0.0;
     /* the factors applied: DP's gradient reduction, TP's, PP's, CP's */
     double slow = dt->slow > lc->tp_slow ? dt->slow : lc->tp_slow;
@@ -1057,10 +1222,13 @@ void cfit__plan_finish(const cfit__plan_eval *e, cfit_plan *out)
     plan_rates(e, out);
 }
 
+
 void cfit__plan_memory(const cfit__ctx *ctx, const cfit__layer_cost *lc, const cfit_layout *l, cfit__plan_eval *e)
 {
     eval_layout(ctx, l, e);
-    e->lcf = e->lcl = lc;
+    layout_split(e, lc);
+    split_counts(e);
+    split_layers(e, lc, lc);
     e->recompute_layers = l->recompute == CFIT_RECOMPUTE_FULL ? e->n_max : 0;
     plan_memory(e);
 }
@@ -1079,34 +1247,65 @@ static void blend(const cfit__layer_cost *none, const cfit__layer_cost *full, in
     out->tp_s += f * (full->tp_s - none->tp_s);
     out->cp_s += f * (full->cp_s - none->cp_s);
     out->host_s += f * (full->host_s - none->host_s);
+    out->host_pass_s += f * (full->host_pass_s - none->host_pass_s);
     out->ep_s += f * (full->ep_s - none->ep_s);
     out->act_bytes += f * (full->act_bytes - none->act_bytes);
     out->work_bytes = k > 0 ? full->work_bytes : none->work_bytes;
+    /* the MoE delta blends alike */
+    out->moe_delta.bwd_s += f * (full->moe_delta.bwd_s - none->moe_delta.bwd_s);
+    out->moe_delta.cb_s += f * (full->moe_delta.cb_s - none->moe_delta.cb_s);
+    out->moe_delta.mb_s += f * (full->moe_delta.mb_s - none->moe_delta.mb_s);
+    out->moe_delta.tp_s += f * (full->moe_delta.tp_s - none->moe_delta.tp_s);
+    out->moe_delta.ep_s += f * (full->moe_delta.ep_s - none->moe_delta.ep_s);
+    out->moe_delta.act_bytes += f * (full->moe_delta.act_bytes - none->moe_delta.act_bytes);
 }
 
-/* Stage memory with k of its n layers recomputed, under e's layout and schedule terms. */
+/* One stage whose memory is checked: n layers (n_moe MoE, -1 = the mean share), which end it is;
+ * a middle stage is taken at the first stage's in-flight count. */
+typedef struct stage_spec {
+    int n, n_moe, first, last, middle;
+} stage_spec;
+
+/* The stages e's split checks for memory: first, last (p > 1) and a middle one (a balanced
+ * split, p > 2); returns how many. */
+static int split_specs(const cfit__plan_eval *e, stage_spec spec[3])
+{
+    int p = e->layout.pp;
+    spec[0] = (stage_spec){e->n_first, e->moe_first, 1, p == 1, 0};
+    spec[1] = (stage_spec){e->n_last, e->moe_last, 0, 1, 0};
+    spec[2] = (stage_spec){e->split.mid, e->moe_mid, 0, 0, 1};
+    return p == 1 ? 1 : e->split.balanced && p > 2 ? 3 : 2;
+}
+
+/* Stage memory with k of its layers recomputed, under e's layout and schedule terms. */
 static double stage_total_bytes(const cfit__plan_eval *e, const cfit__layer_cost *none, const cfit__layer_cost *full,
-                                int k, int n, int first, int last)
+                                int k, const stage_spec *sg)
 {
     cfit__layer_cost b;
     stage_mem sm;
-    blend(none, full, k, n, &b);
-    stage_memory(e->ctx, &b, &e->layout, &e->st, n, first, last, &sm);
+    blend(none, full, k, sg->n, &b);
+    cfit_schedule_terms st = e->st;
+    if (sg->middle)
+        st.inflight_last = st.inflight_first;
+    if (sg->n_moe >= 0)   /* the stage's own MoE share */
+        stage_layer(e->ctx, &b, sg->n, sg->n_moe, &b);
+    stage_memory(e->ctx, &b, &e->layout, &st, sg->n, sg->n_moe, sg->first, sg->last, &sm);
     return sm.total;
 }
 
 /* The fewest layers k (0..n) of a stage to recompute so that it fits; memory falls
  * linearly in k from k = 1 on, so two evaluations locate it.  n when even all do not. */
 static int layers_to_fit(const cfit__plan_eval *e, const cfit__layer_cost *none, const cfit__layer_cost *full,
-                         int n, int first, int last)
+                         const stage_spec *sg)
 {
     double cap = e->ctx->g->memory_bytes;
-    if (stage_total_bytes(e, none, full, 0, n, first, last) <= cap)
+    int n = sg->n;
+    if (stage_total_bytes(e, none, full, 0, sg) <= cap)
         return 0;
-    double m1 = stage_total_bytes(e, none, full, 1, n, first, last);
+    double m1 = stage_total_bytes(e, none, full, 1, sg);
     if (m1 <= cap || n <= 1)
         return 1 < n ? 1 : n;
-    double mn = stage_total_bytes(e, none, full, n, n, first, last);
+    double mn = stage_total_bytes(e, none, full, n, sg);
     if (mn > cap || m1 <= mn)
         return n;
     int k = 1 + (int)ceil((m1 - cap) / ((m1 - mn) / (n - 1)) - 1e-9);
@@ -1117,15 +1316,17 @@ int cfit__plan_memory_block(const cfit__ctx *ctx, const cfit__layer_cost *none, 
                             const cfit_layout *l, cfit__plan_eval *e)
 {
     eval_layout(ctx, l, e);
-    int k = layers_to_fit(e, none, full, e->n_first, 1, l->pp == 1);
-    if (l->pp > 1) {
-        int kl = layers_to_fit(e, none, full, e->n_last, 0, 1);
-        k = kl > k ? kl : k;
+    layout_split(e, none);
+    split_counts(e);
+    stage_spec spec[3];
+    int ns = split_specs(e, spec), k = 0;
+    for (int i = 0; i < ns; i++) {
+        int ki = layers_to_fit(e, none, full, &spec[i]);
+        k = ki > k ? ki : k;
     }
-    blend(none, full, k, e->n_first, &e->blend[0]);
-    blend(none, full, k, e->n_last, &e->blend[1]);
-    e->lcf = &e->blend[0];
-    e->lcl = &e->blend[1];
+    blend(none, full, k, spec[0].n, &e->blend[0]);
+    blend(none, full, k, spec[ns > 1 ? 1 : 0].n, &e->blend[1]);
+    split_layers(e, &e->blend[0], &e->blend[1]);
     e->recompute_layers = k;
     plan_memory(e);
     return k;

@@ -16,6 +16,12 @@
 #define CFIT__SLOW_GRID 14           /* message sizes simulated per exchange: 1 KiB .. 64 GiB, x4 apart */
 #define CFIT__AUTO_NODES 32          /* nodes of the rail-optimised fabric --fabric alone assumes */
 
+typedef struct cfit__split {
+    int balanced;                    /* 1: the split below, chosen for balance; 0: stage_layers' default */
+    int first, mid, last;            /* layers of the first stage, of each middle one, of the last */
+    int moe_first, moe_mid, moe_last; /* MoE layers among them (moe_mid: the most of any middle stage) */
+} cfit__split;
+
 typedef struct cfit__ctx {
     const cfit_plan_request *req;
     const cfit_model *m;
@@ -49,6 +55,16 @@ typedef struct cfit__ctx {
     int moe;                       /* the model has MoE layers */
     double moe_frac;               /* MoE layers / layers: the mean layer's share of an MoE MLP */
     double expert_layer_params;    /* routed-expert weights of the mean layer (sharded over EP x ETP) */
+    double moe_layer_expert_params; /* routed-expert weights of one MoE layer */
+    double moe_mlp_delta_params;   /* an MoE layer's other MLP weights (shared experts, router) less a
+                                      dense layer's MLP: what a stage's layer mix moves (stages.c) */
+    int *moe_prefix;               /* MoE layers among layers [0, i), i = 0..layers (owned); NULL when
+                                      every layer is alike (dense, or all MoE) */
+    struct cfit__split_memo {      /* stages.c: the last split chosen, for the stage rates and p it was for */
+        int have, p;
+        double g0, g1, host_s, logits_s;
+        cfit__split split;
+    } split_memo;
     double imbalance;              /* busiest expert's tokens over the mean (request or framework, >= 1) */
     int a2a_overlap;               /* the all-to-all overlaps another micro-batch's compute */
     /* --topology / --fabric: simulated slowdowns of cross-node exchanges (perf.c topo_factor) */
@@ -75,6 +91,12 @@ typedef struct cfit__ctx {
     cfit__host host;               /* offload and fine-tuning terms (offload_cost.h) */
 } cfit__ctx;
 
+/* What one MoE layer's cost adds over a dense layer's (the fields of cfit__layer_cost that the
+ * MoE share moves linearly); zero unless the model mixes dense and MoE layers. */
+typedef struct cfit__moe_delta {
+    double fwd_s, bwd_s, wgrad_s, cb_s, mb_s, tp_s, ep_s, act_bytes;
+} cfit__moe_delta;
+
 typedef struct cfit__layer_cost {
     int tp, cp, mbs, recompute, sp;
     int ep, etp;                     /* expert parallel sizes (1, 1 for a dense model) */
@@ -89,6 +111,8 @@ typedef struct cfit__layer_cost {
     double tp_slow, cp_slow;         /* simulated factors applied to TP's and CP's cross-node terms (1 = none) */
     double overhead_s;               /* per-layer launch/sync overhead, fwd + bwd */
     double host_s;                   /* host-bound time beyond the GPU's (framework host_layer_s) */
+    double host_pass_s;              /* the framework's host time for the layer (host_s = what exceeds the GPU's) */
+    cfit__moe_delta moe_delta;       /* an MoE layer less a dense one (stages.c) */
     double logits_s;                 /* logits + loss fwd + bwd (last stage) */
     double logits_cb_s, logits_mb_s;
     double act_bytes;                /* stored activations per layer per in-flight micro-batch */
@@ -119,18 +143,24 @@ void cfit__ctx_fini(cfit__ctx *ctx);
 void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int recompute,
                               int sp, int ep, int etp, cfit__layer_cost *lc);
 /* A layout costed as far as its memory (cfit__plan_memory): the search's fit test, and what the
- * time model (cfit__plan_finish) then needs.  lcf and lcl may point into blend: an eval is
- * filled in place and not copied. */
+ * time model (cfit__plan_finish) then needs.  lcf, lcm and lcl may point into blend and stage:
+ * an eval is filled in place and not copied. */
 typedef struct cfit__plan_eval {
     const cfit__ctx *ctx;
     cfit_layout layout;
     const cfit__layer_cost *lcf, *lcl;   /* the mean layer of the first and of the last stage */
-    cfit__layer_cost blend[2];           /* block recomputation's blends (lcf, lcl point here) */
+    const cfit__layer_cost *lcm;         /* a balanced split's middle stage's (p > 2), else NULL */
+    cfit__layer_cost blend[2];           /* block recomputation's blends */
+    cfit__layer_cost stage[3];           /* a balanced split's first, middle and last stage's mean
+                                            layer at its own MoE share (stages.c) */
+    cfit__split split;                   /* the split of the layers over the stages (stages.c) */
     cfit_schedule sched;                 /* cfit_layout_schedule(&layout) */
     cfit_schedule_terms st;
     long gpus;                           /* tp x cp x pp x dp */
     long m_mb;                           /* micro-batches per step per pipeline */
     int n_first, n_last, n_min, n_max;   /* layers of the first, last, shortest and longest stage */
+    int n_mid;                           /* layers of each middle stage of a balanced split (p > 2), else 0 */
+    int moe_first, moe_mid, moe_last;    /* MoE layers of those stages (-1: the mean layer's share) */
     int recompute_layers;                /* layers per stage recomputed in full */
     cfit_memory mem;                     /* the most loaded device's */
     int fits;                            /* in GPU memory (and host memory with offload) */
@@ -146,6 +176,22 @@ int cfit__plan_memory_block(const cfit__ctx *ctx, const cfit__layer_cost *none, 
                             const cfit_layout *l, cfit__plan_eval *e);
 /* The step time model on an eval of cfit__plan_memory*: fills every field of out. */
 void cfit__plan_finish(const cfit__plan_eval *e, cfit_plan *out);
+
+/* stages.c: pipeline stages of a model that mixes dense and MoE layers (docs/model.md §5.8). */
+/* the split (cfit__split) is defined above cfit__ctx, whose memo holds one */
+/* The layer time of a layer cost (compute, exposed communication, overhead, host wait). */
+double cfit__layer_time_s(const cfit__layer_cost *lc);
+/* The mean layer of a stage whose layers are MoE layers by share `moe_share`: lc moved along its
+ * MoE delta (from the model's mean share), the host wait recomputed. */
+void cfit__layer_cost_mixed(const cfit__ctx *ctx, const cfit__layer_cost *lc, double moe_share, cfit__layer_cost *out);
+/* MoE layers among layers [from, from + n). */
+int cfit__moe_layers_in(const cfit__ctx *ctx, int from, int n);
+/* The split of a mixed model's layers over p stages (vp 1, logits on the last stage) that
+ * Megatron's --decoder-first/last-pipeline-num-layers express with the least slowest-stage
+ * time for layer cost lc; s->balanced = 0 when it does not apply. */
+void cfit__split_choose(const cfit__ctx *ctx, const cfit__layer_cost *lc, int p, int vp, int ends_together, cfit__split *s);
+/* ctx->moe_prefix for a model mixing dense and MoE layers (cfit__ctx_fini frees it). */
+int cfit__moe_prefix_init(cfit__ctx *ctx);
 
 /* schedule.c: the request's framework (the catalog's megatron-core when it names none; NULL
  * without a catalog) and its pipeline rules on the fixed layout (ZeRO with PP, --schedule). */

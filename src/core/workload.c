@@ -198,11 +198,34 @@ static int bad(cfit_diag *d, const cfit_model *m, const char *what)
     return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "model '%s': %s", m->name, what);
 }
 
+/* The router's groups and expert bias (Megatron-Core TransformerConfig.__post_init__: the groups
+ * divide the experts, group top-k at most the groups; expert bias only with sigmoid scores). */
+static int validate_router(const cfit_model *m, cfit_diag *d)
+{
+    int g = m->router_groups, gk = m->router_group_topk;
+    if (gk > 0 && g < 1)
+        return bad(d, m, "router_group_topk needs router_groups");
+    if (g > 0 && (m->num_experts % g || gk < 1 || gk > g))
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "model '%s': router_groups %d must divide num_experts %d, and router_group_topk %d "
+                             "must be between 1 and router_groups", m->name, g, m->num_experts, gk);
+    if (g > 0 && m->experts_per_token > gk * (m->num_experts / g))
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "model '%s': experts_per_token %d exceeds the %d experts of router_group_topk %d groups",
+                             m->name, m->experts_per_token, gk * (m->num_experts / g), gk);
+    if (m->router_expert_bias && !m->router_sigmoid)
+        return bad(d, m, "router_expert_bias (aux-loss-free balancing) needs router_score \"sigmoid\"");
+    if (m->router_bias_update_rate > 0 && !m->router_expert_bias)
+        return bad(d, m, "router_bias_update_rate needs router_expert_bias");
+    return CFIT_EOK;
+}
+
 static int validate_moe(const cfit_model *m, cfit_diag *d)
 {
     if (!cfit_model_is_moe(m)) {
-        if (m->experts_per_token || m->moe_ffn_hidden_size || m->shared_ffn_hidden_size || m->shared_expert_gate)
-            return bad(d, m, "experts_per_token, moe_ffn_hidden_size and shared experts need num_experts");
+        if (m->experts_per_token || m->moe_ffn_hidden_size || m->shared_ffn_hidden_size || m->shared_expert_gate ||
+            m->router_groups || m->router_group_topk || m->router_expert_bias)
+            return bad(d, m, "experts_per_token, moe_ffn_hidden_size, shared experts and router keys need num_experts");
         return CFIT_EOK;
     }
     if (m->experts_per_token < 1 || m->experts_per_token > m->num_experts)
@@ -219,7 +242,7 @@ static int validate_moe(const cfit_model *m, cfit_diag *d)
                                  m->name, m->dense_layers.layer[i], m->layers - 1);
     if (cfit_model_moe_layers(m) == 0)
         return bad(d, m, "num_experts is set but no layer is an MoE layer");
-    return CFIT_EOK;
+    return validate_router(m, d);
 }
 
 static int validate_attention(const cfit_model *m, cfit_diag *d)

@@ -275,6 +275,20 @@ static double nvls_heads(const cfit_nccl_system *s)
     return h > 0 ? h : 1;
 }
 
+/* The NICs NVLSTree's traffic crosses nodes on.  Only the NVLS heads take part in the tree across
+ * nodes (connect.cc connectNvls sets nvls.treeUp / treeDown on head ranks only; the other ranks
+ * scatter to and gather from the heads over NVLink), and each head sends and receives on the NIC
+ * the NVLS graph paired it with (search.cc getNvlsNetDev; ncclTopoSearchRecNet admits no duplicate
+ * head).  So a node with more NIC-equipped GPUs than heads - an NVL72 rack's 72 NICs against
+ * NCCL_MAX_NVLS_ARITY's 32 heads - leaves the others idle.  A GPU with several NICs keeps all of
+ * them, as the node's other algorithms do here (network plugins that stripe a GPU's NICs). */
+static double nvls_tree_nics(const cfit_nccl_system *s)
+{
+    double per_gpu = s->nics > s->gpus_per_node ? (double)s->nics / s->gpus_per_node : 1;
+    double n = nvls_heads(s) * per_gpu;
+    return n < s->nics ? n : s->nics;
+}
+
 /* The chunk NCCL moves per NVLS / NVLSTree step for a message of `bytes` (enqueue.cc
  * calcCollChunking: smaller chunks below fixed multiples of channels x heads x chunk). */
 static double nvls_chunk_bytes(const cfit_nccl_system *s, cfit_nccl_algo a, double bytes)
@@ -386,7 +400,10 @@ static double per_byte(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_a
         intra = c == CFIT_COLL_ALLREDUCE ? nvls : (n - 1) / n * nvls;
         inter = sharp;
         break;
-    case CFIT_NCCL_NVLS_TREE: intra = nvls, inter = tree_up * net; break;
+    case CFIT_NCCL_NVLS_TREE:
+        intra = nvls;
+        inter = multi ? tree_up * s->net_slowdown / (nvls_tree_nics(s) * s->nic_bw) : 0;
+        break;
     case CFIT_NCCL_COLLNET_DIRECT: intra = 2 * (g - 1) / g * in, inter = sharp; break;
     case CFIT_NCCL_COLLNET_CHAIN: intra = 2 * in, inter = sharp; break;
     case CFIT_NCCL_PAT: inter = (n - 1) / n * net; break;

@@ -262,6 +262,8 @@ static void test_megatron_moe_mla(void **state)
         "--moe-layer-freq '([0]*3+[1]*58)'", "--moe-token-dispatcher-type alltoall", "--moe-grouped-gemm",
         "--multi-latent-attention", "--q-lora-rank 1536", "--kv-lora-rank 512", "--qk-head-dim 128",
         "--qk-pos-emb-head-dim 64", "--v-head-dim 128", "--decoder-last-pipeline-num-layers 1",
+        "--moe-router-score-function sigmoid", "--moe-router-num-groups 8", "--moe-router-group-topk 4",
+        "--moe-router-enable-expert-bias", "--moe-router-bias-update-rate 0.001",
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         has_line(text, want[i]);
@@ -293,6 +295,26 @@ static void test_megatron_moe_patterns(void **state)
     has_line(text, "--kv-channels 128");
     has_line(text, "--expert-tensor-parallel-size 1");
     assert_null(strstr(text, "--moe-shared-expert-intermediate-size"));
+    checks_clean(state, &f, text);
+    free(text);
+}
+
+/* The plan's own split of DeepSeek-V3's layers (plan.h stage_layers_first/last): each end that
+ * differs from the middle stages' share is written, and Megatron accepts it. */
+static void test_megatron_moe_split(void **state)
+{
+    fixture f;
+    moe_plan(state, &f, "deepseek-v3", 1, 16, 128, 64, 1, 4096);
+    f.plan.stage_layers_first = 2, f.plan.stage_layers_last = 3;   /* middle 14 x 4 */
+    char *text = emit(&f, CFIT_EMIT_MEGATRON);
+    has_line(text, "--decoder-first-pipeline-num-layers 2");
+    has_line(text, "--decoder-last-pipeline-num-layers 3");
+    checks_clean(state, &f, text);
+    free(text);
+    f.plan.stage_layers_first = 4, f.plan.stage_layers_last = 1;   /* the first as the middle */
+    text = emit(&f, CFIT_EMIT_MEGATRON);
+    assert_null(strstr(text, "--decoder-first-pipeline-num-layers"));
+    has_line(text, "--decoder-last-pipeline-num-layers 1");
     checks_clean(state, &f, text);
     free(text);
 }
@@ -344,6 +366,7 @@ int main(void)
         cmocka_unit_test(test_torchrun),
         cmocka_unit_test(test_megatron_moe_mla),
         cmocka_unit_test(test_megatron_moe_patterns),
+        cmocka_unit_test(test_megatron_moe_split),
         cmocka_unit_test(test_megatron_moe_refused),
         cmocka_unit_test(test_kinds),
     };

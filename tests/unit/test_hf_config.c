@@ -88,7 +88,10 @@ static void test_fixture_matches_catalog(void **state)
         cfit_model m = load_fixture(pairs[i][0]);
         const cfit_model *e = cfit_catalog_model(c, pairs[i][1], NULL);
         assert_non_null(e);
-        assert_int_equal(m.moe_max_nodes_per_token, e->moe_max_nodes_per_token);   /* deepseek-v3: 4; kimi: none */
+        /* deepseek-v3: 8 groups, 4 per token; kimi: none; both aux-loss-free (noaux_tc) */
+        assert_int_equal(m.router_groups, e->router_groups);
+        assert_int_equal(m.router_group_topk, e->router_group_topk);
+        assert_int_equal(m.router_expert_bias, e->router_expert_bias);
         if (cfit_model_params(&m) != cfit_model_params(e) || cfit_model_active_params(&m) != cfit_model_active_params(e))
             fail_msg("%s: %.0f / %.0f parameters, catalog %s %.0f / %.0f", pairs[i][0], cfit_model_params(&m),
                      cfit_model_active_params(&m), pairs[i][1], cfit_model_params(e), cfit_model_active_params(e));
@@ -134,6 +137,13 @@ static void test_errors(void **state)
                  " \"moe_intermediate_size\": 32,\n \"moe_layer_freq\": 2}", CFIT_EINVALID, 2, 20, "moe_layer_freq");
     expect_error("{\"model_type\": \"llama\", " LLAMA_KEYS ",\n \"num_key_value_heads\": 3}", CFIT_EINVALID, 1, 1,
                  "num_kv_heads 3 does not divide num_heads 4");
+#define DSV3_KEYS "\"model_type\": \"deepseek_v3\", " LLAMA_KEYS ", \"kv_lora_rank\": 16, \"qk_nope_head_dim\": 8," \
+                  " \"qk_rope_head_dim\": 8, \"v_head_dim\": 8, \"n_routed_experts\": 8, \"num_experts_per_tok\": 2," \
+                  " \"moe_intermediate_size\": 32"
+    expect_error("{" DSV3_KEYS ", \"n_group\": 2,\n \"topk_group\": 3}", CFIT_EINVALID, 2, 16, "topk_group is larger than n_group");
+    expect_error("{" DSV3_KEYS ", \"scoring_func\": \"sigmoid\",\n \"topk_method\": \"greedy\"}", CFIT_EINVALID, 2, 17,
+                 "topk_method must be \"noaux_tc\"");
+    expect_error("{" DSV3_KEYS ",\n \"topk_method\": \"noaux_tc\"}", CFIT_EINVALID, 2, 17, "needs scoring_func \"sigmoid\"");
 }
 
 static void test_mapping_details(void **state)

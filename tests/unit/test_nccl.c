@@ -179,6 +179,31 @@ static void tree_two_nodes_half_bytes(void **state)
     assert_rel(e4.latency_s, (8.4 + 2 * (7 * 4.0 + 2 * 14.0)) * 1e-6, 1e-9);
 }
 
+/* NVLSTree crosses nodes on its heads' NICs only: a 72-GPU NVLink domain with a NIC per GPU has
+ * at most 32 heads (NCCL_MAX_NVLS_ARITY), so its network term is 2S / (32 x nic) on 3+ nodes,
+ * whatever the NICs beyond 32; with 8 GPUs and 4 NICs per GPU every head keeps its 4 NICs. */
+static void nvlstree_uses_heads_nics(void **state)
+{
+    (void)state;
+    cfit_nccl_estimate e72, e32;
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    cfit_nccl_system s72 = cluster(4, 72, 72, 5e9), s32 = cluster(4, 72, 32, 5e9);
+    s72.nvls_bw = s32.nvls_bw = 400e9;
+    assert_int_equal(cfit_nccl_time(&s72, CFIT_COLL_ALLREDUCE, CFIT_NCCL_NVLS_TREE, CFIT_NCCL_SIMPLE, GIB, &e72, &d),
+                     CFIT_EOK);
+    assert_int_equal(cfit_nccl_time(&s32, CFIT_COLL_ALLREDUCE, CFIT_NCCL_NVLS_TREE, CFIT_NCCL_SIMPLE, GIB, &e32, &d),
+                     CFIT_EOK);
+    assert_int_equal(e72.net_bound, 1);
+    assert_rel(e72.time_s - e72.latency_s - e72.fill_s, 2 * GIB / (32 * 5e9), 1e-9);
+    assert_rel(e72.time_s, e32.time_s, 1e-12);
+    cfit_nccl_system f = cluster(4, 8, 32, 5e9);   /* 4 NICs per GPU: all 32 carry the tree */
+    f.nvls_bw = 400e9;
+    assert_int_equal(cfit_nccl_time(&f, CFIT_COLL_ALLREDUCE, CFIT_NCCL_NVLS_TREE, CFIT_NCCL_SIMPLE, GIB, &e32, &d),
+                     CFIT_EOK);
+    assert_rel(e32.time_s - e32.latency_s - e32.fill_s, 2 * GIB / (32 * 5e9), 1e-9);
+}
+
 /* Pipeline fill: NVLS on one node runs 4 stages, so it finishes 3 chunk waves (channels x heads x
  * chunk) after its bandwidth term; 8 Hopper GPUs run 16 channels x 8 heads, chunks 128 KiB from
  * 1 GiB, 64 KiB from 64 MiB, 32 KiB from 8 MiB, 16 KiB below, and never more than the message. */
@@ -536,6 +561,7 @@ int main(void)
         cmocka_unit_test(fewer_channels_for_small_messages),
         cmocka_unit_test(net_slowdown_halves_busbw), cmocka_unit_test(tree_two_nodes_half_bytes),
         cmocka_unit_test(support_rules),             cmocka_unit_test(pipeline_fill),
+        cmocka_unit_test(nvlstree_uses_heads_nics),
         cmocka_unit_test(tuner_ignores_fill),             cmocka_unit_test(tuner_choices),
         cmocka_unit_test(mask_parsing),              cmocka_unit_test(system_from_catalog),
         cmocka_unit_test(bad_inputs),                cmocka_unit_test(best_quiet_agrees),

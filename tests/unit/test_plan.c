@@ -94,8 +94,15 @@ static void check_invariants(const cfit_plan_request *r, const cfit_plan *p)
     assert_int_equal(p->nodes, (p->gpus + p->node->gpus_per_node - 1) / p->node->gpus_per_node);
     assert_true(p->global_batch % ((long)l->mbs * l->dp) == 0);
     assert_int_equal(p->grad_accum, p->global_batch / ((long)l->mbs * l->dp));
-    assert_int_equal(p->stage_layers_max, (md->layers + l->pp - 1) / l->pp);
-    assert_int_equal(p->stage_layers_min, l->pp == 1 ? md->layers : md->layers / l->pp);
+    if (p->stage_layers_first > 0) {   /* a balanced split Megatron runs: the middle stages equal */
+        int ends = p->stage_layers_first + p->stage_layers_last, mid = l->pp > 2 ? (md->layers - ends) / (l->pp - 2) : 0;
+        assert_true(p->stage_layers_last > 0 && (l->pp > 2 || ends == md->layers));
+        assert_int_equal(ends + (l->pp - 2) * mid, md->layers);
+        assert_true(p->stage_layers_max >= (md->layers + l->pp - 1) / l->pp && p->stage_layers_min <= md->layers / l->pp);
+    } else {
+        assert_int_equal(p->stage_layers_max, (md->layers + l->pp - 1) / l->pp);
+        assert_int_equal(p->stage_layers_min, l->pp == 1 ? md->layers : md->layers / l->pp);
+    }
     assert_true(p->stage_imbalance >= 0.0 && p->stage_imbalance < 1.0);
 
     /* memory: components sum to the total; fits compares with the GPU's capacity (and, with
@@ -131,7 +138,7 @@ static void check_invariants(const cfit_plan_request *r, const cfit_plan *p)
         assert_true(b->pp_bubble_s == 0.0);
     } else {
         /* interleaved 1F1B: (p - 1) / v times the time of one micro-batch through a stage */
-        double per_mb = (b->compute_s + b->tp_comm_s + b->cp_comm_s + b->pp_comm_s + b->other_s) /
+        double per_mb = (b->compute_s + b->tp_comm_s + b->cp_comm_s + b->ep_comm_s + b->pp_comm_s + b->other_s) /
                         (double)p->grad_accum;
         assert_rel(b->pp_bubble_s, (l->pp - 1.0) / l->vp * per_mb, 1e-9, "pp bubble");
     }
@@ -233,6 +240,50 @@ static void test_moe_expert_sharding(void **state)
     /* ZeRO-1 shards the experts' optimizer states over the expert-DP ranks (64 / 8) */
     cfit_plan z = evaluate(&r, g[0], moe_layout(1, 1, 64, 8, 1, 1));
     assert_rel(z.mem.optimizer_bytes, 12.0 * (rest / 64 + experts / 8 / 8), 1e-9, "expert ZeRO-1");
+}
+
+/* Parameters one GPU of a DeepSeek-V3 stage holds (tp 1): n layers, the first `dense` of them
+ * dense, the routed experts over ep; the first stage adds the input embedding, the last the
+ * output one and the final norm. */
+static double dsv3_stage_params(const cfit_model *m, int n, int dense, int ep, int first, int last)
+{
+    double norms = cfit_model_layer_params(m) - cfit_model_layer_matmul_params(m);
+    double experts = 3.0 * m->hidden_size * (double)m->num_experts * m->moe_ffn_hidden_size;
+    double moe_rest = cfit_model_moe_mlp_params(m, 0) - experts;
+    double p = n * (cfit_model_attn_params(m) + norms) + dense * cfit_model_dense_mlp_params(m) +
+               (n - dense) * (moe_rest + experts / ep);
+    return p + (first ? cfit_model_embedding_params(m) : 0.0) + (last ? cfit_model_embedding_params(m) + m->hidden_size : 0.0);
+}
+
+/* DeepSeek-V3's 3 dense layers (docs/model.md §5.8): the 61 layers split over 16 stages as
+ * Megatron can run them (first and last any count, the middle 14 equal) with the least
+ * slowest stage: the dense first stage short (2), the last with the logits 3, the middle 4; at
+ * 2 stages each stage's weights are its own layers', dense and MoE counted apart. */
+static void test_moe_dense_first_stages(void **state)
+{
+    (void)state;
+    const cfit_gpu *g[] = {gpu("h100-sxm")};
+    cfit_plan_request r;
+    request(&r, "deepseek-v3", g, 1, 2048);
+    r.global_batch = 4096;
+    cfit_plan p = evaluate(&r, g[0], moe_layout(1, 16, 128, 64, 1, 1));
+    assert_int_equal(p.stage_layers_first, 2);
+    assert_int_equal(p.stage_layers_last, 3);
+    assert_int_equal(p.stage_layers_max, 4);
+    assert_int_equal(p.stage_layers_min, 2);
+    const cfit_model *m = r.model;
+    cfit_plan two = evaluate(&r, g[0], moe_layout(1, 2, 1024, 64, 1, 0));
+    int f = two.stage_layers_first, l = two.stage_layers_last;
+    assert_int_equal(f + l, 61);
+    double wf = 2.0 * dsv3_stage_params(m, f, 3, 64, 1, 0), wl = 2.0 * dsv3_stage_params(m, l, 0, 64, 0, 1);
+    if (fabs(two.mem.weights_bytes - wf) > 1e-9 * wf && fabs(two.mem.weights_bytes - wl) > 1e-9 * wl)
+        fail_msg("weights %.6g: neither the first stage's %.6g nor the last's %.6g", two.mem.weights_bytes, wf, wl);
+    /* a model of one kind of layer keeps Megatron's default split */
+    request(&r, "qwen3-30b-a3b", g, 1, 256);
+    r.global_batch = 1024;
+    cfit_plan q = evaluate(&r, g[0], moe_layout(1, 16, 16, 8, 1, 1));
+    assert_int_equal(q.stage_layers_first, 0);
+    assert_int_equal(q.stage_layers_last, 0);
 }
 
 /* Imbalance and overlap: the busiest expert slows the step; overlap hides the all-to-all. */
@@ -1401,6 +1452,7 @@ int main(void)
         cmocka_unit_test(test_frameworks),
         cmocka_unit_test(test_block_recompute),
         cmocka_unit_test(test_moe_expert_sharding),
+        cmocka_unit_test(test_moe_dense_first_stages),
         cmocka_unit_test(test_moe_imbalance_overlap),
         cmocka_unit_test(test_moe_validate),
         cmocka_unit_test(test_moe_search),

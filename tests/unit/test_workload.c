@@ -439,6 +439,22 @@ static void test_validate_moe(void **state)
     m = *model(state, "deepseek-v3");
     m.first_dense_layers = 61;
     expect_invalid(&m, CFIT_EINVALID, "no layer is an MoE layer");
+    m = *model(state, "deepseek-v3");   /* the router: Megatron-Core's group and expert-bias rules */
+    m.router_groups = 6;
+    expect_invalid(&m, CFIT_EINVALID, "router_groups 6 must divide num_experts 256");
+    m.router_groups = 8, m.router_group_topk = 9;
+    expect_invalid(&m, CFIT_EINVALID, "router_group_topk 9 must be between 1 and router_groups");
+    m.router_groups = 0, m.router_group_topk = 4;
+    expect_invalid(&m, CFIT_EINVALID, "router_group_topk needs router_groups");
+    m = *model(state, "deepseek-v3");
+    m.router_groups = 256, m.router_group_topk = 4;   /* 4 groups of 1 expert cannot give top-8 */
+    expect_invalid(&m, CFIT_EINVALID, "experts_per_token 8 exceeds the 4 experts");
+    m = *model(state, "deepseek-v3");
+    m.router_sigmoid = 0;
+    expect_invalid(&m, CFIT_EINVALID, "router_expert_bias (aux-loss-free balancing) needs router_score");
+    m = *model(state, "deepseek-v3");
+    m.router_expert_bias = 0;
+    expect_invalid(&m, CFIT_EINVALID, "router_bias_update_rate needs router_expert_bias");
     m = *model(state, "qwen3-30b-a3b");
     m.dense_layers.n = 1, m.dense_layers.layer[0] = 48;
     expect_invalid(&m, CFIT_ERANGE, "dense layer 48");
