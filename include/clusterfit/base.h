@@ -98,6 +98,10 @@ CFIT_API int cfit_parse_rate(const char *text, double *out_bytes_per_s, cfit_dia
 CFIT_API int cfit_parse_time(const char *text, double *out_s, cfit_diag *d);
 CFIT_API int cfit_parse_real(const char *text, double *out, cfit_diag *d);
 
+/* Seconds on a monotonic clock (CLOCK_MONOTONIC): only differences mean anything.  What the
+ * library times with, for a caller timing its own work (the CLI's progress line). */
+CFIT_API double cfit_now_s(void);
+
 /* Levenshtein distance between a and b (NUL-terminated); SIZE_MAX when out of memory. */
 CFIT_API size_t cfit_edit_distance(const char *a, const char *b);
 

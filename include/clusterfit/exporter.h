@@ -100,11 +100,13 @@ typedef struct cfit_exporter_config {
 
 /* Adding a new collector: write src/exporter/collector_NAME.c filling a
  * cfit_collector_ops, declare it in src/exporter/collectors.h and list it in the
- * table in src/exporter/exporter.c. */
+ * table in src/exporter/exporter.c; the CLI makes its --collector.NAME and
+ * --no-collector.NAME flags from that table. */
 typedef struct cfit_collector_ops {
     const char *name;           /* "gpu": flag --collector.gpu */
     const char *help;           /* one line for --help */
     int default_on;
+    const char *enabled_by;     /* off by default: the option that turns it on ("job-socket"), or NULL */
     /* Make the collector's state; 0 or a cfit_err with d filled (the collector is then
      * disabled).  Must not fail for a missing device (report nothing instead). */
     int (*init)(const cfit_exporter_config *cfg, void **state, cfit_diag *d);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "base/json.h"
+#include "base/grow.h"
 
 #define BUF_MIN 64
 #define SHOW_MAX 64   /* bytes of a key echoed in a message */
@@ -55,19 +56,10 @@ static int buf_reserve(cfit_buf *b, size_t extra)
         b->oom = 1;
         return 0;
     }
-    size_t need = b->len + extra + 1;
-    if (need <= b->cap)
-        return 1;
-    size_t cap = b->cap ? b->cap : BUF_MIN;
-    while (cap < need)
-        cap *= 2;
-    char *p = realloc(b->data, cap);
-    if (!p) {
+    if (cfit__grow(&b->data, &b->cap, b->len + extra + 1, 1)) {
         b->oom = 1;
         return 0;
     }
-    b->data = p;
-    b->cap = cap;
     return 1;
 }
 
@@ -340,21 +332,6 @@ static cfit_json *new_node(parser *p, cfit_json_type type)
     return v;
 }
 
-/* Room for element n of an array of *cap elem-sized items: returns the array, moved
- * if it grew, or NULL on failure (the old array stays valid). */
-static void *grow(void *arr, size_t *cap, size_t n, size_t elem)
-{
-    if (n < *cap)
-        return arr;
-    size_t ncap = *cap ? *cap * 2 : 4;
-    if (ncap > SIZE_MAX / elem)
-        return NULL;
-    void *q = realloc(arr, ncap * elem);
-    if (q)
-        *cap = ncap;
-    return q;
-}
-
 /* ---- strings ----------------------------------------------------------- */
 
 static int hex4(const parser *p, size_t pos, unsigned *out)
@@ -608,13 +585,11 @@ static cfit_json *parse_array_in(parser *p, int depth)
         cfit_json *item = parse_value(p, depth);
         if (!item)
             break;
-        cfit_json **items = grow(arr->items, &cap, arr->n, sizeof *items);
-        if (!items) {
+        if (cfit__grow(&arr->items, &cap, arr->n + 1, sizeof *arr->items)) {
             cfit_json_free(item);
             fail_oom(p);
             break;
         }
-        arr->items = items;
         arr->items[arr->n++] = item;
         skip_ws(p);
         int c = peek(p);
@@ -707,15 +682,13 @@ static int parse_member(parser *p, cfit_json *obj, size_t *cap, keyset *ks, int 
     p->pos++;
     skip_ws(p);
     cfit_json *value = parse_value(p, depth);
-    cfit_json_member *members = value ? grow(obj->members, cap, obj->n, sizeof *members) : NULL;
-    if (!members) {
+    if (!value || cfit__grow(&obj->members, cap, obj->n + 1, sizeof *obj->members)) {
         if (value)
             fail_oom(p);
         cfit_json_free(value);
         free(key);
         return -1;
     }
-    obj->members = members;
     obj->members[obj->n++] = (cfit_json_member){key, line, col, value};
     if (!keyset_add(ks, obj)) {
         fail_oom(p);

@@ -22,6 +22,7 @@
  */
 #define _GNU_SOURCE
 #include "bench/comm_internal.h"
+#include "base/grow.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -200,17 +201,9 @@ static void w_bytes(wbuf *b, const void *src, size_t n)
 {
     if (b->oom)
         return;
-    if (b->len + n > b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 1024;
-        while (cap < b->len + n)
-            cap *= 2;
-        unsigned char *q = realloc(b->p, cap);
-        if (!q) {
-            b->oom = 1;
-            return;
-        }
-        b->p = q;
-        b->cap = cap;
+    if (b->len + n < b->len || cfit__grow(&b->p, &b->cap, b->len + n, 1)) {
+        b->oom = 1;
+        return;
     }
     memcpy(b->p + b->len, src, n);
     b->len += n;

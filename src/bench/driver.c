@@ -10,6 +10,7 @@
  * size and runs the faster (choose_algo).
  */
 #include "bench/coll.h"
+#include "base/clock.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -28,13 +29,6 @@ size_t cfit__bcoll_block(size_t elems, size_t esize, int nranks)
 {
     size_t per16 = 16 / esize;   /* elements in 16 bytes: 4, 2, 8 */
     return (elems / (size_t)nranks) & ~(per16 - 1);
-}
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
 /* Everything one rank's sweep uses. */
@@ -70,10 +64,10 @@ static int choose_algo(sweep *w, const cfit__bcoll_counts *c)
     for (int a = 0; a < 2 && !rc; a++) {
         w->x.algo = algos[a];
         rc = cfit_comm_barrier(w->comm);
-        double t0 = now_s();
+        double t0 = cfit__now();
         for (int i = 0; i < calls && !rc; i++)
             rc = w->coll->run(&w->x, c, w->send, w->recv);
-        t[a] = now_s() - t0;
+        t[a] = cfit__now() - t0;
     }
     if (rc || (rc = cfit_comm_allreduce_f64(w->comm, t, 2, 0)))
         return comm_fail(w, rc);
@@ -97,10 +91,10 @@ static int measure(sweep *w, const cfit__bcoll_counts *c, int in_place, cfit_ben
         rc = w->coll->run(&w->x, c, send, recv);
     if (!rc)
         rc = cfit_comm_barrier(w->comm);
-    double t0 = now_s();
+    double t0 = cfit__now();
     for (int i = 0; i < o->iters && !rc; i++)
         rc = w->coll->run(&w->x, c, send, recv);
-    double el = o->iters > 0 ? (now_s() - t0) / o->iters : 0.0;
+    double el = o->iters > 0 ? (cfit__now() - t0) / o->iters : 0.0;
     if (rc)
         return comm_fail(w, rc);
     if ((rc = cfit_comm_allreduce_f64(w->comm, &el, 1, 0)))

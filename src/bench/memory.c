@@ -6,6 +6,7 @@
  */
 #include "clusterfit/memory.h"
 #include "bench/comm_internal.h"   /* cfit__mem_available_bytes */
+#include "base/clock.h"
 
 #include <errno.h>
 #include <math.h>
@@ -22,13 +23,6 @@
 
 static const char *const kernel_names[CFIT_STREAM_KERNELS] = {"Copy", "Scale", "Add", "Triad"};
 static const int kernel_words[CFIT_STREAM_KERNELS] = {2, 2, 3, 3};   /* 8-byte words per element */
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* ---- last-level cache from sysfs ---- */
 
@@ -194,11 +188,11 @@ static void *member_main(void *arg)
     for (int k = 0; k < s->ntimes; k++)
         for (int w = 0; w < CFIT_STREAM_KERNELS; w++) {
             pthread_barrier_wait(&s->bar);
-            double t0 = m->id == 0 ? now_s() : 0.0;
+            double t0 = m->id == 0 ? cfit__now() : 0.0;
             kernel(s->a, s->b, s->c, lo, hi, w);
             pthread_barrier_wait(&s->bar);
             if (m->id == 0)
-                s->times[w * s->ntimes + k] = now_s() - t0;
+                s->times[w * s->ntimes + k] = cfit__now() - t0;
         }
     return NULL;
 }

@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE   /* O_DIRECT */
 #include "clusterfit/storage.h"
+#include "base/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -47,13 +48,6 @@ int cfit_storage_have_uring(void)
 #else
     return 0;
 #endif
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 /* splitmix64: a small, well-mixed generator; the offsets only need to be deterministic. */
@@ -105,7 +99,7 @@ static int stopped(worker *w)
     const pass *p = w->p;
     if (p->o->stop && *p->o->stop)
         return 1;
-    return p->deadline > 0 && (++w->polls & 63) == 0 && now_s() > p->deadline;
+    return p->deadline > 0 && (++w->polls & 63) == 0 && cfit__now() > p->deadline;
 }
 
 /* Offset of request i of this worker. */
@@ -248,7 +242,7 @@ static int run_pass(pass *p, unsigned char *bufs, size_t per_thread, cfit_storag
             w->count = q + ((uint64_t)i < r);
         }
     }
-    double t0 = now_s();
+    double t0 = cfit__now();
     p->deadline = p->random ? t0 + RANDOM_PASS_MAX_S : 0;
     int started = 0, rc = CFIT_EOK;
     for (; started < n; started++)
@@ -261,7 +255,7 @@ static int run_pass(pass *p, unsigned char *bufs, size_t per_thread, cfit_storag
         pthread_join(ws[i].tid, NULL);
     if (!rc && p->write && fdatasync(p->fd) != 0)
         rc = cfit_diag_set(d, CFIT_ESYS, NULL, 0, 0, "fsync: %s", strerror(errno));
-    double t1 = now_s();
+    double t1 = cfit__now();
     uint64_t ops = 0;
     for (int i = 0; i < started; i++) {
         ops += ws[i].ops;

@@ -29,6 +29,7 @@
  */
 #define _GNU_SOURCE
 #include "bench/comm_internal.h"
+#include "base/grow.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -121,8 +122,8 @@ static void io_unlock(tcp_t *t)
 static int q_push(partq *q, part p)
 {
     if (q->n == q->cap) {
-        size_t cap = q->cap ? q->cap * 2 : 16;
-        part *v = malloc(cap * sizeof *v);
+        size_t cap = cfit__grow_cap(q->cap, q->n + 1, sizeof(part));   /* circular: copied, not realloc'd */
+        part *v = cap ? malloc(cap * sizeof *v) : NULL;
         if (!v)
             return CFIT_ENOMEM;
         for (size_t i = 0; i < q->n; i++)
@@ -204,14 +205,8 @@ static int part_done(tcp_t *t, partq *q, size_t k)
     } else if (t->ncr && t->cr[t->ncr - 1].req == p->req) {
         t->cr[t->ncr - 1].n += k;
     } else {
-        if (t->ncr == t->capcr) {
-            size_t cap = t->capcr ? t->capcr * 2 : 64;
-            credit *v = realloc(t->cr, cap * sizeof *v);
-            if (!v)
-                return CFIT_ENOMEM;
-            t->cr = v;
-            t->capcr = cap;
-        }
+        if (cfit__grow(&t->cr, &t->capcr, t->ncr + 1, sizeof *t->cr))
+            return CFIT_ENOMEM;
         t->cr[t->ncr++] = (credit){p->req, k};
     }
     if (p->done == p->len) {
@@ -317,10 +312,7 @@ static int threaded_progress(tcp_t *t, int timeout_ms)
     }
     if (!moved && !t->tfail && t->queued && timeout_ms > 0) {
         struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        long ns = ts.tv_nsec + (long)(timeout_ms % 1000) * 1000000L;
-        ts.tv_sec += timeout_ms / 1000 + ns / 1000000000L;
-        ts.tv_nsec = ns % 1000000000L;
+        cfit__monotonic_after_ms(&ts, timeout_ms);
         pthread_cond_timedwait(&t->cv, &t->mu, &ts);
         apply_credits(t);
     }

@@ -63,10 +63,23 @@ static const cli_opt *find_short(const cli_opt *opts, char c)
     return NULL;
 }
 
+/* Where an option's value goes: its binding, else the handler. */
+typedef struct deliver_to {
+    const cli_bind *binds;
+    cli_handler fn;
+    void *ctx;
+} deliver_to;
+
+static int deliver(const deliver_to *to, const cli_opt *o, const char *value)
+{
+    const cli_bind *b = cli_bind_find(to->binds, o->id);
+    return b ? cli_bind_store(b, to->ctx, o->name, value) : to->fn(to->ctx, o->id, o->name, value);
+}
+
 /* argv[*i] is "-XY...", X a flag: each letter is a flag until one takes a value, which is the
  * rest of the word or, when the word ends there, the next one (nccl-tests and getopt read
  * "-cb1M" and "-c1" alike). */
-static int parse_bundle(int argc, char **argv, int *i, const cli_opt *opts, cli_handler fn, void *ctx)
+static int parse_bundle(int argc, char **argv, int *i, const cli_opt *opts, const deliver_to *to)
 {
     const char *a = argv[*i];
     for (size_t j = 1; a[j]; j++) {
@@ -80,7 +93,7 @@ static int parse_bundle(int argc, char **argv, int *i, const cli_opt *opts, cli_
             return cli_error("option '-%c' (--%s) needs a value (%s)", a[j], o->name, o->arg);
         else if (o->arg)
             value = argv[++*i];
-        int rc = fn(ctx, o->id, o->name, value);
+        int rc = deliver(to, o, value);
         if (rc || o->arg)
             return rc;
     }
@@ -129,6 +142,13 @@ static int claim_stdin(stdin_claim *claim, stdin_claim who, const char *value)
 int cli_parse(int argc, char **argv, const cli_opt *opts, cli_handler fn, void *ctx,
               const char *usage, const char *description)
 {
+    return cli_parse_bound(argc, argv, opts, NULL, fn, ctx, usage, description);
+}
+
+int cli_parse_bound(int argc, char **argv, const cli_opt *opts, const cli_bind *binds, cli_handler fn, void *ctx,
+                    const char *usage, const char *description)
+{
+    const deliver_to to = {binds, fn, ctx};
     int only_positional = 0;
     stdin_claim stdin_by = {STDIN_UNCLAIMED, NULL};   /* the input that takes "-" */
     for (int i = 1; i < argc; i++) {
@@ -156,7 +176,7 @@ int cli_parse(int argc, char **argv, const cli_opt *opts, cli_handler fn, void *
             } else {
                 o = find_short(opts, a[1]);
                 if (o && a[2] && !o->arg) {   /* bundled flags, getopt style: -qj, -qb1M */
-                    if ((rc = parse_bundle(argc, argv, &i, opts, fn, ctx)))
+                    if ((rc = parse_bundle(argc, argv, &i, opts, &to)))
                         return rc;
                     continue;
                 }
@@ -174,7 +194,7 @@ int cli_parse(int argc, char **argv, const cli_opt *opts, cli_handler fn, void *
             }
             if (input_metavar(o->arg) && (rc = claim_stdin(&stdin_by, (stdin_claim){STDIN_OPTION, o->name}, value)))
                 return rc;
-            rc = fn(ctx, o->id, o->name, value);
+            rc = deliver(&to, o, value);
         }
         if (rc)
             return rc;

@@ -3,6 +3,7 @@
 #ifndef CFIT_CLI_H
 #define CFIT_CLI_H
 
+#include <stddef.h>
 #include <stdio.h>
 #include "clusterfit/base.h"
 #include "clusterfit/catalog.h"
@@ -25,11 +26,59 @@ typedef struct cli_opt {
  * (id -1).  Returns 0 or an exit code (2 after printing an error). */
 typedef int (*cli_handler)(void *ctx, int id, const char *name, const char *value);
 
+/* An option whose value is bound (as git's OPT_INTEGER): the parser checks the value and stores
+ * it in the field at offset in the handler's ctx, and calls no handler for it (cli_bind.c). */
+typedef enum cli_bind_kind {
+    CLI_BIND_FLAG,     /* an int set to 1 */
+    CLI_BIND_STRING,   /* a const char * to the argument */
+    CLI_BIND_INT,      /* an int or long in [min, max] (cli_int: K M B T suffixes) */
+    CLI_BIND_COUNT,    /* a double holding a count (cli_count: K M B T = powers of 1000) */
+    CLI_BIND_REAL,     /* a double in [lo, hi] (cli_real) */
+    CLI_BIND_ENUM,     /* an int set to the value of the name in names (NULL-terminated) */
+    CLI_BIND_NAMED,    /* an int set to the i < count with name_of(i) the argument */
+} cli_bind_kind;
+
+typedef struct cli_name {
+    const char *name;
+    int value;
+} cli_name;
+
+typedef struct cli_bind {
+    int id;                          /* the cli_opt it binds; a table ends with id 0 */
+    cli_bind_kind kind;
+    size_t offset, size;             /* the field in ctx */
+    long min, max;                   /* CLI_BIND_INT */
+    double lo, hi;                   /* CLI_BIND_REAL */
+    const cli_name *names;           /* CLI_BIND_ENUM */
+    const char *(*name_of)(int i);   /* CLI_BIND_NAMED, for i < count */
+    int count;
+} cli_bind;
+
+#define CLI_FIELD_(type, field) .offset = offsetof(type, field), .size = sizeof(((type *)0)->field)
+#define CLI_FLAG(id_, type, field) {.id = (id_), .kind = CLI_BIND_FLAG, CLI_FIELD_(type, field)}
+#define CLI_STRING(id_, type, field) {.id = (id_), .kind = CLI_BIND_STRING, CLI_FIELD_(type, field)}
+#define CLI_INT(id_, type, field, min_, max_) \
+    {.id = (id_), .kind = CLI_BIND_INT, CLI_FIELD_(type, field), .min = (min_), .max = (max_)}
+#define CLI_COUNT(id_, type, field) {.id = (id_), .kind = CLI_BIND_COUNT, CLI_FIELD_(type, field)}
+#define CLI_REAL(id_, type, field, lo_, hi_) \
+    {.id = (id_), .kind = CLI_BIND_REAL, CLI_FIELD_(type, field), .lo = (lo_), .hi = (hi_)}
+#define CLI_ENUM(id_, type, field, names_) {.id = (id_), .kind = CLI_BIND_ENUM, CLI_FIELD_(type, field), .names = (names_)}
+#define CLI_NAMED(id_, type, field, name_of_, count_) \
+    {.id = (id_), .kind = CLI_BIND_NAMED, CLI_FIELD_(type, field), .name_of = (name_of_), .count = (count_)}
+
+/* The binding of option id in binds (NULL: none), or NULL. */
+const cli_bind *cli_bind_find(const cli_bind *binds, int id);
+/* Check value and store it where b says in ctx; 0, or 2 after "clusterfit: error: --NAME: ...". */
+int cli_bind_store(const cli_bind *b, void *ctx, const char *name, const char *value);
+
 /* Parse argv[1..] of a command against opts (terminated by a NULL name).  -h/--help
  * prints usage and returns -1 (the caller exits 0).  Unknown options are an error
  * with a did-you-mean (exit 2). */
 int cli_parse(int argc, char **argv, const cli_opt *opts, cli_handler fn, void *ctx,
               const char *usage, const char *description);
+/* cli_parse with the values of the options in binds stored in ctx instead of passed to fn. */
+int cli_parse_bound(int argc, char **argv, const cli_opt *opts, const cli_bind *binds, cli_handler fn, void *ctx,
+                    const char *usage, const char *description);
 void cli_usage(FILE *out, const cli_opt *opts, const char *usage, const char *description);
 
 /* "clusterfit: error: FILE:LINE:COL: msg" or "clusterfit: error: msg"; returns 2

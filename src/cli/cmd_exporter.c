@@ -17,11 +17,11 @@ enum {
     O_COLL_ON = 100, O_COLL_OFF = 200
 };
 
-#define COLL(name, text)                                                                       \
-    {"collector." name, 0, NULL, "enable the " name " collector (" text ")", O_COLL_ON},       \
-    {"no-collector." name, 0, NULL, "disable the " name " collector", O_COLL_OFF}
+#define MAX_COLLECTORS 16   /* exp_cli's enable[] and set[] */
 
-static const cli_opt opts[] = {
+/* The options before the collector flags, and after them (cli_opt's table is both with the
+ * collector flags between, exporter_opts). */
+static const cli_opt opts_web[] = {
     {"web.listen-address", 0, "HOST:PORT", "address to serve on (default 127.0.0.1:9400; :PORT = every address)", O_LISTEN},
     {"web.config.file", 0, "FILE", "exporter-toolkit web config: TLS, client certs, headers, basic auth (docs/exporter.md)", O_WEBCFG},
     {"web.max-connections", 0, "N", "connections at once; past it the oldest still sending headers goes (default 512)", O_MAXCONN},
@@ -29,11 +29,10 @@ static const cli_opt opts[] = {
     {"web.timeout", 0, "TIME", "close a connection idle this long (default 10s)", O_TIMEOUT},
     {"web.read-header-timeout", 0, "TIME", "drop a connection whose request headers take longer (default 5s)", O_HDR_TIMEOUT},
     {"web.max-requests", 0, "N", "scrapes at once; more get 503 at once (default 40, 0 = no limit)", O_MAXREQ},
-    COLL("gpu", "on by default"),
-    COLL("netdev", "on by default"),
-    COLL("infiniband", "on by default"),
-    COLL("disk", "on by default"),
-    COLL("job", "on with --job-socket"),
+    {NULL, 0, NULL, NULL, 0},
+};
+
+static const cli_opt opts_rest[] = {
     {"collector.gpu.pcie", 0, NULL, "also sample PCIe throughput (NVML waits 20 ms per direction and GPU)", O_PCIE},
     {"compat", 0, "NAME", "also serve another exporter's GPU names: dcgm (dcgm-exporter's DCGM_FI_* names, units, labels)", O_COMPAT},
     {"nvml-library", 0, "PATH", "NVML library to dlopen (default libnvidia-ml.so.1)", O_NVML},
@@ -54,12 +53,51 @@ static const cli_opt opts[] = {
     {NULL, 0, NULL, NULL, 0},
 };
 
+#define NOPTS(t) (sizeof t / sizeof t[0] - 1)
+
+/* Text of one collector's two flags (names and help lines the option table points into). */
+typedef struct coll_flag_text {
+    char on[48], off[48], on_help[96], off_help[64];
+} coll_flag_text;
+
+/* The pair --collector.NAME (O_COLL_ON + i) / --no-collector.NAME (O_COLL_OFF + i) of collector i. */
+static void collector_flags(size_t i, coll_flag_text *t, cli_opt *out)
+{
+    const cfit_collector_ops *k = cfit_collectors[i];
+    char when[48];
+    if (k->default_on || !k->enabled_by)
+        snprintf(when, sizeof when, "%s", k->default_on ? "on by default" : "off by default");
+    else
+        snprintf(when, sizeof when, "on with --%s", k->enabled_by);
+    snprintf(t->on, sizeof t->on, "collector.%s", k->name);
+    snprintf(t->off, sizeof t->off, "no-collector.%s", k->name);
+    snprintf(t->on_help, sizeof t->on_help, "enable the %s collector (%s)", k->name, when);
+    snprintf(t->off_help, sizeof t->off_help, "disable the %s collector", k->name);
+    out[0] = (cli_opt){t->on, 0, NULL, t->on_help, O_COLL_ON + (int)i};
+    out[1] = (cli_opt){t->off, 0, NULL, t->off_help, O_COLL_OFF + (int)i};
+}
+
+/* The exporter's option table: opts_web, a flag pair per entry of cfit_collectors[], opts_rest. */
+static const cli_opt *exporter_opts(void)
+{
+    static coll_flag_text text[MAX_COLLECTORS];
+    static cli_opt all[NOPTS(opts_web) + 2 * MAX_COLLECTORS + NOPTS(opts_rest) + 1];
+    size_t n = 0;
+    for (size_t i = 0; i < NOPTS(opts_web); i++)
+        all[n++] = opts_web[i];
+    for (size_t i = 0; cfit_collectors[i] && i < MAX_COLLECTORS; i++, n += 2)
+        collector_flags(i, &text[i], &all[n]);
+    for (size_t i = 0; i <= NOPTS(opts_rest); i++)   /* with its NULL end */
+        all[n++] = opts_rest[i];
+    return all;
+}
+
 typedef struct exp_cli {
     cfit_exporter_config cfg;
     cfit_http_config http;
     cfit_watchdog_config wd;
     const char *webcfg;
-    int enable[16], set[16];
+    int enable[MAX_COLLECTORS], set[MAX_COLLECTORS];
     int once, openmetrics, quiet, watchdog;
 } exp_cli;
 
@@ -108,13 +146,10 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
     exp_cli *c = vc;
     long n;
     int rc;
-    if (id >= O_COLL_ON) {
-        const char *cname = strchr(name, '.') + 1;
-        for (size_t i = 0; cfit_collectors[i]; i++)
-            if (strcmp(cfit_collectors[i]->name, cname) == 0) {
-                c->enable[i] = id == O_COLL_ON;
-                c->set[i] = 1;
-            }
+    if (id >= O_COLL_ON) {   /* collector i's flag pair (collector_flags) */
+        size_t i = (size_t)(id >= O_COLL_OFF ? id - O_COLL_OFF : id - O_COLL_ON);
+        c->enable[i] = id < O_COLL_OFF;
+        c->set[i] = 1;
         return 0;
     }
     switch (id) {
@@ -211,7 +246,7 @@ int cmd_exporter(int argc, char **argv)
     memset(&c, 0, sizeof c);
     c.wd.for_s = 600;
     c.wd.interval_s = 30;
-    int rc = cli_parse(argc, argv, opts, on_opt, &c, "clusterfit exporter [options]",
+    int rc = cli_parse(argc, argv, exporter_opts(), on_opt, &c, "clusterfit exporter [options]",
                        "Serve this node's GPU (NVML), network, InfiniBand, disk and training-job metrics to\n"
                        "Prometheus on /metrics; docs/metrics.md lists them, docs/exporter.md explains the\n"
                        "options, the job report protocol and the watchdog.");
@@ -228,7 +263,7 @@ int cmd_exporter(int argc, char **argv)
     c.wd.log = log_line;
     c.wd.log_ctx = &c;
     c.wd.device_prefix = getenv("CFIT_WATCHDOG_DEVICE_PREFIX");   /* tests only (docs/exporter.md) */
-    int enable[16];
+    int enable[MAX_COLLECTORS];
     for (size_t i = 0; cfit_collectors[i]; i++) {
         enable[i] = c.set[i] ? c.enable[i] : cfit_collectors[i]->default_on;
         if (strcmp(cfit_collectors[i]->name, "job") == 0 && !c.set[i])

@@ -90,16 +90,56 @@ static const cli_opt opts[] = {
     {NULL, 0, NULL, NULL, 0},
 };
 
+static const cli_name precisions[] = {{"bf16", CFIT_PREC_BF16}, {"fp8", CFIT_PREC_FP8}, {NULL, 0}};
+static const cli_name on_off[] = {{"on", 1}, {"off", 0}, {NULL, 0}};
+static const cli_name attentions[] = {{"fused", 0}, {"unfused", 1}, {NULL, 0}};
+static const cli_name grad_bytes[] = {{"fp32", 4}, {"bf16", 2}, {NULL, 0}};   /* bytes per gradient */
 
-
-static int parse_layout_int(const char *name, const char *value, long max, int *out)
+static const char *recompute_name(int i)
 {
-    long v;
-    int rc = cli_int(name, value, 1, max, &v);
-    if (!rc)
-        *out = (int)v;
-    return rc;
+    return cfit_recompute_name((cfit_recompute)i);
 }
+
+static const char *basis_name(int i)
+{
+    return cfit_cost_basis_name((cfit_cost_basis)i);
+}
+
+/* The options whose values are stored as given (cli_bind); on_opt has the rest. */
+static const cli_bind binds[] = {
+    CLI_STRING(O_MODEL, plan_cli, model),
+    CLI_STRING(O_GPU, plan_cli, gpu_list),
+    CLI_STRING(O_FABRIC, plan_cli, fabric),
+    CLI_STRING(O_TOPOLOGY, plan_cli, topology),
+    CLI_STRING(O_CALIBRATION, plan_cli, calibration_file),
+    CLI_STRING(O_REPORT, plan_cli, report),
+    CLI_STRING(O_FRAMEWORK, plan_cli, framework),
+    CLI_FLAG(O_JSON, plan_cli, json),
+    CLI_FLAG(O_QUIET, plan_cli, quiet),
+    CLI_INT(O_SEQ, plan_cli, req.seq_len, 1, 1 << 24),
+    CLI_INT(O_GBS, plan_cli, req.global_batch, 1, 1L << 30),
+    CLI_INT(O_GPUS, plan_cli, req.gpus_total, 1, 1L << 24),
+    CLI_INT(O_TOP, plan_cli, req.top, 1, 1000),
+    CLI_COUNT(O_TOKENS, plan_cli, req.tokens),
+    CLI_INT(O_TP, plan_cli, req.fixed.tp, 1, 4096),
+    CLI_INT(O_PP, plan_cli, req.fixed.pp, 1, 4096),
+    CLI_INT(O_DP, plan_cli, req.fixed.dp, 1, 1L << 24),
+    CLI_INT(O_CP, plan_cli, req.fixed.cp, 1, 4096),
+    CLI_INT(O_VP, plan_cli, req.fixed.vp, 1, 4096),
+    CLI_INT(O_MBS, plan_cli, req.fixed.mbs, 1, 1 << 20),
+    CLI_INT(O_EP, plan_cli, req.fixed.ep, 1, 1 << 16),
+    CLI_INT(O_ETP, plan_cli, req.fixed.etp, 1, 4096),
+    CLI_INT(O_ZERO, plan_cli, req.fixed.zero, 0, 3),
+    CLI_REAL(O_MOE_IMB, plan_cli, req.moe_imbalance, 1.0, 64.0),
+    CLI_ENUM(O_PRECISION, plan_cli, req.precision, precisions),
+    CLI_ENUM(O_SP, plan_cli, req.fixed.sp, on_off),
+    CLI_ENUM(O_MOE_OVERLAP, plan_cli, req.moe_a2a_overlap, on_off),
+    CLI_ENUM(O_ATTN, plan_cli, req.unfused_attention, attentions),
+    CLI_ENUM(O_GRAD, plan_cli, req.grad_bytes, grad_bytes),
+    CLI_NAMED(O_RECOMPUTE, plan_cli, req.fixed.recompute, recompute_name, CFIT_RECOMPUTE_COUNT),
+    CLI_NAMED(O_BASIS, plan_cli, req.cost_basis, basis_name, CFIT_BASIS_COUNT),
+    {.id = 0},
+};
 
 /* --mtbf, --checkpoint-every, --restart-time: a positive time with a unit, at most 100 years. */
 static int parse_goodput_time(const char *name, const char *value, double *out_s)
@@ -121,20 +161,10 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
 {
     plan_cli *c = vc;
     cfit_plan_request *r = &c->req;
-    long v;
     int rc = 0;
     switch (id) {
     case -1: return cli_error("plan: unexpected argument '%s'", value);
-    case O_MODEL: c->model = value; return 0;
-    case O_GPU: c->gpu_list = value; return 0;
-    case O_FABRIC: c->fabric = value; return 0;
-    case O_TOPOLOGY: c->topology = value; return 0;
-    case O_CALIBRATION: c->calibration_file = value; return 0;
-    case O_REPORT: c->report = value; return 0;
-    case O_FRAMEWORK: c->framework = value; return 0;
     case O_CATALOG: return cli_catalog_add(&c->cc, value);
-    case O_JSON: c->json = 1; return 0;
-    case O_QUIET: c->quiet = 1; return 0;
     case O_EMIT: return cli_emit_add(&c->emit, value);
     case O_BOM_BASE + CLI_BOM_FLAG: case O_BOM_BASE + CLI_BOM_NETWORK: case O_BOM_BASE + CLI_BOM_TIERS:
     case O_BOM_BASE + CLI_BOM_OVERSUB: case O_BOM_BASE + CLI_BOM_GONE_THRESHOLD: case O_BOM_BASE + CLI_BOM_WINDOW:
@@ -145,16 +175,6 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
         return rc;
     case O_CKPT_EVERY: return parse_goodput_time(name, value, &r->goodput.checkpoint_every_s);
     case O_RESTART: return parse_goodput_time(name, value, &r->goodput.restart_s);
-    case O_SEQ: rc = cli_int(name, value, 1, 1 << 24, &v); r->seq_len = (int)v; return rc;
-    case O_GBS: rc = cli_int(name, value, 1, 1L << 30, &v); r->global_batch = v; return rc;
-    case O_GPUS: rc = cli_int(name, value, 1, 1L << 24, &v); r->gpus_total = v; return rc;
-    case O_TOP: rc = cli_int(name, value, 1, 1000, &v); r->top = (int)v; return rc;
-    case O_TOKENS: {
-        uint64_t t;
-        rc = cli_count(name, value, &t);
-        r->tokens = (double)t;
-        return rc;
-    }
     case O_DAYS: c->days_given = 1; return cli_real(name, value, 1e-6, 1e6, &r->days);
     case O_BUDGET: {   /* a count (K M B T = powers of 1000: "5M") or a plain number */
         uint64_t n;
@@ -179,18 +199,6 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
             return cli_error("--price: at most %d overrides", c->nprices);
         c->prices[c->nprices++] = value;
         return 0;
-    case O_BASIS:
-        for (int i = 0; i < CFIT_BASIS_COUNT; i++)
-            if (strcmp(value, cfit_cost_basis_name((cfit_cost_basis)i)) == 0) {
-                r->cost_basis = i;
-                return 0;
-            }
-        return cli_error("--cost-basis: expected rent, reserved, spot or own, got '%s'", value);
-    case O_TP: return parse_layout_int(name, value, 4096, &r->fixed.tp);
-    case O_PP: return parse_layout_int(name, value, 4096, &r->fixed.pp);
-    case O_DP: return parse_layout_int(name, value, 1L << 24, &r->fixed.dp);
-    case O_CP: return parse_layout_int(name, value, 4096, &r->fixed.cp);
-    case O_VP: return parse_layout_int(name, value, 4096, &r->fixed.vp);
     case O_SCHEDULE: {
         cfit_schedule sc;
         cfit_diag d;
@@ -200,44 +208,7 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
         r->fixed.schedule = (int)sc;
         return 0;
     }
-    case O_MBS: return parse_layout_int(name, value, 1 << 20, &r->fixed.mbs);
-    case O_EP: return parse_layout_int(name, value, 1 << 16, &r->fixed.ep);
-    case O_ETP: return parse_layout_int(name, value, 4096, &r->fixed.etp);
-    case O_MOE_IMB: return cli_real(name, value, 1.0, 64.0, &r->moe_imbalance);
     case O_OFFLOAD: case O_FINETUNE: case O_LORA_RANK: return plan_opt_offload(r, id - O_OFFLOAD, name, value);
-    case O_MOE_OVERLAP:
-        if (strcmp(value, "on") == 0) r->moe_a2a_overlap = 1;
-        else if (strcmp(value, "off") == 0) r->moe_a2a_overlap = 0;
-        else return cli_error("--moe-overlap: expected on or off, got '%s'", value);
-        return 0;
-    case O_ZERO: rc = cli_int(name, value, 0, 3, &v); r->fixed.zero = (int)v; return rc;
-    case O_PRECISION:
-        if (strcmp(value, "bf16") == 0) r->precision = CFIT_PREC_BF16;
-        else if (strcmp(value, "fp8") == 0) r->precision = CFIT_PREC_FP8;
-        else return cli_error("--precision: expected bf16 or fp8, got '%s'", value);
-        return 0;
-    case O_RECOMPUTE:
-        for (int i = 0; i < CFIT_RECOMPUTE_COUNT; i++)
-            if (strcmp(value, cfit_recompute_name((cfit_recompute)i)) == 0) {
-                r->fixed.recompute = i;
-                return 0;
-            }
-        return cli_error("--recompute: expected none, selective, full, block or experts, got '%s'", value);
-    case O_SP:
-        if (strcmp(value, "on") == 0) r->fixed.sp = 1;
-        else if (strcmp(value, "off") == 0) r->fixed.sp = 0;
-        else return cli_error("--sp: expected on or off, got '%s'", value);
-        return 0;
-    case O_ATTN:
-        if (strcmp(value, "fused") == 0) r->unfused_attention = 0;
-        else if (strcmp(value, "unfused") == 0) r->unfused_attention = 1;
-        else return cli_error("--attention: expected fused or unfused, got '%s'", value);
-        return 0;
-    case O_GRAD:
-        if (strcmp(value, "fp32") == 0) r->grad_bytes = 4;
-        else if (strcmp(value, "bf16") == 0) r->grad_bytes = 2;
-        else return cli_error("--grad-precision: expected fp32 or bf16, got '%s'", value);
-        return 0;
     }
     return 0;
 }
@@ -245,10 +216,7 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
 static void progress(void *vc, double fraction)
 {
     plan_cli *c = vc;
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    double el = (double)(t.tv_sec - c->t0.tv_sec) + (double)(t.tv_nsec - c->t0.tv_nsec) * 1e-9;
-    if (el < 1.0 || fraction < 0)
+    if (cfit_now_s() - c->t0_s < 1.0 || fraction < 0)
         return;
     fprintf(stderr, "\rsearching layouts: %3.0f%%", fraction * 100.0);
     c->progress_shown = 1;
@@ -506,11 +474,11 @@ int cmd_plan(int argc, char **argv)
     cfit_plan_request_init(&c.req);
     cli_bom_init(&c.bom);
     c.req.tokens = 1e12;
-    int rc = cli_parse(argc, argv, opts, on_opt, &c, "clusterfit plan [options]",
-                       "Plan the GPU cluster and parallel layout for training a transformer: memory per GPU,\n"
-                       "step time, MFU and time to train.  With no options it plans llama3-70b on 1T tokens\n"
-                       "within 30 days on every catalog GPU type.  Layout options fix a dimension; the rest\n"
-                       "is searched.  With every dimension fixed the layout is evaluated as given.");
+    int rc = cli_parse_bound(argc, argv, opts, binds, on_opt, &c, "clusterfit plan [options]",
+                             "Plan the GPU cluster and parallel layout for training a transformer: memory per GPU,\n"
+                             "step time, MFU and time to train.  With no options it plans llama3-70b on 1T tokens\n"
+                             "within 30 days on every catalog GPU type.  Layout options fix a dimension; the rest\n"
+                             "is searched.  With every dimension fixed the layout is evaluated as given.");
     if (!rc)
         rc = cli_emit_validate(&c.emit, c.json);
     if (rc)
@@ -549,7 +517,7 @@ int cmd_plan(int argc, char **argv)
         c.req.progress = progress;
         c.req.progress_ctx = &c;
     }
-    clock_gettime(CLOCK_MONOTONIC, &c.t0);
+    c.t0_s = cfit_now_s();
     cfit_plan_result res;
     cfit_diag d;
     cfit_diag_clear(&d);

@@ -28,7 +28,7 @@ typedef struct plan_cli {
     const char *prices[64];
     int nprices;
     double utilisation;               /* --utilisation; 0 = not given (owned.utilisation absent: 1) */
-    struct timespec t0;
+    double t0_s;                   /* cfit_now_s() when the search started */
     int progress_shown;
     cli_emit emit;
     cli_bom bom;

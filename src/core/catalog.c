@@ -11,6 +11,7 @@
 #include "clusterfit/workload.h"
 #include "base/json.h"
 #include "base/file.h"
+#include "base/grow.h"
 #include "core/embedded.h"
 #include "core/hf_json.h"
 #include "core/names.h"
@@ -411,14 +412,8 @@ static int table_put(table *t, int k, const void *e)
         memcpy(entry_at(t, k, (size_t)i), e, kinds[k].size);
         return CFIT_EOK;
     }
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 16;
-        char *v = realloc(t->v, cap * kinds[k].size);
-        if (!v)
-            return CFIT_ENOMEM;
-        t->v = v;
-        t->cap = cap;
-    }
+    if (cfit__grow(&t->v, &t->cap, t->n + 1, kinds[k].size))
+        return CFIT_ENOMEM;
     if (2 * (t->n + 1) > t->nslot && table_reindex(t, k, t->nslot ? 2 * t->nslot : 64))
         return CFIT_ENOMEM;
     memcpy(entry_at(t, k, t->n), e, kinds[k].size);
@@ -616,6 +611,7 @@ typedef struct pos { int line, col; } pos;
 typedef struct staged {
     table t[K_COUNT];
     pos *at[K_COUNT];          /* at[k][i]: position of t[k] entry i */
+    size_t at_cap[K_COUNT];    /* room in at[k] */
 } staged;
 
 static void staged_free(staged *s)
@@ -699,16 +695,11 @@ static int load_kind_array(const cfit_json *arr, int k, staged *st, const char *
             rc = cfit_model_validate((cfit_model *)(void *)e, d) ? cfit_diag_set(d, CFIT_EINVALID, file,
                      v->line, v->col, "%s", d ? d->msg : "invalid model") : CFIT_EOK;
         if (!rc) {   /* new names append, so the position lands at the entry's index */
-            pos *at = st->at[k];
             size_t n = st->t[k].n;
-            if ((n & (n - 1)) == 0) {   /* at 0, 1, 2, 4, ...: room for 2n + 1, geometric */
-                at = realloc(at, (2 * n + 1) * sizeof *at);
-                if (at)
-                    st->at[k] = at;
-            }
-            if (at)
-                at[n] = (pos){v->line, v->col};
-            if (!at || table_put(&st->t[k], k, e))
+            int grown = cfit__grow(&st->at[k], &st->at_cap[k], n + 1, sizeof *st->at[k]) == CFIT_EOK;
+            if (grown)
+                st->at[k][n] = (pos){v->line, v->col};
+            if (!grown || table_put(&st->t[k], k, e))
                 rc = cfit_diag_set(d, CFIT_ENOMEM, file, 0, 0, "out of memory");
         }
     }

@@ -10,6 +10,7 @@
 #include "clusterfit/workload.h"
 #include "core/check_internal.h"
 #include "base/json.h"
+#include "base/grow.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,14 +47,8 @@ typedef struct lexer {
 
 static int lx_put(lexer *lx, char ch)
 {
-    if (lx->blen + 2 > lx->bcap) {
-        size_t cap = lx->bcap ? lx->bcap * 2 : 64;
-        char *b = realloc(lx->buf, cap);
-        if (!b)
-            return CFIT_ENOMEM;
-        lx->buf = b;
-        lx->bcap = cap;
-    }
+    if (cfit__grow(&lx->buf, &lx->bcap, lx->blen + 2, 1))
+        return CFIT_ENOMEM;
     lx->buf[lx->blen++] = ch;
     return CFIT_EOK;
 }
@@ -111,14 +106,8 @@ static int lx_word(lexer *lx, const char *file, cfit_diag *d)
 
 static int push_word(words *ws, lexer *lx, int line, int col)
 {
-    if (ws->n == ws->cap) {
-        size_t cap = ws->cap ? ws->cap * 2 : 64;
-        word *w = realloc(ws->w, cap * sizeof *w);
-        if (!w)
-            return CFIT_ENOMEM;
-        ws->w = w;
-        ws->cap = cap;
-    }
+    if (cfit__grow(&ws->w, &ws->cap, ws->n + 1, sizeof *ws->w))
+        return CFIT_ENOMEM;
     lx->buf[lx->blen] = '\0';
     char *s = strdup(lx->buf);
     if (!s)

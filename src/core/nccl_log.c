@@ -17,6 +17,7 @@
  */
 #include "clusterfit/calibration.h"
 #include "clusterfit/collective.h"
+#include "base/grow.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -75,22 +76,6 @@ static int fail(const parser *p, int err, int line, int col, const char *fmt, ..
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     return cfit_diag_set(p->d, err, p->file, line, col, "%s", msg);
-}
-
-/* arr with room for one more element (n used of *cap, doubling from first), or NULL with the
- * diagnostic set when it cannot grow (arr is then unchanged). */
-static void *reserve(const parser *p, void *arr, size_t *cap, size_t n, size_t elem, size_t first)
-{
-    if (n < *cap)
-        return arr;
-    size_t want = *cap ? 2 * *cap : first;
-    void *grown = realloc(arr, want * elem);
-    if (!grown) {
-        fail(p, CFIT_ENOMEM, 0, 0, "out of memory");
-        return NULL;
-    }
-    *cap = want;
-    return grown;
 }
 
 /* Split buf (modified) into whitespace-separated tokens; col counts from base (the prefix length). */
@@ -304,10 +289,8 @@ static int read_row(parser *p, const tok *t, int n, int line)
         return fail(p, CFIT_EPARSE, line, t[0].col, "sizes must increase down the table (%s bytes after %.0f); "
                     "give one run of one data type per file (-d all and -N repeat the sizes)", t[0].s,
                     p->rows[p->nrows - 1].size);
-    row *rows = reserve(p, p->rows, &p->caprows, p->nrows, sizeof *rows, 64);
-    if (!rows)
-        return CFIT_ENOMEM;
-    p->rows = rows;
+    if (cfit__grow(&p->rows, &p->caprows, p->nrows + 1, sizeof *p->rows))
+        return fail(p, CFIT_ENOMEM, 0, 0, "out of memory");
     p->rows[p->nrows++] = r;
     return CFIT_EOK;
 }
@@ -327,10 +310,8 @@ static int read_rank(parser *p, const tok *t, int n, int line, const char *raw, 
     if (n < 3 || !whole(t[2].s, &rank) || rank > 1e9 || on < 0 || on + 1 >= n || dev < 0)
         return fail(p, CFIT_EPARSE, line, t[1].col, "cannot read this Rank line (nccl-tests prints '#  Rank N "
                     "... on HOST device D [BUS] GPU')");
-    rankline *ranks = reserve(p, p->ranks, &p->capranks, p->nranks, sizeof *ranks, 16);
-    if (!ranks)
-        return CFIT_ENOMEM;
-    p->ranks = ranks;
+    if (cfit__grow(&p->ranks, &p->capranks, p->nranks + 1, sizeof *p->ranks))
+        return fail(p, CFIT_ENOMEM, 0, 0, "out of memory");
     rankline *r = &p->ranks[p->nranks++];
     r->rank = (long)rank;
     r->line = line;

@@ -6,6 +6,7 @@
  * efficiencies come from the catalog.
  */
 #include "core/perf.h"
+#include "base/grow.h"
 #include "clusterfit/calibration.h"
 #include "clusterfit/schedule.h"
 #include "clusterfit/sim.h"
@@ -177,17 +178,12 @@ static double topo_factor(const cfit__ctx *cctx, long nodes, int k, long stride,
     if (stride == 0 && !group)
         stride = k % n;
     struct cfit__topo_slow *e = NULL, tmp;
-    for (int i = 0; i < ctx->nslow && !e; i++)
+    for (size_t i = 0; i < ctx->nslow && !e; i++)
         if (ctx->slow[i].nodes == nodes && ctx->slow[i].k == k && ctx->slow[i].stride == stride &&
             ctx->slow[i].group == group)
             e = &ctx->slow[i];
     if (!e) {
-        if (ctx->nslow == ctx->slow_cap) {
-            int cap = ctx->slow_cap ? 2 * ctx->slow_cap : 64;
-            void *q = realloc(ctx->slow, (size_t)cap * sizeof *ctx->slow);
-            if (q)
-                ctx->slow = q, ctx->slow_cap = cap;
-        }
+        cfit__grow(&ctx->slow, &ctx->slow_cap, ctx->nslow + 1, sizeof *ctx->slow);   /* else tmp, uncached */
         e = ctx->nslow < ctx->slow_cap ? &ctx->slow[ctx->nslow++] : &tmp;
         *e = (struct cfit__topo_slow){nodes, stride, group, k, {0}};
         double sizes[CFIT__SLOW_GRID];

@@ -77,7 +77,7 @@ typedef struct cfit__ctx {
         int k;
         double f[CFIT__SLOW_GRID]; /* at 2^(10 + 2i) bytes per flow */
     } *slow;                       /* owned, grown as needed (cfit__ctx_fini frees it) */
-    int nslow, slow_cap;
+    size_t nslow, slow_cap;
     /* collectives (comm.c): NCCL's model on the GPU's node and fabric, and its answers memoised */
     cfit_nccl_system nccl;         /* the template: each group sets its nodes, ranks per node, NICs, factor */
     struct cfit__comm_memo *memo;  /* open addressing, memo_cap slots (a power of two), nmemo used */

@@ -10,6 +10,7 @@
 #include "clusterfit/cost.h"
 #include "clusterfit/schedule.h"
 #include "core/perf.h"
+#include "base/clock.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -597,13 +598,6 @@ static int ladder_len(void)
     return i;
 }
 
-static double elapsed_s(const struct timespec *t0)
-{
-    struct timespec t1;
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) * 1e-9;
-}
-
 static void state_init(search_state *s, cfit_plan *buf, int k)
 {
     memset(s, 0, sizeof *s);
@@ -870,8 +864,7 @@ int cfit_plan_search(const cfit_plan_request *r, cfit_plan_result *out, cfit_dia
     int rc = cfit_plan_validate(r, d);
     if (rc)
         return rc;
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    double t0_s = cfit__now();
     int k = r->top;
     out->per_gpu = calloc(r->ngpus, sizeof *out->per_gpu);
     cfit_plan *all = calloc(r->ngpus * (size_t)k, sizeof *all);
@@ -908,7 +901,7 @@ int cfit_plan_search(const cfit_plan_request *r, cfit_plan_result *out, cfit_dia
         qsort(all, nall, sizeof *all, sizing_mode(r) && r->days > 0 ? by_gpu_hours : by_throughput);
     out->plans = all;
     out->nplans = nall < (size_t)k ? nall : (size_t)k;
-    out->seconds = elapsed_s(&t0);
+    out->seconds = cfit__now() - t0_s;
     out->global_batch = gbs_of(r);
     out->seq_len = seq_of(r);
     return CFIT_EOK;

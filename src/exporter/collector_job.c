@@ -107,9 +107,7 @@ static void job_add(job_state *st, const cfit_job_report *r)
             x->bucket[b]++;
             break;
         }
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    x->last_report = (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+    x->last_report = cfit__unix_s();
     x->last_seen_s = now_s;
     st->good++;
 }
@@ -409,6 +407,7 @@ const cfit_collector_ops cfit__collector_job = {
     .name = "job",
     .help = "training step timings pushed to --job-socket (on when --job-socket is given)",
     .default_on = 0,
+    .enabled_by = "job-socket",
     .init = job_init,
     .collect = job_collect,
     .fini = job_fini,

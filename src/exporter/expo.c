@@ -7,6 +7,7 @@
  */
 #include "clusterfit/exporter.h"
 #include "base/json.h"
+#include "base/grow.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -113,14 +114,8 @@ int cfit_expo_family(cfit_expo *e, const char *name, cfit_metric_type type, cons
     long i = find_family(e, name);
     if (i >= 0)
         return e->fams[i].type == type ? 0 : CFIT_EINVALID;
-    if (e->nfams == e->capfams) {
-        size_t cap = e->capfams ? 2 * e->capfams : 32;
-        family *f = realloc(e->fams, cap * sizeof *f);
-        if (!f)
-            return CFIT_ENOMEM;
-        e->fams = f;
-        e->capfams = cap;
-    }
+    if (cfit__grow(&e->fams, &e->capfams, e->nfams + 1, sizeof *e->fams))
+        return CFIT_ENOMEM;
     family *f = &e->fams[e->nfams];
     f->name = dup(name);
     f->help = dup(help ? help : "");
@@ -182,14 +177,8 @@ static int render_labels(const char *const *labels, char **out)
 static int push(cfit_expo *e, size_t fam, const char *suffix, const char *labels, const char *le,
                 double value)
 {
-    if (e->nsamples == e->capsamples) {
-        size_t cap = e->capsamples ? 2 * e->capsamples : 256;
-        sample *s = realloc(e->samples, cap * sizeof *s);
-        if (!s)
-            return CFIT_ENOMEM;
-        e->samples = s;
-        e->capsamples = cap;
-    }
+    if (cfit__grow(&e->samples, &e->capsamples, e->nsamples + 1, sizeof *e->samples))
+        return CFIT_ENOMEM;
     sample *s = &e->samples[e->nsamples];
     s->labels = dup(labels);
     if (!s->labels)

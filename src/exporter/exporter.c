@@ -1,6 +1,7 @@
 /* exporter.c - the table of collectors and one scrape: run each enabled collector into a fresh
  * registry, time it, roll back what a failing one wrote, render. */
 #include "collectors.h"
+#include "base/grow.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -209,13 +210,8 @@ int cfit__list_dir(const char *dir, char ***names, size_t *n)
     while ((ent = readdir(d))) {
         if (ent->d_name[0] == '.')
             continue;
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 16;
-            char **p = realloc(*names, cap * sizeof *p);
-            if (!p)
-                break;
-            *names = p;
-        }
+        if (cfit__grow(names, &cap, *n + 1, sizeof **names))
+            break;
         size_t len = strlen(ent->d_name) + 1;
         char *s = malloc(len);
         if (!s)

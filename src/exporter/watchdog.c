@@ -2,6 +2,7 @@
  * threshold for a given time, run a command and/or signal the processes NVML lists on them.
  * Dry run unless enforce is set; every decision is logged. */
 #include "clusterfit/exporter.h"
+#include "base/clock.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -55,13 +56,6 @@ cfit_watchdog_verdict cfit_watchdog_decide(const cfit_watchdog_config *c, const 
         return CFIT_WD_ACT;
     }
     return CFIT_WD_IDLE;
-}
-
-static double wall(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 #define LOG(w, ...) ((w)->c->log ? (w)->c->log((w)->c->log_ctx, __VA_ARGS__) : (void)0)
@@ -177,7 +171,7 @@ static void *run(void *arg)
         c->enforce ? "enforcing" : "dry run", c->idle_below, c->for_s);
     while (!w->stop) {
         size_t n = cfit_gpu_sample_all(w->gpu, s, MAXG);
-        double mx, now = wall();
+        double mx, now = cfit__now();
         cfit_watchdog_verdict v = cfit_watchdog_decide(c, s, n, now, &w->idle_since, &mx);
         switch (v) {
         case CFIT_WD_NO_GPUS: LOG(w, "watchdog: no GPUs answer: nothing to do"); break;

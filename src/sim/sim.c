@@ -15,6 +15,7 @@
  */
 #include "sim/sim_internal.h"
 #include "sim/topo_internal.h"
+#include "base/grow.h"
 
 #include <limits.h>
 #include <math.h>
@@ -62,7 +63,8 @@ struct cfit_sim_state {
     int *dlist;                 /* fill(): slots touched by the current pop (lk.dmark = its number) */
     int popno;
     /* per subflow of the current step */
-    int nf, fcap;
+    int nf;
+    size_t fcap;
     int *off, *len, *bneck;
     int *nsub;                  /* on a flow's first subflow: how many it has (they follow it) */
     double *left, *rate, *lat;
@@ -70,15 +72,17 @@ struct cfit_sim_state {
     unsigned char *frozen;
     int *hpos;                  /* by slot: position in the heap (-1: out) */
     int *inc_off, *inc;         /* link slot -> subflows crossing it */
-    int inc_cap, incl_cap;
+    size_t inc_cap, incl_cap;
     struct heap_ent *heap;
-    int nheap, heapcap;
+    int nheap;
+    size_t heapcap;
     int *pbuf, *plens;          /* the router's candidate paths for one flow */
     int max_len;                /* pbuf's room per path: CFIT__SIM_MAX_LEN, doubled up to CFIT__SIM_ROUTE_LIMIT */
     int *pool;                  /* every subflow's path, as slots: link used[pool[i]] */
-    int npool, poolcap;
+    int npool;
+    size_t poolcap;
     double *crate;              /* curve(): per flow its rate, then (from ccap on) its latency */
-    int ccap;
+    size_t ccap;
     int stepno;
     int indexed;                /* the topology indexes its paths and no link has failed */
     int take_n[4], take[4], group[4], ntake;   /* pick_indexed: slices and group size per path count */
@@ -89,59 +93,34 @@ struct cfit_sim_state {
     unsigned char *shared;      /* per link: 1 outside the topology's planes (NULL: no planes) */
     double *pbytes;             /* bytes of block-0 plane links over such steps, not yet copied */
     int pbytes_p;               /* the blocks they stand for (0: none held) */
-    int *fpath, fpcap;          /* per flow of the step: 2 x its path count + 1 if it runs through planes */
+    int *fpath;
+    size_t fpcap;         /* per flow of the step: 2 x its path count + 1 if it runs through planes */
     int fpath_n;                /* flows fpath holds (0: none, add_flow asks the topology) */
     double *cmin;               /* fill_tight(): per slot, the least level of a subflow crossing */
     cfit_sim_alltoallv a2av;    /* alltoallv's pattern (cfit_sim_state_set_alltoallv) */
     double count_bytes;         /* the size algbw divides by, when the schedule set one (alltoallv) */
-    int cmin_cap;
+    size_t cmin_cap;
     /* totals */
     double time_s, slowest_step_s;
     long steps, flows, solved;
     int bottleneck_tier;
 };
 
-static int grow(void **p, int *cap, int need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    int c = *cap ? *cap : 256;
-    while (c < need)
-        c *= 2;
-    void *q = realloc(*p, (size_t)c * elem);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = c;
-    return 0;
-}
-
+/* The per-subflow arrays, all of s->fcap entries, with room for need subflows. */
 static int grow_flows(cfit__sim *s, int need)
 {
-    if (need <= s->fcap)
+    size_t c = cfit__grow_cap(s->fcap, (size_t)need, sizeof(double));
+    if (!c)
+        return -1;
+    if (c == s->fcap)
         return 0;
-    int c = s->fcap ? s->fcap : 256;
-    while (c < need)
-        c *= 2;
-    void *arr[] = {s->off, s->len, s->bneck, s->nsub, s->left, s->rate, s->lat, s->frozen, s->w};
+    void *arr[] = {&s->off, &s->len, &s->bneck, &s->nsub, &s->left, &s->rate, &s->lat, &s->frozen, &s->w};
     size_t sz[] = {sizeof(int), sizeof(int), sizeof(int), sizeof(int), sizeof(double), sizeof(double),
                    sizeof(double), 1, sizeof(double)};
     for (int i = 0; i < 9; i++) {
-        void *q = realloc(arr[i], (size_t)c * sz[i]);
-        if (!q)
+        size_t cap = s->fcap;
+        if (cfit__grow(arr[i], &cap, c, sz[i]))
             return -1;
-        arr[i] = q;
-        switch (i) {
-        case 0: s->off = q; break;
-        case 1: s->len = q; break;
-        case 2: s->bneck = q; break;
-        case 3: s->nsub = q; break;
-        case 4: s->left = q; break;
-        case 5: s->rate = q; break;
-        case 6: s->lat = q; break;
-        case 7: s->frozen = q; break;
-        default: s->w = q; break;
-        }
     }
     s->fcap = c;
     return 0;
@@ -341,7 +320,7 @@ static int add_subflows(cfit__sim *s, const int *paths, const int *lens, int np,
         return CFIT_ENOMEM;
     for (int p = 0; p < keep; p++) {
         const int *path = paths + (size_t)p * s->max_len;
-        if (grow((void **)&s->pool, &s->poolcap, s->npool + lens[p], sizeof(int)))
+        if (cfit__grow(&s->pool, &s->poolcap, s->npool + lens[p], sizeof(int)))
             return CFIT_ENOMEM;
         int f = s->nf++;
         s->off[f] = s->npool;
@@ -533,7 +512,7 @@ static int fill_tight(cfit__sim *s)
 {
     struct fill_link *lk = s->lk;
     int nu = s->nused;
-    if (grow((void **)&s->cmin, &s->cmin_cap, nu, sizeof *s->cmin))
+    if (cfit__grow(&s->cmin, &s->cmin_cap, nu, sizeof *s->cmin))
         return 0;
     for (int i = 0; i < nu; i++)   /* lvl: the link's fair share, restored to 0 below */
         lk[i].lvl = lk[i].rem / lk[i].wsum, s->cmin[i] = INFINITY;
@@ -582,8 +561,8 @@ static int fill_tight(cfit__sim *s)
 static int fill(cfit__sim *s)
 {
     int nu = s->nused;
-    if (grow((void **)&s->inc_off, &s->inc_cap, nu + 1, sizeof *s->inc_off) ||
-        grow((void **)&s->inc, &s->incl_cap, s->npool, sizeof *s->inc))
+    if (cfit__grow(&s->inc_off, &s->inc_cap, nu + 1, sizeof *s->inc_off) ||
+        cfit__grow(&s->inc, &s->incl_cap, s->npool, sizeof *s->inc))
         return CFIT_ENOMEM;
     /* Links go by slot (index in used: dense, in order of first use), so the heap and the
      * per-link state touch few cache lines; the order of every operation is by link as before. */
@@ -614,7 +593,7 @@ static int fill(cfit__sim *s)
     for (int f = 0; f < s->nf; f++)   /* each link's subflows last to first */
         for (int i = s->off[f]; i < s->off[f] + s->len[f]; i++)
             s->inc[--cur[sp[i]]] = f;
-    if (grow((void **)&s->heap, &s->heapcap, nu, sizeof *s->heap))
+    if (cfit__grow(&s->heap, &s->heapcap, nu, sizeof *s->heap))
         return CFIT_ENOMEM;
     s->nheap = 0;
     for (int i = 0; i < nu; i++)
@@ -777,7 +756,7 @@ static int step_planes(cfit__sim *s, int nflows, const int *src, const int *dst)
     s->fpath_n = 0;
     if (!s->indexed || !s->shared || cfit__sim_planes_off)
         return 1;
-    if (grow((void **)&s->fpath, &s->fpcap, nflows, sizeof *s->fpath))
+    if (cfit__grow(&s->fpath, &s->fpcap, nflows, sizeof *s->fpath))
         return 1;   /* no room to note the flows: solve them all */
     int P = t->planes;
     for (int i = 0; i < nflows; i++) {   /* noted for add_flow, which would ask the same */
@@ -1216,7 +1195,7 @@ static int curve(cfit__sim *s, const cfit_sim_exchange *x, int nsizes, const dou
     double bt = s->t->params.link_bw_bytes_per_s, bw = x->bw_bytes_per_s > 0 ? x->bw_bytes_per_s : bt;
     double lmax = 0;
     int nflow = 0, nkeep = 0, ndist = 0;
-    if (grow((void **)&s->crate, &s->ccap, s->nf + 1, 2 * sizeof *s->crate))
+    if (cfit__grow(&s->crate, &s->ccap, s->nf + 1, 2 * sizeof *s->crate))
         return CFIT_ENOMEM;
     double *clat = s->crate + s->ccap;
     for (int f = 0; f < s->nf; f += s->nsub[f], nflow++) {

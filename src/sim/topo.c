@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "sim/topo_internal.h"
+#include "base/grow.h"
 
 int cfit__topo_max_hosts = CFIT__TOPO_MAX_HOSTS;
 
@@ -59,29 +60,13 @@ cfit_topo *cfit__topo_alloc(const char *kind, const cfit_topo_params *p)
     return t;
 }
 
-static int grow(void **arr, int *cap, int need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    int n = *cap ? *cap : 64;
-    while (n < need)
-        n = n > (1 << 29) ? need : 2 * n;
-    void *q = realloc(*arr, (size_t)n * elem);
-    if (!q)
-        return -1;
-    *arr = q;
-    *cap = n;
-    return 0;
-}
-
 static int grow_vertices(cfit_topo *t, int need)
 {
-    int cap = t->vert_cap, c2 = t->vert_cap, c3 = t->vert_cap;
-    if (grow((void **)&t->vkind, &cap, need, sizeof *t->vkind) ||
-        grow((void **)&t->vertex_host, &c2, need, sizeof *t->vertex_host) ||
-        grow((void **)&t->host_vertex, &c3, need, sizeof *t->host_vertex))
+    size_t c2 = t->vert_cap, c3 = t->vert_cap;   /* t->vert_cap grows last, once all three have */
+    if (cfit__grow(&t->vertex_host, &c2, (size_t)need, sizeof *t->vertex_host) ||
+        cfit__grow(&t->host_vertex, &c3, (size_t)need, sizeof *t->host_vertex) ||
+        cfit__grow(&t->vkind, &t->vert_cap, (size_t)need, sizeof *t->vkind))
         return -1;
-    t->vert_cap = cap;
     return 0;
 }
 
@@ -90,7 +75,7 @@ int cfit__topo_reserve(cfit_topo *t, int nvert, int ncables)
     if (nvert < 0 || ncables < 0 || ncables > INT32_MAX / 2)
         return CFIT_ERANGE;
     if (grow_vertices(t, nvert) ||
-        grow((void **)&t->links, &t->link_cap, 2 * ncables, sizeof *t->links))
+        cfit__grow(&t->links, &t->link_cap, 2 * (size_t)ncables, sizeof *t->links))
         return CFIT_ENOMEM;
     return CFIT_EOK;
 }
@@ -112,7 +97,7 @@ int cfit__topo_add_vertex(cfit_topo *t, cfit_vertex_kind k)
 int cfit__topo_add_cable(cfit_topo *t, int a, int b, double bw_bytes_per_s, double latency_s, int tier)
 {
     if (a < 0 || b < 0 || a >= t->nvert || b >= t->nvert || t->nlinks > INT32_MAX - 2 ||
-        grow((void **)&t->links, &t->link_cap, t->nlinks + 2, sizeof *t->links))
+        cfit__grow(&t->links, &t->link_cap, (size_t)t->nlinks + 2, sizeof *t->links))
         return -1;
     int id = t->nlinks;
     t->links[id] = (cfit_link){a, b, bw_bytes_per_s, latency_s, tier, 0};

@@ -31,12 +31,14 @@ typedef int (*cfit__topo_split_router)(const cfit_topo *t, cfit__topo_scratch *w
 struct cfit_topo {
     char kind[16];                 /* "fattree", ... ("custom" for tests) */
     cfit_topo_params params;
-    int nvert, vert_cap;
+    int nvert;
+    size_t vert_cap;               /* room in vkind, host_vertex and vertex_host */
     cfit_vertex_kind *vkind;       /* per vertex */
     int nhosts;
     int *host_vertex;              /* host id -> vertex id */
     int *vertex_host;              /* vertex id -> host id, or -1 */
-    int nlinks, link_cap;
+    int nlinks;
+    size_t link_cap;
     cfit_link *links;              /* directed; cable c = links 2c (a->b) and 2c+1 (b->a) */
     int *adj_off, *adj;            /* CSR of outgoing link ids per vertex (built by finish) */
     cfit__topo_router route;       /* NULL = cfit__topo_route_shortest */
