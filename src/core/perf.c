@@ -791,22 +791,22 @@ static void stage_memory(const cfit__ctx *ctx, const cfit__layer_cost *lc, const
     device_ends(l, st, &first, &last);
     int n_params = n_layers * st->param_copies;              /* DualPipe: two stages' parameters */
     double mix = extra_moe_layers(ctx, n_params, n_moe, st->param_copies);
-    double P = stage_params(ctx, n_params, first, last, l->tp) + mix * ctx->moe_mlp_delta_params / l->tp;
-    double d = l->dp;
-    sm->w = 2.0 * P * (l->zero >= 3 ? 1.0 / d : 1.0);
+    double params = stage_params(ctx, n_params, first, last, l->tp) + mix * ctx->moe_mlp_delta_params / l->tp;
+    double dp = l->dp;
+    sm->w = 2.0 * params * (l->zero >= 3 ? 1.0 / dp : 1.0);
     if (ctx->prec == CFIT_PREC_FP8)
-        sm->w += 1.0 * P;                                          /* fp8 weight copies */
-    sm->gr = ctx->grad_bytes * P * (l->zero >= 2 ? 1.0 / d : 1.0);
-    sm->opt = 12.0 * P * (l->zero >= 1 ? 1.0 / d : 1.0);          /* fp32 master, Adam m, v */
+        sm->w += 1.0 * params;                                     /* fp8 weight copies */
+    sm->gr = ctx->grad_bytes * params * (l->zero >= 2 ? 1.0 / dp : 1.0);
+    sm->opt = 12.0 * params * (l->zero >= 1 ? 1.0 / dp : 1.0);    /* fp32 master, Adam m, v */
     if (ctx->moe) {   /* routed experts: over EP x ETP, their ZeRO shards over the expert-DP ranks */
-        double Pe = stage_expert_params(ctx, n_params, l), de = expert_dp(l);
-        Pe += mix * ctx->moe_layer_expert_params / ((double)(l->ep > 1 ? l->ep : 1) * (l->etp > 1 ? l->etp : 1));
-        sm->w += 2.0 * Pe * (l->zero >= 3 ? 1.0 / de : 1.0) + (ctx->prec == CFIT_PREC_FP8 ? Pe : 0.0);
-        sm->gr += ctx->grad_bytes * Pe * (l->zero >= 2 ? 1.0 / de : 1.0);
-        sm->opt += 12.0 * Pe * (l->zero >= 1 ? 1.0 / de : 1.0);
+        double e_params = stage_expert_params(ctx, n_params, l), e_dp = expert_dp(l);
+        e_params += mix * ctx->moe_layer_expert_params / ((double)(l->ep > 1 ? l->ep : 1) * (l->etp > 1 ? l->etp : 1));
+        sm->w += 2.0 * e_params * (l->zero >= 3 ? 1.0 / e_dp : 1.0) + (ctx->prec == CFIT_PREC_FP8 ? e_params : 0.0);
+        sm->gr += ctx->grad_bytes * e_params * (l->zero >= 2 ? 1.0 / e_dp : 1.0);
+        sm->opt += 12.0 * e_params * (l->zero >= 1 ? 1.0 / e_dp : 1.0);
     }
     if (ctx->host.frozen)   /* LoRA / QLoRA: frozen base weights, trained adapters (finetune.c) */
-        cfit__finetune_stage_memory(ctx, n_params, P, ctx->moe ? stage_expert_params(ctx, n_params, l) : 0.0,
+        cfit__finetune_stage_memory(ctx, n_params, params, ctx->moe ? stage_expert_params(ctx, n_params, l) : 0.0,
                                     ctx->moe ? expert_dp(l) : 1.0, l, sm);
     /* micro-batches in flight (schedule.c): 1F1B keeps up to pp on the first stage; interleaving
      * multiplies by 1 + (p-1)/(p v); the other schedules their own */
@@ -828,52 +828,57 @@ static void stage_memory(const cfit__ctx *ctx, const cfit__layer_cost *lc, const
 }
 
 /* Exposed data-parallel communication of one step (docs/model.md §5.9): gradients (and
- * parameters when sharded: at ZeRO-3 the gather_bytes a GPU's stage holds whole, 2 P_dev but under
- * LoRA, whose frozen weights are gathered too) of P_dev parameters over the d ranks of stride tp x cp, each
- * collective on NCCL's model, overlapped with the slower stage's forward (fwd_s) and backward
- * (bwd_s) of one micro-batch when the framework overlaps.  *dp_slow: the gradients' factor. */
-static double dp_comm_s(const cfit__ctx *ctx, const cfit_layout *l, long N, double P_dev, double gather_bytes,
+ * parameters when sharded: at ZeRO-3 the gather_bytes a GPU's stage holds whole, 2 x params but
+ * under LoRA, whose frozen weights are gathered too) of `params` parameters per GPU over the dp
+ * ranks of stride tp x cp, each collective on NCCL's model, overlapped with the slower stage's
+ * forward (fwd_s) and backward (bwd_s) of one micro-batch when the framework overlaps; job_gpus:
+ * the job's GPUs.  *dp_slow: the gradients' factor. */
+static double dp_comm_s(const cfit__ctx *ctx, const cfit_layout *l, long job_gpus, double params, double gather_bytes,
                         long m_mb, double fwd_s, double bwd_s, double *dp_slow)
 {
-    long d = l->dp;
-    int kd = ranks_per_node(ctx, d, (long)l->tp * l->cp);
-    double Sg = ctx->grad_bytes * P_dev, Sp = l->zero >= 3 ? gather_bytes : 2.0 * P_dev;
+    long dp = l->dp;
+    int per_group = ranks_per_node(ctx, dp, (long)l->tp * l->cp);   /* DP ranks per link group */
+    double grads_bytes = ctx->grad_bytes * params, params_bytes = l->zero >= 3 ? gather_bytes : 2.0 * params;
     double overlap = ctx->fw->dp_overlap ? ctx->overlap : 0.0;
-    *dp_slow = dp_factor(ctx, l, N, kd, Sg);
-    if (d <= 1)
+    *dp_slow = dp_factor(ctx, l, job_gpus, per_group, grads_bytes);
+    if (dp <= 1)
         return 0.0;
     if (l->zero >= 3) {
         /* per micro-batch: gather params for forward and backward, reduce-scatter grads;
          * a flat gather moves the whole volume through each GPU's own NIC */
-        int kg = ctx->fw->flat_param_gather ? 1 : kd;
-        double per_mb = 2.0 * coll_s(ctx, CFIT_COLL_ALLGATHER, Sp, d, kg, dp_factor(ctx, l, N, kg, Sp)) +
-                        coll_s(ctx, CFIT_COLL_REDUCESCATTER, Sg, d, kg, dp_factor(ctx, l, N, kg, Sg));
-        double ex = per_mb - overlap * (fwd_s + bwd_s);
-        return m_mb * (ex > 0 ? ex : 0.0);
+        int k = ctx->fw->flat_param_gather ? 1 : per_group;
+        double mb_s = 2.0 * coll_s(ctx, CFIT_COLL_ALLGATHER, params_bytes, dp, k,
+                                   dp_factor(ctx, l, job_gpus, k, params_bytes)) +
+                      coll_s(ctx, CFIT_COLL_REDUCESCATTER, grads_bytes, dp, k, dp_factor(ctx, l, job_gpus, k, grads_bytes));
+        double exposed_s = mb_s - overlap * (fwd_s + bwd_s);
+        return m_mb * (exposed_s > 0 ? exposed_s : 0.0);
     }
-    double rs = coll_s(ctx, l->zero >= 1 ? CFIT_COLL_REDUCESCATTER : CFIT_COLL_ALLREDUCE, Sg, d, kd, *dp_slow);
-    double ag = l->zero >= 1 ? coll_s(ctx, CFIT_COLL_ALLGATHER, Sp, d, kd, dp_factor(ctx, l, N, kd, Sp)) : 0.0;
-    double ex_rs = rs - overlap * bwd_s, ex_ag = ag - overlap * fwd_s;
-    return (ex_rs > 0 ? ex_rs : 0.0) + (ex_ag > 0 ? ex_ag : 0.0);
+    double rs_s = coll_s(ctx, l->zero >= 1 ? CFIT_COLL_REDUCESCATTER : CFIT_COLL_ALLREDUCE, grads_bytes, dp,
+                         per_group, *dp_slow);
+    double ag_s = l->zero >= 1 ? coll_s(ctx, CFIT_COLL_ALLGATHER, params_bytes, dp, per_group,
+                                        dp_factor(ctx, l, job_gpus, per_group, params_bytes)) : 0.0;
+    double ex_rs_s = rs_s - overlap * bwd_s, ex_ag_s = ag_s - overlap * fwd_s;
+    return (ex_rs_s > 0 ? ex_rs_s : 0.0) + (ex_ag_s > 0 ? ex_ag_s : 0.0);
 }
 
-/* An MoE layout's data-parallel communication: the dense parameters' (P_dev[0], gathered
- * gather_bytes[0] at ZeRO-3) over DP as for a dense model, the routed experts' (P_dev[1],
+/* An MoE layout's data-parallel communication: the dense parameters' (params[0], gathered
+ * gather_bytes[0] at ZeRO-3) over DP as for a dense model, the routed experts' (params[1],
  * gather_bytes[1]) over the expert-DP ranks (stride ep x etp), each overlapped with its share of
  * the compute window (by parameters). */
-static double moe_dp_comm_s(const cfit__ctx *ctx, const cfit_layout *l, long N, const double *P_dev,
+static double moe_dp_comm_s(const cfit__ctx *ctx, const cfit_layout *l, long job_gpus, const double *params,
                             const double *gather_bytes, long m_mb, double fwd_s, double bwd_s, double *dp_slow)
 {
-    double Pe = P_dev[1], share = P_dev[0] / (P_dev[0] + Pe);
-    double t = dp_comm_s(ctx, l, N, P_dev[0], gather_bytes[0], m_mb, share * fwd_s, share * bwd_s, dp_slow);
+    double e_params = params[1], share = params[0] / (params[0] + e_params);
+    double total_s = dp_comm_s(ctx, l, job_gpus, params[0], gather_bytes[0], m_mb, share * fwd_s, share * bwd_s, dp_slow);
     cfit_layout le = *l;
     le.tp = (l->ep > 1 ? l->ep : 1) * (l->etp > 1 ? l->etp : 1);
     le.cp = 1;
     le.dp = (int)expert_dp(l);
     double slow_e = 1.0;
-    t += dp_comm_s(ctx, &le, N, Pe, gather_bytes[1], m_mb, (1.0 - share) * fwd_s, (1.0 - share) * bwd_s, &slow_e);
+    total_s += dp_comm_s(ctx, &le, job_gpus, e_params, gather_bytes[1], m_mb, (1.0 - share) * fwd_s,
+                         (1.0 - share) * bwd_s, &slow_e);
     *dp_slow = slow_e > *dp_slow ? slow_e : *dp_slow;
-    return t;
+    return total_s;
 }
 
 /* Hardware FLOPs per token with recompute mode rec, memoised in ctx (it walks every layer). */
@@ -888,270 +893,340 @@ static double hw_flops(const cfit__ctx *cctx, int rec)
     return ctx->hw_flops[rec];
 }
 
-/* The stages of a layout: how many layers each end and the middle hold, each's mean layer, and
- * the one that sets the pace. */
-typedef struct stages {
-    int n_first, n_last, n_min, n_max;
-    int moe_first, moe_last, n_mid, moe_mid;      /* MoE layers: -1 = the mean share (default split) */
-    const cfit__layer_cost *first, *last, *mid;   /* each's mean layer: the caller's, or in own[] */
-    cfit__layer_cost own[3];                      /* a balanced split's first, middle and last */
-    double t_stage, t_fast;                       /* the slowest and fastest stage, one micro-batch */
-    int n_slow;
-    const cfit__layer_cost *lc;                   /* the slowest stage's layer (points into this) */
-    double logits_slow;                           /* 1 when the slowest stage runs the logits */
-} stages;
+/* ---- a whole layout: memory first (the search's fit test), then the step time ----
+ *
+ * cfit__plan_memory fills a cfit__plan_eval with the layout's stages (the split of its layers and
+ * each stage's mean layer, stages.c), schedule terms and the worst device's memory;
+ * cfit__plan_finish runs the time model on it: the pipeline's pace (stage_pace, pipeline_sends),
+ * the data-parallel step (dp_step), the optimizer (optimizer_step), then the plan's figures
+ * (plan_breakdown, plan_rates).  The search finishes only the layouts it keeps (search.c
+ * consider): one that does not fit is ranked by its memory shortfall alone. */
 
-/* The default split (stage_layers): the first stage runs layers costed lcf, the last lcl. */
-static void stages_default(const cfit__layer_cost *lcf, const cfit__layer_cost *lcl, int L, int p,
-                           const cfit_schedule_terms *st, stages *s)
+/* The layout's job size, default stages and schedule terms (what memory and time both need). */
+static void eval_layout(const cfit__ctx *ctx, const cfit_layout *l, cfit__plan_eval *e)
 {
-    stage_layers(L, p, &s->n_first, &s->n_last, &s->n_min, &s->n_max);
-    s->moe_first = s->moe_last = s->moe_mid = -1;
-    s->n_mid = 0;
-    s->first = lcf;
-    s->last = lcl;
-    double t_layer_f = cfit__layer_time_s(lcf), t_layer_l = cfit__layer_time_s(lcl);
-    /* the logits run on the last stage, or on the first device where it holds the last chunk */
-    double t_first = s->n_first * t_layer_f + (p == 1 || st->ends_together ? lcf->logits_s : 0.0);
-    double t_last = s->n_last * t_layer_l + (st->ends_together ? 0.0 : lcl->logits_s);
-    s->t_stage = t_first > t_last ? t_first : t_last;
-    s->t_fast = p == 1 ? s->t_stage : (s->n_min * t_layer_f);
-    if (p > 1 && t_last < s->t_fast)
-        s->t_fast = t_last;
-    int slow_is_last = p > 1 && t_last >= t_first;
-    s->n_slow = slow_is_last ? s->n_last : s->n_first;
-    s->lc = slow_is_last ? lcl : lcf;   /* the stage that sets the pace */
-    s->logits_slow = (slow_is_last != st->ends_together || p == 1) ? 1.0 : 0.0;
+    e->ctx = ctx;
+    e->layout = *l;
+    e->gpus = (long)l->tp * l->cp * l->pp * l->dp;
+    e->m_mb = ctx->gbs / ((long)l->mbs * l->dp);
+    stage_layers(ctx->m->layers, l->pp, &e->n_first, &e->n_last, &e->n_min, &e->n_max);
+    e->n_mid = 0;
+    e->moe_first = e->moe_mid = e->moe_last = -1;
+    e->lcm = NULL;
+    e->sched = cfit_layout_schedule(l);
+    cfit_schedule_terms_of(e->sched, l->pp, l->vp, e->m_mb, &e->st);
 }
 
-/* One stage of a balanced split: its mean layer from lc at its MoE share, its time; the slowest
- * and fastest so far updated. */
-static void stage_put(const cfit__ctx *ctx, const cfit__layer_cost *lc, int n, int moe, int logits,
-                      cfit__layer_cost *out, stages *s)
+/* The split of e's layers over its stages (stages.c), chosen on layer cost lc: balanced for a
+ * model mixing dense and MoE layers where Megatron can run it, else the default (balanced 0). */
+static void layout_split(cfit__plan_eval *e, const cfit__layer_cost *lc)
+{
+    memset(&e->split, 0, sizeof e->split);
+    if (!e->ctx->moe_prefix || e->layout.pp < 2)
+        return;
+    cfit__split_choose(e->ctx, lc, e->layout.pp, e->layout.vp, e->st.ends_together, &e->split);
+}
+
+/* A balanced split's stage layer counts and MoE layers into e (the default's stand). */
+static void split_counts(cfit__plan_eval *e)
+{
+    const cfit__split *sp = &e->split;
+    if (!sp->balanced)
+        return;
+    int p = e->layout.pp;
+    e->n_first = sp->first, e->n_last = sp->last;
+    e->moe_first = sp->moe_first, e->moe_last = sp->moe_last, e->moe_mid = sp->moe_mid;
+    e->n_mid = p > 2 ? sp->mid : 0;
+    int hi = sp->first > sp->last ? sp->first : sp->last, lo = sp->first < sp->last ? sp->first : sp->last;
+    if (p > 2) {
+        hi = sp->mid > hi ? sp->mid : hi;
+        lo = sp->mid < lo ? sp->mid : lo;
+    }
+    e->n_max = hi;
+    e->n_min = lo;
+}
+
+/* A stage of n layers, moe of them MoE: its mean layer from lc at its own share. */
+static void stage_layer(const cfit__ctx *ctx, const cfit__layer_cost *lc, int n, int moe, cfit__layer_cost *out)
 {
     cfit__layer_cost_mixed(ctx, lc, n > 0 ? (double)moe / n : ctx->moe_frac, out);
-    double t = n * cfit__layer_time_s(out) + (logits ? out->logits_s : 0.0);
-    if (!s->lc || t > s->t_stage) {
-        s->t_stage = t;
-        s->n_slow = n;
-        s->lc = out;
-        s->logits_slow = logits ? 1.0 : 0.0;
-    }
-    s->t_fast = s->t_fast < 0 || t < s->t_fast ? t : s->t_fast;
-    s->n_max = n > s->n_max ? n : s->n_max;
-    s->n_min = n < s->n_min ? n : s->n_min;
 }
 
-/* A mixed model's balanced split sp (stages.c): first, middle and last stages each at their own
- * MoE share. */
-static void stages_split(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const cfit__layer_cost *lcl, int p,
-                         const cfit__split *sp, stages *s)
+/* Each stage's mean layer: the first stage's from lcf, the last's from lcl, each moved to its
+ * own MoE share under a balanced split (the middle one's from lcf). */
+static void split_layers(cfit__plan_eval *e, const cfit__layer_cost *lcf, const cfit__layer_cost *lcl)
 {
-    memset(s, 0, sizeof *s);
-    s->n_min = sp->first;
-    s->n_first = sp->first, s->n_last = sp->last, s->moe_first = sp->moe_first, s->moe_last = sp->moe_last;
-    s->n_mid = p > 2 ? sp->mid : 0, s->moe_mid = sp->moe_mid;
-    s->t_fast = -1.0;
-    s->first = &s->own[0], s->mid = &s->own[1], s->last = &s->own[2];
-    stage_put(ctx, lcf, sp->first, sp->moe_first, 0, &s->own[0], s);
-    if (p > 2)
-        stage_put(ctx, lcf, sp->mid, sp->moe_mid, 0, &s->own[1], s);
-    stage_put(ctx, lcl, sp->last, sp->moe_last, 1, &s->own[2], s);
+    e->lcf = lcf;
+    e->lcl = lcl;
+    if (!e->split.balanced)
+        return;
+    const cfit__split *sp = &e->split;
+    stage_layer(e->ctx, lcf, sp->first, sp->moe_first, &e->stage[0]);
+    e->lcf = &e->stage[0];
+    if (e->layout.pp > 2) {
+        stage_layer(e->ctx, lcf, sp->mid, sp->moe_mid, &e->stage[1]);
+        e->lcm = &e->stage[1];
+    }
+    stage_layer(e->ctx, lcl, sp->last, sp->moe_last, &e->stage[2]);
+    e->lcl = &e->stage[2];
 }
 
-/* Cost a layout whose first stage runs layers costed lcf and whose last stage runs
- * layers costed lcl (the same for uniform recomputation; blends for block), split as sp. */
-static void plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lcf, const cfit__layer_cost *lcl,
-                      const cfit_layout *l, int recompute_layers, const cfit__split *sp, cfit_plan *out)
+/* The worst device's memory (first, last or a middle stage) and whether the layout fits the GPU
+ * (and, with offload, the node's host memory and NVMe array). */
+static void plan_memory(cfit__plan_eval *e)
 {
-    const cfit_model *m = ctx->m;
-    int L = m->layers, p = l->pp;
-    long d = l->dp;
-    long N = (long)l->tp * l->cp * p * d;
-    long m_mb = ctx->gbs / ((long)l->mbs * d);
-
-    cfit_schedule sched = cfit_layout_schedule(l);
-    cfit_schedule_terms st;
-    cfit_schedule_terms_of(sched, p, l->vp, m_mb, &st);
-    stages sg;
-    if (sp->balanced)
-        stages_split(ctx, lcf, lcl, p, sp, &sg);
-    else
-        stages_default(lcf, lcl, L, p, &st, &sg);
-    int n_max = sg.n_max, n_min = sg.n_min, n_slow = sg.n_slow;
-    double t_stage = sg.t_stage, t_fast = sg.t_fast, logits_slow = sg.logits_slow;
-    const cfit__layer_cost *lc = sg.lc;
-
-    /* pipeline point-to-point: activations forward, gradients backward, per chunk */
-    double t_pp = 0.0, pp_slow = 1.0;
-    if (p > 1) {
-        long stride = (long)l->tp * l->cp * d;   /* ranks between a GPU and its next stage's */
-        int intra = stride < ctx->link_group;
-        if (!intra)   /* every GPU of a stage sends at once: the simulator's send-recv */
-            pp_slow = topo_factor(ctx, (N + ctx->gpn - 1) / ctx->gpn, ctx->gpn, stride, 0, lc->pp_msg_bytes);
-        t_pp = 2.0 * st.sends * cfit__comm_p2p_s(ctx, lc->pp_msg_bytes, intra, pp_slow);
-    }
-    double t_mb = t_stage + t_pp;
-    double bubble = cfit_schedule_bubble_s(sched, p, l->vp, t_mb, n_slow * lc->bwd_s, n_slow * lc->wgrad_s);
-
-    /* data parallel: gradients (and parameters when sharded) over the DP group; [0] the dense
-     * parameters, [1] the routed experts' */
-    int n_dev = n_max * st.param_copies;
-    double Pd[2] = {stage_params(ctx, n_dev, p == 1, 1, l->tp), ctx->moe ? stage_expert_params(ctx, n_dev, l) : 0.0};
-    double gather[2] = {2.0 * Pd[0], 2.0 * Pd[1]}, de = ctx->moe ? expert_dp(l) : 1.0;
-    if (ctx->host.frozen) {   /* only the adapters have gradients and optimizer states (finetune.c) */
-        cfit__finetune_weight_bytes(ctx, n_dev, Pd[0], Pd[1], l, &gather[0], &gather[1]);
-        Pd[0] = cfit__finetune_trainable(ctx, n_dev, l->tp);
-        Pd[1] = ctx->moe ? cfit__finetune_expert_trainable(ctx, n_dev, l) : 0.0;
-    }
-    /* the parameter shard params offload moves */
-    double w_bytes = gather[0] / (l->zero >= 3 ? (double)d : 1.0) + gather[1] / (l->zero >= 3 ? de : 1.0);
-    double P_dev = Pd[0], dp_slow = 1.0;
-    double dp_exposed = ctx->moe ? moe_dp_comm_s(ctx, l, N, Pd, gather, m_mb, n_slow * lc->fwd_s, n_slow * lc->bwd_s, &dp_slow)
-                                 : dp_comm_s(ctx, l, N, P_dev, gather[0], m_mb, n_slow * lc->fwd_s, n_slow * lc->bwd_s, &dp_slow);
-    double P_opt = P_dev / (l->zero >= 1 ? (double)d : 1.0) + Pd[1] / (l->zero >= 1 ? de : 1.0);
-    /* optimizer: fp32 master, m, v read + written, fp32 grad read, bf16 weight written */
-    double t_opt = P_opt * 32.0 / ctx->mem_bw;
-    double t_off = ctx->host.offload ? cfit__offload_step_s(ctx, lc, N, n_slow, m_mb, P_opt, w_bytes, &t_opt) : 0.0;
-    /* the factors applied: DP's gradient reduction, TP's, PP's, CP's */
-    double slow = dp_slow > lc->tp_slow ? dp_slow : lc->tp_slow;
-    slow = slow > pp_slow ? slow : pp_slow;
-    slow = slow > lc->cp_slow ? slow : lc->cp_slow;
-
-    double step = m_mb * t_mb + bubble + dp_exposed + t_opt + t_off;
-
-    memset(out, 0, sizeof *out);
-    out->gpu = ctx->g;
-    out->node = ctx->node;
-    out->fabric = ctx->out;
-    out->gpus = N;
-    out->nodes = (N + ctx->gpn - 1) / ctx->gpn;
-    out->layout = *l;
-    out->offload = ctx->host.offload;
-    out->layout.schedule = p > 1 ? (int)sched : CFIT_SCHED_DEFAULT;   /* the family resolved by vp */
-    out->global_batch = ctx->gbs;
-    out->grad_accum = m_mb;
-    out->step_time_s = step;
-    double nl = (double)n_slow;
-    out->br.compute_s = m_mb * (nl * (lc->fwd_s + lc->bwd_s) + logits_slow * lc->logits_s);
-    out->br.tp_comm_s = m_mb * nl * lc->tp_s;
-    out->br.ep_comm_s = m_mb * nl * lc->ep_s;
-    out->br.cp_comm_s = m_mb * nl * lc->cp_s;
-    out->br.pp_comm_s = m_mb * t_pp;
-    out->br.pp_bubble_s = bubble;
-    out->br.dp_comm_s = dp_exposed;
-    out->br.optimizer_s = t_opt;
-    out->br.offload_s = t_off;
-    out->br.other_s = m_mb * nl * (lc->overhead_s + lc->host_s);
-    out->compute_bound_s = m_mb * (nl * lc->cb_s + logits_slow * lc->logits_cb_s);
-    out->memory_bound_s = m_mb * (nl * lc->mb_s + logits_slow * lc->logits_mb_s) + t_opt;
-    out->comm_exposed_s = out->br.tp_comm_s + out->br.cp_comm_s + out->br.pp_comm_s + dp_exposed + out->br.ep_comm_s;
-    out->recompute_layers = recompute_layers;
-    out->stage_layers_min = p == 1 ? L : n_min;
-    out->stage_layers_max = n_max;
-    out->stage_layers_first = sp->balanced ? sp->first : 0;
-    out->stage_layers_last = sp->balanced ? sp->last : 0;
-    out->stage_imbalance = t_stage > 0 ? (t_stage - t_fast) / t_stage : 0.0;
-
-    double tokens_step = (double)ctx->gbs * ctx->seq;
-    out->tokens_per_s = tokens_step / step;
-    out->tokens_per_s_per_gpu = out->tokens_per_s / N;
-    double mf = ctx->model_flops;
-    double hf = hw_flops(ctx, l->recompute);
-    if (l->recompute == CFIT_RECOMPUTE_BLOCK) {   /* only the recomputed share reruns */
-        double share = (double)recompute_layers * p / L;
-        hf = mf + (share < 1.0 ? share : 1.0) * (hf - mf);
-    }
-    out->model_tflops_per_gpu = out->tokens_per_s_per_gpu * mf / 1e12;
-    out->hardware_tflops_per_gpu = out->tokens_per_s_per_gpu * hf / 1e12;
-    out->mfu = out->model_tflops_per_gpu * 1e12 / ctx->peak;
-    out->hfu = out->hardware_tflops_per_gpu * 1e12 / ctx->peak;
-    out->time_to_train_s = ctx->req->tokens > 0 ? ctx->req->tokens / out->tokens_per_s : 0.0;
-    out->fabric_slowdown = slow;
-    out->slowdown_dp = dp_slow;
-    out->slowdown_tp = lc->tp_slow;
-    out->slowdown_pp = pp_slow;
-    out->slowdown_cp = lc->cp_slow;
-
+    const cfit__ctx *ctx = e->ctx;
+    const cfit_layout *l = &e->layout;
+    int p = l->pp;
     stage_mem first, last = {0}, mid = {0};
-    stage_memory(ctx, sg.first, l, &st, sg.n_first, sg.moe_first, 1, p == 1, &first);
+    stage_memory(ctx, e->lcf, l, &e->st, e->n_first, e->moe_first, 1, p == 1, &first);
     const stage_mem *worst = &first;
     if (p > 1) {
-        stage_memory(ctx, sg.last, l, &st, sg.n_last, sg.moe_last, 0, 1, &last);
+        stage_memory(ctx, e->lcl, l, &e->st, e->n_last, e->moe_last, 0, 1, &last);
         if (last.total > first.total)
             worst = &last;
     }
-    if (sg.n_mid > 0) {   /* at the first stage's in-flight count: the second holds one fewer (a bound) */
-        cfit_schedule_terms sm = st;
-        sm.inflight_last = st.inflight_first;
-        stage_memory(ctx, sg.mid, l, &sm, sg.n_mid, sg.moe_mid, 0, 0, &mid);
+    if (e->n_mid > 0) {   /* at the first stage's in-flight count: the second holds one fewer (a bound) */
+        cfit_schedule_terms sm = e->st;
+        sm.inflight_last = e->st.inflight_first;
+        stage_memory(ctx, e->lcm, l, &sm, e->n_mid, e->moe_mid, 0, 0, &mid);
         if (mid.total > worst->total)
             worst = &mid;
     }
-    out->mem.weights_bytes = worst->w;
-    out->mem.grads_bytes = worst->gr;
-    out->mem.optimizer_bytes = worst->opt;
-    out->mem.activations_bytes = worst->act;
-    out->mem.other_bytes = worst->other;
-    out->mem.total_bytes = worst->total;
-    out->mem.capacity_bytes = ctx->g->memory_bytes;
-    out->fits = worst->total <= ctx->g->memory_bytes;
+    cfit_memory *mem = &e->mem;
+    memset(mem, 0, sizeof *mem);
+    mem->weights_bytes = worst->w;
+    mem->grads_bytes = worst->gr;
+    mem->optimizer_bytes = worst->opt;
+    mem->activations_bytes = worst->act;
+    mem->other_bytes = worst->other;
+    mem->total_bytes = worst->total;
+    mem->capacity_bytes = ctx->g->memory_bytes;
+    e->fits = worst->total <= ctx->g->memory_bytes;
     if (ctx->host.offload) {   /* the offloaded state must fit the node's host memory too */
-        out->mem.host_bytes = p > 1 && last.host > first.host ? last.host : first.host;
-        out->mem.host_capacity_bytes = cfit__host_capacity_bytes(ctx, N);
-        out->fits = out->fits && out->mem.host_bytes <= out->mem.host_capacity_bytes;
+        mem->host_bytes = p > 1 && last.host > first.host ? last.host : first.host;
+        mem->host_capacity_bytes = cfit__host_capacity_bytes(ctx, e->gpus);
+        e->fits = e->fits && mem->host_bytes <= mem->host_capacity_bytes;
     }
     if (ctx->host.offload & CFIT_OFFLOAD_NVME) {   /* and what goes on to NVMe its array */
-        out->mem.nvme_bytes = p > 1 && last.nvme > first.nvme ? last.nvme : first.nvme;
-        out->mem.nvme_capacity_bytes = cfit__nvme_capacity_bytes(ctx, N);
-        out->fits = out->fits && out->mem.nvme_bytes <= out->mem.nvme_capacity_bytes;
+        mem->nvme_bytes = p > 1 && last.nvme > first.nvme ? last.nvme : first.nvme;
+        mem->nvme_capacity_bytes = cfit__nvme_capacity_bytes(ctx, e->gpus);
+        e->fits = e->fits && mem->nvme_bytes <= mem->nvme_capacity_bytes;
     }
 }
 
-/* The split of a layout's layers over its stages (stages.c), chosen on layer cost lc: balanced for
- * a model mixing dense and MoE layers where Megatron can run it, else the default (balanced 0). */
-static void layout_split(const cfit__ctx *ctx, const cfit__layer_cost *lc, const cfit_layout *l, cfit__split *sp)
+/* The pipeline's pace: one micro-batch through each stage, which stage sets it, and the sends
+ * and the bubble around it. */
+typedef struct pipe_pace {
+    double stage_s, fast_s;       /* the slowest stage's and the fastest stage's */
+    const cfit__layer_cost *lc;   /* the mean layer of the stage that sets the pace */
+    int n_slow;                   /* its layers */
+    double logits_share;          /* 1 when the pacing device runs the logits, else 0 */
+    double pp_s, pp_slow;         /* point-to-point sends of one micro-batch; their simulated factor */
+    double mb_s;                  /* one micro-batch on the pacing device: stage_s + pp_s */
+    double bubble_s;              /* the schedule's bubble per step */
+} pipe_pace;
+
+/* The default split's pace (stage_layers): the first stage's layers lcf, the last's lcl. */
+static void default_pace(const cfit__plan_eval *e, pipe_pace *pc)
 {
-    memset(sp, 0, sizeof *sp);
-    if (!ctx->moe_prefix || l->pp < 2)
+    int p = e->layout.pp;
+    int together = e->st.ends_together;
+    double layer_first_s = cfit__layer_time_s(e->lcf), layer_last_s = cfit__layer_time_s(e->lcl);
+    /* the logits run on the last stage, or on the first device where it holds the last chunk */
+    double first_s = e->n_first * layer_first_s + (p == 1 || together ? e->lcf->logits_s : 0.0);
+    double last_s = e->n_last * layer_last_s + (together ? 0.0 : e->lcl->logits_s);
+    pc->stage_s = first_s > last_s ? first_s : last_s;
+    pc->fast_s = p == 1 ? pc->stage_s : (e->n_min * layer_first_s);
+    if (p > 1 && last_s < pc->fast_s)
+        pc->fast_s = last_s;
+    int slow_is_last = p > 1 && last_s >= first_s;
+    pc->n_slow = slow_is_last ? e->n_last : e->n_first;
+    pc->lc = slow_is_last ? e->lcl : e->lcf;
+    pc->logits_share = (slow_is_last != together || p == 1) ? 1.0 : 0.0;
+}
+
+/* One stage of a balanced split, n layers of mean layer lc (logits: it runs them): the slowest
+ * and fastest so far updated. */
+static void stage_put(const cfit__layer_cost *lc, int n, int logits, pipe_pace *pc)
+{
+    double t = n * cfit__layer_time_s(lc) + (logits ? lc->logits_s : 0.0);
+    if (!pc->lc || t > pc->stage_s) {
+        pc->stage_s = t;
+        pc->n_slow = n;
+        pc->lc = lc;
+        pc->logits_share = logits ? 1.0 : 0.0;
+    }
+    pc->fast_s = pc->fast_s < 0 || t < pc->fast_s ? t : pc->fast_s;
+}
+
+static void stage_pace(const cfit__plan_eval *e, pipe_pace *pc)
+{
+    if (!e->split.balanced) {
+        default_pace(e, pc);
         return;
-    cfit_schedule_terms st;
-    cfit_schedule_terms_of(cfit_layout_schedule(l), l->pp, l->vp, ctx->gbs / ((long)l->mbs * l->dp), &st);
-    cfit__split_choose(ctx, lc, l->pp, l->vp, st.ends_together, sp);
-}
-
-/* One stage whose memory is checked: n layers (n_moe MoE, -1 = the mean share), which end it is;
- * a middle stage is taken at the first stage's in-flight count. */
-typedef struct stage_spec {
-    int n, n_moe, first, last, middle;
-} stage_spec;
-
-/* The stages a split checks for memory: first, last (p > 1) and a middle one (a balanced split,
- * p > 2); returns how many. */
-static int split_specs(const cfit__split *sp, int L, int p, stage_spec spec[3])
-{
-    int n_first, n_last, n_min, n_max;
-    stage_layers(L, p, &n_first, &n_last, &n_min, &n_max);
-    if (sp->balanced)
-        n_first = sp->first, n_last = sp->last;
-    spec[0] = (stage_spec){n_first, sp->balanced ? sp->moe_first : -1, 1, p == 1, 0};
-    spec[1] = (stage_spec){n_last, sp->balanced ? sp->moe_last : -1, 0, 1, 0};
-    spec[2] = (stage_spec){sp->mid, sp->moe_mid, 0, 0, 1};
-    return p == 1 ? 1 : sp->balanced && p > 2 ? 3 : 2;
-}
-
-void cfit__plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lc, const cfit_layout *l,
-                     cfit_plan *out)
-{
-    int n_first, n_last, n_min, n_max;
-    stage_layers(ctx->m->layers, l->pp, &n_first, &n_last, &n_min, &n_max);
-    cfit__split sp;
-    layout_split(ctx, lc, l, &sp);
-    if (sp.balanced) {
-        n_max = sp.first > sp.last ? sp.first : sp.last;
-        n_max = l->pp > 2 && sp.mid > n_max ? sp.mid : n_max;
     }
-    plan_cost(ctx, lc, lc, l, l->recompute == CFIT_RECOMPUTE_FULL ? n_max : 0, &sp, out);
+    pc->lc = NULL;   /* a balanced split (vp 1, the logits on the last stage): first, middle, last */
+    pc->stage_s = 0.0;
+    pc->fast_s = -1.0;
+    stage_put(e->lcf, e->split.first, 0, pc);
+    if (e->layout.pp > 2)
+        stage_put(e->lcm, e->split.mid, 0, pc);
+    stage_put(e->lcl, e->split.last, 1, pc);
+}
+/* Pipeline point-to-point: activations forward, gradients backward, per chunk; then the
+ * micro-batch's time and the schedule's bubble. */
+static void pipeline_sends(const cfit__plan_eval *e, pipe_pace *pc)
+{
+    const cfit__ctx *ctx = e->ctx;
+    const cfit_layout *l = &e->layout;
+    pc->pp_s = 0.0;
+    pc->pp_slow = 1.0;
+    if (l->pp > 1) {
+        long stride = (long)l->tp * l->cp * l->dp;   /* ranks between a GPU and its next stage's */
+        int intra = stride < ctx->link_group;
+        if (!intra)   /* every GPU of a stage sends at once: the simulator's send-recv */
+            pc->pp_slow = topo_factor(ctx, (e->gpus + ctx->gpn - 1) / ctx->gpn, ctx->gpn, stride, 0,
+                                      pc->lc->pp_msg_bytes);
+        pc->pp_s = 2.0 * e->st.sends * cfit__comm_p2p_s(ctx, pc->lc->pp_msg_bytes, intra, pc->pp_slow);
+    }
+    pc->mb_s = pc->stage_s + pc->pp_s;
+    pc->bubble_s = cfit_schedule_bubble_s(e->sched, l->pp, l->vp, pc->mb_s, pc->n_slow * pc->lc->bwd_s,
+                                          pc->n_slow * pc->lc->wgrad_s);
+}
+
+/* The data-parallel step: gradients (and parameters when sharded) over the DP group. */
+typedef struct dp_terms {
+    double exposed_s;      /* communication not hidden behind the pacing stage's compute */
+    double slow;           /* the gradients' simulated factor */
+    double opt_params;     /* parameters one GPU's optimizer updates */
+    double shard_bytes;    /* the parameter shard parameter offload moves */
+} dp_terms;
+
+static void dp_step(const cfit__plan_eval *e, const pipe_pace *pc, dp_terms *dt)
+{
+    const cfit__ctx *ctx = e->ctx;
+    const cfit_layout *l = &e->layout;
+    int n_held = e->n_max * e->st.param_copies;   /* layers whose parameters a device holds */
+    /* [0] the dense parameters, [1] the routed experts' */
+    double params[2] = {stage_params(ctx, n_held, l->pp == 1, 1, l->tp),
+                        ctx->moe ? stage_expert_params(ctx, n_held, l) : 0.0};
+    double gather_bytes[2] = {2.0 * params[0], 2.0 * params[1]}, e_dp = ctx->moe ? expert_dp(l) : 1.0;
+    if (ctx->host.frozen) {   /* only the adapters have gradients and optimizer states (finetune.c) */
+        cfit__finetune_weight_bytes(ctx, n_held, params[0], params[1], l, &gather_bytes[0], &gather_bytes[1]);
+        params[0] = cfit__finetune_trainable(ctx, n_held, l->tp);
+        params[1] = ctx->moe ? cfit__finetune_expert_trainable(ctx, n_held, l) : 0.0;
+    }
+    dt->shard_bytes = gather_bytes[0] / (l->zero >= 3 ? (double)l->dp : 1.0) + gather_bytes[1] / (l->zero >= 3 ? e_dp : 1.0);
+    double fwd_s = pc->n_slow * pc->lc->fwd_s, bwd_s = pc->n_slow * pc->lc->bwd_s;
+    dt->slow = 1.0;
+    dt->exposed_s = ctx->moe ? moe_dp_comm_s(ctx, l, e->gpus, params, gather_bytes, e->m_mb, fwd_s, bwd_s, &dt->slow)
+                             : dp_comm_s(ctx, l, e->gpus, params[0], gather_bytes[0], e->m_mb, fwd_s, bwd_s, &dt->slow);
+    dt->opt_params = params[0] / (l->zero >= 1 ? (double)l->dp : 1.0) + params[1] / (l->zero >= 1 ? e_dp : 1.0);
+}
+
+/* The optimizer step on the GPU (fp32 master, m, v read + written, fp32 grad read, bf16 weight
+ * written: 32 bytes a parameter) into *opt_s; returns the offload's exposed seconds (offload.c
+ * may move the step to the CPU and zero *opt_s). */
+static double optimizer_step(const cfit__plan_eval *e, const pipe_pace *pc, const dp_terms *dt, double *opt_s)
+{
+    const cfit__ctx *ctx = e->ctx;
+    *opt_s = dt->opt_params * 32.0 / ctx->mem_bw;
+    if (!ctx->host.offload)
+        return 0.0;
+    return cfit__offload_step_s(ctx, pc->lc, e->gpus, pc->n_slow, e->m_mb, dt->opt_params, dt->shard_bytes, opt_s);
+}
+
+/* The step's breakdown, the bound parts and the layout's shape into out. */
+static void plan_breakdown(const cfit__plan_eval *e, const pipe_pace *pc, const dp_terms *dt, cfit_plan *out)
+{
+    const cfit__layer_cost *lc = pc->lc;
+    long m_mb = e->m_mb;
+    double nl = (double)pc->n_slow, logits = pc->logits_share;
+    out->br.compute_s = m_mb * (nl * (lc->fwd_s + lc->bwd_s) + logits * lc->logits_s);
+    out->br.tp_comm_s = m_mb * nl * lc->tp_s;
+    out->br.ep_comm_s = m_mb * nl * lc->ep_s;
+    out->br.cp_comm_s = m_mb * nl * lc->cp_s;
+    out->br.pp_comm_s = m_mb * pc->pp_s;
+    out->br.pp_bubble_s = pc->bubble_s;
+    out->br.dp_comm_s = dt->exposed_s;
+    out->br.other_s = m_mb * nl * (lc->overhead_s + lc->host_s);
+    out->compute_bound_s = m_mb * (nl * lc->cb_s + logits * lc->logits_cb_s);
+    out->memory_bound_s = m_mb * (nl * lc->mb_s + logits * lc->logits_mb_s) + out->br.optimizer_s;
+    out->comm_exposed_s = out->br.tp_comm_s + out->br.cp_comm_s + out->br.pp_comm_s + dt->exposed_s + out->br.ep_comm_s;
+    out->recompute_layers = e->recompute_layers;
+    out->stage_layers_min = e->layout.pp == 1 ? e->ctx->m->layers : e->n_min;
+    out->stage_layers_max = e->n_max;
+    out->stage_layers_first = e->split.balanced ? e->split.first : 0;
+    out->stage_layers_last = e->split.balanced ? e->split.last : 0;
+    out->stage_imbalance = pc->stage_s > 0 ? (pc->stage_s - pc->fast_s) / pc->stage_s : 0.0;
+    /* the factors applied: DP's gradient reduction, TP's, PP's, CP's */
+    double slow = dt->slow > lc->tp_slow ? dt->slow : lc->tp_slow;
+    slow = slow > pc->pp_slow ? slow : pc->pp_slow;
+    out->fabric_slowdown = slow > lc->cp_slow ? slow : lc->cp_slow;
+    out->slowdown_dp = dt->slow;
+    out->slowdown_tp = lc->tp_slow;
+    out->slowdown_pp = pc->pp_slow;
+    out->slowdown_cp = lc->cp_slow;
+}
+
+/* Throughput, FLOP rates and time to train from out->step_time_s. */
+static void plan_rates(const cfit__plan_eval *e, cfit_plan *out)
+{
+    const cfit__ctx *ctx = e->ctx;
+    const cfit_layout *l = &e->layout;
+    double tokens_per_step = (double)ctx->gbs * ctx->seq;
+    out->tokens_per_s = tokens_per_step / out->step_time_s;
+    out->tokens_per_s_per_gpu = out->tokens_per_s / e->gpus;
+    double model_flops = ctx->model_flops, hw_flops_per_token = hw_flops(ctx, l->recompute);
+    if (l->recompute == CFIT_RECOMPUTE_BLOCK) {   /* only the recomputed share reruns */
+        double share = (double)e->recompute_layers * l->pp / ctx->m->layers;
+        hw_flops_per_token = model_flops + (share < 1.0 ? share : 1.0) * (hw_flops_per_token - model_flops);
+    }
+    out->model_tflops_per_gpu = out->tokens_per_s_per_gpu * model_flops / 1e12;
+    out->hardware_tflops_per_gpu = out->tokens_per_s_per_gpu * hw_flops_per_token / 1e12;
+    out->mfu = out->model_tflops_per_gpu * 1e12 / ctx->peak;
+    out->hfu = out->hardware_tflops_per_gpu * 1e12 / ctx->peak;
+    out->time_to_train_s = ctx->req->tokens > 0 ? ctx->req->tokens / out->tokens_per_s : 0.0;
+}
+
+void cfit__plan_finish(const cfit__plan_eval *e, cfit_plan *out)
+{
+    const cfit__ctx *ctx = e->ctx;
+    pipe_pace pc;
+    dp_terms dt;
+    stage_pace(e, &pc);
+    pipeline_sends(e, &pc);
+    dp_step(e, &pc, &dt);
+    memset(out, 0, sizeof *out);
+    double offload_s = optimizer_step(e, &pc, &dt, &out->br.optimizer_s);
+    out->br.offload_s = offload_s;
+    out->step_time_s = e->m_mb * pc.mb_s + pc.bubble_s + dt.exposed_s + out->br.optimizer_s + offload_s;
+    out->gpu = ctx->g;
+    out->node = ctx->node;
+    out->fabric = ctx->out;
+    out->gpus = e->gpus;
+    out->nodes = (e->gpus + ctx->gpn - 1) / ctx->gpn;
+    out->layout = e->layout;
+    out->offload = ctx->host.offload;
+    out->layout.schedule = e->layout.pp > 1 ? (int)e->sched : CFIT_SCHED_DEFAULT;   /* the family resolved by vp */
+    out->global_batch = ctx->gbs;
+    out->grad_accum = e->m_mb;
+    out->fits = e->fits;
+    out->mem = e->mem;
+    plan_breakdown(e, &pc, &dt, out);
+    plan_rates(e, out);
+}
+
+
+void cfit__plan_memory(const cfit__ctx *ctx, const cfit__layer_cost *lc, const cfit_layout *l, cfit__plan_eval *e)
+{
+    eval_layout(ctx, l, e);
+    layout_split(e, lc);
+    split_counts(e);
+    split_layers(e, lc, lc);
+    e->recompute_layers = l->recompute == CFIT_RECOMPUTE_FULL ? e->n_max : 0;
+    plan_memory(e);
 }
 
 /* The average layer of a stage of n layers whose first k are recomputed in full (cost
@@ -1181,57 +1256,74 @@ static void blend(const cfit__layer_cost *none, const cfit__layer_cost *full, in
     out->moe_delta.act_bytes += f * (full->moe_delta.act_bytes - none->moe_delta.act_bytes);
 }
 
-/* Stage memory with k of its n layers recomputed. */
-static double stage_total(const cfit__ctx *ctx, const cfit__layer_cost *none, const cfit__layer_cost *full,
-                          const cfit_layout *l, int k, const stage_spec *sg, long m_mb)
+/* One stage whose memory is checked: n layers (n_moe MoE, -1 = the mean share), which end it is;
+ * a middle stage is taken at the first stage's in-flight count. */
+typedef struct stage_spec {
+    int n, n_moe, first, last, middle;
+} stage_spec;
+
+/* The stages e's split checks for memory: first, last (p > 1) and a middle one (a balanced
+ * split, p > 2); returns how many. */
+static int split_specs(const cfit__plan_eval *e, stage_spec spec[3])
+{
+    int p = e->layout.pp;
+    spec[0] = (stage_spec){e->n_first, e->moe_first, 1, p == 1, 0};
+    spec[1] = (stage_spec){e->n_last, e->moe_last, 0, 1, 0};
+    spec[2] = (stage_spec){e->split.mid, e->moe_mid, 0, 0, 1};
+    return p == 1 ? 1 : e->split.balanced && p > 2 ? 3 : 2;
+}
+
+/* Stage memory with k of its layers recomputed, under e's layout and schedule terms. */
+static double stage_total_bytes(const cfit__plan_eval *e, const cfit__layer_cost *none, const cfit__layer_cost *full,
+                                int k, const stage_spec *sg)
 {
     cfit__layer_cost b;
     stage_mem sm;
     blend(none, full, k, sg->n, &b);
-    cfit_schedule_terms st;
-    cfit_schedule_terms_of(cfit_layout_schedule(l), l->pp, l->vp, m_mb, &st);
+    cfit_schedule_terms st = e->st;
     if (sg->middle)
         st.inflight_last = st.inflight_first;
     if (sg->n_moe >= 0)   /* the stage's own MoE share */
-        cfit__layer_cost_mixed(ctx, &b, sg->n > 0 ? (double)sg->n_moe / sg->n : ctx->moe_frac, &b);
-    stage_memory(ctx, &b, l, &st, sg->n, sg->n_moe, sg->first, sg->last, &sm);
+        stage_layer(e->ctx, &b, sg->n, sg->n_moe, &b);
+    stage_memory(e->ctx, &b, &e->layout, &st, sg->n, sg->n_moe, sg->first, sg->last, &sm);
     return sm.total;
 }
 
 /* The fewest layers k (0..n) of a stage to recompute so that it fits; memory falls
  * linearly in k from k = 1 on, so two evaluations locate it.  n when even all do not. */
-static int layers_to_fit(const cfit__ctx *ctx, const cfit__layer_cost *none, const cfit__layer_cost *full,
-                         const cfit_layout *l, const stage_spec *sg, long m_mb)
+static int layers_to_fit(const cfit__plan_eval *e, const cfit__layer_cost *none, const cfit__layer_cost *full,
+                         const stage_spec *sg)
 {
-    double cap = ctx->g->memory_bytes;
+    double cap = e->ctx->g->memory_bytes;
     int n = sg->n;
-    if (stage_total(ctx, none, full, l, 0, sg, m_mb) <= cap)
+    if (stage_total_bytes(e, none, full, 0, sg) <= cap)
         return 0;
-    double m1 = stage_total(ctx, none, full, l, 1, sg, m_mb);
+    double m1 = stage_total_bytes(e, none, full, 1, sg);
     if (m1 <= cap || n <= 1)
         return 1 < n ? 1 : n;
-    double mn = stage_total(ctx, none, full, l, n, sg, m_mb);
+    double mn = stage_total_bytes(e, none, full, n, sg);
     if (mn > cap || m1 <= mn)
         return n;
     int k = 1 + (int)ceil((m1 - cap) / ((m1 - mn) / (n - 1)) - 1e-9);
     return k < n ? k : n;
 }
 
-int cfit__plan_cost_block(const cfit__ctx *ctx, const cfit__layer_cost *none, const cfit__layer_cost *full,
-                          const cfit_layout *l, cfit_plan *out)
+int cfit__plan_memory_block(const cfit__ctx *ctx, const cfit__layer_cost *none, const cfit__layer_cost *full,
+                            const cfit_layout *l, cfit__plan_eval *e)
 {
-    long m_mb = ctx->gbs / ((long)l->mbs * l->dp);
-    cfit__split sp;
-    layout_split(ctx, none, l, &sp);
+    eval_layout(ctx, l, e);
+    layout_split(e, none);
+    split_counts(e);
     stage_spec spec[3];
-    int ns = split_specs(&sp, ctx->m->layers, l->pp, spec), k = 0;
+    int ns = split_specs(e, spec), k = 0;
     for (int i = 0; i < ns; i++) {
-        int ki = layers_to_fit(ctx, none, full, l, &spec[i], m_mb);
+        int ki = layers_to_fit(e, none, full, &spec[i]);
         k = ki > k ? ki : k;
     }
-    cfit__layer_cost bf, bl;
-    blend(none, full, k, spec[0].n, &bf);
-    blend(none, full, k, spec[ns > 1 ? 1 : 0].n, &bl);
-    plan_cost(ctx, &bf, &bl, l, k, &sp, out);
+    blend(none, full, k, spec[0].n, &e->blend[0]);
+    blend(none, full, k, spec[ns > 1 ? 1 : 0].n, &e->blend[1]);
+    split_layers(e, &e->blend[0], &e->blend[1]);
+    e->recompute_layers = k;
+    plan_memory(e);
     return k;
 }

@@ -10,6 +10,7 @@
 
 #include "clusterfit/nccl.h"
 #include "clusterfit/plan.h"
+#include "clusterfit/schedule.h"
 #include "core/offload_cost.h"
 
 #define CFIT__SLOW_GRID 14           /* message sizes simulated per exchange: 1 KiB .. 64 GiB, x4 apart */
@@ -141,14 +142,40 @@ void cfit__ctx_fini(cfit__ctx *ctx);
  * (1, 1 for a dense model). */
 void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int recompute,
                               int sp, int ep, int etp, cfit__layer_cost *lc);
-/* Cost a whole layout from its layer cost; fills every field of out. */
-void cfit__plan_cost(const cfit__ctx *ctx, const cfit__layer_cost *lc, const cfit_layout *l,
-                     cfit_plan *out);
-/* Cost a layout with block recomputation from the costs of a plain (none) and a fully
- * recomputed (full) layer: the fewest layers per stage recomputed that fit.  Returns that
- * count (0 when nothing needs recomputing; the stage size when even full does not fit). */
-int cfit__plan_cost_block(const cfit__ctx *ctx, const cfit__layer_cost *none, const cfit__layer_cost *full,
-                          const cfit_layout *l, cfit_plan *out);
+/* A layout costed as far as its memory (cfit__plan_memory): the search's fit test, and what the
+ * time model (cfit__plan_finish) then needs.  lcf, lcm and lcl may point into blend and stage:
+ * an eval is filled in place and not copied. */
+typedef struct cfit__plan_eval {
+    const cfit__ctx *ctx;
+    cfit_layout layout;
+    const cfit__layer_cost *lcf, *lcl;   /* the mean layer of the first and of the last stage */
+    const cfit__layer_cost *lcm;         /* a balanced split's middle stage's (p > 2), else NULL */
+    cfit__layer_cost blend[2];           /* block recomputation's blends */
+    cfit__layer_cost stage[3];           /* a balanced split's first, middle and last stage's mean
+                                            layer at its own MoE share (stages.c) */
+    cfit__split split;                   /* the split of the layers over the stages (stages.c) */
+    cfit_schedule sched;                 /* cfit_layout_schedule(&layout) */
+    cfit_schedule_terms st;
+    long gpus;                           /* tp x cp x pp x dp */
+    long m_mb;                           /* micro-batches per step per pipeline */
+    int n_first, n_last, n_min, n_max;   /* layers of the first, last, shortest and longest stage */
+    int n_mid;                           /* layers of each middle stage of a balanced split (p > 2), else 0 */
+    int moe_first, moe_mid, moe_last;    /* MoE layers of those stages (-1: the mean layer's share) */
+    int recompute_layers;                /* layers per stage recomputed in full */
+    cfit_memory mem;                     /* the most loaded device's */
+    int fits;                            /* in GPU memory (and host memory with offload) */
+} cfit__plan_eval;
+
+/* A layout's memory from its layer cost into e (the fields above; no time yet). */
+void cfit__plan_memory(const cfit__ctx *ctx, const cfit__layer_cost *lc, const cfit_layout *l,
+                       cfit__plan_eval *e);
+/* The same with block recomputation, from the costs of a plain (none) and a fully recomputed
+ * (full) layer: the fewest layers per stage recomputed that fit.  Returns that count (0 when
+ * nothing needs recomputing; the stage size when even full does not fit). */
+int cfit__plan_memory_block(const cfit__ctx *ctx, const cfit__layer_cost *none, const cfit__layer_cost *full,
+                            const cfit_layout *l, cfit__plan_eval *e);
+/* The step time model on an eval of cfit__plan_memory*: fills every field of out. */
+void cfit__plan_finish(const cfit__plan_eval *e, cfit_plan *out);
 
 /* stages.c: pipeline stages of a model that mixes dense and MoE layers (docs/model.md §5.8). */
 /* the split (cfit__split) is defined above cfit__ctx, whose memo holds one */

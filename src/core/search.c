@@ -238,23 +238,28 @@ typedef struct search_state {
 
 /* How far a plan is from fitting: its GPU memory shortfall, or its host memory's when offload
  * overfills the host (offload.h). */
-static double shortfall_bytes(const cfit_plan *p)
+static double shortfall_bytes(const cfit_memory *m)
 {
-    double gpu = p->mem.total_bytes - p->mem.capacity_bytes;
-    double host = p->mem.host_bytes > 0 ? p->mem.host_bytes - p->mem.host_capacity_bytes : gpu;
-    double nvme = p->mem.nvme_bytes > 0 ? p->mem.nvme_bytes - p->mem.nvme_capacity_bytes : gpu;
+    double gpu = m->total_bytes - m->capacity_bytes;
+    double host = m->host_bytes > 0 ? m->host_bytes - m->host_capacity_bytes : gpu;
+    double nvme = m->nvme_bytes > 0 ? m->nvme_bytes - m->nvme_capacity_bytes : gpu;
     host = host > nvme ? host : nvme;
     return gpu > host ? gpu : host;
 }
 
-static void consider(search_state *s, const cfit_plan *p)
+/* Count a layout costed as far as its memory.  The time model runs only for a layout that is
+ * kept: one that fits (ranked by tokens/s) or the closest to fitting so far (ranked by its
+ * shortfall, which memory alone gives); most layouts a sizing tries are neither. */
+static void consider(search_state *s, const cfit__plan_eval *e)
 {
     s->evaluated++;
-    if (p->fits) {
+    if (e->fits) {
+        cfit_plan p;
         s->feasible++;
-        topk_offer(&s->top, p);
-    } else if (!s->has_closest || shortfall_bytes(p) < shortfall_bytes(&s->closest)) {
-        s->closest = *p;
+        cfit__plan_finish(e, &p);
+        topk_offer(&s->top, &p);
+    } else if (!s->has_closest || shortfall_bytes(&e->mem) < shortfall_bytes(&s->closest.mem)) {
+        cfit__plan_finish(e, &s->closest);
         s->has_closest = 1;
     }
 }
@@ -288,14 +293,15 @@ static const cfit__layer_cost *layer_cost(const cfit__ctx *ctx, layer_costs *lcs
     return &lcs->lc[rec];
 }
 
-/* Cost one fully given layout (block recomputation needs the none and full costs). */
-static void cost_layout(const cfit__ctx *ctx, layer_costs *lcs, const cfit_layout *l, cfit_plan *p)
+/* Cost one fully given layout as far as its memory (block recomputation needs the none and
+ * full costs); cfit__plan_finish adds the time. */
+static void cost_memory(const cfit__ctx *ctx, layer_costs *lcs, const cfit_layout *l, cfit__plan_eval *e)
 {
     if (l->recompute == CFIT_RECOMPUTE_BLOCK)
-        cfit__plan_cost_block(ctx, layer_cost(ctx, lcs, l, CFIT_RECOMPUTE_NONE),
-                              layer_cost(ctx, lcs, l, CFIT_RECOMPUTE_FULL), l, p);
+        cfit__plan_memory_block(ctx, layer_cost(ctx, lcs, l, CFIT_RECOMPUTE_NONE),
+                                layer_cost(ctx, lcs, l, CFIT_RECOMPUTE_FULL), l, e);
     else
-        cfit__plan_cost(ctx, layer_cost(ctx, lcs, l, l->recompute), l, p);
+        cfit__plan_memory(ctx, layer_cost(ctx, lcs, l, l->recompute), l, e);
 }
 
 static int cand(int fixed, int v)
@@ -315,15 +321,15 @@ static void search_recompute(const cfit__ctx *ctx, layer_costs *lcs, cfit_layout
         if (rec == CFIT_RECOMPUTE_BLOCK && fixed < 0 && (none_fits || !full_fits))
             continue;
         l.recompute = rec;
-        cfit_plan p;
-        cost_layout(ctx, lcs, &l, &p);
+        cfit__plan_eval e;
+        cost_memory(ctx, lcs, &l, &e);
         if (rec == CFIT_RECOMPUTE_NONE)
-            none_fits = p.fits;
+            none_fits = e.fits;
         else if (rec == CFIT_RECOMPUTE_FULL)
-            full_fits = p.fits;
-        else if (rec == CFIT_RECOMPUTE_BLOCK && fixed < 0 && p.recompute_layers >= p.stage_layers_max)
+            full_fits = e.fits;
+        else if (rec == CFIT_RECOMPUTE_BLOCK && fixed < 0 && e.recompute_layers >= e.n_max)
             continue;                                    /* every layer: the full layout again */
-        consider(s, &p);
+        consider(s, &e);
     }
 }
 
@@ -506,7 +512,7 @@ static void cost_fixed(const cfit__ctx *ctx, const cfit_layout *f, search_state 
     lcs.have = 0;
     long m_mb = ctx->gbs / ((long)f->mbs * f->dp);
     int tried = 0;
-    cfit_plan p;
+    cfit__plan_eval e;
     for (int sc = CFIT_SCHED_1F1B; sc < CFIT_SCHED_COUNT; sc++) {
         int lo, hi;
         if (!schedule_vps(ctx, sc, f->pp, &lo, &hi) || f->vp < lo || f->vp > hi ||
@@ -514,15 +520,15 @@ static void cost_fixed(const cfit__ctx *ctx, const cfit_layout *f, search_state 
             continue;
         cfit_layout l = *f;
         l.schedule = f->pp > 1 ? sc : CFIT_SCHED_DEFAULT;
-        cost_layout(ctx, &lcs, &l, &p);
-        consider(s, &p);
+        cost_memory(ctx, &lcs, &l, &e);
+        consider(s, &e);
         tried++;
     }
     if (!tried) {
         cfit_layout l = *f;
         l.schedule = CFIT_SCHED_DEFAULT;
-        cost_layout(ctx, &lcs, &l, &p);
-        consider(s, &p);
+        cost_memory(ctx, &lcs, &l, &e);
+        consider(s, &e);
     }
 }
 
@@ -932,7 +938,9 @@ int cfit_plan_evaluate(const cfit_plan_request *r, const cfit_gpu *gpu, const cf
         lcs.have = 0;
         ctx.host.offload = r->offload > 0 ? r->offload : 0;
         ctx.job_gpus = (long)l->tp * l->pp * l->dp * l->cp;
-        cost_layout(&ctx, &lcs, l, out);
+        cfit__plan_eval e;
+        cost_memory(&ctx, &lcs, l, &e);
+        cfit__plan_finish(&e, out);
         cfit_plan_goodput(r, out);
         if (ctx.topo_rc)   /* a simulation failed: no plan rests on a factor it did not compute */
             rc = cfit_diag_set(d, ctx.topo_rc, NULL, 0, 0, "%s", ctx.topo_diag.msg);

@@ -1035,6 +1035,12 @@ static void test_nothing_fits(void **state)
     assert_int_equal(c->gpus, 8);
     assert_true(c->mem.total_bytes > c->mem.capacity_bytes);
     check_invariants(&r, c);
+    /* the search times only the layouts it keeps (memory first): the closest one in full, under
+     * the offload mask it was found with (the masks are searched when nothing fits) */
+    assert_true(c->step_time_s > 0 && c->tokens_per_s > 0 && c->time_to_train_s > 0);
+    cfit_plan_request ro = r;
+    ro.offload = c->offload;
+    check_same_as_evaluate(&ro, c);
     /* no layout of those 8 GPUs has a smaller shortfall: fully fixed ZeRO-0 layouts */
     static const int shapes[][2] = {{8, 1}, {4, 2}, {2, 4}, {1, 8}};
     for (size_t i = 0; i < 4; i++) {
