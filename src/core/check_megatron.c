@@ -492,6 +492,43 @@ static void check_shape(mg *c)
             "sequence parallelism needs TP > 1: Megatron-LM disables it with a warning");
 }
 
+/* Uneven pipeline stages (--decoder-first/last-pipeline-num-layers), as Megatron-Core's
+ * TransformerConfig.__post_init__ "Uneven PP" validates them (transformer_config.py, d98e8a6): the
+ * given ends' layers divisible by the virtual stages per rank; the middle stages' layers divide
+ * evenly among them, and each middle rank's again by the virtual stages; middle layers exactly when
+ * there are middle stages. */
+static void check_uneven(mg *c)
+{
+    long pp = val(c, F_PP, 1), L = c->v[F_LAYERS], vp = val(c, F_VPS, 1);
+    if ((!c->at[F_FIRST] && !c->at[F_LAST]) || pp <= 1 || !L)
+        return;
+    static const int ends[2] = {F_FIRST, F_LAST};
+    long middle = L, mid_stages = pp;
+    for (int i = 0; i < 2; i++) {
+        int id = ends[i];
+        if (!c->at[id] || c->v[id] <= 0)
+            continue;
+        if (c->v[id] % vp)
+            add(c, CFIT_SEV_ERROR, c->at[id], "give the end stage a multiple of the virtual stages per rank",
+                "%s stage's %ld layers are not divisible by the %ld virtual stages per pipeline rank "
+                "(TransformerConfig raises ValueError)", id == F_FIRST ? "the first" : "the last", c->v[id], vp);
+        middle -= c->v[id];
+        mid_stages--;
+    }
+    const word *w = c->at[F_FIRST] ? c->at[F_FIRST] : c->at[F_LAST];
+    if ((middle != 0) != (mid_stages != 0))
+        add(c, CFIT_SEV_ERROR, w, "make the end stages' layers and the middle stages agree",
+            "%ld middle layers remain for %ld middle pipeline stages (TransformerConfig: \"Mismatch\")", middle,
+            mid_stages);
+    else if (mid_stages > 0 && middle % mid_stages)
+        add(c, CFIT_SEV_ERROR, w, "choose end stages leaving a multiple of the middle stages",
+            "the %ld middle layers do not divide among the %ld middle pipeline stages", middle, mid_stages);
+    else if (mid_stages > 0 && (middle / mid_stages) % vp)
+        add(c, CFIT_SEV_ERROR, w, "choose end stages leaving each middle rank a multiple of the virtual stages",
+            "each middle pipeline rank's %ld layers are not divisible by the %ld virtual stages per rank",
+            middle / mid_stages, vp);
+}
+
 static void check_vp(mg *c)
 {
     long pp = val(c, F_PP, 1), L = c->v[F_LAYERS], lpv = c->v[F_VPL];
@@ -940,6 +977,7 @@ int cfit_check_megatron(const char *text, size_t len, const char *file, const cf
     check_sizes_nonzero(&c);
     check_shape(&c);
     check_vp(&c);
+    check_uneven(&c);
     check_choices(&c);
     check_recompute(&c);
     check_moe(&c);
