@@ -71,6 +71,26 @@ static const cli_opt opts[] = {
     {NULL, 0, NULL, NULL, 0},
 };
 
+/* The options whose values are stored as given (cli_bind); on_opt has the rest: those that also
+ * mark what was given (--size, -b/-e/-f, the link options, --spread, --imbalance), parse a unit or
+ * a seed, or keep their own messages (--engine, --p2p, --collective, --placement). */
+static const cli_bind binds[] = {
+    CLI_STRING(O_TOPOLOGY, sim_cli, spec),
+    CLI_STRING(O_ALGO, sim_cli, algo_name),
+    CLI_STRING(O_PROTO, sim_cli, proto_name),
+    CLI_STRING(O_NODE, sim_cli, node),
+    CLI_STRING(O_GPU, sim_cli, gpu),
+    CLI_STRING(O_FABRIC, sim_cli, fabric),
+    CLI_STRING(O_FAIL, sim_cli, fail_spec),
+    CLI_STRING(O_REPORT, sim_cli, report),
+    CLI_STRING(O_CALIBRATION, sim_cli, calibration),
+    CLI_FLAG(O_DESCRIBE, sim_cli, describe),
+    CLI_FLAG(O_JSON, sim_cli, json),
+    CLI_INT(O_NODES, sim_cli, nodes, 1, 1L << 20),
+    CLI_INT(O_NICS, sim_cli, nics, 1, 4096),
+    CLI_INT(O_RANKS, sim_cli, ranks, 2, 1L << 24),
+    {.id = 0},
+};
 
 static int opt_size(const char *name, const char *value, uint64_t *out)
 {
@@ -109,24 +129,17 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
     cfit_diag_clear(&d);
     switch (id) {
     case -1: return cli_error("sim: unexpected argument '%s' (see --help)", value);
-    case O_TOPOLOGY: c->spec = value; return 0;
     case O_COLLECTIVE: return cfit_collective_parse(value, &c->coll, &d) ? cli_error("--%s: %s", name, d.msg) : 0;
-    case O_ALGO: c->algo_name = value; return 0;
-    case O_PROTO: c->proto_name = value; return 0;
     case O_ENGINE:
         c->engine_name = value;
         if (strcmp(value, "nccl") && strcmp(value, "flow"))
             return cli_error("--%s: '%s' is not nccl or flow", name, value);
         return 0;
-    case O_NODE: c->node = value; return 0;
     case O_P2P:
         if (strcmp(value, "yes") && strcmp(value, "no"))
             return cli_error("--%s: '%s' is not yes or no", name, value);
         c->p2p = strcmp(value, "no") == 0 ? 2 : 1;
         return 0;
-    case O_NODES: return cli_int(name, value, 1, 1L << 20, &c->nodes);
-    case O_NICS: return cli_int(name, value, 1, 4096, &c->nics);
-    case O_RANKS: return cli_int(name, value, 2, 1L << 24, &c->ranks);
     case O_SIZE: c->have_size = 1; return opt_size(name, value, &c->size);
     case O_MIN: c->have_range = 1; return opt_size(name, value, &c->minb);
     case O_MAX: c->have_range = 1; return opt_size(name, value, &c->maxb);
@@ -136,8 +149,6 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
     case O_LATENCY:
         c->manual = 1;
         return cfit_parse_time(value, &c->params.link_latency_s, &d) ? cli_error("--%s: %s", name, d.msg) : 0;
-    case O_GPU: c->gpu = value; return 0;
-    case O_FABRIC: c->fabric = value; return 0;
     case O_CATALOG: return cli_catalog_add(&c->cc, value);
     case O_GPN: {
         long g;
@@ -162,13 +173,8 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
         }
         return cli_error("--%s: '%s' is not linear, random or random:SEED", name, value);
     case O_FAIL_LINKS: return opt_seeded(name, value, &c->fail_n, &c->fail_seed);
-    case O_FAIL: c->fail_spec = value; return 0;
     case O_SPREAD: c->a2av_given = 1; return cli_real(name, value, 0, 1, &c->a2av.spread);
     case O_IMBALANCE: c->a2av_given = 1; return cli_real(name, value, 1, 1e6, &c->a2av.imbalance);
-    case O_DESCRIBE: c->describe = 1; return 0;
-    case O_JSON: c->json = 1; return 0;
-    case O_REPORT: c->report = value; return 0;
-    case O_CALIBRATION: c->calibration = value; return 0;
     }
     return 0;
 }
@@ -512,23 +518,23 @@ int cmd_sim(int argc, char **argv)
     c.minb = c.maxb = 32u << 20;
     c.factor = 2;
     c.a2av = (cfit_sim_alltoallv)CFIT_SIM_ALLTOALLV_DEFAULT;
-    int rc = cli_parse(argc, argv, opts, on_opt, &c,
-                       "clusterfit sim --gpu NAME|--node NAME [--nodes N] [options]\n"
-                       "       clusterfit sim --topology SPEC [options]",
-                       "Time a collective as nccl-tests would measure it.  With the hardware named (--gpu or\n"
-                       "--node) the NCCL engine models NCCL's algorithms (ring, tree, NVLS, NVLSTree, CollNet,\n"
-                       "PAT) and protocols (LL, LL128, Simple) and runs the pair NCCL's tuner would pick per size;\n"
-                       "a --topology adds its contention from the flow engine.  Without them the flow engine\n"
-                       "simulates the collective's schedule on --topology at flow level: each step's flows share\n"
-                       "links by max-min fairness over the topology's equal-cost paths (docs/sim.md).  Prints\n"
-                       "nccl-tests' columns per size (algbw = size/time, busbw = algbw x the collective's\n"
-                       "nccl-tests factor, GB = 1e9 bytes) and, per engine, the algorithm and protocol chosen or\n"
-                       "the links carrying the most bytes and the tier that limited the slowest step.\n"
-                       "--calibration FILE sets the NCCL engine's network from a measured run (docs/sim.md\n"
-                       "\"Calibration\"); --report FILE.html draws the predicted busbw, and the measured one.\n"
-                       "Exit status: 0 success, 1 a file that cannot be read, 2 bad option or spec, an\n"
-                       "algorithm the hardware cannot run, a --calibration file that cannot set the network,\n"
-                       "or failed links disconnecting ranks.");
+    int rc = cli_parse_bound(argc, argv, opts, binds, on_opt, &c,
+                             "clusterfit sim --gpu NAME|--node NAME [--nodes N] [options]\n"
+                             "       clusterfit sim --topology SPEC [options]",
+                             "Time a collective as nccl-tests would measure it.  With the hardware named (--gpu or\n"
+                             "--node) the NCCL engine models NCCL's algorithms (ring, tree, NVLS, NVLSTree, CollNet,\n"
+                             "PAT) and protocols (LL, LL128, Simple) and runs the pair NCCL's tuner would pick per size;\n"
+                             "a --topology adds its contention from the flow engine.  Without them the flow engine\n"
+                             "simulates the collective's schedule on --topology at flow level: each step's flows share\n"
+                             "links by max-min fairness over the topology's equal-cost paths (docs/sim.md).  Prints\n"
+                             "nccl-tests' columns per size (algbw = size/time, busbw = algbw x the collective's\n"
+                             "nccl-tests factor, GB = 1e9 bytes) and, per engine, the algorithm and protocol chosen or\n"
+                             "the links carrying the most bytes and the tier that limited the slowest step.\n"
+                             "--calibration FILE sets the NCCL engine's network from a measured run (docs/sim.md\n"
+                             "\"Calibration\"); --report FILE.html draws the predicted busbw, and the measured one.\n"
+                             "Exit status: 0 success, 1 a file that cannot be read, 2 bad option or spec, an\n"
+                             "algorithm the hardware cannot run, a --calibration file that cannot set the network,\n"
+                             "or failed links disconnecting ranks.");
     if (rc)
         return rc < 0 ? EXIT_OK : rc;
     if ((rc = pick_engine(&c)))
