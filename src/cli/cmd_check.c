@@ -29,23 +29,29 @@ typedef struct check_cli {
     cfit_model model_file;
 } check_cli;
 
+/* The options whose values are stored as given (cli_bind); on_opt has FILE and --catalog. */
+static const cli_bind binds[] = {
+    CLI_STRING(O_MODEL, check_cli, model),
+    CLI_STRING(O_GPU, check_cli, gpu),
+    CLI_FLAG(O_JSON, check_cli, json),
+    CLI_INT(O_GPUS, check_cli, gpus, 1, 1L << 24),
+    CLI_INT(O_SEQ, check_cli, seq, 1, 1 << 24),
+    CLI_INT(O_TP, check_cli, tp, 1, 4096),
+    CLI_INT(O_PP, check_cli, pp, 1, 4096),
+    CLI_INT(O_CP, check_cli, cp, 1, 4096),
+    {.id = 0},
+};
+
 static int on_opt(void *vc, int id, const char *name, const char *value)
 {
     check_cli *c = vc;
+    (void)name;
     switch (id) {
     case -1:
         if (c->file)
             return cli_error("check: one FILE only, got '%s' after '%s'", value, c->file);
         c->file = value;
         return 0;
-    case O_GPUS: return cli_int(name, value, 1, 1L << 24, &c->gpus);
-    case O_SEQ: return cli_int(name, value, 1, 1 << 24, &c->seq);
-    case O_TP: return cli_int(name, value, 1, 4096, &c->tp);
-    case O_PP: return cli_int(name, value, 1, 4096, &c->pp);
-    case O_CP: return cli_int(name, value, 1, 4096, &c->cp);
-    case O_MODEL: c->model = value; return 0;
-    case O_GPU: c->gpu = value; return 0;
-    case O_JSON: c->json = 1; return 0;
     case O_CATALOG: return cli_catalog_add(&c->cc, value);
     }
     return 0;
@@ -116,18 +122,18 @@ int cmd_check(int argc, char **argv)
 {
     check_cli c;
     memset(&c, 0, sizeof c);
-    int rc = cli_parse(argc, argv, opts, on_opt, &c, "clusterfit check FILE [options]",
-                       "Check a DeepSpeed JSON config against DeepSpeed's schema (unknown or misspelt keys,\n"
-                       "wrong value types, keys DeepSpeed ignores) and, with --gpus, the batch arithmetic\n"
-                       "and world size; with --model also whether the implied layout fits in GPU memory.\n"
-                       "FILE '-' reads standard input.  A FILE not named *.json and not starting with '{' is read as\n"
-                       "Megatron-LM arguments "
-                       "(shell words, one per line, or a torchrun line) and checked against Megatron-LM's\n"
-                       "validate_args rules, MoE and MLA arguments included (EP dividing the experts,\n"
-                       "ETP x EP x PP dividing the world, top-k, --moe-layer-freq patterns, dispatchers).\n"
-                       "Each finding: FILE:LINE:COL, severity, JSON path, message and fix (docs/check.md).\n"
-                       "Exit status: 0 no errors (warnings allowed), 2 errors found or FILE malformed\n"
-                       "(not a JSON object, an unterminated quote), 1 FILE cannot be read.");
+    int rc = cli_parse_bound(argc, argv, opts, binds, on_opt, &c, "clusterfit check FILE [options]",
+                             "Check a DeepSpeed JSON config against DeepSpeed's schema (unknown or misspelt keys,\n"
+                             "wrong value types, keys DeepSpeed ignores) and, with --gpus, the batch arithmetic\n"
+                             "and world size; with --model also whether the implied layout fits in GPU memory.\n"
+                             "FILE '-' reads standard input.  A FILE not named *.json and not starting with '{' is read as\n"
+                             "Megatron-LM arguments "
+                             "(shell words, one per line, or a torchrun line) and checked against Megatron-LM's\n"
+                             "validate_args rules, MoE and MLA arguments included (EP dividing the experts,\n"
+                             "ETP x EP x PP dividing the world, top-k, --moe-layer-freq patterns, dispatchers).\n"
+                             "Each finding: FILE:LINE:COL, severity, JSON path, message and fix (docs/check.md).\n"
+                             "Exit status: 0 no errors (warnings allowed), 2 errors found or FILE malformed\n"
+                             "(not a JSON object, an unterminated quote), 1 FILE cannot be read.");
     if (rc)
         return rc < 0 ? EXIT_OK : rc;
     if (!c.file)
