@@ -39,6 +39,19 @@ static const cli_opt opts[] = {
     {NULL, 0, NULL, NULL, 0},
 };
 
+/* The options whose values are stored as given (cli_bind); on_opt has the rest: the critical
+ * thresholds (which also mark themselves given), the times and the texts. */
+static const cli_bind binds[] = {
+    CLI_STRING(O_PLAN, rules_cli, plan_file),
+    CLI_REAL(O_GPU_UTIL, rules_cli, gpu_util.warning, 0.01, 1),
+    CLI_REAL(O_NET, rules_cli, net.warning, 0.01, 1),
+    CLI_REAL(O_DATA, rules_cli, data.warning, 0.001, 1),
+    CLI_REAL(O_AR, rules_cli, ar.warning, 0.001, 1),
+    CLI_REAL(O_STRAG, rules_cli, straggler.warning, 1.01, 100),
+    CLI_REAL(O_MARGIN, rules_cli, margin, 1, 100),
+    {.id = 0},
+};
+
 static int opt_time(const char *name, const char *value, double *out)
 {
     cfit_diag d;
@@ -69,19 +82,12 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
     rules_cli *c = vc;
     switch (id) {
     case -1: return cli_error("rules: unexpected argument '%s' (see --help)", value);
-    case O_PLAN: c->plan_file = value; return 0;
-    case O_GPU_UTIL: return cli_real(name, value, 0.01, 1, &c->gpu_util.warning);
     case O_GPU_CRIT: return critical_opt(name, value, 0.01, 1, &c->gpu_util);
     case O_GPU_FOR: return opt_time(name, value, &c->gpu_for_s);
-    case O_NET: return cli_real(name, value, 0.01, 1, &c->net.warning);
     case O_NET_CRIT: return critical_opt(name, value, 0.01, 1, &c->net);
-    case O_DATA: return cli_real(name, value, 0.001, 1, &c->data.warning);
     case O_DATA_CRIT: return critical_opt(name, value, 0.001, 1, &c->data);
-    case O_AR: return cli_real(name, value, 0.001, 1, &c->ar.warning);
     case O_AR_CRIT: return critical_opt(name, value, 0.001, 1, &c->ar);
-    case O_STRAG: return cli_real(name, value, 1.01, 100, &c->straggler.warning);
     case O_STRAG_CRIT: return critical_opt(name, value, 1.01, 100, &c->straggler);
-    case O_MARGIN: return cli_real(name, value, 1, 100, &c->margin);
     case O_FOR: return opt_time(name, value, &c->for_s);
     case O_WINDOW: return opt_time(name, value, &c->window_s);
     case O_JOB: return opt_text(name, value, &c->job);
@@ -224,12 +230,12 @@ int cmd_rules(int argc, char **argv)
                    .data = {0.05, 0.2, 0}, .ar = {0.1, 0.3, 0}, .straggler = {1.2, 1.5, 0},
                    .margin = 1.25,
                    .gpu_for_s = 600, .for_s = 300, .window_s = 300};
-    int rc = cli_parse(argc, argv, opts, on_opt, &c, "clusterfit rules [--from-plan plan.json] [options]",
-                       "Print Prometheus alerting rules (YAML) for the clusterfit exporter's metrics, each threshold\n"
-                       "as a warning and a critical alert with summary, description and runbook_url (docs/alerts.md):\n"
-                       "idle GPUs, saturated links, data loading and all-reduce eating the step, stragglers, XID\n"
-                       "errors, lost GPUs and exporters down; with --from-plan, step time and exposed communication\n"
-                       "against the plan's.");
+    int rc = cli_parse_bound(argc, argv, opts, binds, on_opt, &c, "clusterfit rules [--from-plan plan.json] [options]",
+                             "Print Prometheus alerting rules (YAML) for the clusterfit exporter's metrics, each threshold\n"
+                             "as a warning and a critical alert with summary, description and runbook_url (docs/alerts.md):\n"
+                             "idle GPUs, saturated links, data loading and all-reduce eating the step, stragglers, XID\n"
+                             "errors, lost GPUs and exporters down; with --from-plan, step time and exposed communication\n"
+                             "against the plan's.");
     if (rc)
         return rc < 0 ? EXIT_OK : rc;
     if ((rc = check_levels(&c)) || (c.plan_file && (rc = load_plan(&c))))
