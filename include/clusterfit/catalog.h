@@ -134,6 +134,10 @@ typedef struct cfit_model {
        router_bias_update_rate (gamma) per step; 0 = not stated (Megatron-Core's default). */
     int router_expert_bias;
     double router_bias_update_rate;
+    /* The routed experts' combine weights are multiplied by this after the top-k choice
+       (DeepSeek-V3's MoEGate routed_scaling_factor, HF config.json; Megatron-Core
+       moe_router_topk_scaling_factor); 0 = no scaling. Changes the model's function, not its cost. */
+    double router_topk_scaling_factor;
     char source[CFIT_TEXT_MAX];
 } cfit_model;
 

@@ -241,7 +241,8 @@ static void mg_layer_freq(cfit_buf *b, const cfit_model *m)
 
 /* The router's score function, group-limited routing and aux-loss-free expert bias
  * (TransformerConfig moe_router_score_function, moe_router_num_groups / moe_router_group_topk,
- * moe_router_enable_expert_bias / moe_router_bias_update_rate; Megatron-LM d98e8a6). */
+ * moe_router_enable_expert_bias / moe_router_bias_update_rate, moe_router_topk_scaling_factor;
+ * Megatron-LM d98e8a6). */
 static void mg_router(cfit_buf *b, const cfit_model *m)
 {
     if (m->router_sigmoid)
@@ -253,6 +254,8 @@ static void mg_router(cfit_buf *b, const cfit_model *m)
         cfit_buf_puts(b, "--moe-router-enable-expert-bias\n");
     if (m->router_expert_bias && m->router_bias_update_rate > 0)
         cfit_buf_printf(b, "--moe-router-bias-update-rate %g\n", m->router_bias_update_rate);
+    if (m->router_topk_scaling_factor > 0)
+        cfit_buf_printf(b, "--moe-router-topk-scaling-factor %g\n", m->router_topk_scaling_factor);
 }
 
 /* Megatron-Core MoE layers: experts, router, dispatcher (the framework's: NCCL all-to-all, or the
