@@ -206,6 +206,11 @@ typedef struct cfit_framework {
                                           overlap compute (that compute slows by it); 0 = none */
     unsigned schedules;                /* pipeline schedules it runs: a bit per cfit_schedule (schedule.h);
                                           without a "schedules" key 1f1b and interleaved */
+    /* Each pipeline stage of an interleaved (vp > 1) schedule holds a whole number of virtual
+       stages: Megatron-Core's TransformerConfig "Uneven PP" rules (first, last and each middle
+       rank's layers divisible by vp; megatron/core/transformer/transformer_config.py, Megatron-LM
+       d98e8a6) and arguments.py's num_layers_per_virtual_pipeline_stage; searched vp kept to them. */
+    int whole_virtual_stages;
     int zero_with_pp;                  /* highest ZeRO stage it combines with pipeline parallelism
                                           (without the key 1: the distributed optimizer) */
     char source[CFIT_TEXT_MAX];

@@ -248,6 +248,7 @@ static const field framework_fields[] = {
     {"moe_comm_sm_share", F_DBL, FW(moe_comm_sm_share), 0, 0, 1, NULL, NULL},
     {"schedules", F_FLAGS, FW(schedules), 0, 0, 0, schedule_names, NULL},
     {"zero_with_pp", F_INT, FW(zero_with_pp), 0, 0, 3, NULL, NULL},
+    {"whole_virtual_stages", F_BOOL, FW(whole_virtual_stages), 0, 0, 0, NULL, NULL},
     {"source", F_TEXT, FW(source), 1, 0, 0, NULL, NULL},
     END};
 #undef FW
