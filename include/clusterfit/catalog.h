@@ -134,6 +134,10 @@ typedef struct cfit_model {
        router_bias_update_rate (gamma) per step; 0 = not stated (Megatron-Core's default). */
     int router_expert_bias;
     double router_bias_update_rate;
+    /* The routed experts' combine weights are multiplied by this after the top-k choice
+       (DeepSeek-V3's MoEGate routed_scaling_factor, HF config.json; Megatron-Core
+       moe_router_topk_scaling_factor); 0 = no scaling. Changes the model's function, not its cost. */
+    double router_topk_scaling_factor;
     char source[CFIT_TEXT_MAX];
 } cfit_model;
 
@@ -202,6 +206,11 @@ typedef struct cfit_framework {
                                           overlap compute (that compute slows by it); 0 = none */
     unsigned schedules;                /* pipeline schedules it runs: a bit per cfit_schedule (schedule.h);
                                           without a "schedules" key 1f1b and interleaved */
+    /* Each pipeline stage of an interleaved (vp > 1) schedule holds a whole number of virtual
+       stages: Megatron-Core's TransformerConfig "Uneven PP" rules (first, last and each middle
+       rank's layers divisible by vp; megatron/core/transformer/transformer_config.py, Megatron-LM
+       d98e8a6) and arguments.py's num_layers_per_virtual_pipeline_stage; searched vp kept to them. */
+    int whole_virtual_stages;
     int zero_with_pp;                  /* highest ZeRO stage it combines with pipeline parallelism
                                           (without the key 1: the distributed optimizer) */
     char source[CFIT_TEXT_MAX];

@@ -153,6 +153,8 @@ static void show_router(const cfit_model *m)
         printf("  %-20s aux-loss-free, update rate %g\n", "expert bias", m->router_bias_update_rate);
     else if (m->router_expert_bias)
         printf("  %-20s aux-loss-free\n", "expert bias");
+    if (m->router_topk_scaling_factor > 0)
+        printf("  %-20s top-k weights x %g\n", "routed scaling", m->router_topk_scaling_factor);
 }
 
 static void show_moe(const cfit_model *m)

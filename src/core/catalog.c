@@ -143,6 +143,7 @@ static const field model_fields[] = {
     {"router_group_topk", F_INT, M(router_group_topk), 0, 1, 1 << 16, NULL, NULL},
     {"router_expert_bias", F_BOOL, M(router_expert_bias), 0, 0, 0, NULL, NULL},
     {"router_bias_update_rate", F_DBL, M(router_bias_update_rate), 0, 0, 1, NULL, NULL},
+    {"router_topk_scaling_factor", F_DBL, M(router_topk_scaling_factor), 0, 0, 1e6, NULL, NULL},
     {"source", F_TEXT, M(source), 0, 0, 0, NULL, NULL},   /* required in catalogs (load_kind_array); a
                                                               model file without one gets its path */
     END};
@@ -247,6 +248,7 @@ static const field framework_fields[] = {
     {"moe_comm_sm_share", F_DBL, FW(moe_comm_sm_share), 0, 0, 1, NULL, NULL},
     {"schedules", F_FLAGS, FW(schedules), 0, 0, 0, schedule_names, NULL},
     {"zero_with_pp", F_INT, FW(zero_with_pp), 0, 0, 3, NULL, NULL},
+    {"whole_virtual_stages", F_BOOL, FW(whole_virtual_stages), 0, 0, 0, NULL, NULL},
     {"source", F_TEXT, FW(source), 1, 0, 0, NULL, NULL},
     END};
 #undef FW

@@ -157,6 +157,7 @@ enum {
     /* MoE and MLA (Megatron-LM d98e8a6: _add_moe_args, _add_mla_args, TransformerConfig fields) */
     F_EXPERTS, F_TOPK, F_EP, F_ETP, F_MOE_FFN, F_SHARED_FFN, F_SHARED_GATE, F_LFREQ, F_DISPATCH, F_FLEX,
     F_DEEPEP, F_GGEMM, F_PAD_CAP, F_CAPF, F_PRE_SOFTMAX, F_SCORE, F_LB, F_NGROUPS, F_GTOPK, F_NOBIAS, F_XBIAS, F_XBIAS_RATE,
+    F_TSCALE,
     F_MLA, F_QLORA, F_KVLORA, F_QKHD, F_QKPOS, F_VHD, F_COUNT
 };
 
@@ -203,7 +204,7 @@ static const mg_flag flags[] = {
     /* MoE flags known, not reasoned about */
     {"moe-aux-loss-coeff", MG_LIST, 0}, {"moe-z-loss-coeff", MG_STR, 0}, {"moe-permute-fusion", MG_FLAG, 0},
     {"moe-router-dtype", MG_STR, 0}, {"moe-router-enable-expert-bias", MG_FLAG, F_XBIAS},
-    {"moe-router-topk-scaling-factor", MG_STR, 0}, {"moe-router-bias-update-rate", MG_STR, F_XBIAS_RATE},
+    {"moe-router-topk-scaling-factor", MG_STR, F_TSCALE}, {"moe-router-bias-update-rate", MG_STR, F_XBIAS_RATE},
     {"moe-shared-expert-overlap", MG_FLAG, 0}, {"moe-token-drop-policy", MG_STR, 0},
     {"overlap-moe-expert-parallel-comm", MG_FLAG, 0}, {"moe-router-fusion", MG_FLAG, 0},
     /* known, not reasoned about */
@@ -786,7 +787,7 @@ static int check_layer_freq(mg *c)
 static void check_moe_without_experts(mg *c, int mixed)
 {
     static const int ids[] = {F_TOPK, F_ETP, F_SHARED_FFN, F_SHARED_GATE, F_LFREQ, F_DISPATCH, F_GGEMM,
-                              F_CAPF, F_NGROUPS, F_GTOPK};
+                              F_CAPF, F_NGROUPS, F_GTOPK, F_TSCALE};
     if (val(c, F_EP, 1) > 1)
         add(c, CFIT_SEV_ERROR, c->at[F_EP], "add --num-experts N or drop --expert-model-parallel-size",
             "num_experts must be non None to use expert model parallelism");
@@ -797,6 +798,23 @@ static void check_moe_without_experts(mg *c, int mixed)
         if (c->at[ids[i]])
             add(c, CFIT_SEV_WARNING, c->at[ids[i]], "add --num-experts N, or drop it",
                 "has no effect without --num-experts (a dense model)");
+}
+
+/* --moe-router-topk-scaling-factor (argparse type=float; TransformerConfig
+ * moe_router_topk_scaling_factor multiplies the top-k routing weights). */
+static void check_moe_topk_scale(mg *c)
+{
+    const char *s = c->s[F_TSCALE];
+    char *end = NULL;
+    if (!s || s[0] == '$')
+        return;
+    double v = strtod(s, &end);
+    if (end == s || *end)
+        add(c, CFIT_SEV_ERROR, c->at[F_TSCALE], "write a number, e.g. 2.5",
+            "expects a number (argparse type=float), got \"%s\"", s);
+    else if (!(v > 0))
+        add(c, CFIT_SEV_WARNING, c->at[F_TSCALE], "give a positive scale, or drop it",
+            "scales the routed experts' weights by %s: their output is zeroed or negated", s);
 }
 
 /* Aux-loss-free expert bias (TransformerConfig.__post_init__): sigmoid or sqrtsoftplus scores only;
@@ -834,6 +852,7 @@ static void check_moe_router(mg *c, long experts)
         add(c, CFIT_SEV_ERROR, c->at[F_GTOPK], "choose --moe-router-group-topk at most --moe-router-num-groups",
             "moe_router_group_topk (%ld) should be smaller than moe_router_num_groups (%ld)", gk, groups);
     check_moe_expert_bias(c);
+    check_moe_topk_scale(c);
 }
 
 static void check_moe_sizes(mg *c)

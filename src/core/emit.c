@@ -13,6 +13,7 @@
 #include "clusterfit/workload.h"
 #include "base/json.h"
 #include "core/offload_cost.h"
+#include "core/vp_split.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -136,19 +137,33 @@ static void mg_split(cfit_buf *b, int L, const cfit_plan *p)
         cfit_buf_printf(b, "--decoder-last-pipeline-num-layers %d\n", last);
 }
 
+/* Interleaved stages: an even split of whole virtual stages, or uneven end stages of whole
+ * virtual stages each (vp_split.c; emit refuses a plan with neither, vp_bad). */
+static void mg_virtual(cfit_buf *b, int L, int pp, int vp)
+{
+    cfit__vp_split s;
+    if (L % (pp * vp) == 0 || !cfit__vp_split_choose(L, pp, vp, &s)) {
+        cfit_buf_printf(b, "--num-layers-per-virtual-pipeline-stage %d\n", L / (pp * vp));
+        return;
+    }
+    if (pp == 2 || s.first != s.mid)
+        cfit_buf_printf(b, "--decoder-first-pipeline-num-layers %d\n", s.first);
+    if (pp == 2 || s.last != s.mid)
+        cfit_buf_printf(b, "--decoder-last-pipeline-num-layers %d\n", s.last);
+    cfit_buf_printf(b, "--num-virtual-stages-per-pipeline-rank %d\n", vp);
+}
+
 static void mg_parallel(cfit_buf *b, const cfit_model *m, const cfit_plan *p)
 {
     const cfit_layout *l = &p->layout;
     int L = m->layers;
     cfit_buf_printf(b, "--tensor-model-parallel-size %d\n--pipeline-model-parallel-size %d\n", l->tp, l->pp);
-    if (l->pp > 1 && p->stage_layers_first > 0)
+    if (l->pp > 1 && l->vp > 1)
+        mg_virtual(b, L, l->pp, l->vp);
+    else if (l->pp > 1 && p->stage_layers_first > 0)
         mg_split(b, L, p);
     else if (l->pp > 1 && L % l->pp)
         mg_uneven(b, L, l->pp);
-    if (l->vp > 1 && L % (l->pp * l->vp) == 0)
-        cfit_buf_printf(b, "--num-layers-per-virtual-pipeline-stage %d\n", L / (l->pp * l->vp));
-    else if (l->vp > 1)
-        cfit_buf_printf(b, "--num-virtual-stages-per-pipeline-rank %d\n", l->vp);
     cfit_buf_printf(b, "--context-parallel-size %d\n", l->cp);
     if (cfit_model_is_moe(m))
         /* explicit ETP: Megatron's default for it is TP, not 1 */
@@ -241,7 +256,8 @@ static void mg_layer_freq(cfit_buf *b, const cfit_model *m)
 
 /* The router's score function, group-limited routing and aux-loss-free expert bias
  * (TransformerConfig moe_router_score_function, moe_router_num_groups / moe_router_group_topk,
- * moe_router_enable_expert_bias / moe_router_bias_update_rate; Megatron-LM d98e8a6). */
+ * moe_router_enable_expert_bias / moe_router_bias_update_rate, moe_router_topk_scaling_factor;
+ * Megatron-LM d98e8a6). */
 static void mg_router(cfit_buf *b, const cfit_model *m)
 {
     if (m->router_sigmoid)
@@ -253,6 +269,8 @@ static void mg_router(cfit_buf *b, const cfit_model *m)
         cfit_buf_puts(b, "--moe-router-enable-expert-bias\n");
     if (m->router_expert_bias && m->router_bias_update_rate > 0)
         cfit_buf_printf(b, "--moe-router-bias-update-rate %g\n", m->router_bias_update_rate);
+    if (m->router_topk_scaling_factor > 0)
+        cfit_buf_printf(b, "--moe-router-topk-scaling-factor %g\n", m->router_topk_scaling_factor);
 }
 
 /* Megatron-Core MoE layers: experts, router, dispatcher (the framework's: NCCL all-to-all, or the
@@ -373,6 +391,17 @@ static int schedule_bad(cfit_emit_kind k, const cfit_layout *l, cfit_diag *d)
     return CFIT_EOK;
 }
 
+/* A virtual pipeline whose stages cannot each hold whole virtual stages (vp_split.h): Megatron's
+ * TransformerConfig raises ValueError on it. */
+static int vp_bad(cfit_emit_kind k, const cfit_model *m, const cfit_layout *l, cfit_diag *d)
+{
+    if (k != CFIT_EMIT_MEGATRON || l->pp <= 1 || l->vp <= 1 || cfit__vp_split_ok(m->layers, l->pp, l->vp))
+        return CFIT_EOK;
+    return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "--emit megatron: %d layers do not split over pp %d stages of "
+                         "vp %d virtual stages each as Megatron-Core requires (every stage a positive multiple of %d "
+                         "layers); plan with another --vp or --pp", m->layers, l->pp, l->vp, l->vp);
+}
+
 /* Expert parallelism the model cannot take: the plan is not one Megatron would start. */
 static int moe_layout_bad(const cfit_model *m, const cfit_layout *l, cfit_diag *d)
 {
@@ -398,6 +427,8 @@ int cfit_emit(cfit_emit_kind k, const cfit_plan_request *r, const cfit_plan *p, 
         bad = cfit__emit_offload_bad((int)k, r, p, d);   /* offload.c: what the launchers cannot express */
     if (!bad)
         bad = schedule_bad(k, &p->layout, d);
+    if (!bad)
+        bad = vp_bad(k, r->model, &p->layout, d);
     if (bad)
         return bad;
     cfit_buf b;

@@ -232,6 +232,21 @@ static int map_mla(const hf *c, cfit_model *m)
     return CFIT_EOK;
 }
 
+/* MoEGate's routed_scaling_factor: the top-k weights are multiplied by it (DeepSeek-V3 2.5,
+ * Kimi-K2 2.827 in their config.json). Absent: not set (0), not transformers' class default,
+ * so a trimmed config.json does not gain a scale it did not state. */
+static int hf_scaling(const hf *c, cfit_model *m)
+{
+    const cfit_json *v = hf_get(c, "routed_scaling_factor");
+    if (!v)
+        return CFIT_EOK;
+    if (v->type != CFIT_JSON_NUMBER || !(v->number > 0) || v->number > 1e6)
+        return hf_at(c, "routed_scaling_factor", CFIT_EINVALID,
+                     "config.json routed_scaling_factor must be a positive number");
+    m->router_topk_scaling_factor = v->number;
+    return CFIT_EOK;
+}
+
 /* DeepSeek-V3's router (report §2.1.2; its modeling_deepseek.py MoEGate): group-limited routing
  * over n_group expert groups (one per node in DeepSeek's deployment), a token's experts drawn
  * from topk_group of them (M = 4 nodes); scoring_func "softmax" or "sigmoid" (V3, Kimi-K2);
@@ -259,7 +274,7 @@ static int hf_deepseek_router(const hf *c, cfit_model *m)
     m->router_expert_bias = tm != NULL;
     if (m->router_expert_bias && !m->router_sigmoid)
         return hf_at(c, "topk_method", CFIT_EINVALID, "config.json topk_method \"noaux_tc\" needs scoring_func \"sigmoid\"");
-    return CFIT_EOK;
+    return hf_scaling(c, m);
 }
 
 static int map_deepseek(const hf *c, cfit_model *m)

@@ -10,6 +10,7 @@
 #include "clusterfit/cost.h"
 #include "clusterfit/schedule.h"
 #include "core/perf.h"
+#include "core/vp_split.h"
 #include "base/clock.h"
 
 #include <math.h>
@@ -389,8 +390,10 @@ static void search_pp(const cfit__ctx *ctx, long N, int tp, int c, int mbs, int 
                 continue;
             for (int vp = lo; vp <= hi; vp++) {
                 /* every chunk holds a layer; chunks may be uneven (DESIGN §7); a fixed vp: the
-                 * embedding and the loss may count as one each */
-                if (!cand(f->vp, vp) ||
+                 * embedding and the loss may count as one each.  A searched vp > 1 only where every
+                 * stage holds whole virtual stages where the framework requires it (Megatron-Core:
+                 * whole_virtual_stages, vp_split.h) */
+                if (!cand(f->vp, vp) || (f->vp <= 0 && vp > 1 && ctx->fw->whole_virtual_stages && !cfit__vp_split_even(m->layers, pp, vp)) ||
                     (pp > 1 && !cfit_schedule_check((cfit_schedule)sc, pp, vp, m_mb, m->layers + (f->vp > 0 ? 2 : 0), NULL, 0)))
                     continue;
                 search_zero(ctx, lcs, (cfit_layout){tp, pp, (int)dp, c, vp, mbs, 0, CFIT_RECOMPUTE_NONE, sp, ep, etp,

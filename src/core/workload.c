@@ -224,7 +224,7 @@ static int validate_moe(const cfit_model *m, cfit_diag *d)
 {
     if (!cfit_model_is_moe(m)) {
         if (m->experts_per_token || m->moe_ffn_hidden_size || m->shared_ffn_hidden_size || m->shared_expert_gate ||
-            m->router_groups || m->router_group_topk || m->router_expert_bias)
+            m->router_groups || m->router_group_topk || m->router_expert_bias || m->router_topk_scaling_factor > 0)
             return bad(d, m, "experts_per_token, moe_ffn_hidden_size, shared experts and router keys need num_experts");
         return CFIT_EOK;
     }

@@ -21,6 +21,8 @@ plans=(
     "--model llama3-70b --gpu h100-sxm --gpus 64 --pp 4 --zero 1 --recompute full"
     "--model llama3-8b --gpu h100-sxm --gpus 16 --cp 2 --tp 1 --pp 1"
     "--model llama3-70b --gpu h200-sxm --gpus 128 --precision fp8"
+    # 126 layers over 8 interleaved stages: uneven end stages of whole virtual stages
+    "--model llama3-405b --gpu h100-sxm --gpus 1024 --tp 8 --pp 8 --schedule interleaved"
 )
 n=0
 for p in "${plans[@]}"; do
