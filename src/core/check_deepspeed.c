@@ -693,10 +693,9 @@ static int ds_offload_mask(const cfit_json *root)
     int mask = offload_device_bits(cfit_json_get(z, "offload_optimizer"), CFIT_OFFLOAD_OPTIMIZER,
                                    CFIT_OFFLOAD_OPTIMIZER_NVME) |
                offload_device_bits(cfit_json_get(z, "offload_param"), CFIT_OFFLOAD_PARAMS, CFIT_OFFLOAD_PARAMS_NVME);
-    const cfit_json *old = cfit_json_get(z, "cpu_offload"), *old_params = cfit_json_get(z, "cpu_offload_param");
-    if (old && old->type == CFIT_JSON_BOOL && old->boolean)
+    if (get_bool(z, "cpu_offload"))
         mask |= CFIT_OFFLOAD_OPTIMIZER;
-    if (old_params && old_params->type == CFIT_JSON_BOOL && old_params->boolean)
+    if (get_bool(z, "cpu_offload_param"))
         mask |= CFIT_OFFLOAD_PARAMS;
     return mask;
 }

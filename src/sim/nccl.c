@@ -50,8 +50,9 @@ static const double tree_correction[CFIT_NCCL_PROTO_COUNT][24] = {
     {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0, 1.0},
     {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9},
 };
-/* Channels NCCL runs for large messages on NVSwitch nodes with a NIC per GPU: only the ring's
- * "plateau" rule reads it (bytes per channel per rank >= 64), so it moves that rule by one size. */
+/* Channels NCCL runs for large messages on NVSwitch nodes with a NIC per GPU: the ring's "plateau"
+ * rule reads it (bytes per channel per rank >= 64, where it moves that rule by one size), and
+ * comm_channels takes it for every NVLink-class node. */
 static const int typical_channels = 16;
 /* The catalog's per-step latency of InfiniBand (5 us), which NCCL's network constants above were
  * measured on: a fabric's latency beyond it (EFA's SRD, TCP) is added to each network hop. */
