@@ -322,19 +322,26 @@ static int ceil_log2i(long v)
 /* Pipeline fill: an algorithm whose chunks pass through a chain of stages - tree (up a chain of the
  * node's GPUs and the nodes' binary tree, then down), NVLS (scatter, reduce, broadcast, gather warp
  * groups: all_reduce.h runNvls*), NVLSTree (NVLS's four, then the tree across nodes) - finishes
- * (stages - 1) chunk times after its bandwidth term: the first chunk crosses every stage before the
- * pipeline is full, the last after it drains.  A GPU-to-GPU hop is one stage, a network hop two (the
- * sender's and the receiver's proxy).  Ring has no fill: its ranks move their chunks in lockstep, a
- * step per chunk, which its bandwidth term already counts.  NCCL's tuner does not model the fill:
- * it picks by latency + bandwidth alone (cfit_nccl_best does the same), and the run pays the fill. */
-static double pipeline_stages(const cfit_nccl_system *s, cfit_nccl_algo a)
+ * after its bandwidth term by the time the first chunk takes to cross every stage but the slowest
+ * (which the bandwidth term counts): the pipeline fills before it runs at the slowest stage's rate
+ * and drains after.  A GPU-to-GPU hop is one stage, a network hop two (the sender's and the
+ * receiver's proxy); NVLS's own stages move a chunk at the NVLink SHARP rate, a GPU hop at the
+ * GPU's port rate, a network stage at the node's NICs' (or the switches' SHARP) rate.  Ring has no
+ * fill: its ranks move their chunks in lockstep, a step per chunk, which its bandwidth term already
+ * counts.  NCCL's tuner does not model the fill: it picks by latency + bandwidth alone
+ * (cfit_nccl_best does the same), and the run pays the fill. */
+typedef struct stages {
+    double local, net;   /* stages on the node's side (GPU hops, NVLS) and on the network */
+} stages;
+
+static stages pipeline_stages(const cfit_nccl_system *s, cfit_nccl_algo a)
 {
     int lg = ceil_log2i(s->nodes), g = s->gpus_per_node;
     switch (a) {
-    case CFIT_NCCL_TREE: return 2.0 * ((g - 1) + 2 * lg);
-    case CFIT_NCCL_NVLS: return s->nodes > 1 ? 8 : 4;
-    case CFIT_NCCL_NVLS_TREE: return 4 + 4.0 * lg;
-    default: return 1;
+    case CFIT_NCCL_TREE: return (stages){2.0 * (g - 1), 4.0 * lg};
+    case CFIT_NCCL_NVLS: return (stages){4, s->nodes > 1 ? 4 : 0};
+    case CFIT_NCCL_NVLS_TREE: return (stages){4, 4.0 * lg};
+    default: return (stages){0, 0};
     }
 }
 
@@ -360,16 +367,32 @@ static double pipeline_chunk_bytes(const cfit_nccl_system *s, cfit_nccl_algo a, 
     return c;
 }
 
-static double pipeline_fill_s(const cfit_nccl_system *s, cfit_nccl_algo a, cfit_nccl_proto p, double bytes, double spb,
-                              double channels)
+/* What a GPU forwards at once on one channel: LL and LL128 receivers poll each line's flag and pass
+ * the line on in the same trip of the kernel's loop, so a GPU stage moves a trip, not a step
+ * (prims_ll.h LLGenericOp: NCCL_LL_MAX_NTHREADS 512 threads x one 8-byte data word; prims_ll128.h
+ * GenericOp: 640 / 32 warps x a slice of 32 x 8 words less one flag word per 16-word line =
+ * 1920 B).  Simple posts whole steps.  A network hop is a step whatever the protocol: the proxy
+ * sends a step when the GPU posts it. */
+static double gpu_granule_bytes(cfit_nccl_proto p, double step_bytes)
 {
-    double d = pipeline_stages(s, a);
-    if (d <= 1 || bytes <= 0)
+    double trip = p == CFIT_NCCL_LL ? 512.0 * 8 : p == CFIT_NCCL_LL128 ? 20.0 * 1920 : step_bytes;
+    return trip < step_bytes ? trip : step_bytes;
+}
+
+/* spb: seconds per byte of the slowest resource; local_share and net_share: each side's seconds per
+ * byte as a share of it (one of them 1).  Fill = the stages' chunk times but the slowest one. */
+static double pipeline_fill_s(const cfit_nccl_system *s, cfit_nccl_algo a, cfit_nccl_proto p, double bytes, double spb,
+                              double channels, double local_share, double net_share)
+{
+    stages st = pipeline_stages(s, a);
+    if (st.local + st.net <= 1 || bytes <= 0)
         return 0;
     double ops, c = pipeline_chunk_bytes(s, a, p, bytes, channels, &ops);
     if (c * ops > bytes)
         c = bytes / ops;
-    return (d - 1) * c * ops * spb;
+    double local_s = gpu_granule_bytes(p, c) * ops * spb * local_share, net_s = c * ops * spb * net_share;
+    double slowest = st.net > 0 && net_s > local_s ? net_s : st.local > 0 ? local_s : net_s;
+    return st.local * local_s + st.net * net_s - slowest;
 }
 
 /* The largest of the given seconds-per-byte terms (0 terms are absent resources). */
@@ -380,7 +403,8 @@ static double worst(double a, double b)
 
 /* Seconds per byte of nccl-tests size for algorithm a, before the protocol's efficiency, and
  * which resource sets it. */
-static double per_byte(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_algo a, int *net_bound)
+static double per_byte(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_algo a, int *net_bound,
+                       double *local_share, double *net_share)
 {
     double n = (double)s->nodes * s->gpus_per_node, g = s->gpus_per_node;
     int multi = s->nodes > 1, local = s->gpus_per_node > 1;
@@ -419,7 +443,9 @@ static double per_byte(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_a
     default: break;
     }
     *net_bound = inter > intra;
-    return worst(intra, inter);
+    double w = worst(intra, inter);
+    *local_share = w > 0 ? intra / w : 0, *net_share = w > 0 ? inter / w : 0;
+    return w;
 }
 
 /* Protocol (and algorithm) efficiency on the bandwidth term: NCCL's model refinements. */
@@ -511,7 +537,8 @@ int cfit_nccl_time(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_algo 
     if ((rc = cfit_nccl_supported(s, c, a, p, d)))
         return rc;
     int n = s->nodes * s->gpus_per_node, net_bound = 0;
-    double spb = per_byte(s, c, a, &net_bound) / proto_efficiency(s, a, p);
+    double local_share, net_share;
+    double spb = per_byte(s, c, a, &net_bound, &local_share, &net_share) / proto_efficiency(s, a, p);
     if (a == CFIT_NCCL_TREE && c == CFIT_COLL_ALLREDUCE) {
         int l = log2i((long)(bytes / 64));
         if (bytes >= 64 && l < 24)
@@ -532,7 +559,7 @@ int cfit_nccl_time(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_algo 
     memset(out, 0, sizeof *out);
     out->algo = a, out->proto = p;
     out->latency_s = latency_us(s, c, a, p, bytes) * 1e-6;
-    out->fill_s = pipeline_fill_s(s, a, p, bytes, spb, channels);
+    out->fill_s = pipeline_fill_s(s, a, p, bytes, spb, channels, local_share, net_share);
     out->time_s = out->latency_s + bytes * spb + out->fill_s;
     out->tuner_time_s = out->latency_s + bytes * tuner_spb;
     out->algbw_bytes_per_s = out->time_s > 0 ? bytes / out->time_s : 0;

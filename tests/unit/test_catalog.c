@@ -112,9 +112,9 @@ static void test_required_entries(void **state)
     static const char *const models[] = {"gpt3-175b", "llama2-7b", "llama2-13b", "llama2-70b",
                                          "llama3-8b", "llama3-70b", "llama3-405b"};
     static const char *const fabrics[] = {"roce-25g", "roce-100g", "roce-200g", "roce-400g", "roce-800g",
-                                          "ib-edr", "ib-hdr", "ib-ndr", "ib-xdr", "efa-100g", "efa-200g",
-                                          "efa-400g", "nvlink2", "nvlink3", "nvlink4", "nvlink4-bridge",
-                                          "nvlink5"};
+                                          "ib-edr", "ib-hdr", "ib-ndr", "ib-xdr", "efa1-100g", "efa-100g",
+                                          "efa-200g", "efa-400g", "nvlink2", "nvlink3", "nvlink4",
+                                          "nvlink4-bridge", "nvlink5"};
     cfit_catalog *c = new_catalog();
     cfit_diag d;
     for (size_t i = 0; i < sizeof gpus / sizeof gpus[0]; i++) {
@@ -598,6 +598,11 @@ static void test_new_keys_and_entries(void **state)
     assert_int_equal(f->family, CFIT_FAMILY_EFA);
     assert_true(f->bw_bytes_per_s == 12.5e9);
     assert_true(f->sharp_efficiency == 0);
+    /* p4d/p4de carry the first EFA generation: same line rate, four times p5's step latency */
+    const cfit_fabric *f1 = cfit_catalog_fabric(c, cfit_catalog_node(c, "aws-p4de", NULL)->fabric, NULL);
+    assert_non_null(f1);
+    assert_string_equal(f1->name, "efa1-100g");
+    assert_true(f1->bw_bytes_per_s == f->bw_bytes_per_s && f1->latency_s == 4 * f->latency_s);
     assert_int_equal(cfit_catalog_node(c, "pcie-rtx4090-8", NULL)->p2p_off, 1);
     assert_string_equal(cfit_catalog_node(c, "hgx-a100-8", NULL)->gpu, "");    /* any A100 */
     /* NVLS only where an NVSwitch reduces: nvlink4/5, not NVLink bridges or A100's NVLink3 */

@@ -226,11 +226,22 @@ static void pipeline_fill(void **state)
         assert_true(e.busbw_bytes_per_s < prev);   /* smaller messages, lower rate */
         prev = e.busbw_bytes_per_s;
     }
-    /* tree across 2 nodes of 8: 2 ((8 - 1) + 2 x 1) = 18 stages, Simple chunks of 512 KiB on 16 channels */
+    /* tree across 2 nodes of 8: 2 (8 - 1) = 14 GPU hops at the port's rate (2S per port: the bound) and
+     * 2 x 2 x 1 = 4 network stages at the NICs' (S over 8 NICs), Simple chunks of 512 KiB on 16
+     * channels; the fill is every stage's chunk time but the slowest one */
     cfit_nccl_system m = cluster(2, 8, 8, NIC_BW);
     cfit_nccl_estimate t;
     assert_int_equal(cfit_nccl_time(&m, CFIT_COLL_ALLREDUCE, CFIT_NCCL_TREE, CFIT_NCCL_SIMPLE, GIB, &t, &d), CFIT_EOK);
-    assert_rel(t.fill_s, 17 * 524288.0 * 16 * (t.time_s - t.latency_s - t.fill_s) / GIB, 1e-9);
+    double spb = (t.time_s - t.latency_s - t.fill_s) / GIB, net_share = (1 / (8 * NIC_BW)) / (2 / INTRA_BW);
+    assert_true(net_share < 1);
+    assert_rel(t.fill_s, (14 + 4 * net_share - 1) * 524288.0 * 16 * spb, 1e-9);
+    /* LL: a GPU hop forwards one trip of the kernel's loop (512 threads x 8 B), the network a 32 KiB
+     * step, which is then the slowest stage */
+    double S = 64.0 * 1024 * 1024;
+    assert_int_equal(cfit_nccl_time(&m, CFIT_COLL_ALLREDUCE, CFIT_NCCL_TREE, CFIT_NCCL_LL, S, &t, &d), CFIT_EOK);
+    spb = (t.time_s - t.latency_s - t.fill_s) / S;
+    assert_true(32768 * net_share > 4096);
+    assert_rel(t.fill_s, (14 * 4096.0 + 3 * net_share * 32768) * 16 * spb, 1e-9);
     /* ring has none */
     cfit_nccl_estimate r;
     assert_int_equal(cfit_nccl_time(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_RING, CFIT_NCCL_SIMPLE, GIB, &r, &d), CFIT_EOK);
