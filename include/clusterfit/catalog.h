@@ -28,7 +28,8 @@ typedef enum cfit_precision { CFIT_PREC_BF16 = 0, CFIT_PREC_FP8 = 1, CFIT_PREC_C
 typedef struct cfit_gpu_calibration {
     double gemm_efficiency[CFIT_PREC_COUNT]; /* large-GEMM fraction of dense peak, per precision */
     double gemm_half_dim;           /* GEMM dimension at which shape efficiency is 1/2 (elements) */
-    double attention_efficiency;    /* fused attention kernel fraction of bf16 dense peak */
+    double attention_efficiency;    /* fused attention kernel fraction of bf16 dense peak, long sequences */
+    double attention_half_seq;      /* kernel sequence length at which it runs at half that (0: flat) */
     double memory_bw_efficiency;    /* achievable fraction of HBM bandwidth (STREAM-like) */
     double reserved_bytes;          /* runtime context, communicator and workspace buffers */
     double fragmentation;           /* allocator overhead as a fraction of the rest */

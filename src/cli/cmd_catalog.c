@@ -249,7 +249,11 @@ static int show(const cfit_catalog *cat, const char *name)
         printf("  %-28s bf16 %.2f, fp8 %.2f of dense peak\n", "  GEMM efficiency",
                k->gemm_efficiency[CFIT_PREC_BF16], k->gemm_efficiency[CFIT_PREC_FP8]);
         printf("  %-28s %.0f elements\n", "  GEMM half-efficiency dim", k->gemm_half_dim);
-        printf("  %-28s %.2f of bf16 peak\n", "  attention efficiency", k->attention_efficiency);
+        if (k->attention_half_seq > 0)
+            printf("  %-28s %.2f of bf16 peak on long sequences, half that at %.0f tokens\n", "  attention efficiency",
+                   k->attention_efficiency, k->attention_half_seq);
+        else
+            printf("  %-28s %.2f of bf16 peak\n", "  attention efficiency", k->attention_efficiency);
         printf("  %-28s %.2f of HBM bandwidth\n", "  memory efficiency", k->memory_bw_efficiency);
         printf("  %-28s %.1f GB\n", "  reserved memory", k->reserved_bytes / 1e9);
         printf("  %-28s %.0f%%\n", "  fragmentation", k->fragmentation * 100);

@@ -85,6 +85,7 @@ static const field gpu_cal[] = {
     {"gemm_efficiency", F_OBJ, 0, 1, 0, 0, NULL, gpu_gemm_eff},
     {"gemm_half_dim", F_DBL, G(cal.gemm_half_dim), 1, 0, 1e6, NULL, NULL},
     {"attention_efficiency", F_DBL, G(cal.attention_efficiency), 1, 0.01, 1, NULL, NULL},
+    {"attention_half_seq", F_DBL, G(cal.attention_half_seq), 0, 0, 1e7, NULL, NULL},
     {"memory_bw_efficiency", F_DBL, G(cal.memory_bw_efficiency), 1, 0.01, 1, NULL, NULL},
     {"reserved_bytes", F_DBL, G(cal.reserved_bytes), 1, 0, 1e13, NULL, NULL},
     {"fragmentation", F_DBL, G(cal.fragmentation), 1, 0, 1, NULL, NULL},

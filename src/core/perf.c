@@ -386,18 +386,6 @@ static void mlp_forward(const cfit__ctx *ctx, double tokens, int tp, int ep, int
     add_scaled(experts, &moe, ctx->moe_frac);
 }
 
-/* Keys each query's scores span on average over the layers, in units where a causal full layer
- * counts seq x 1/2 (the fused kernel's share): sliding-window layers compute a band of the
- * window's width (2 x window in these units), unfused kernels the full s x s always. */
-static double attn_keys(const cfit__ctx *ctx, int fused)
-{
-    const cfit_model *m = ctx->m;
-    if (!fused || m->sliding_layers == 0 || m->sliding_window >= ctx->seq)
-        return ctx->seq;
-    double full = (double)(m->layers - m->sliding_layers) * ctx->seq, local = 2.0 * m->sliding_layers * m->sliding_window;
-    return (full + local) / m->layers;
-}
-
 /* Half the score width per head pair: heads x (qk + v head dims) / 2 (= hidden for plain MHA). */
 static double score_width(const cfit_model *m)
 {
@@ -406,10 +394,35 @@ static double score_width(const cfit_model *m)
     return (double)m->num_heads * cfit_model_head_dim(m);
 }
 
-/* Forward pass of one layer for `tokens` tokens on one GPU; attn receives the attention
- * core's part of it. */
-static void layer_forward(const cfit__ctx *ctx, double tokens, int tp, int sp, int ep, int etp, acc *a, acc *attn,
-                          acc *experts)
+/* A fused attention kernel's rate on a sequence of `len` tokens: short sequences leave its tiles
+ * part-filled and the causal diagonal's share large, so it reaches the GPU's long-sequence
+ * attention_efficiency as len / (len + attention_half_seq) (docs/model.md §3.2). */
+static double attn_rate(const cfit__ctx *ctx, double len)
+{
+    double half = ctx->g->cal.attention_half_seq;
+    return ctx->peak_bf16 * ctx->attn_eff * (half > 0 && len > 0 ? len / (len + half) : 1.0);
+}
+
+/* The fused attention core's forward time for `tokens` queries per GPU: each rank's kernels run on
+ * its seq / cp slice (ring attention's blocks), sliding-window layers on their window. */
+static void fused_attention(const cfit__ctx *ctx, double tokens, int tp, int cp, double sw, acc *at)
+{
+    const cfit_model *m = ctx->m;
+    double per_key = 4.0 * tokens * sw / tp * 0.5, len = ctx->seq / (cp > 1 ? cp : 1);
+    if (m->sliding_layers == 0 || m->sliding_window >= ctx->seq) {
+        flops_bound(per_key * ctx->seq, attn_rate(ctx, len), at);
+        return;
+    }
+    double full = (double)(m->layers - m->sliding_layers) / m->layers, local = 1.0 - full;
+    double window = m->sliding_window < len ? m->sliding_window : len;
+    flops_bound(per_key * full * ctx->seq, attn_rate(ctx, len), at);
+    flops_bound(per_key * local * 2.0 * m->sliding_window, attn_rate(ctx, window), at);
+}
+
+/* Forward pass of one layer for `tokens` tokens on one GPU (a cp-th of the sequence); attn
+ * receives the attention core's part of it. */
+static void layer_forward(const cfit__ctx *ctx, double tokens, int tp, int cp, int sp, int ep, int etp, acc *a,
+                          acc *attn, acc *experts)
 {
     const cfit_model *m = ctx->m;
     double h = m->hidden_size, sw = score_width(m);
@@ -427,8 +440,7 @@ static void layer_forward(const cfit__ctx *ctx, double tokens, int tp, int sp, i
                     ctx->peak_bf16 * ctx->g->cal.gemm_efficiency[CFIT_PREC_BF16], &at);
         membound(ctx, 10.0 * tokens * heads * ctx->seq, &at);
     } else {
-        flops_bound(4.0 * tokens * attn_keys(ctx, 1) * sw / tp * 0.5,
-                    ctx->peak_bf16 * ctx->attn_eff, &at);
+        fused_attention(ctx, tokens, tp, cp, sw, &at);
     }
     a->t += at.t;
     a->cb += at.cb;
@@ -594,7 +606,7 @@ static void layer_cost_at(const cfit__ctx *ctx, int tp, int cp, int mbs, int rec
     lc->ep = ep; lc->etp = etp; lc->ep_slow = 1.0;
 
     acc fwd = {0, 0, 0}, attn = {0, 0, 0}, experts = {0, 0, 0};
-    layer_forward(ctx, tokens, tp, sp, ep, etp, &fwd, &attn, &experts);
+    layer_forward(ctx, tokens, tp, cp, sp, ep, etp, &fwd, &attn, &experts);
     acc frozen = {0, 0, 0};   /* LoRA / QLoRA: the weight-gradient GEMMs the frozen weights skip */
     if (ctx->host.frozen) {
         acc frozen_experts = {0, 0, 0};
