@@ -597,6 +597,38 @@ static void test_frameworks(void **state)
     }
 }
 
+/* A fused attention kernel of l tokens runs at attention_efficiency x l / (l + attention_half_seq),
+ * l = seq / cp: a flat efficiency of that value gives the same compute time, at any cp. */
+static void test_attention_length_curve(void **state)
+{
+    (void)state;
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    const cfit_gpu *h100 = gpu("h100-sxm");
+    assert_true(h100->cal.attention_half_seq > 0);
+    const cfit_gpu *g[] = {h100};
+    cfit_plan_request r;
+    request(&r, "llama3-8b", g, 1, 64);
+    r.seq_len = 32768;
+    r.global_batch = 64;
+    r.unfused_attention = 0;
+    for (int cp = 1; cp <= 4; cp *= 2) {
+        cfit_layout l = layout(1, 1, 64 / cp, cp, 1, 1, 3, CFIT_RECOMPUTE_FULL, 0);
+        cfit_gpu curve = *h100, flat = *h100;
+        double len = 32768.0 / cp;
+        flat.cal.attention_half_seq = 0;
+        flat.cal.attention_efficiency = h100->cal.attention_efficiency * len / (len + h100->cal.attention_half_seq);
+        cfit_plan a, b;
+        assert_int_equal(cfit_plan_evaluate(&r, &curve, &l, &a, &d), CFIT_EOK);
+        assert_int_equal(cfit_plan_evaluate(&r, &flat, &l, &b, &d), CFIT_EOK);
+        assert_rel(a.br.compute_s, b.br.compute_s, 1e-9, "curve = flat at the kernel's length");
+        /* and the curve is slower than its long-sequence rate */
+        flat.cal.attention_efficiency = h100->cal.attention_efficiency;
+        assert_int_equal(cfit_plan_evaluate(&r, &flat, &l, &b, &d), CFIT_EOK);
+        assert_true(a.br.compute_s > b.br.compute_s);
+    }
+}
+
 /* Block recomputation reruns the fewest layers per stage that fit: between none and
  * full in memory and time, nothing rerun when none fits already. */
 static void test_block_recompute(void **state)
@@ -1450,6 +1482,7 @@ int main(void)
         cmocka_unit_test(test_activation_memory),
         cmocka_unit_test(test_invariants_many_layouts),
         cmocka_unit_test(test_frameworks),
+        cmocka_unit_test(test_attention_length_curve),
         cmocka_unit_test(test_block_recompute),
         cmocka_unit_test(test_moe_expert_sharding),
         cmocka_unit_test(test_moe_dense_first_stages),
