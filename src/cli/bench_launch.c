@@ -17,13 +17,7 @@ int bench_launch_opt(cfit_launch *l, int id, const char *name, const char *value
 {
     cfit_diag d;
     cfit_diag_clear(&d);
-    switch (id) {
-    case BENCH_OPT_NP: {
-        long np;
-        int rc = cli_int(name, value, 1, 1024, &np);
-        l->np = (int)np;
-        return rc;
-    }
+    switch (id) {   /* --np: BENCH_LAUNCH_BINDS */
     case BENCH_OPT_TRANSPORT:
         if (strcmp(value, "auto") == 0)
             l->transport = CFIT_TRANSPORT_AUTO;

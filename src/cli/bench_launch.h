@@ -2,9 +2,10 @@
  * (--np, --transport, --timeout, --rendezvous) and the helper that runs a rank body.
  *
  * Using it in a command:
- *   1. put BENCH_LAUNCH_OPTS in the command's cli_opt table (before the NULL entry);
+ *   1. put BENCH_LAUNCH_OPTS in the command's cli_opt table (before the NULL entry), and
+ *      BENCH_LAUNCH_BINDS(ctx type, its cfit_launch field) in its cli_bind table (cli.h: --np);
  *   2. in the option handler: `if (id >= BENCH_LAUNCH_ID0) return bench_launch_opt(&l, id, name, value);`
- *      with `bench_launch_init(&l)` done before cli_parse();
+ *      with `bench_launch_init(&l)` done before cli_parse_bound();
  *   3. after parsing: bench_launch_digest(&l, argc, argv) (every rank must agree on it), then
  *      `return bench_run(&l, body, ctx);` -- body runs on every rank and returns its exit code;
  *      on a comm error it returns bench_comm_error(c, rc).
@@ -33,11 +34,15 @@ enum {
     {"rendezvous", 0, "HOST:PORT", "rank 0's rendezvous (default MASTER_ADDR:MASTER_PORT or\n"         \
      "                                       127.0.0.1:29500; docs/bench-launch.md)", BENCH_OPT_RENDEZVOUS}
 
+/* The launch options whose value is stored as given: rows of the command's cli_bind table (cli.h),
+ * the cfit_launch at field of type. */
+#define BENCH_LAUNCH_BINDS(type, field) CLI_INT(BENCH_OPT_NP, type, field.np, 1, 1024)
+
 /* Defaults: np 0 (environment), auto transport, 60 s, no rendezvous override. */
 void bench_launch_init(cfit_launch *l);
 
-/* Handle one launch option (id BENCH_OPT_*, name without dashes, value).  Returns 0 or
- * exit code 2 after printing the error. */
+/* Handle one launch option not in BENCH_LAUNCH_BINDS (id BENCH_OPT_*, name without dashes, value).
+ * Returns 0 or exit code 2 after printing the error. */
 int bench_launch_opt(cfit_launch *l, int id, const char *name, const char *value);
 
 /* The text every rank must agree on: argv[0..argc-1] joined with spaces, leaving out

@@ -63,7 +63,7 @@ static const cli_opt *find_short(const cli_opt *opts, char c)
     return NULL;
 }
 
-/* Where an option's value goes: its binding, else the handler. */
+/* Where an option's value goes: its binding, else the handler (after its CLI_GIVEN rows are set). */
 typedef struct deliver_to {
     const cli_bind *binds;
     cli_handler fn;
@@ -72,6 +72,7 @@ typedef struct deliver_to {
 
 static int deliver(const deliver_to *to, const cli_opt *o, const char *value)
 {
+    cli_bind_mark(to->binds, o->id, to->ctx);
     const cli_bind *b = cli_bind_find(to->binds, o->id);
     return b ? cli_bind_store(b, to->ctx, o->name, value) : to->fn(to->ctx, o->id, o->name, value);
 }

@@ -27,15 +27,19 @@ typedef struct cli_opt {
 typedef int (*cli_handler)(void *ctx, int id, const char *name, const char *value);
 
 /* An option whose value is bound (as git's OPT_INTEGER): the parser checks the value and stores
- * it in the field at offset in the handler's ctx, and calls no handler for it (cli_bind.c). */
+ * it in the field at offset in the handler's ctx, and calls no handler for it (cli_bind.c).
+ * A CLI_BIND_GIVEN row binds no value: it marks that its option appeared, whether the option's
+ * value is bound by another row or goes to the handler. */
 typedef enum cli_bind_kind {
     CLI_BIND_FLAG,     /* an int set to 1 */
     CLI_BIND_STRING,   /* a const char * to the argument */
     CLI_BIND_INT,      /* an int or long in [min, max] (cli_int: K M B T suffixes) */
     CLI_BIND_COUNT,    /* a double holding a count (cli_count: K M B T = powers of 1000) */
+    CLI_BIND_UCOUNT,   /* a uint64_t holding a count (cli_count) */
     CLI_BIND_REAL,     /* a double in [lo, hi] (cli_real) */
     CLI_BIND_ENUM,     /* an int set to the value of the name in names (NULL-terminated) */
     CLI_BIND_NAMED,    /* an int set to the i < count with name_of(i) the argument */
+    CLI_BIND_GIVEN,    /* an int set to 1 when the option appears (its value is bound or handled apart) */
 } cli_bind_kind;
 
 typedef struct cli_name {
@@ -60,14 +64,20 @@ typedef struct cli_bind {
 #define CLI_INT(id_, type, field, min_, max_) \
     {.id = (id_), .kind = CLI_BIND_INT, CLI_FIELD_(type, field), .min = (min_), .max = (max_)}
 #define CLI_COUNT(id_, type, field) {.id = (id_), .kind = CLI_BIND_COUNT, CLI_FIELD_(type, field)}
+#define CLI_UCOUNT(id_, type, field) {.id = (id_), .kind = CLI_BIND_UCOUNT, CLI_FIELD_(type, field)}
 #define CLI_REAL(id_, type, field, lo_, hi_) \
     {.id = (id_), .kind = CLI_BIND_REAL, CLI_FIELD_(type, field), .lo = (lo_), .hi = (hi_)}
 #define CLI_ENUM(id_, type, field, names_) {.id = (id_), .kind = CLI_BIND_ENUM, CLI_FIELD_(type, field), .names = (names_)}
 #define CLI_NAMED(id_, type, field, name_of_, count_) \
     {.id = (id_), .kind = CLI_BIND_NAMED, CLI_FIELD_(type, field), .name_of = (name_of_), .count = (count_)}
+/* The int field is set to 1 when option id appears (as `c->days_given = 1` in a handler); a row of
+ * its own beside the option's value binding, or for an option the handler parses. */
+#define CLI_GIVEN(id_, type, field) {.id = (id_), .kind = CLI_BIND_GIVEN, CLI_FIELD_(type, field)}
 
-/* The binding of option id in binds (NULL: none), or NULL. */
+/* The value binding of option id in binds (NULL: none; CLI_GIVEN rows are not one), or NULL. */
 const cli_bind *cli_bind_find(const cli_bind *binds, int id);
+/* Set the field of every CLI_GIVEN row of option id in binds (NULL: none) to 1. */
+void cli_bind_mark(const cli_bind *binds, int id, void *ctx);
 /* Check value and store it where b says in ctx; 0, or 2 after "clusterfit: error: --NAME: ...". */
 int cli_bind_store(const cli_bind *b, void *ctx, const char *name, const char *value);
 

@@ -1,6 +1,6 @@
 /* cli_bind.c - options whose value the option parser stores itself (cli_bind in cli.h): check
  * the value as cli_int/cli_count/cli_real do, or match it against names, and store it in the
- * field of the handler's context. */
+ * field of the handler's context; and CLI_GIVEN rows, which mark that an option appeared. */
 #include "cli.h"
 
 #include <stdlib.h>
@@ -9,7 +9,7 @@
 const cli_bind *cli_bind_find(const cli_bind *binds, int id)
 {
     for (const cli_bind *b = binds; b && b->id; b++)
-        if (b->id == id)
+        if (b->id == id && b->kind != CLI_BIND_GIVEN)
             return b;
     return NULL;
 }
@@ -33,6 +33,16 @@ static void store_double(const cli_bind *b, void *ctx, double v)
     if (b->size != sizeof v)
         abort();
     memcpy((char *)ctx + b->offset, &v, sizeof v);
+}
+
+void cli_bind_mark(const cli_bind *binds, int id, void *ctx)
+{
+    for (const cli_bind *b = binds; b && b->id; b++)
+        if (b->id == id && b->kind == CLI_BIND_GIVEN) {
+            if (b->size != sizeof(int))
+                abort();
+            store_integer(b, ctx, 1);
+        }
 }
 
 /* The i-th accepted name of an enum binding, or NULL past the last. */
@@ -88,12 +98,19 @@ int cli_bind_store(const cli_bind *b, void *ctx, const char *name, const char *v
         if (!(rc = cli_count(name, value, &n)))
             store_double(b, ctx, (double)n);
         return rc;
+    case CLI_BIND_UCOUNT:
+        if (b->size != sizeof n)
+            abort();
+        if (!(rc = cli_count(name, value, &n)))
+            memcpy((char *)ctx + b->offset, &n, sizeof n);
+        return rc;
     case CLI_BIND_REAL:
         if (!(rc = cli_real(name, value, b->lo, b->hi, &x)))
             store_double(b, ctx, x);
         return rc;
     case CLI_BIND_ENUM:
     case CLI_BIND_NAMED: return store_choice(b, ctx, name, value);
+    case CLI_BIND_GIVEN: store_integer(b, ctx, 1); return 0;   /* cli_bind_mark's rows: not a value */
     }
     return 0;
 }

@@ -58,6 +58,19 @@ typedef struct coll_cli {
     const char *report;   /* --report FILE.html */
 } coll_cli;
 
+/* The options whose values are stored as given (cli_bind), and the mark of --min-busbw; on_opt has
+ * --min-busbw's value, the launch options that parse (bench_launch_opt) and nccl-tests' flags, which
+ * cfit_bench_opt parses for the library (clusterfit/bench.h). */
+static const cli_bind binds[] = {
+    CLI_FLAG(O_JSON, coll_cli, json),
+    CLI_STRING(O_REPORT, coll_cli, report),
+    CLI_INT(O_NGPUS, coll_cli, ngpus, 1, 1024),
+    CLI_INT(O_NTHREADS, coll_cli, nthreads, 1, 1024),
+    CLI_GIVEN(O_MIN_BUSBW, coll_cli, have_min),
+    BENCH_LAUNCH_BINDS(coll_cli, launch),
+    {.id = 0},
+};
+
 /* GB/s as a plain number, or a rate with a unit (DESIGN §4: 100G = 100e9 bits/s). */
 static int opt_busbw(coll_cli *c, const char *name, const char *value)
 {
@@ -73,7 +86,6 @@ static int opt_busbw(coll_cli *c, const char *name, const char *value)
         return cli_error("--%s: '%s' is not a bandwidth in GB/s (e.g. 20 or 20GB/s or 100G)", name, value);
     }
     c->min_busbw_gbs = v;
-    c->have_min = 1;
     return 0;
 }
 
@@ -88,10 +100,6 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
     switch (id) {
     case -1: return cli_error("bench %s: unexpected argument '%s' (see --help)", c->name, value);
     case O_MIN_BUSBW: return opt_busbw(c, name, value);
-    case O_JSON: c->json = 1; return 0;
-    case O_REPORT: c->report = value; return 0;
-    case O_NGPUS: return cli_int(name, value, 1, 1024, &c->ngpus);
-    case O_NTHREADS: return cli_int(name, value, 1, 1024, &c->nthreads);
     }
     return cfit_bench_opt(o, name, value, &d) ? cli_error("--%s: %s", name, d.msg) : 0;
 }
@@ -314,7 +322,7 @@ int cmd_bench_collective(const char *name, int argc, char **argv)
              "Exit status: 0 success, 1 runtime failure (a peer lost, a timeout), 2 bad option,\n"
              "3 a wrong element or an average bus bandwidth below --min-busbw.",
              name);
-    int rc = cli_parse(argc, argv, opts, on_opt, &c, usage, desc);
+    int rc = cli_parse_bound(argc, argv, opts, binds, on_opt, &c, usage, desc);
     if (rc)
         return rc < 0 ? EXIT_OK : rc;
     cfit_diag d;

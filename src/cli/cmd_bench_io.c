@@ -69,29 +69,33 @@ typedef struct storage_cli {
     storage_aggregate agg;          /* agg.clients > 1: the results are the aggregate */
 } storage_cli;
 
+/* The options whose values are stored as given (cli_bind), and the mark of --need; storage_opt has
+ * --size and --block (sizes), --engine (io_uring's alias uring) and --need's value (GB/s or a rate). */
+static const cli_bind storage_binds[] = {
+    CLI_STRING(S_PATH, storage_cli, o.dir),
+    CLI_STRING(S_REPORT, storage_cli, report),
+    CLI_STRING(S_PLAN, storage_cli, plan_file),
+    CLI_FLAG(S_DIRECT, storage_cli, o.direct),
+    CLI_FLAG(S_KEEP, storage_cli, o.keep),
+    CLI_FLAG(S_JSON, storage_cli, json),
+    CLI_INT(S_THREADS, storage_cli, o.threads, 1, 1024),
+    CLI_INT(S_QD, storage_cli, o.queue_depth, 1, 4096),
+    CLI_INT(S_CLIENTS, storage_cli, clients, 1, 1024),
+    CLI_UCOUNT(S_RANDOM_OPS, storage_cli, o.random_ops),
+    CLI_INT(S_SEED, storage_cli, o.seed, 0, 4294967295L),   /* a uint64_t: stored as a long, >= 0 */
+    CLI_GIVEN(S_NEED, storage_cli, need_given),
+    {.id = 0},
+};
+
 static int storage_opt(void *vc, int id, const char *name, const char *value)
 {
     storage_cli *c = vc;
-    long v;
-    int rc;
-    uint64_t u;
     cfit_diag d;
     cfit_diag_clear(&d);
     switch (id) {
     case -1: return cli_error("bench storage: unexpected argument '%s' (see --help)", value);
-    case S_PATH: c->o.dir = value; return 0;
     case S_SIZE: return opt_size(name, value, &c->o.size_bytes);
     case S_BLOCK: return opt_size(name, value, &c->o.block_bytes);
-    case S_THREADS: rc = cli_int(name, value, 1, 1024, &v); c->o.threads = (int)v; return rc;
-    case S_QD: rc = cli_int(name, value, 1, 4096, &v); c->o.queue_depth = (int)v; return rc;
-    case S_DIRECT: c->o.direct = 1; return 0;
-    case S_KEEP: c->o.keep = 1; return 0;
-    case S_JSON: c->json = 1; return 0;
-    case S_REPORT: c->report = value; return 0;
-    case S_PLAN: c->plan_file = value; return 0;
-    case S_CLIENTS: return cli_int(name, value, 1, 1024, &c->clients);
-    case S_RANDOM_OPS: rc = cli_count(name, value, &u); c->o.random_ops = u; return rc;
-    case S_SEED: rc = cli_int(name, value, 0, 4294967295L, &v); c->o.seed = (uint64_t)v; return rc;
     case S_ENGINE:
         if (strcmp(value, "auto") == 0)
             c->o.engine = CFIT_IO_AUTO;
@@ -104,7 +108,6 @@ static int storage_opt(void *vc, int id, const char *name, const char *value)
         return 0;
     case S_NEED: {
         double r;
-        c->need_given = 1;
         if (cfit_parse_real(value, &r, &d) == CFIT_EOK) {   /* a plain number: GB/s */
             if (!(r > 0 && r < 1e6))
                 return cli_error("--%s: %s GB/s is out of range (above 0, below 1e6)", name, value);
@@ -338,11 +341,12 @@ int cmd_bench_storage(int argc, char **argv)
     memset(&c, 0, sizeof c);
     cfit_storage_opts_init(&c.o);
     c.o.queue_depth = 16;
-    int rc = cli_parse(argc, argv, storage_opts, storage_opt, &c, "clusterfit bench storage --path DIR [options]",
-                       "Measure a filesystem: sequential write (with fsync), sequential read and random read of a\n"
-                       "test file by N threads, through io_uring or pread, with O_DIRECT or buffered.  Prints\n"
-                       "GB/s (1e9 bytes/s) and IOPS, and with --need or --plan whether they meet a training\n"
-                       "job's storage need (exit 3 if not).  docs/bench-storage.md explains the pitfalls.");
+    int rc = cli_parse_bound(argc, argv, storage_opts, storage_binds, storage_opt, &c,
+                             "clusterfit bench storage --path DIR [options]",
+                             "Measure a filesystem: sequential write (with fsync), sequential read and random read of a\n"
+                             "test file by N threads, through io_uring or pread, with O_DIRECT or buffered.  Prints\n"
+                             "GB/s (1e9 bytes/s) and IOPS, and with --need or --plan whether they meet a training\n"
+                             "job's storage need (exit 3 if not).  docs/bench-storage.md explains the pitfalls.");
     if (rc)
         return rc < 0 ? EXIT_OK : rc;
     if (!c.o.dir)
@@ -387,10 +391,18 @@ typedef struct memory_cli {
     const char *report;             /* --report FILE.html */
 } memory_cli;
 
+/* The options whose values are stored as given (cli_bind); memory_opt has --size (its range). */
+static const cli_bind memory_binds[] = {
+    CLI_INT(M_THREADS, memory_cli, o.threads, 1, 1024),
+    CLI_INT(M_NTIMES, memory_cli, o.ntimes, 2, 100),
+    CLI_FLAG(M_JSON, memory_cli, json),
+    CLI_STRING(M_REPORT, memory_cli, report),
+    {.id = 0},
+};
+
 static int memory_opt(void *vc, int id, const char *name, const char *value)
 {
     memory_cli *c = vc;
-    long v;
     int rc;
     switch (id) {
     case -1: return cli_error("bench memory: unexpected argument '%s' (see --help)", value);
@@ -399,10 +411,6 @@ static int memory_opt(void *vc, int id, const char *name, const char *value)
         if (!rc && (c->o.array_bytes < 1024 || c->o.array_bytes > ((uint64_t)1 << 40)))
             return cli_error("--%s: %s is out of range (1K to 1T bytes per array)", name, value);
         return rc;
-    case M_THREADS: rc = cli_int(name, value, 1, 1024, &v); c->o.threads = (int)v; return rc;
-    case M_NTIMES: rc = cli_int(name, value, 2, 100, &v); c->o.ntimes = (int)v; return rc;
-    case M_JSON: c->json = 1; return 0;
-    case M_REPORT: c->report = value; return 0;
     }
     return 0;
 }
@@ -471,11 +479,12 @@ int cmd_bench_memory(int argc, char **argv)
     memory_cli c;
     memset(&c, 0, sizeof c);
     c.o.ntimes = 10;
-    int rc = cli_parse(argc, argv, memory_opts, memory_opt, &c, "clusterfit bench memory [options]",
-                       "Measure host memory bandwidth with STREAM's copy, scale, add and triad kernels (standard\n"
-                       "accounting: 16 bytes per element for copy and scale, 24 for add and triad), best of K\n"
-                       "iterations, and validate the arrays afterwards (exit 3 when wrong).\n"
-                       "docs/bench-storage.md describes it.");
+    int rc = cli_parse_bound(argc, argv, memory_opts, memory_binds, memory_opt, &c,
+                             "clusterfit bench memory [options]",
+                             "Measure host memory bandwidth with STREAM's copy, scale, add and triad kernels (standard\n"
+                             "accounting: 16 bytes per element for copy and scale, 24 for add and triad), best of K\n"
+                             "iterations, and validate the arrays afterwards (exit 3 when wrong).\n"
+                             "docs/bench-storage.md describes it.");
     if (rc)
         return rc < 0 ? EXIT_OK : rc;
     cfit_memory_result r;

@@ -36,11 +36,23 @@ typedef struct pairs_cli {
     const char *report;   /* --report FILE.html */
 } pairs_cli;
 
+/* The options whose values are stored as given (cli_bind); on_opt has --size and --slow-threshold
+ * (their own ranges and messages) and the launch options that parse (bench_launch_opt). */
+static const cli_bind binds[] = {
+    CLI_INT(O_ITERS, pairs_cli, o.iters, 1, 1000000),
+    CLI_INT(O_WARMUP, pairs_cli, o.warmup, 0, 1000000),
+    CLI_INT(O_LAT_ITERS, pairs_cli, o.lat_iters, 1, 10000000),
+    CLI_INT(O_CONFIRM, pairs_cli, o.confirm, 0, 100),
+    CLI_FLAG(O_PER_RANK, pairs_cli, o.per_rank),
+    CLI_FLAG(O_JSON, pairs_cli, json),
+    CLI_STRING(O_REPORT, pairs_cli, report),
+    BENCH_LAUNCH_BINDS(pairs_cli, launch),
+    {.id = 0},
+};
+
 static int on_opt(void *vc, int id, const char *name, const char *value)
 {
     pairs_cli *p = vc;
-    long v;
-    int rc;
     if (id >= BENCH_LAUNCH_ID0) {
         if (id == BENCH_OPT_TRANSPORT)
             p->transport = value;
@@ -59,11 +71,6 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
         p->o.size_bytes = (size_t)s;
         return 0;
     }
-    case O_ITERS: rc = cli_int(name, value, 1, 1000000, &v); p->o.iters = (int)v; return rc;
-    case O_WARMUP: rc = cli_int(name, value, 0, 1000000, &v); p->o.warmup = (int)v; return rc;
-    case O_LAT_ITERS: rc = cli_int(name, value, 1, 10000000, &v); p->o.lat_iters = (int)v; return rc;
-    case O_PER_RANK: p->o.per_rank = 1; return 0;
-    case O_CONFIRM: rc = cli_int(name, value, 0, 100, &v); p->o.confirm = (int)v; return rc;
     case O_SLOW: {
         double pct;
         if (cli_real(name, value, 0, 100, &pct))
@@ -73,8 +80,6 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
         p->o.slow_threshold = pct / 100.0;
         return 0;
     }
-    case O_JSON: p->json = 1; return 0;
-    case O_REPORT: p->report = value; return 0;
     }
     return 0;
 }
@@ -279,12 +284,12 @@ int cmd_bench_pairs(int argc, char **argv)
     memset(&p, 0, sizeof p);
     bench_launch_init(&p.launch);
     cfit_pairs_opts_init(&p.o);
-    int rc = cli_parse(argc, argv, opts, on_opt, &p, "clusterfit bench pairs [options]",
-                       "Measure bandwidth and latency between every pair of hosts, in rounds of disjoint\n"
-                       "pairs, and name the links and hosts slower than the rest. One rank per host takes\n"
-                       "part (every rank with --per-rank, or when all run on one host); exit 3 when a link\n"
-                       "is below --slow-threshold of the median. Launch with --np N, mpirun, srun or\n"
-                       "RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT (docs/bench-launch.md).");
+    int rc = cli_parse_bound(argc, argv, opts, binds, on_opt, &p, "clusterfit bench pairs [options]",
+                             "Measure bandwidth and latency between every pair of hosts, in rounds of disjoint\n"
+                             "pairs, and name the links and hosts slower than the rest. One rank per host takes\n"
+                             "part (every rank with --per-rank, or when all run on one host); exit 3 when a link\n"
+                             "is below --slow-threshold of the median. Launch with --np N, mpirun, srun or\n"
+                             "RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT (docs/bench-launch.md).");
     if (rc)
         return rc < 0 ? EXIT_OK : rc;
     if ((rc = pairs_inject(&p.o)))

@@ -141,6 +141,30 @@ static int opt_signal(const char *name, const char *value, int *out)
     return 0;
 }
 
+/* The options whose values are stored as given (cli_bind), and the mark of --watchdog.idle-below
+ * (it enables the watchdog); on_opt has the collector flags, the times, --web.max-requests (0 = no
+ * limit), --compat and --watchdog.signal.  The unsigned and size_t fields take an int and a long. */
+static const cli_bind binds[] = {
+    CLI_STRING(O_LISTEN, exp_cli, http.listen_address),
+    CLI_STRING(O_WEBCFG, exp_cli, webcfg),
+    CLI_INT(O_MAXCONN, exp_cli, http.max_connections, 1, 65536),
+    CLI_INT(O_PERIP, exp_cli, http.max_per_ip, 1, 65536),
+    CLI_STRING(O_NVML, exp_cli, cfg.nvml_library),
+    CLI_STRING(O_SYSFS, exp_cli, cfg.sysfs),
+    CLI_STRING(O_PROCFS, exp_cli, cfg.procfs),
+    CLI_STRING(O_JOBSOCK, exp_cli, cfg.job_socket),
+    CLI_FLAG(O_PCIE, exp_cli, cfg.gpu_pcie),
+    CLI_INT(O_JOB_MAX, exp_cli, cfg.job_max_series, 1, 100000),
+    CLI_FLAG(O_ONCE, exp_cli, once),
+    CLI_FLAG(O_OPENMETRICS, exp_cli, openmetrics),
+    CLI_FLAG(O_QUIET, exp_cli, quiet),
+    CLI_REAL(O_WD_IDLE, exp_cli, wd.idle_below, 0.001, 1),
+    CLI_GIVEN(O_WD_IDLE, exp_cli, watchdog),
+    CLI_STRING(O_WD_ACTION, exp_cli, wd.action),
+    CLI_FLAG(O_WD_ENFORCE, exp_cli, wd.enforce),
+    {.id = 0},
+};
+
 static int on_opt(void *vc, int id, const char *name, const char *value)
 {
     exp_cli *c = vc;
@@ -154,10 +178,6 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
     }
     switch (id) {
     case -1: return cli_error("exporter: unexpected argument '%s' (see --help)", value);
-    case O_LISTEN: c->http.listen_address = value; return 0;
-    case O_WEBCFG: c->webcfg = value; return 0;
-    case O_MAXCONN: rc = cli_int(name, value, 1, 65536, &n); c->http.max_connections = (unsigned)n; return rc;
-    case O_PERIP: rc = cli_int(name, value, 1, 65536, &n); c->http.max_per_ip = (unsigned)n; return rc;
     case O_TIMEOUT: {
         double t;
         rc = opt_time(name, value, 1, &t);
@@ -166,29 +186,15 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
     }
     case O_HDR_TIMEOUT: return opt_time(name, value, 0.1, &c->http.header_timeout_s);
     case O_MAXREQ: rc = cli_int(name, value, 0, 65536, &n); c->http.max_requests = n ? (int)n : -1; return rc;
-    case O_NVML: c->cfg.nvml_library = value; return 0;
-    case O_SYSFS: c->cfg.sysfs = value; return 0;
-    case O_PROCFS: c->cfg.procfs = value; return 0;
-    case O_JOBSOCK: c->cfg.job_socket = value; return 0;
-    case O_PCIE: c->cfg.gpu_pcie = 1; return 0;
     case O_COMPAT:
         if (strcmp(value, "dcgm") != 0)
             return cli_error("--compat: unknown exporter '%s' (known: dcgm)", value);
         c->cfg.compat_dcgm = 1;
         return 0;
     case O_JOB_STALE: return opt_time(name, value, 1, &c->cfg.job_stale_s);
-    case O_JOB_MAX: rc = cli_int(name, value, 1, 100000, &n); c->cfg.job_max_series = (size_t)n; return rc;
-    case O_ONCE: c->once = 1; return 0;
-    case O_OPENMETRICS: c->openmetrics = 1; return 0;
-    case O_QUIET: c->quiet = 1; return 0;
-    case O_WD_IDLE:
-        c->watchdog = 1;
-        return cli_real(name, value, 0.001, 1, &c->wd.idle_below);
     case O_WD_FOR: return opt_time(name, value, 1, &c->wd.for_s);
-    case O_WD_ACTION: c->wd.action = value; return 0;
     case O_WD_SIGNAL: return opt_signal(name, value, &c->wd.signal);
     case O_WD_INTERVAL: return opt_time(name, value, 0.1, &c->wd.interval_s);
-    case O_WD_ENFORCE: c->wd.enforce = 1; return 0;
     }
     return 0;
 }
@@ -246,10 +252,10 @@ int cmd_exporter(int argc, char **argv)
     memset(&c, 0, sizeof c);
     c.wd.for_s = 600;
     c.wd.interval_s = 30;
-    int rc = cli_parse(argc, argv, exporter_opts(), on_opt, &c, "clusterfit exporter [options]",
-                       "Serve this node's GPU (NVML), network, InfiniBand, disk and training-job metrics to\n"
-                       "Prometheus on /metrics; docs/metrics.md lists them, docs/exporter.md explains the\n"
-                       "options, the job report protocol and the watchdog.");
+    int rc = cli_parse_bound(argc, argv, exporter_opts(), binds, on_opt, &c, "clusterfit exporter [options]",
+                             "Serve this node's GPU (NVML), network, InfiniBand, disk and training-job metrics to\n"
+                             "Prometheus on /metrics; docs/metrics.md lists them, docs/exporter.md explains the\n"
+                             "options, the job report protocol and the watchdog.");
     if (rc)
         return rc < 0 ? EXIT_OK : rc;
     if (c.openmetrics && !c.once)

@@ -105,7 +105,8 @@ static const char *basis_name(int i)
     return cfit_cost_basis_name((cfit_cost_basis)i);
 }
 
-/* The options whose values are stored as given (cli_bind); on_opt has the rest. */
+/* The options whose values are stored as given (cli_bind), and the CLI_GIVEN marks of --days and
+ * --budget (the handler parses the budget); on_opt has the rest. */
 static const cli_bind binds[] = {
     CLI_STRING(O_MODEL, plan_cli, model),
     CLI_STRING(O_GPU, plan_cli, gpu_list),
@@ -138,6 +139,9 @@ static const cli_bind binds[] = {
     CLI_ENUM(O_GRAD, plan_cli, req.grad_bytes, grad_bytes),
     CLI_NAMED(O_RECOMPUTE, plan_cli, req.fixed.recompute, recompute_name, CFIT_RECOMPUTE_COUNT),
     CLI_NAMED(O_BASIS, plan_cli, req.cost_basis, basis_name, CFIT_BASIS_COUNT),
+    CLI_REAL(O_DAYS, plan_cli, req.days, 1e-6, 1e6),
+    CLI_GIVEN(O_DAYS, plan_cli, days_given),
+    CLI_GIVEN(O_BUDGET, plan_cli, budget_given),   /* its value: on_opt */
     {.id = 0},
 };
 
@@ -175,10 +179,8 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
         return rc;
     case O_CKPT_EVERY: return parse_goodput_time(name, value, &r->goodput.checkpoint_every_s);
     case O_RESTART: return parse_goodput_time(name, value, &r->goodput.restart_s);
-    case O_DAYS: c->days_given = 1; return cli_real(name, value, 1e-6, 1e6, &r->days);
     case O_BUDGET: {   /* a count (K M B T = powers of 1000: "5M") or a plain number */
         uint64_t n;
-        c->budget_given = 1;
         if (cfit_parse_count(value, &n, NULL) == CFIT_EOK) {
             r->budget_usd = (double)n;
             return r->budget_usd <= 1e15 ? 0 : cli_error("--budget: %s is out of range (0.01 to 1e15)", value);

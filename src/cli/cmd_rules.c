@@ -39,8 +39,8 @@ static const cli_opt opts[] = {
     {NULL, 0, NULL, NULL, 0},
 };
 
-/* The options whose values are stored as given (cli_bind); on_opt has the rest: the critical
- * thresholds (which also mark themselves given), the times and the texts. */
+/* The options whose values are stored as given (cli_bind), a critical threshold with the CLI_GIVEN
+ * mark that it was given (check_level); on_opt has the rest: the times and the texts. */
 static const cli_bind binds[] = {
     CLI_STRING(O_PLAN, rules_cli, plan_file),
     CLI_REAL(O_GPU_UTIL, rules_cli, gpu_util.warning, 0.01, 1),
@@ -49,6 +49,16 @@ static const cli_bind binds[] = {
     CLI_REAL(O_AR, rules_cli, ar.warning, 0.001, 1),
     CLI_REAL(O_STRAG, rules_cli, straggler.warning, 1.01, 100),
     CLI_REAL(O_MARGIN, rules_cli, margin, 1, 100),
+    CLI_REAL(O_GPU_CRIT, rules_cli, gpu_util.critical, 0.01, 1),
+    CLI_GIVEN(O_GPU_CRIT, rules_cli, gpu_util.critical_set),
+    CLI_REAL(O_NET_CRIT, rules_cli, net.critical, 0.01, 1),
+    CLI_GIVEN(O_NET_CRIT, rules_cli, net.critical_set),
+    CLI_REAL(O_DATA_CRIT, rules_cli, data.critical, 0.001, 1),
+    CLI_GIVEN(O_DATA_CRIT, rules_cli, data.critical_set),
+    CLI_REAL(O_AR_CRIT, rules_cli, ar.critical, 0.001, 1),
+    CLI_GIVEN(O_AR_CRIT, rules_cli, ar.critical_set),
+    CLI_REAL(O_STRAG_CRIT, rules_cli, straggler.critical, 1.01, 100),
+    CLI_GIVEN(O_STRAG_CRIT, rules_cli, straggler.critical_set),
     {.id = 0},
 };
 
@@ -71,23 +81,12 @@ static int opt_text(const char *name, const char *value, const char **out)
     return 0;
 }
 
-static int critical_opt(const char *name, const char *value, double lo, double hi, rules_level *lv)
-{
-    lv->critical_set = 1;
-    return cli_real(name, value, lo, hi, &lv->critical);
-}
-
 static int on_opt(void *vc, int id, const char *name, const char *value)
 {
     rules_cli *c = vc;
     switch (id) {
     case -1: return cli_error("rules: unexpected argument '%s' (see --help)", value);
-    case O_GPU_CRIT: return critical_opt(name, value, 0.01, 1, &c->gpu_util);
     case O_GPU_FOR: return opt_time(name, value, &c->gpu_for_s);
-    case O_NET_CRIT: return critical_opt(name, value, 0.01, 1, &c->net);
-    case O_DATA_CRIT: return critical_opt(name, value, 0.001, 1, &c->data);
-    case O_AR_CRIT: return critical_opt(name, value, 0.001, 1, &c->ar);
-    case O_STRAG_CRIT: return critical_opt(name, value, 1.01, 100, &c->straggler);
     case O_FOR: return opt_time(name, value, &c->for_s);
     case O_WINDOW: return opt_time(name, value, &c->window_s);
     case O_JOB: return opt_text(name, value, &c->job);

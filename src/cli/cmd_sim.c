@@ -71,9 +71,10 @@ static const cli_opt opts[] = {
     {NULL, 0, NULL, NULL, 0},
 };
 
-/* The options whose values are stored as given (cli_bind); on_opt has the rest: those that also
- * mark what was given (--size, -b/-e/-f, the link options, --spread, --imbalance), parse a unit or
- * a seed, or keep their own messages (--engine, --p2p, --collective, --placement). */
+/* The options whose values are stored as given (cli_bind), and the CLI_GIVEN marks of what was
+ * given (--size, -b/-e/-f, the link options, --spread, --imbalance); on_opt has the rest: those
+ * that parse a unit or a seed, set two fields (--gpus-per-node) or keep their own messages
+ * (--engine, --p2p, --collective, --placement). */
 static const cli_bind binds[] = {
     CLI_STRING(O_TOPOLOGY, sim_cli, spec),
     CLI_STRING(O_ALGO, sim_cli, algo_name),
@@ -89,6 +90,18 @@ static const cli_bind binds[] = {
     CLI_INT(O_NODES, sim_cli, nodes, 1, 1L << 20),
     CLI_INT(O_NICS, sim_cli, nics, 1, 4096),
     CLI_INT(O_RANKS, sim_cli, ranks, 2, 1L << 24),
+    CLI_INT(O_FACTOR, sim_cli, factor, 2, 1L << 20),
+    CLI_REAL(O_SPREAD, sim_cli, a2av.spread, 0, 1),
+    CLI_REAL(O_IMBALANCE, sim_cli, a2av.imbalance, 1, 1e6),
+    CLI_GIVEN(O_SIZE, sim_cli, have_size),
+    CLI_GIVEN(O_MIN, sim_cli, have_range),
+    CLI_GIVEN(O_MAX, sim_cli, have_range),
+    CLI_GIVEN(O_FACTOR, sim_cli, have_range),
+    CLI_GIVEN(O_LINK_BW, sim_cli, manual),
+    CLI_GIVEN(O_SCALEUP_BW, sim_cli, manual),
+    CLI_GIVEN(O_LATENCY, sim_cli, manual),
+    CLI_GIVEN(O_SPREAD, sim_cli, a2av_given),
+    CLI_GIVEN(O_IMBALANCE, sim_cli, a2av_given),
     {.id = 0},
 };
 
@@ -140,14 +153,12 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
             return cli_error("--%s: '%s' is not yes or no", name, value);
         c->p2p = strcmp(value, "no") == 0 ? 2 : 1;
         return 0;
-    case O_SIZE: c->have_size = 1; return opt_size(name, value, &c->size);
-    case O_MIN: c->have_range = 1; return opt_size(name, value, &c->minb);
-    case O_MAX: c->have_range = 1; return opt_size(name, value, &c->maxb);
-    case O_FACTOR: c->have_range = 1; return cli_int(name, value, 2, 1L << 20, &c->factor);
-    case O_LINK_BW: c->manual = 1; return opt_rate(name, value, &c->params.link_bw_bytes_per_s);
-    case O_SCALEUP_BW: c->manual = 1; return opt_rate(name, value, &c->params.scaleup_bw_bytes_per_s);
+    case O_SIZE: return opt_size(name, value, &c->size);
+    case O_MIN: return opt_size(name, value, &c->minb);
+    case O_MAX: return opt_size(name, value, &c->maxb);
+    case O_LINK_BW: return opt_rate(name, value, &c->params.link_bw_bytes_per_s);
+    case O_SCALEUP_BW: return opt_rate(name, value, &c->params.scaleup_bw_bytes_per_s);
     case O_LATENCY:
-        c->manual = 1;
         return cfit_parse_time(value, &c->params.link_latency_s, &d) ? cli_error("--%s: %s", name, d.msg) : 0;
     case O_CATALOG: return cli_catalog_add(&c->cc, value);
     case O_GPN: {
@@ -173,8 +184,6 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
         }
         return cli_error("--%s: '%s' is not linear, random or random:SEED", name, value);
     case O_FAIL_LINKS: return opt_seeded(name, value, &c->fail_n, &c->fail_seed);
-    case O_SPREAD: c->a2av_given = 1; return cli_real(name, value, 0, 1, &c->a2av.spread);
-    case O_IMBALANCE: c->a2av_given = 1; return cli_real(name, value, 1, 1e6, &c->a2av.imbalance);
     }
     return 0;
 }
