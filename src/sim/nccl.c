@@ -50,9 +50,8 @@ static const double tree_correction[CFIT_NCCL_PROTO_COUNT][24] = {
     {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0, 1.0},
     {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9},
 };
-/* Channels NCCL runs for large messages on NVSwitch nodes with a NIC per GPU: the ring's "plateau"
- * rule reads it (bytes per channel per rank >= 64, where it moves that rule by one size), and
- * comm_channels takes it for every NVLink-class node. */
+/* Channels NCCL runs for large messages on NVSwitch nodes with a NIC per GPU: comm_channels takes
+ * it for every NVLink-class node. */
 static const int typical_channels = 16;
 /* The catalog's per-step latency of InfiniBand (5 us), which NCCL's network constants above were
  * measured on: a fabric's latency beyond it (EFA's SRD, TCP) is added to each network hop. */
@@ -463,6 +462,15 @@ static double proto_efficiency(const cfit_nccl_system *s, cfit_nccl_algo a, cfit
     }
 }
 
+/* Ring and tree channels of the communicator: NVLink-class nodes take the model's typical 16
+ * (HGX A100 logs 24, nccl-tests#100; fewer channels would move the rule below by one size at
+ * most); PCIe nodes 2, one channel the topology search finds (nccl#1358: "nChannels 1" on a
+ * PCIe pair) duplicated by connect.cc ("Duplicate channels"). */
+static double comm_channels(const cfit_nccl_system *s)
+{
+    return nvlink_class(s) ? typical_channels : 2;
+}
+
 static double latency_us(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_algo a, cfit_nccl_proto p,
                          double bytes)
 {
@@ -482,7 +490,7 @@ static double latency_us(const cfit_nccl_system *s, cfit_collective c, cfit_nccl
             intra = intra > ov ? intra : ov;
         }
         lat += (steps - inter_steps) * intra + inter_steps * inter;
-        if (p == CFIT_NCCL_SIMPLE && nodes > 1 && c == CFIT_COLL_ALLREDUCE && bytes / ((double)typical_channels * n) >= 64)
+        if (p == CFIT_NCCL_SIMPLE && nodes > 1 && c == CFIT_COLL_ALLREDUCE && bytes / (comm_channels(s) * n) >= 64)
             lat *= s->arch == CFIT_ARCH_VOLTA ? 1.9 : 1.4;   /* the ring's plateau */
         return lat;
     }
@@ -495,15 +503,6 @@ static double latency_us(const cfit_nccl_system *s, cfit_collective c, cfit_nccl
     case CFIT_NCCL_P2P: return lat + (nodes > 1 ? inter : intra);
     default: return lat;
     }
-}
-
-/* Ring and tree channels of the communicator: NVLink-class nodes take the model's typical 16
- * (HGX A100 logs 24, nccl-tests#100; fewer channels would move the rule below by one size at
- * most); PCIe nodes 2, one channel the topology search finds (nccl#1358: "nChannels 1" on a
- * PCIe pair) duplicated by connect.cc ("Duplicate channels"). */
-static double comm_channels(const cfit_nccl_system *s)
-{
-    return nvlink_class(s) ? typical_channels : 2;
 }
 
 /* The channels NCCL runs a ring or tree collective of `bytes` on: enqueue.cc topoGetAlgoInfo drops
