@@ -396,7 +396,7 @@ static double score_width(const cfit_model *m)
 
 /* A fused attention kernel's rate on a sequence of `len` tokens: short sequences leave its tiles
  * part-filled and the causal diagonal's share large, so it reaches the GPU's long-sequence
- * attention_efficiency as len / (len + attention_half_seq) (docs/model.md §3.2). */
+ * attention_efficiency as len / (len + attention_half_seq) (docs/model.md §5.2). */
 static double attn_rate(const cfit__ctx *ctx, double len)
 {
     double half = ctx->g->cal.attention_half_seq;
