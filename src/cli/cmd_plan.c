@@ -401,13 +401,17 @@ static int nothing_fits(const cfit_plan_request *r, const cfit_plan_result *res)
     char rec[32];
     if (best->offload)
         return plan_nothing_fits_offload(best);
+    /* --offload none forbade the offload search that would otherwise have run */
+    const char *offload_hint = r->offload == CFIT_OFFLOAD_NONE ? "; or drop --offload none to let the search keep "
+                                                                 "states in host memory"
+                                                               : "";
     return cli_error("nothing fits: the closest layout (%ld x %s, tp %d pp %d dp %d cp %d mbs %d ZeRO-%d, "
-                     "recompute %s) needs %.1f GB per GPU, %.1f GB more than the %.0f GB available; %s",
+                     "recompute %s) needs %.1f GB per GPU, %.1f GB more than the %.0f GB available; %s%s",
                      best->gpus, best->gpu->name, best->layout.tp, best->layout.pp, best->layout.dp,
                      best->layout.cp, best->layout.mbs, best->layout.zero,
                      plan_recompute_str(rec, sizeof rec, best), best->mem.total_bytes / 1e9,
                      (best->mem.total_bytes - best->mem.capacity_bytes) / 1e9, best->mem.capacity_bytes / 1e9,
-                     plan_fix_hint(best));
+                     plan_fix_hint(best), offload_hint);
 }
 
 /* --topology: the fabric cross-node all-reduces and PP sends are simulated on (default link parameters: the
