@@ -61,10 +61,12 @@ static const double reference_net_latency_s = CFIT_NCCL_REFERENCE_NET_LATENCY_S;
  * CPUs handle poorly.  NVIDIA/nccl#384 (2 GPUs, PCIe 3.0 x16, NCCL_P2P_DISABLE=1): all-reduce
  * 3.9 GB/s busbw and all-gather 3.17 GB/s, while the one-directional broadcast and reduce reach
  * 10.3 and 9.6 GB/s (NCCL's maintainer: "some CPUs do not handle bidirectional traffic well").
- * A GPU's share of its PCIe rate over SHM is that all-reduce over the link's 12.8 GB/s (pcie3's
- * 16e9 x 0.8): 0.30.  (CUDA's p2pBandwidthLatencyTest, staged by copy engines, one direction at a
- * time, shows more: 5.7 GB/s on RTX 2080 Ti.) */
-static const double no_p2p_share = 3.9 / 12.8;
+ * That bound is the host's, not the link's, so a GPU's rate through host memory is that all-reduce,
+ * 3.9 GB/s, whatever the PCIe generation (or the link's own rate where that is lower): RTX 4090
+ * hosts on PCIe 4.0 measure 2.2-3.9 GB/s, no more than 2080 Ti ones on PCIe 3.0.  (CUDA's
+ * p2pBandwidthLatencyTest, staged by copy engines, one direction at a time, shows more: 5.7 GB/s
+ * on RTX 2080 Ti.) */
+static const double host_path_bw = 3.9e9;
 
 /* Chunks: NCCL moves a message through an algorithm's pipeline in chunks per channel (and, for
  * NVLS, per head), and shrinks the chunk for smaller messages (enqueue.cc calcCollChunking).  NVLS
@@ -407,7 +409,8 @@ static double per_byte(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_a
 {
     double n = (double)s->nodes * s->gpus_per_node, g = s->gpus_per_node;
     int multi = s->nodes > 1, local = s->gpus_per_node > 1;
-    double in = local ? 1.0 / (s->intra_bw * (s->p2p_off ? no_p2p_share : 1)) : 0;   /* one GPU's port */
+    double port = s->p2p_off && s->intra_bw > host_path_bw ? host_path_bw : s->intra_bw;
+    double in = local ? 1.0 / port : 0;   /* one GPU's port */
     double net = multi ? s->net_slowdown / (s->nics * s->nic_bw) : 0;           /* one node's NICs */
     double nvls = s->nvls_bw > 0 ? 1.0 / s->nvls_bw : 0;
     double sharp = multi && s->sharp_bw > 0 ? s->net_slowdown / (s->nics * s->sharp_bw) : 0;

@@ -133,6 +133,41 @@ static void ring_simple_busbw_limits(void **state)
     assert_int_equal(e.net_bound, 0);
 }
 
+/* Without peer-to-peer a PCIe GPU moves 3.9 GB/s through host memory (NVIDIA/nccl#384's SHM
+ * all-reduce), the host's bound: the same on PCIe 3.0, 4.0 and 5.0 ports, the link's own rate where
+ * that is lower, and a P2P-capable port keeps its full rate. */
+static void host_path_rate(void **state)
+{
+    (void)state;
+    cfit_nccl_estimate e;
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    double bus[3], ports[3] = {12.8e9, 25.6e9, 51.2e9};
+    for (int i = 0; i < 3; i++) {
+        cfit_nccl_system s = nvlink_node(2);
+        s.intra = CFIT_FAMILY_PCIE, s.intra_bw = ports[i], s.p2p_off = 1;
+        assert_int_equal(cfit_nccl_time(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_RING, CFIT_NCCL_SIMPLE, 16 * GIB, &e, &d),
+                         CFIT_EOK);
+        bus[i] = e.busbw_bytes_per_s;
+    }
+    assert_rel(bus[0], 3.9e9, 0.01);
+    assert_true(bus[0] < 3.9e9);
+    assert_rel(bus[1], bus[0], 1e-12);
+    assert_rel(bus[2], bus[0], 1e-12);
+
+    cfit_nccl_system p2p = nvlink_node(2);
+    p2p.intra = CFIT_FAMILY_PCIE, p2p.intra_bw = 25.6e9;
+    assert_int_equal(cfit_nccl_time(&p2p, CFIT_COLL_ALLREDUCE, CFIT_NCCL_RING, CFIT_NCCL_SIMPLE, 16 * GIB, &e, &d),
+                     CFIT_EOK);
+    assert_rel(e.busbw_bytes_per_s, 25.6e9, 0.01);
+
+    cfit_nccl_system slow = p2p;   /* a x4 link below the host's rate keeps the link's */
+    slow.intra_bw = 2e9, slow.p2p_off = 1;
+    assert_int_equal(cfit_nccl_time(&slow, CFIT_COLL_ALLREDUCE, CFIT_NCCL_RING, CFIT_NCCL_SIMPLE, 16 * GIB, &e, &d),
+                     CFIT_EOK);
+    assert_rel(e.busbw_bytes_per_s, 2e9, 0.01);
+}
+
 /* net_slowdown 2 doubles the network-bound bandwidth term (same latency) and so halves the busbw
  * of a large message. */
 static void net_slowdown_halves_busbw(void **state)
@@ -569,7 +604,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(ring_ll_latency_one_node),  cmocka_unit_test(ring_simple_busbw_limits),
-        cmocka_unit_test(fewer_channels_for_small_messages),
+        cmocka_unit_test(fewer_channels_for_small_messages), cmocka_unit_test(host_path_rate),
         cmocka_unit_test(net_slowdown_halves_busbw), cmocka_unit_test(tree_two_nodes_half_bytes),
         cmocka_unit_test(support_rules),             cmocka_unit_test(pipeline_fill),
         cmocka_unit_test(nvlstree_uses_heads_nics),
