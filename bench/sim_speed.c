@@ -172,8 +172,9 @@ int main(void)
            a2a_time[0] == a2a_time[1] ? "the same both ways" : "DIFFERENT");
     int a2a_ok = a2a_time[0] == a2a_time[1] && ep_alltoall();
     /* the NCCL engine: a whole auto sweep, repeated to be measurable */
-    cfit_nccl_system sys = {2048, 8, CFIT_ARCH_HOPPER, CFIT_FAMILY_NVLINK, 369e9, 274.5e9, 0, 8, 47e9,
-                            CFIT_FAMILY_IB, 0, 0, 1};
+    cfit_nccl_system sys = {.nodes = 2048, .gpus_per_node = 8, .arch = CFIT_ARCH_HOPPER, .intra = CFIT_FAMILY_NVLINK,
+                            .intra_bw = 369e9, .nvls_bw = 274.5e9, .nics = 8, .nic_bw = 47e9,
+                            .net = CFIT_FAMILY_IB, .net_slowdown = 1};
     enum { REPS = 1000 };
     double t0 = cpu_s(), sink = 0;
     for (int rep = 0; rep < REPS; rep++)

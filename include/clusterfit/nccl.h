@@ -34,6 +34,9 @@ typedef enum cfit_nccl_proto { CFIT_NCCL_LL = 0, CFIT_NCCL_LL128, CFIT_NCCL_SIMP
 /* The per-step network latency NCCL's network constants were measured with (InfiniBand, the
  * catalog's 5 us): a fabric's latency beyond it is added to each network hop. */
 #define CFIT_NCCL_REFERENCE_NET_LATENCY_S 5e-6
+/* The catalog's per-step latency of an NVLink fabric with the NVSwitch on the baseboard (nvlink4,
+ * nvlink5: 2 us), which NCCL's NVLink hop latencies were measured on. */
+#define CFIT_NCCL_REFERENCE_NVLINK_LATENCY_S 2e-6
 
 #define CFIT_NCCL_ALL_ALGOS ((1u << CFIT_NCCL_ALGO_COUNT) - 1)
 #define CFIT_NCCL_ALL_PROTOS ((1u << CFIT_NCCL_PROTO_COUNT) - 1)
@@ -65,6 +68,8 @@ typedef struct cfit_nccl_system {
     double nic_bw;                  /* per NIC per direction, achievable */
     cfit_fabric_family net;         /* ib, roce, efa, ... */
     double net_extra_latency_s;     /* per network hop beyond NCCL's (InfiniBand-measured) constants */
+    double intra_extra_latency_s;   /* per GPU-to-GPU hop beyond NCCL's NVLink constants (a scale-up
+                                       fabric slower than the on-board NVSwitch they were measured on) */
     double sharp_bw;                /* per NIC per direction through switch SHARP; 0 = no CollNet */
     double net_slowdown;            /* >= 1: the fabric's contention on the inter-node traffic (1 =
                                        non-blocking; sim --topology sets it from the flow engine) */
@@ -80,7 +85,8 @@ typedef struct cfit_nccl_estimate {
     double fill_s;                  /* the pipeline's fill: (stages - 1) chunk times of tree, NVLS,
                                        NVLSTree (0 for ring, p2p, PAT, CollNet); NCCL's tuner does
                                        not model it, so cfit_nccl_best picks by tuner_time_s */
-    double tuner_time_s;            /* what NCCL's tuner costs the pair at, and picks by: latency_s +
+    double tuner_time_s;            /* what NCCL's tuner costs the pair at, and picks by: latency_s
+                                       without intra_extra_latency_s (NCCL's own NVLink constants) +
                                        the bandwidth term on all channels, no fill (a small message
                                        runs on fewer channels, enqueue.cc; the tuner does not see it) */
     double algbw_bytes_per_s;       /* nccl-tests algbw: size / time_s */

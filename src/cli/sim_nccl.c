@@ -151,6 +151,8 @@ static void print_system(const sim_cli *c, const nccl_run *r)
         printf(", NVLink SHARP %.2f GB/s (x%.2f)", s->nvls_bw / 1e9, c->up->sharp_efficiency);
     if (s->p2p_off)
         printf(", no GPU peer-to-peer");
+    if (s->intra_extra_latency_s > 0)
+        printf(", +%.3g us per GPU hop", s->intra_extra_latency_s * 1e6);
     printf("\n");
     if (s->nodes > 1) {
         char how[40];
@@ -210,6 +212,8 @@ static void json_system(cfit_buf *b, const sim_cli *c, const nccl_run *r)
     cfit_buf_json_number(b, s->intra_bw / 1e9);
     cfit_buf_puts(b, ", \"nvls_bw_gbs\": ");
     cfit_buf_json_number(b, s->nvls_bw / 1e9);
+    cfit_buf_puts(b, ", \"intra_extra_latency_s\": ");
+    cfit_buf_json_number(b, s->intra_extra_latency_s);
     cfit_buf_printf(b, ", \"p2p\": %s, \"fabric\": ", s->p2p_off ? "false" : "true");
     if (s->nodes > 1)
         cfit_buf_json_string(b, c->out->name);

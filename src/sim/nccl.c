@@ -479,7 +479,7 @@ static double latency_us(const cfit_nccl_system *s, cfit_collective c, cfit_nccl
 {
     int n = s->nodes * s->gpus_per_node, nodes = s->nodes, g = s->gpus_per_node;
     int intra_hw = nvlink_class(s) ? HW_NVLINK : HW_PCI;
-    double intra = hw_lat_us[intra_hw][a][p];
+    double intra = hw_lat_us[intra_hw][a][p] + s->intra_extra_latency_s * 1e6;
     /* one GPU per node exposes the network latency fully: NCCL uses the tree's figure */
     double inter = (g == 1 ? hw_lat_us[HW_NET][CFIT_NCCL_TREE][p] : hw_lat_us[HW_NET][a][p]) +
                    s->net_extra_latency_s * 1e6 * (p == CFIT_NCCL_SIMPLE ? 2 : 1);
@@ -563,7 +563,10 @@ int cfit_nccl_time(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_algo 
     out->latency_s = latency_us(s, c, a, p, bytes) * 1e-6;
     out->fill_s = pipeline_fill_s(s, a, p, bytes, spb, channels, local_share, net_share);
     out->time_s = out->latency_s + bytes * spb + out->fill_s;
-    out->tuner_time_s = out->latency_s + bytes * tuner_spb;
+    /* NCCL's tuner knows its own NVLink hop latencies, not a slower fabric's */
+    cfit_nccl_system tuned = *s;
+    tuned.intra_extra_latency_s = 0;
+    out->tuner_time_s = latency_us(&tuned, c, a, p, bytes) * 1e-6 + bytes * tuner_spb;
     out->algbw_bytes_per_s = out->time_s > 0 ? bytes / out->time_s : 0;
     out->busbw_bytes_per_s = out->algbw_bytes_per_s * bus;
     out->net_bound = net_bound;
@@ -634,6 +637,8 @@ int cfit_nccl_system_from_catalog(const cfit_gpu *g, const cfit_fabric *up, cons
     out->intra_bw = up ? up_line * up->efficiency : 0;
     out->nvls_bw = up && up->sharp_efficiency > 0 ? up_line * up->sharp_efficiency : 0;
     out->p2p_off = node ? node->p2p_off : 0;
+    if (up && up->family == CFIT_FAMILY_NVLINK && up->latency_s > CFIT_NCCL_REFERENCE_NVLINK_LATENCY_S)
+        out->intra_extra_latency_s = up->latency_s - CFIT_NCCL_REFERENCE_NVLINK_LATENCY_S;
     out->net_slowdown = 1;
     if (nodes > 1 && net) {
         int node_gpus = node && node->gpus_per_node > 0 ? node->gpus_per_node : gpus_per_node;

@@ -114,7 +114,7 @@ static void test_required_entries(void **state)
     static const char *const fabrics[] = {"roce-25g", "roce-100g", "roce-200g", "roce-400g", "roce-800g",
                                           "ib-edr", "ib-hdr", "ib-ndr", "ib-xdr", "efa1-100g", "efa-100g",
                                           "efa-200g", "efa-400g", "nvlink2", "nvlink3", "nvlink4",
-                                          "nvlink4-bridge", "nvlink5"};
+                                          "nvlink4-bridge", "nvlink5", "nvlink5-nvl72"};
     cfit_catalog *c = new_catalog();
     cfit_diag d;
     for (size_t i = 0; i < sizeof gpus / sizeof gpus[0]; i++) {

@@ -304,6 +304,29 @@ static void tuner_ignores_fill(void **state)
         }
 }
 
+/* A slower NVLink fabric's extra latency lands on every GPU hop the run takes (ring LL on 8 GPUs: 14
+ * hops), but not in what NCCL's tuner costs the pair at, which keeps NCCL's own constants. */
+static void intra_extra_latency_per_hop(void **state)
+{
+    (void)state;
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    cfit_nccl_estimate base, slow;
+    cfit_nccl_system s = nvlink_node(8);
+    assert_int_equal(cfit_nccl_time(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_RING, CFIT_NCCL_LL, 1024, &base, &d), CFIT_EOK);
+    s.intra_extra_latency_s = 0.88e-6;
+    assert_int_equal(cfit_nccl_time(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_RING, CFIT_NCCL_LL, 1024, &slow, &d), CFIT_EOK);
+    assert_rel(slow.latency_s - base.latency_s, 14 * 0.88e-6, 1e-9);
+    assert_rel(slow.tuner_time_s, base.tuner_time_s, 1e-12);
+    assert_true(slow.time_s > base.time_s);
+    /* tree: 2 (g - 1) GPU hops on one node */
+    s.intra_extra_latency_s = 0;
+    assert_int_equal(cfit_nccl_time(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_TREE, CFIT_NCCL_LL, 1024, &base, &d), CFIT_EOK);
+    s.intra_extra_latency_s = 1e-6;
+    assert_int_equal(cfit_nccl_time(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_TREE, CFIT_NCCL_LL, 1024, &slow, &d), CFIT_EOK);
+    assert_rel(slow.latency_s - base.latency_s, 14 * 1e-6, 1e-9);
+}
+
 /* NCCL's rules for which algorithm x protocol runs where. */
 static void support_rules(void **state)
 {
@@ -510,8 +533,17 @@ static void system_from_catalog(void **state)
     assert_rel(s.nvls_bw, 450e9 * 0.6, 1e-12);
     assert_rel(s.nic_bw, 50e9 * 0.9, 1e-12);
     assert_true(s.net_extra_latency_s == 0);
+    assert_true(s.intra_extra_latency_s == 0);   /* latency 0: not beyond the NVLink reference */
     assert_true(s.sharp_bw == 0);
     assert_true(s.net_slowdown == 1);
+    /* an NVLink fabric slower than the 2 us reference adds the rest per GPU hop; xGMI does not */
+    up.latency_s = 2.88e-6;
+    assert_int_equal(cfit_nccl_system_from_catalog(&g, &up, &node, &net, 2, 8, 0, &s, &d), CFIT_EOK);
+    assert_rel(s.intra_extra_latency_s, 0.88e-6, 1e-9);
+    up.family = CFIT_FAMILY_XGMI;
+    assert_int_equal(cfit_nccl_system_from_catalog(&g, &up, &node, &net, 2, 8, 0, &s, &d), CFIT_EOK);
+    assert_true(s.intra_extra_latency_s == 0);
+    up.family = CFIT_FAMILY_NVLINK, up.latency_s = 0;
     /* a partial node (2 of 8 GPUs) uses its share: 2 NICs; an explicit count wins */
     assert_int_equal(cfit_nccl_system_from_catalog(&g, &up, &node, &net, 2, 2, 0, &s, &d), CFIT_EOK);
     assert_int_equal(s.nics, 2);
@@ -608,7 +640,7 @@ int main(void)
         cmocka_unit_test(net_slowdown_halves_busbw), cmocka_unit_test(tree_two_nodes_half_bytes),
         cmocka_unit_test(support_rules),             cmocka_unit_test(pipeline_fill),
         cmocka_unit_test(nvlstree_uses_heads_nics),
-        cmocka_unit_test(tuner_ignores_fill),             cmocka_unit_test(tuner_choices),
+        cmocka_unit_test(tuner_ignores_fill), cmocka_unit_test(intra_extra_latency_per_hop),             cmocka_unit_test(tuner_choices),
         cmocka_unit_test(mask_parsing),              cmocka_unit_test(system_from_catalog),
         cmocka_unit_test(bad_inputs),                cmocka_unit_test(best_quiet_agrees),
     };
