@@ -128,6 +128,8 @@ FUZZ_DIR     := $(BUILD)/fuzz
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_CFLAGS  := -std=c11 -g -O1 -fno-omit-frame-pointer -D_POSIX_C_SOURCE=200809L \
                 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Iinclude -Isrc
+# the libraries the static library's exporter objects need (as CMakeLists.txt links them)
+FUZZ_LIBS    := $(shell pkg-config --libs yaml-0.1 libmicrohttpd gnutls libxcrypt zlib 2>/dev/null) -lpthread -ldl -lm
 
 fuzz:
 	@if [[ -z "$(FUZZ_TARGETS)" ]]; then echo "fuzz: no tests/fuzz/fuzz_*.c targets"; exit 0; fi
@@ -137,7 +139,7 @@ fuzz:
 	@mkdir -p $(FUZZ_DIR)/artifacts
 	@for t in $(FUZZ_TARGETS); do \
 	    echo "==== fuzz: $$t for $(FUZZ_SECONDS) s ===="; \
-	    $(CLANG) $(FUZZ_CFLAGS) tests/fuzz/$$t.c $(FUZZ_DIR)/libclusterfit.a -lm -o $(FUZZ_DIR)/$$t; \
+	    $(CLANG) $(FUZZ_CFLAGS) tests/fuzz/$$t.c $(FUZZ_DIR)/libclusterfit.a $(FUZZ_LIBS) -o $(FUZZ_DIR)/$$t; \
 	    rm -rf $(FUZZ_DIR)/corpus/$$t; mkdir -p $(FUZZ_DIR)/corpus/$$t; \
 	    if [[ -d tests/fuzz/corpus/$$t ]]; then cp -R tests/fuzz/corpus/$$t/. $(FUZZ_DIR)/corpus/$$t/; fi; \
 	    $(SAN_ENV) $(FUZZ_DIR)/$$t -max_total_time=$(FUZZ_SECONDS) \
