@@ -564,9 +564,13 @@ int cfit_nccl_time(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_algo 
     out->fill_s = pipeline_fill_s(s, a, p, bytes, spb, channels, local_share, net_share);
     out->time_s = out->latency_s + bytes * spb + out->fill_s;
     /* NCCL's tuner knows its own NVLink hop latencies, not a slower fabric's */
-    cfit_nccl_system tuned = *s;
-    tuned.intra_extra_latency_s = 0;
-    out->tuner_time_s = latency_us(&tuned, c, a, p, bytes) * 1e-6 + bytes * tuner_spb;
+    double tuner_latency_s = out->latency_s;
+    if (s->intra_extra_latency_s > 0) {
+        cfit_nccl_system tuned = *s;
+        tuned.intra_extra_latency_s = 0;
+        tuner_latency_s = latency_us(&tuned, c, a, p, bytes) * 1e-6;
+    }
+    out->tuner_time_s = tuner_latency_s + bytes * tuner_spb;
     out->algbw_bytes_per_s = out->time_s > 0 ? bytes / out->time_s : 0;
     out->busbw_bytes_per_s = out->algbw_bytes_per_s * bus;
     out->net_bound = net_bound;
