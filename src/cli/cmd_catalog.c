@@ -73,7 +73,7 @@ static void list_fabrics(const cfit_catalog *cat)
         char sharp[16] = "-";
         if (f->sharp_efficiency > 0)
             snprintf(sharp, sizeof sharp, "%.2f", f->sharp_efficiency);
-        printf("%-17s %-9s %-9s %10.1f %7.1fus %6.2f %6s  %s\n", f->name,
+        printf("%-17s %-9s %-9s %10.1f %7.2fus %6.2f %6s  %s\n", f->name,
                f->kind == CFIT_FABRIC_SCALEUP ? "scale-up" : "scale-out", cfit_fabric_family_name(f->family),
                f->bw_bytes_per_s / 1e9, f->latency_s * 1e6, f->efficiency, sharp, f->technology);
     }
@@ -271,7 +271,7 @@ static int show(const cfit_catalog *cat, const char *name)
         printf("fabric %s (%s, %s)\n", f->name, f->technology,
                f->kind == CFIT_FABRIC_SCALEUP ? "scale-up" : "scale-out");
         printf("  %-20s %.1f GB/s per direction\n", "bandwidth", f->bw_bytes_per_s / 1e9);
-        printf("  %-20s %.1f us\n", "latency", f->latency_s * 1e6);
+        printf("  %-20s %.2f us\n", "latency", f->latency_s * 1e6);
         printf("  %-20s %.2f of line rate\n", "efficiency", f->efficiency);
         printf("  %-20s %.2f of compute time\n", "overlap", f->overlap_efficiency);
         printf("  %-20s %s\n", "family", cfit_fabric_family_name(f->family));
