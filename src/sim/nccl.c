@@ -474,12 +474,13 @@ static double comm_channels(const cfit_nccl_system *s)
     return nvlink_class(s) ? typical_channels : 2;
 }
 
+/* intra_extra_us: s->intra_extra_latency_s in us for the run, 0 for what NCCL's tuner sees. */
 static double latency_us(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_algo a, cfit_nccl_proto p,
-                         double bytes)
+                         double bytes, double intra_extra_us)
 {
     int n = s->nodes * s->gpus_per_node, nodes = s->nodes, g = s->gpus_per_node;
     int intra_hw = nvlink_class(s) ? HW_NVLINK : HW_PCI;
-    double intra = hw_lat_us[intra_hw][a][p] + s->intra_extra_latency_s * 1e6;
+    double intra = hw_lat_us[intra_hw][a][p] + intra_extra_us;
     /* one GPU per node exposes the network latency fully: NCCL uses the tree's figure */
     double inter = (g == 1 ? hw_lat_us[HW_NET][CFIT_NCCL_TREE][p] : hw_lat_us[HW_NET][a][p]) +
                    s->net_extra_latency_s * 1e6 * (p == CFIT_NCCL_SIMPLE ? 2 : 1);
@@ -560,16 +561,11 @@ int cfit_nccl_time(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_algo 
     }
     memset(out, 0, sizeof *out);
     out->algo = a, out->proto = p;
-    out->latency_s = latency_us(s, c, a, p, bytes) * 1e-6;
+    out->latency_s = latency_us(s, c, a, p, bytes, s->intra_extra_latency_s * 1e6) * 1e-6;
     out->fill_s = pipeline_fill_s(s, a, p, bytes, spb, channels, local_share, net_share);
     out->time_s = out->latency_s + bytes * spb + out->fill_s;
     /* NCCL's tuner knows its own NVLink hop latencies, not a slower fabric's */
-    double tuner_latency_s = out->latency_s;
-    if (s->intra_extra_latency_s > 0) {
-        cfit_nccl_system tuned = *s;
-        tuned.intra_extra_latency_s = 0;
-        tuner_latency_s = latency_us(&tuned, c, a, p, bytes) * 1e-6;
-    }
+    double tuner_latency_s = s->intra_extra_latency_s > 0 ? latency_us(s, c, a, p, bytes, 0) * 1e-6 : out->latency_s;
     out->tuner_time_s = tuner_latency_s + bytes * tuner_spb;
     out->algbw_bytes_per_s = out->time_s > 0 ? bytes / out->time_s : 0;
     out->busbw_bytes_per_s = out->algbw_bytes_per_s * bus;
@@ -627,6 +623,12 @@ int cfit_nccl_best(const cfit_nccl_system *s, cfit_collective c, unsigned algo_m
                          cfit_collective_name(c), len ? ok : "nothing");
 }
 
+/* A fabric's latency beyond the one NCCL's constants were measured on (never negative). */
+static double latency_beyond(double latency_s, double reference_s)
+{
+    return latency_s > reference_s ? latency_s - reference_s : 0;
+}
+
 int cfit_nccl_system_from_catalog(const cfit_gpu *g, const cfit_fabric *up, const cfit_node *node,
                                   const cfit_fabric *net, int nodes, int gpus_per_node, int nics,
                                   cfit_nccl_system *out, cfit_diag *d)
@@ -641,8 +643,8 @@ int cfit_nccl_system_from_catalog(const cfit_gpu *g, const cfit_fabric *up, cons
     out->intra_bw = up ? up_line * up->efficiency : 0;
     out->nvls_bw = up && up->sharp_efficiency > 0 ? up_line * up->sharp_efficiency : 0;
     out->p2p_off = node ? node->p2p_off : 0;
-    if (up && up->family == CFIT_FAMILY_NVLINK && up->latency_s > CFIT_NCCL_REFERENCE_NVLINK_LATENCY_S)
-        out->intra_extra_latency_s = up->latency_s - CFIT_NCCL_REFERENCE_NVLINK_LATENCY_S;
+    if (up && up->family == CFIT_FAMILY_NVLINK)
+        out->intra_extra_latency_s = latency_beyond(up->latency_s, CFIT_NCCL_REFERENCE_NVLINK_LATENCY_S);
     out->net_slowdown = 1;
     if (nodes > 1 && net) {
         int node_gpus = node && node->gpus_per_node > 0 ? node->gpus_per_node : gpus_per_node;
@@ -652,7 +654,7 @@ int cfit_nccl_system_from_catalog(const cfit_gpu *g, const cfit_fabric *up, cons
         out->nics = nics > 0 ? nics : use > 0 ? (int)use : 1;
         out->nic_bw = net->bw_bytes_per_s * net->efficiency;
         out->net = net->family;
-        out->net_extra_latency_s = net->latency_s > reference_net_latency_s ? net->latency_s - reference_net_latency_s : 0;
+        out->net_extra_latency_s = latency_beyond(net->latency_s, reference_net_latency_s);
         out->sharp_bw = net->sharp_efficiency > 0 ? net->bw_bytes_per_s * net->sharp_efficiency : 0;
     }
     return CFIT_EOK;
