@@ -94,14 +94,16 @@ def main(argv):
     groups = {"all": [], "nvlink": [], "multi-node": [], "pcie": [], "small (< 1 MiB)": []}
     counts = {k: 0 for k in groups}
     failed = []
+    unscored = 0
     print(f"# sim_fidelity: {len(rows)} published nccl-tests rows from {path}")
     print(f"# {'id':<16} {'coll':<13} {'gpu':<12} {'nodes':>5} {'size':>12} {'measured':>9} {'predicted':>9} "
           f"{'error':>7}  algo/proto")
     for row in rows:
         g = group(row)
         keys = ["all", g] + (["small (< 1 MiB)"] if int(row["size_bytes"]) < SMALL else [])
-        for k in keys:
-            counts[k] += 1
+        if not (row.get("scored") or "").startswith("no"):
+            for k in keys:
+                counts[k] += 1
         r, err = predict(binary, row)
         if r is None:
             failed.append((row["id"], err))
@@ -114,14 +116,20 @@ def main(argv):
             continue
         pred = r["busbw_gbs"]
         e = 100.0 * abs(pred - measured) / measured
-        for k in keys:
-            groups[k].append(e)
-        mark = "" if e <= 25 else "  <-- over 25%"
+        scored = not (row.get("scored") or "").startswith("no")
+        if scored:
+            for k in keys:
+                groups[k].append(e)
+        else:
+            unscored += 1
+        mark = ("" if e <= 25 else "  <-- over 25%") if scored else "  (not scored: " + row["scored"][3:].strip() + ")"
         print(f"  {row['id']:<16} {row['collective']:<13} {row['gpu']:<12} {row['nodes']:>5} {row['size_bytes']:>12} "
               f"{measured:9.2f} {pred:9.2f} {(pred - measured) / measured * 100:+6.1f}%  {r['algo']}/{r['proto']}{mark}")
         if verbose:
             print("      clusterfit " + " ".join(args_for(row)))
     print("#")
+    if unscored:
+        print(f"# {unscored} rows printed but not scored (their source reports the run as faulty; column 'scored')")
     for k, errs in groups.items():
         print("# " + summary(k, errs, counts[k]))
     errs = groups["all"]
