@@ -428,7 +428,10 @@ static double per_byte(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_a
         inter = sharp;
         break;
     case CFIT_NCCL_NVLS_TREE:
-        intra = nvls;
+        /* NCCL's tuner gives NVLS and NVLSTree one bus bandwidth (tuning.cc: both take bwIntra x
+         * nvlsEfficiency x (nChannels - 1) / nChannels), so NVLSTree's node side carries the
+         * node's NVLS busbw, not its algbw: the whole communicator's bus factor over the node's */
+        intra = nvls * (multi ? (n - 1) / n * g / (g - 1) : 1.0);
         inter = multi ? tree_up * s->net_slowdown / (nvls_tree_nics(s) * s->nic_bw) : 0;
         break;
     case CFIT_NCCL_COLLNET_DIRECT: intra = 2 * (g - 1) / g * in, inter = sharp; break;
