@@ -6,7 +6,8 @@ Usage: python3 bench/sim_fidelity.py BINARY [-v] [--csv FILE]
 For every row of bench/data/collectives.csv (one published nccl-tests measurement, with its source
 and URL) the hardware it ran on is named to the NCCL engine - `sim --gpu G --nodes N
 --gpus-per-node g --fabric F --nics K --collective C --size S --json`, plus `--algo`/`--proto` when
-the run forced NCCL_ALGO/NCCL_PROTO and `--p2p no` when P2P was off - and the predicted busbw is
+the run forced NCCL_ALGO/NCCL_PROTO, `--p2p no` when P2P was off and `--gpus-per-process N` when one
+process drove N GPUs (nccl-tests -g N) - and the predicted busbw is
 compared with the measured one.  Prints each row's |error|, then the median |error| and the share
 of rows within 25% for every row and by group: single-node NVLink-class (NVLink, NVSwitch, xGMI),
 multi-node (any scale-out fabric), PCIe-only nodes, and messages under 1 MiB (any hardware).
@@ -45,6 +46,8 @@ def args_for(row):
         a += ["--proto", row["proto"].lower()]
     if row["p2p"]:
         a += ["--p2p", row["p2p"]]
+    if row.get("gpus_per_process") and int(row["gpus_per_process"]) > 1:
+        a += ["--gpus-per-process", row["gpus_per_process"]]   # the run's nccl-tests -g
     return a
 
 

@@ -24,9 +24,12 @@
 extern "C" {
 #endif
 
+/* NCCL's algorithms, then RCCL's two add-ons on one 8-GPU AMD node (docs/sim.md "RCCL's MSCCL and
+ * MSCCL++"): msccl, the all-pairs all-reduce of RCCL's MSCCL algorithm files, and mscclpp,
+ * MSCCL++'s one-shot / two-shot all-reduce for small messages. */
 typedef enum cfit_nccl_algo {
     CFIT_NCCL_RING = 0, CFIT_NCCL_TREE, CFIT_NCCL_NVLS, CFIT_NCCL_NVLS_TREE, CFIT_NCCL_COLLNET_DIRECT,
-    CFIT_NCCL_COLLNET_CHAIN, CFIT_NCCL_PAT, CFIT_NCCL_P2P, CFIT_NCCL_ALGO_COUNT
+    CFIT_NCCL_COLLNET_CHAIN, CFIT_NCCL_PAT, CFIT_NCCL_P2P, CFIT_NCCL_MSCCL, CFIT_NCCL_MSCCLPP, CFIT_NCCL_ALGO_COUNT
 } cfit_nccl_algo;
 
 typedef enum cfit_nccl_proto { CFIT_NCCL_LL = 0, CFIT_NCCL_LL128, CFIT_NCCL_SIMPLE, CFIT_NCCL_PROTO_COUNT } cfit_nccl_proto;
@@ -42,7 +45,8 @@ typedef enum cfit_nccl_proto { CFIT_NCCL_LL = 0, CFIT_NCCL_LL128, CFIT_NCCL_SIMP
 #define CFIT_NCCL_ALL_PROTOS ((1u << CFIT_NCCL_PROTO_COUNT) - 1)
 
 /* NCCL's spellings (NCCL_ALGO / NCCL_PROTO values, lower case): "ring", "tree", "nvls",
- * "nvlstree", "collnetdirect", "collnetchain", "pat", "p2p"; "ll", "ll128", "simple". */
+ * "nvlstree", "collnetdirect", "collnetchain", "pat", "p2p", and RCCL's "msccl", "mscclpp"; "ll",
+ * "ll128", "simple". */
 CFIT_API const char *cfit_nccl_algo_name(cfit_nccl_algo a);
 CFIT_API const char *cfit_nccl_proto_name(cfit_nccl_proto p);
 /* Name (case-insensitive; "collnet" = collnetdirect) to enum; CFIT_EUNKNOWN with the valid
@@ -73,6 +77,8 @@ typedef struct cfit_nccl_system {
     double sharp_bw;                /* per NIC per direction through switch SHARP; 0 = no CollNet */
     double net_slowdown;            /* >= 1: the fabric's contention on the inter-node traffic (1 =
                                        non-blocking; sim --topology sets it from the flow engine) */
+    int gpus_per_process;           /* GPUs one process drives (nccl-tests -g); 0 or 1 = a process
+                                       per GPU, as training runs; RCCL's MSCCL++ needs that */
 } cfit_nccl_system;
 
 /* The estimate for one algorithm x protocol at one size. */
@@ -100,7 +106,10 @@ typedef struct cfit_nccl_estimate {
  * NVLSTree across nodes; CollNet needs switch SHARP; PAT for all-gather / reduce-scatter with
  * one GPU per node; tree, NVLS*, CollNet for all-reduce (NVLS also all-gather and reduce-scatter
  * on one node); all-to-all and send-recv run NCCL's point-to-point path (p2p) only; LL128 only
- * over NVLink-class links. */
+ * over NVLink-class links, and on AMD GPUs only where RCCL enables it (CDNA2; CDNA4 across nodes);
+ * msccl and mscclpp only for all-reduce on one node of 8 CDNA3/CDNA4 GPUs (mscclpp: CDNA3, a
+ * process per GPU), msccl with ll or simple, mscclpp with ll (its packets), each within its size
+ * range (cfit_nccl_time refuses other sizes). */
 CFIT_API int cfit_nccl_supported(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_algo a, cfit_nccl_proto p,
                         cfit_diag *d);
 

@@ -12,7 +12,7 @@
 enum {
     O_TOPOLOGY = 1, O_COLLECTIVE, O_ALGO, O_RANKS, O_SIZE, O_MIN, O_MAX, O_FACTOR, O_LINK_BW, O_LATENCY,
     O_SCALEUP_BW, O_GPN, O_PLACEMENT, O_FAIL_LINKS, O_FAIL, O_DESCRIBE, O_JSON, O_GPU, O_FABRIC, O_CATALOG,
-    O_REPORT, O_ENGINE, O_PROTO, O_NODES, O_NICS, O_NODE, O_P2P, O_CALIBRATION, O_SPREAD, O_IMBALANCE
+    O_REPORT, O_ENGINE, O_PROTO, O_NODES, O_NICS, O_NODE, O_P2P, O_CALIBRATION, O_SPREAD, O_IMBALANCE, O_GPP
 };
 
 static const cli_opt opts[] = {
@@ -23,6 +23,8 @@ static const cli_opt opts[] = {
                         "                                       --topology)", O_NODES},
     {"gpus-per-node", 0, "N", "NCCL engine: ranks per node (default: the node's GPUs); flow engine:\n"
                               "                                       GPUs under one scale-up switch (default 8; 1 = none)", O_GPN},
+    {"gpus-per-process", 0, "N", "NCCL engine: GPUs one process drives, as nccl-tests' -g (default 1, a\n"
+                                 "                                       process per rank; RCCL's MSCCL++ needs that)", O_GPP},
     {"nics", 0, "N", "scale-out NICs a node's ranks use instead of the node type's", O_NICS},
     {"fabric", 0, "NAME", "this scale-out fabric instead of the node's (catalog)", O_FABRIC},
     {"p2p", 0, "yes|no", "NCCL engine: whether the node's GPUs reach each other over PCIe\n"
@@ -43,7 +45,8 @@ static const cli_opt opts[] = {
                           "                                       mean (default 1; docs/sim.md \"alltoallv\")", O_IMBALANCE},
     {"algo", 0, "LIST", "NCCL engine: auto (default: NCCL's tuner), or as NCCL_ALGO a list of\n"
                         "                                       ring, tree, nvls, nvlstree, collnetdirect, collnetchain,\n"
-                        "                                       pat, p2p (\"ring,tree\"; \"^nvls,nvlstree\" = all but);\n"
+                        "                                       pat, p2p, and RCCL's msccl, mscclpp (\"ring,tree\";\n"
+                        "                                       \"^nvls,nvlstree\" = all but);\n"
                         "                                       flow engine: ring (default), or for allreduce tree,\n"
                         "                                       rabenseifner or hierarchical", O_ALGO},
     {"proto", 0, "LIST", "NCCL engine: auto (default), or as NCCL_PROTO a list of ll, ll128, simple", O_PROTO},
@@ -161,6 +164,12 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
     case O_LATENCY:
         return cfit_parse_time(value, &c->params.link_latency_s, &d) ? cli_error("--%s: %s", name, d.msg) : 0;
     case O_CATALOG: return cli_catalog_add(&c->cc, value);
+    case O_GPP: {
+        long g;
+        int rc = cli_int(name, value, 1, 1024, &g);
+        c->gpus_per_process = (int)g;
+        return rc;
+    }
     case O_GPN: {
         long g;
         int rc = cli_int(name, value, 1, 1024, &g);
@@ -491,9 +500,10 @@ static int pick_engine(sim_cli *c)
     if (!c->spec)
         return cli_error("sim: --topology SPEC is required (e.g. --topology fattree:k=8), or name the hardware with "
                          "--gpu NAME for NCCL's model");
-    if (c->proto_name || c->nodes || c->p2p || c->calibration)
+    if (c->proto_name || c->nodes || c->p2p || c->calibration || c->gpus_per_process)
         return cli_error("sim: --%s is the NCCL engine's (--gpu NAME or --node NAME)",
-                         c->proto_name ? "proto" : c->nodes ? "nodes" : c->p2p ? "p2p" : "calibration");
+                         c->proto_name ? "proto" : c->nodes ? "nodes" : c->p2p ? "p2p" : c->calibration ? "calibration"
+                                                                                    : "gpus-per-process");
     cfit_diag d;
     cfit_diag_clear(&d);
     if (c->algo_name && cfit_algo_parse(c->algo_name, &c->algo, &d))

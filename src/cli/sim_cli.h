@@ -43,6 +43,7 @@ typedef struct sim_cli {
     long ranks_per_node;              /* --gpus-per-node with the NCCL engine */
     int gpn_given;                    /* --gpus-per-node given */
     int p2p;                          /* --p2p: 0 not given, 1 yes, 2 no */
+    int gpus_per_process;             /* --gpus-per-process (0 = not given: a process per rank) */
     const cfit_node *node_entry;      /* the node type: --node, or the GPU's default node */
     const char *calibration;          /* --calibration FILE (NCCL engine) */
     cfit_sim_alltoallv a2av;          /* --spread, --imbalance (alltoallv) */

@@ -100,6 +100,9 @@ static int resolve(sim_cli *c, nccl_run *r)
         return cli_error_diag(&d, err);
     if (c->p2p)
         r->sys.p2p_off = c->p2p == 2;
+    if (c->gpus_per_process > per_node)
+        return cli_error("--gpus-per-process %d is more than the %d GPUs per node", c->gpus_per_process, per_node);
+    r->sys.gpus_per_process = c->gpus_per_process;
     r->ranks = nodes * per_node;
     if (c->calibration && (rc = cli_sim_nccl_calibrate(c, &r->sys, &r->cal)))
         return rc;
@@ -153,6 +156,8 @@ static void print_system(const sim_cli *c, const nccl_run *r)
         printf(", no GPU peer-to-peer");
     if (s->intra_extra_latency_s > 0)
         printf(", +%.3g us per GPU hop", s->intra_extra_latency_s * 1e6);
+    if (s->gpus_per_process > 1)
+        printf(", %d GPUs per process", s->gpus_per_process);
     printf("\n");
     if (s->nodes > 1) {
         char how[40];
@@ -214,7 +219,8 @@ static void json_system(cfit_buf *b, const sim_cli *c, const nccl_run *r)
     cfit_buf_json_number(b, s->nvls_bw / 1e9);
     cfit_buf_puts(b, ", \"intra_extra_latency_s\": ");
     cfit_buf_json_number(b, s->intra_extra_latency_s);
-    cfit_buf_printf(b, ", \"p2p\": %s, \"fabric\": ", s->p2p_off ? "false" : "true");
+    cfit_buf_printf(b, ", \"p2p\": %s, \"gpus_per_process\": %d, \"fabric\": ", s->p2p_off ? "false" : "true",
+                    s->gpus_per_process > 1 ? s->gpus_per_process : 1);
     if (s->nodes > 1)
         cfit_buf_json_string(b, c->out->name);
     else

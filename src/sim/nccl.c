@@ -28,12 +28,14 @@ static const double base_lat_us[CFIT_NCCL_ALGO_COUNT][CFIT_NCCL_PROTO_COUNT] = {
     {0, 0, 0},        /* collnetchain */
     {8.0, 8.0, 8.0},  /* pat */
     {6.6, 14.0, 8.4}, /* p2p */
+    {0, 0, 0},        /* msccl: its own floor (rccl_addon_time) */
+    {0, 0, 0},        /* mscclpp */
 };
 static const double hw_lat_us[HW_COUNT][CFIT_NCCL_ALGO_COUNT][CFIT_NCCL_PROTO_COUNT] = {
     {{0.6, 1.9, 3.4}, {0.6, 1.25, 4.0}, {0, 0, 25}, {0, 0, 25}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 4.0}, {0.6, 1.9, 3.4}},
     {{1.0, 2.5, 5.7}, {1.0, 1.9, 4.0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 4.0}, {1.0, 2.5, 5.7}},
     {{2.7, 4.0, 14.0}, {5.0, 8.5, 14.0}, {0, 0, 18}, {0, 0, 20.9}, {0, 0, 31}, {0, 0, 30}, {0, 0, 14}, {2.7, 4.0, 14.0}},
-};
+};  /* (msccl and mscclpp: zero, implicit) */
 /* llMaxBws, GB/s of bus bandwidth: one node by GPU generation; several nodes by CPU (Intel row:
  * the model assumes x86 Intel hosts, NCCL's 1 us network post overhead too). */
 static const double ll_max_one_node_gbs[CFIT_ARCH_COUNT] = {
@@ -80,8 +82,24 @@ static const double tree_simple_chunk_bytes = 524288, tree_ll_chunk_bytes = 3276
 /* NCCL_MAX_NVLS_ARITY (device.h): the NVLS graph search stops at 32 heads (search.cc). */
 static const int max_nvls_heads = 32;
 
-static const char *const algo_names[CFIT_NCCL_ALGO_COUNT] = {"ring", "tree", "nvls", "nvlstree",
-                                                             "collnetdirect", "collnetchain", "pat", "p2p"};
+static const char *const algo_names[CFIT_NCCL_ALGO_COUNT] = {
+    "ring", "tree", "nvls", "nvlstree", "collnetdirect", "collnetchain", "pat", "p2p", "msccl", "mscclpp"};
+
+/* RCCL's add-ons on one node of 8 MI300-class GPUs, which its scheduler runs before NCCL's tuner
+ * when they apply (docs/sim.md "RCCL's MSCCL and MSCCL++").  MSCCL: RCCL's algorithm files
+ * tools/msccl-algorithms/allreduce-allpairs-8n-*.xml (8 ranks, out-of-place): LL up to 512 KiB,
+ * Simple from 512 KiB to 16 MiB; each GPU reduces its eighth of the message from all 7 peers and
+ * sends the result back, two all-pairs exchanges of S/8 per link (LL's flags double them).  MSCCL++:
+ * init.cc MSCCLPP_THRESHOLD 1 MiB, built for gfx942 only (CMakeLists.txt), and only when every
+ * rank has its own process (msccl_lifecycle.cc mscclppCommCompatible: allProcessHostsUnique);
+ * one shot (every peer's whole buffer, one floor) or two shots (S/8 a link each way, two floors),
+ * whichever is less.  Each peer has one xGMI link of the mesh: intra_bw / (GPUs - 1).  The floors
+ * are the 1 KiB all-reduce of one source each: MSCCL 45.84 us (ROCm's MI300X acceptance guide,
+ * one process driving 8 GPUs), MSCCL++ 13.11 us (the ROCm blog on RCCL and xGMI, a process per
+ * GPU); bench/data/collectives.csv SADMI300-2, RBLOGXGMI-2. */
+static const double msccl_max_bytes = 16777216, msccl_ll_max_bytes = 524288, mscclpp_max_bytes = 1048576;
+static const double msccl_floor_s = 45.8e-6, mscclpp_floor_s = 13.1e-6;
+static const int rccl_addon_gpus = 8;
 static const char *const proto_names[CFIT_NCCL_PROTO_COUNT] = {"ll", "ll128", "simple"};
 
 const char *cfit_nccl_algo_name(cfit_nccl_algo a)
@@ -103,7 +121,7 @@ int cfit_nccl_algo_parse(const char *name, cfit_nccl_algo *out, cfit_diag *d)
         return *out = CFIT_NCCL_COLLNET_DIRECT, CFIT_EOK;
     return cfit_diag_set(d, CFIT_EUNKNOWN, NULL, 0, 0,
                          "unknown NCCL algorithm '%s' (ring, tree, nvls, nvlstree, collnetdirect, collnetchain, pat, "
-                         "p2p or auto)", name);
+                         "p2p, msccl, mscclpp or auto)", name);
 }
 
 /* "ring,tree", "^nvls,nvlstree" (all but), "auto": NCCL_ALGO / NCCL_PROTO's list syntax. */
@@ -189,6 +207,33 @@ static int check_system(const cfit_nccl_system *s, cfit_diag *d)
                              s->nodes);
     if (s->nodes > 1 && !(s->net_slowdown >= 1))
         return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "the network slowdown must be at least 1");
+    if (s->gpus_per_process < 0 || s->gpus_per_process > s->gpus_per_node)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "GPUs per process must be 1 to the node's %d, not %d",
+                             s->gpus_per_node, s->gpus_per_process);
+    return CFIT_EOK;
+}
+
+/* RCCL's add-ons (msccl, mscclpp): where they run, and with which protocol. */
+static int rccl_addon_supported(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_algo a, cfit_nccl_proto p,
+                                cfit_diag *d)
+{
+    const char *an = cfit_nccl_algo_name(a);
+    int cdna3 = s->arch == CFIT_ARCH_CDNA3, cdna = cdna3 || s->arch == CFIT_ARCH_CDNA4;
+    if (c != CFIT_COLL_ALLREDUCE)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "%s is RCCL's all-reduce, not %s", an,
+                             cfit_collective_name(c));
+    if (s->intra != CFIT_FAMILY_XGMI || !(a == CFIT_NCCL_MSCCLPP ? cdna3 : cdna))
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "%s is RCCL's, on AMD %s GPUs", an,
+                             a == CFIT_NCCL_MSCCLPP ? "MI300X/MI325X (gfx942)" : "MI300- and MI350-class");
+    if (s->nodes != 1 || s->gpus_per_node != rccl_addon_gpus)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "%s runs on one node of %d GPUs (RCCL's algorithms are "
+                             "for 8 ranks)", an, rccl_addon_gpus);
+    if (a == CFIT_NCCL_MSCCLPP && s->gpus_per_process > 1)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "mscclpp needs a process per GPU; RCCL turns MSCCL++ "
+                             "off when one process drives %d GPUs", s->gpus_per_process);
+    if (a == CFIT_NCCL_MSCCLPP ? p != CFIT_NCCL_LL : p == CFIT_NCCL_LL128)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "%s runs with %s", an,
+                             a == CFIT_NCCL_MSCCLPP ? "its own packets (ll)" : "ll or simple");
     return CFIT_EOK;
 }
 
@@ -205,6 +250,8 @@ int cfit_nccl_supported(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_
                              p2p_coll ? "%s runs on NCCL's point-to-point path only (algo p2p), not %s"
                                       : "%s has no %s algorithm (p2p is for alltoall, alltoallv and sendrecv)",
                              cn, an);
+    if (a == CFIT_NCCL_MSCCL || a == CFIT_NCCL_MSCCLPP)
+        return rccl_addon_supported(s, c, a, p, d);
     if (a == CFIT_NCCL_P2P && p == CFIT_NCCL_LL128)
         return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "p2p runs with ll or simple, not ll128");
     if (a != CFIT_NCCL_RING && a != CFIT_NCCL_TREE && a != CFIT_NCCL_P2P && p != CFIT_NCCL_SIMPLE)
@@ -214,6 +261,10 @@ int cfit_nccl_supported(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_
                              "ll128 needs NVLink between the node's GPUs (NCCL enables it only up to PATH_NVB)");
     if (p == CFIT_NCCL_LL128 && s->arch == CFIT_ARCH_OTHER)
         return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "ll128 needs a known GPU generation (the gpu's arch)");
+    /* RCCL: LL128 by default on gfx90a only (tuning.cc), on gfx950 across nodes (ROCm/rccl#1731) */
+    if (p == CFIT_NCCL_LL128 && (s->arch == CFIT_ARCH_CDNA3 || (s->arch == CFIT_ARCH_CDNA4 && !multi)))
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "RCCL runs ll128 on MI250X (gfx90a) and, across nodes, "
+                             "on MI350-class GPUs (gfx950) only");
     int reduce_gather = c == CFIT_COLL_ALLGATHER || c == CFIT_COLL_REDUCESCATTER;
     switch (a) {
     case CFIT_NCCL_RING:
@@ -532,6 +583,36 @@ static double channels_run(const cfit_nccl_system *s, cfit_nccl_algo a, cfit_ncc
     return nc;
 }
 
+/* msccl and mscclpp at `bytes` (their structure is in the constants' comment above). */
+static int rccl_addon_time(const cfit_nccl_system *s, cfit_nccl_algo a, cfit_nccl_proto p, double bytes,
+                           cfit_nccl_estimate *out, cfit_diag *d)
+{
+    double g = s->gpus_per_node, link = s->intra_bw / (g - 1), floor_s, move_s;
+    if (a == CFIT_NCCL_MSCCL) {
+        if (bytes > msccl_max_bytes)
+            return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "msccl's algorithms cover all-reduces up to 16 MiB");
+        if ((p == CFIT_NCCL_LL) != (bytes <= msccl_ll_max_bytes))
+            return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                                 "msccl runs %s at this size (ll up to 512 KiB, simple above)",
+                                 bytes <= msccl_ll_max_bytes ? "ll" : "simple");
+        floor_s = msccl_floor_s;
+        move_s = 2 * bytes / (g * link) * (p == CFIT_NCCL_LL ? 2 : 1);
+    } else {
+        if (bytes > mscclpp_max_bytes)
+            return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "mscclpp runs all-reduces up to 1 MiB");
+        double one = mscclpp_floor_s + bytes / link, two = 2 * mscclpp_floor_s + 2 * bytes / (g * link);
+        floor_s = one <= two ? mscclpp_floor_s : 2 * mscclpp_floor_s;
+        move_s = one <= two ? bytes / link : 2 * bytes / (g * link);
+    }
+    memset(out, 0, sizeof *out);
+    out->algo = a, out->proto = p;
+    out->latency_s = floor_s;
+    out->time_s = out->tuner_time_s = floor_s + move_s;
+    out->algbw_bytes_per_s = out->time_s > 0 ? bytes / out->time_s : 0;
+    out->busbw_bytes_per_s = out->algbw_bytes_per_s * cfit_coll_bus_factor(CFIT_COLL_ALLREDUCE, (int)g);
+    return CFIT_EOK;
+}
+
 int cfit_nccl_time(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_algo a, cfit_nccl_proto p,
                    double bytes, cfit_nccl_estimate *out, cfit_diag *d)
 {
@@ -542,6 +623,8 @@ int cfit_nccl_time(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_algo 
         return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "bad collective or size");
     if ((rc = cfit_nccl_supported(s, c, a, p, d)))
         return rc;
+    if (a == CFIT_NCCL_MSCCL || a == CFIT_NCCL_MSCCLPP)
+        return rccl_addon_time(s, a, p, bytes, out, d);
     int n = s->nodes * s->gpus_per_node, net_bound = 0;
     double local_share, net_share;
     double spb = per_byte(s, c, a, &net_bound, &local_share, &net_share) / proto_efficiency(s, a, p);
@@ -576,10 +659,18 @@ int cfit_nccl_time(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_algo 
     return CFIT_EOK;
 }
 
-/* Whether NCCL's tuner takes a over b: by its own cost (latency + bandwidth at full channels). */
+/* RCCL's scheduler runs MSCCL++, then MSCCL, before NCCL's tuner wherever they apply. */
+static int scheduler_rank(cfit_nccl_algo a)
+{
+    return a == CFIT_NCCL_MSCCLPP ? 2 : a == CFIT_NCCL_MSCCL ? 1 : 0;
+}
+
+/* Whether the library takes a over b: RCCL's add-ons first, then NCCL's tuner by its own cost
+ * (latency + bandwidth at full channels). */
 static int tuner_prefers(const cfit_nccl_estimate *a, const cfit_nccl_estimate *b)
 {
-    return a->tuner_time_s < b->tuner_time_s;
+    int ra = scheduler_rank(a->algo), rb = scheduler_rank(b->algo);
+    return ra != rb ? ra > rb : a->tuner_time_s < b->tuner_time_s;
 }
 
 int cfit_nccl_best(const cfit_nccl_system *s, cfit_collective c, unsigned algo_mask, unsigned proto_mask,

@@ -484,8 +484,11 @@ static void mask_parsing(void **state)
     assert_int_equal(cfit_nccl_algo_mask("", &m, &d), CFIT_EINVALID);
     assert_int_equal(cfit_nccl_algo_mask("^", &m, &d), CFIT_EINVALID);
     assert_int_equal(cfit_nccl_algo_mask(",", &m, &d), CFIT_EINVALID);
-    assert_int_equal(cfit_nccl_algo_mask("^ring,tree,nvls,nvlstree,collnetdirect,collnetchain,pat,p2p", &m, &d),
+    assert_int_equal(cfit_nccl_algo_mask("^ring,tree,nvls,nvlstree,collnetdirect,collnetchain,pat,p2p,msccl,mscclpp",
+                                         &m, &d),
                      CFIT_EINVALID);
+    assert_int_equal(cfit_nccl_algo_mask("MSCCLPP", &m, &d), CFIT_EOK);
+    assert_int_equal(m, 1u << CFIT_NCCL_MSCCLPP);
 
     assert_int_equal(cfit_nccl_proto_mask("auto", &m, &d), CFIT_EOK);
     assert_int_equal(m, CFIT_NCCL_ALL_PROTOS);
@@ -632,6 +635,91 @@ static void best_quiet_agrees(void **state)
                      CFIT_EINVALID);
 }
 
+/* One node of g MI300X-class GPUs: CDNA3 over xGMI, 7 links of 45 GB/s each to the 7 peers. */
+#define XGMI_BW (7 * 45e9)
+static cfit_nccl_system xgmi_node(int g, cfit_gpu_arch arch)
+{
+    cfit_nccl_system s = nvlink_node(g);
+    s.arch = arch;
+    s.intra = CFIT_FAMILY_XGMI;
+    s.intra_bw = XGMI_BW;
+    return s;
+}
+
+/* RCCL's scheduler on one node of 8 MI300X: MSCCL++ (a process per GPU, all-reduce up to 1 MiB:
+ * one shot = 13.1 us + S / 45 GB/s, two shots = 26.2 us + 2S / (8 x 45 GB/s)), then MSCCL's
+ * all-pairs (45.8 us + 2S / (8 x 45 GB/s), x2 under LL up to 512 KiB; to 16 MiB), then NCCL's
+ * tuner; one process driving the 8 GPUs (nccl-tests -g 8) loses MSCCL++; LL128 is not RCCL's on
+ * gfx942. */
+static void rccl_addons(void **state)
+{
+    (void)state;
+    cfit_nccl_system s = xgmi_node(8, CFIT_ARCH_CDNA3);
+    cfit_nccl_estimate e;
+    cfit_diag d;
+    unsigned all = CFIT_NCCL_ALL_ALGOS, protos = CFIT_NCCL_ALL_PROTOS;
+    double link = 45e9;
+    assert_int_equal(cfit_nccl_best(&s, CFIT_COLL_ALLREDUCE, all, protos, 1024, &e, &d), CFIT_EOK);
+    assert_int_equal(e.algo, CFIT_NCCL_MSCCLPP);
+    assert_int_equal(e.proto, CFIT_NCCL_LL);
+    assert_rel(e.time_s, 13.1e-6 + 1024 / link, 1e-9);
+    assert_rel(e.busbw_bytes_per_s, 1024 / e.time_s * 1.75, 1e-9);
+    /* 1 MiB: two shots (26.2 + 2.9 us) beat one (13.1 + 23.3 us) */
+    assert_int_equal(cfit_nccl_best(&s, CFIT_COLL_ALLREDUCE, all, protos, 1 << 20, &e, &d), CFIT_EOK);
+    assert_int_equal(e.algo, CFIT_NCCL_MSCCLPP);
+    assert_rel(e.time_s, 26.2e-6 + 2.0 * (1 << 20) / (8 * link), 1e-9);
+    /* 4 MiB: MSCCL's Simple all-pairs */
+    assert_int_equal(cfit_nccl_best(&s, CFIT_COLL_ALLREDUCE, all, protos, 4 << 20, &e, &d), CFIT_EOK);
+    assert_int_equal(e.algo, CFIT_NCCL_MSCCL);
+    assert_int_equal(e.proto, CFIT_NCCL_SIMPLE);
+    assert_rel(e.time_s, 45.8e-6 + 2.0 * (4 << 20) / (8 * link), 1e-9);
+    /* 32 MiB: past MSCCL's files, NCCL's tuner; never LL128 on gfx942 */
+    assert_int_equal(cfit_nccl_best(&s, CFIT_COLL_ALLREDUCE, all, protos, 32 << 20, &e, &d), CFIT_EOK);
+    assert_int_equal(e.algo, CFIT_NCCL_RING);
+    for (double b = 1024; b <= 64.0 * (1 << 20); b *= 4) {
+        assert_int_equal(cfit_nccl_best(&s, CFIT_COLL_ALLREDUCE, all, protos, b, &e, &d), CFIT_EOK);
+        assert_true(e.proto != CFIT_NCCL_LL128);
+    }
+    assert_int_equal(is_supported(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_RING, CFIT_NCCL_LL128, &d), CFIT_EINVALID);
+    assert_non_null(strstr(d.msg, "gfx90a"));
+    /* one process, 8 GPUs: MSCCL's LL all-pairs at 64 KiB */
+    s.gpus_per_process = 8;
+    assert_int_equal(cfit_nccl_best(&s, CFIT_COLL_ALLREDUCE, all, protos, 65536, &e, &d), CFIT_EOK);
+    assert_int_equal(e.algo, CFIT_NCCL_MSCCL);
+    assert_int_equal(e.proto, CFIT_NCCL_LL);
+    assert_rel(e.time_s, 45.8e-6 + 2 * 2.0 * 65536 / (8 * link), 1e-9);
+    assert_int_equal(is_supported(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_MSCCLPP, CFIT_NCCL_LL, &d), CFIT_EINVALID);
+    assert_non_null(strstr(d.msg, "process per GPU"));
+    /* out of range, forced */
+    assert_int_equal(cfit_nccl_time(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_MSCCL, CFIT_NCCL_SIMPLE, 32 << 20, &e, &d),
+                     CFIT_EINVALID);
+    assert_non_null(strstr(d.msg, "16 MiB"));
+    assert_int_equal(cfit_nccl_time(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_MSCCL, CFIT_NCCL_SIMPLE, 4096, &e, &d),
+                     CFIT_EINVALID);
+    assert_int_equal(is_supported(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_MSCCL, CFIT_NCCL_LL128, &d), CFIT_EINVALID);
+    s.gpus_per_process = 9;
+    assert_int_equal(cfit_nccl_best(&s, CFIT_COLL_ALLREDUCE, all, protos, 65536, &e, &d), CFIT_EINVALID);
+    /* where they do not apply: all-gather, 4 GPUs, NVIDIA, MI350-class (MSCCL only), across nodes */
+    s = xgmi_node(8, CFIT_ARCH_CDNA3);
+    assert_int_equal(is_supported(&s, CFIT_COLL_ALLGATHER, CFIT_NCCL_MSCCL, CFIT_NCCL_SIMPLE, &d), CFIT_EINVALID);
+    cfit_nccl_system four = xgmi_node(4, CFIT_ARCH_CDNA3);
+    assert_int_equal(is_supported(&four, CFIT_COLL_ALLREDUCE, CFIT_NCCL_MSCCL, CFIT_NCCL_SIMPLE, &d), CFIT_EINVALID);
+    assert_int_equal(cfit_nccl_best(&four, CFIT_COLL_ALLREDUCE, all, protos, 1024, &e, &d), CFIT_EOK);
+    assert_int_equal(e.algo, CFIT_NCCL_RING);
+    cfit_nccl_system h = nvlink_node(8);
+    assert_int_equal(is_supported(&h, CFIT_COLL_ALLREDUCE, CFIT_NCCL_MSCCL, CFIT_NCCL_SIMPLE, &d), CFIT_EINVALID);
+    cfit_nccl_system c4 = xgmi_node(8, CFIT_ARCH_CDNA4);
+    assert_int_equal(cfit_nccl_best(&c4, CFIT_COLL_ALLREDUCE, all, protos, 1024, &e, &d), CFIT_EOK);
+    assert_int_equal(e.algo, CFIT_NCCL_MSCCL);
+    assert_int_equal(is_supported(&c4, CFIT_COLL_ALLREDUCE, CFIT_NCCL_RING, CFIT_NCCL_LL128, &d), CFIT_EINVALID);
+    c4.nodes = 2, c4.nics = 8, c4.nic_bw = NIC_BW, c4.net = CFIT_FAMILY_ROCE;
+    assert_int_equal(is_supported(&c4, CFIT_COLL_ALLREDUCE, CFIT_NCCL_MSCCL, CFIT_NCCL_SIMPLE, &d), CFIT_EINVALID);
+    assert_int_equal(is_supported(&c4, CFIT_COLL_ALLREDUCE, CFIT_NCCL_TREE, CFIT_NCCL_LL128, &d), CFIT_EOK);
+    /* --algo ring keeps the ring, as NCCL_ALGO would */
+    assert_int_equal(cfit_nccl_best(&s, CFIT_COLL_ALLREDUCE, 1u << CFIT_NCCL_RING, protos, 1024, &e, &d), CFIT_EOK);
+    assert_int_equal(e.algo, CFIT_NCCL_RING);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -641,7 +729,7 @@ int main(void)
         cmocka_unit_test(support_rules),             cmocka_unit_test(pipeline_fill),
         cmocka_unit_test(nvlstree_uses_heads_nics),
         cmocka_unit_test(tuner_ignores_fill),        cmocka_unit_test(intra_extra_latency_per_hop),
-        cmocka_unit_test(tuner_choices),
+        cmocka_unit_test(tuner_choices),             cmocka_unit_test(rccl_addons),
         cmocka_unit_test(mask_parsing),              cmocka_unit_test(system_from_catalog),
         cmocka_unit_test(bad_inputs),                cmocka_unit_test(best_quiet_agrees),
     };
