@@ -38,7 +38,8 @@ def args_for(row):
          "--collective", row["collective"], "--size", row["size_bytes"], "--json"]
     if int(row["nodes"]) > 1:
         a += ["--fabric", row["fabric"], "--nics", row["nics_per_node"]]
-    if row["algo"]:
+    p2p_coll = row["collective"] in ("alltoall", "sendrecv")
+    if row["algo"] and not p2p_coll:     # NCCL_ALGO does not steer NCCL's point-to-point path
         a += ["--algo", row["algo"].lower()]
     elif "NCCL_NVLS_ENABLE=0" in row["note"] or "NVLS disabled" in row["note"]:
         a += ["--algo", "^nvls,nvlstree"]   # the run turned NVLink SHARP off

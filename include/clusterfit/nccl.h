@@ -98,6 +98,9 @@ typedef struct cfit_nccl_estimate {
     double algbw_bytes_per_s;       /* nccl-tests algbw: size / time_s */
     double busbw_bytes_per_s;       /* algbw x the collective's bus factor */
     int net_bound;                  /* 1: the bandwidth term is set by the network, 0: by the node */
+    double launch_s;                /* one process driving several GPUs (gpus_per_process > 1): the
+                                       host's kernel launches per iteration, gpus_per_process x
+                                       launch cost; time_s is at least this (0 otherwise) */
 } cfit_nccl_estimate;
 
 /* Whether algorithm a with protocol p runs collective c on s; when not, and d is given, d->msg

@@ -265,6 +265,8 @@ static int print_json(const sim_cli *c, const nccl_run *r, const nccl_row *rows,
         cfit_buf_json_number(&b, e->latency_s);
         cfit_buf_puts(&b, ", \"fill_s\": ");
         cfit_buf_json_number(&b, e->fill_s);
+        cfit_buf_puts(&b, ", \"launch_s\": ");
+        cfit_buf_json_number(&b, e->launch_s);
         cfit_buf_puts(&b, ", \"algbw_gbs\": ");
         cfit_buf_json_number(&b, e->algbw_bytes_per_s / 1e9);
         cfit_buf_puts(&b, ", \"busbw_gbs\": ");

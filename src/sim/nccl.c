@@ -106,6 +106,34 @@ static const char *const algo_names[CFIT_NCCL_ALGO_COUNT] = {
  * GPU); bench/data/collectives.csv SADMI300-2, RBLOGXGMI-2. */
 static const double msccl_max_bytes = 16777216, msccl_ll_max_bytes = 524288, mscclpp_max_bytes = 1048576;
 static const double msccl_floor_s = 45.8e-6, mscclpp_floor_s = 13.1e-6;
+
+/* One process driving g GPUs (nccl-tests -g g) launches g kernels per iteration from one host
+ * thread, one device after another, so an iteration takes at least g launches (docs/sim.md "One
+ * process, several GPUs").  Per launch: the median of one single-process 8-GPU log's three
+ * smallest sizes over 8 - CUDA 35.76 us / 8 = 4.47 us (together-nccl-tests, H100, Ring:
+ * 34.98 / 39.20 / 35.76 us at 8 B / 1 KiB / 64 KiB), HIP 44.35 us / 8 = 5.54 us (ROCm's MI300X
+ * acceptance guide: 34.13 / 45.84 / 44.35 us); bench/data/collectives.csv TOGH100ARRING-1..3,
+ * SADMI300-1..3.  With a process per GPU (mpirun -np 8) the same H100 takes 16.4 us at 1 KiB. */
+static const double launch_cuda_s = 4.47e-6, launch_hip_s = 5.54e-6;
+
+static double launch_bound_s(const cfit_nccl_system *s)
+{
+    if (s->gpus_per_process <= 1)
+        return 0;
+    int amd = s->arch == CFIT_ARCH_CDNA2 || s->arch == CFIT_ARCH_CDNA3 || s->arch == CFIT_ARCH_CDNA4;
+    return s->gpus_per_process * (amd ? launch_hip_s : launch_cuda_s);
+}
+
+/* The run's time per iteration: the collective's, or the host's launches where those take longer
+ * (NCCL's tuner picks by the collective's cost alone). */
+static void apply_launch_bound(const cfit_nccl_system *s, double bytes, double bus, cfit_nccl_estimate *out)
+{
+    out->launch_s = launch_bound_s(s);
+    if (out->launch_s > out->time_s)
+        out->time_s = out->launch_s;
+    out->algbw_bytes_per_s = out->time_s > 0 ? bytes / out->time_s : 0;
+    out->busbw_bytes_per_s = out->algbw_bytes_per_s * bus;
+}
 static const int rccl_addon_gpus = 8;
 static const char *const proto_names[CFIT_NCCL_PROTO_COUNT] = {"ll", "ll128", "simple"};
 
@@ -615,8 +643,7 @@ static int rccl_addon_time(const cfit_nccl_system *s, cfit_nccl_algo a, cfit_ncc
     out->algo = a, out->proto = p;
     out->latency_s = floor_s;
     out->time_s = out->tuner_time_s = floor_s + move_s;
-    out->algbw_bytes_per_s = out->time_s > 0 ? bytes / out->time_s : 0;
-    out->busbw_bytes_per_s = out->algbw_bytes_per_s * cfit_coll_bus_factor(CFIT_COLL_ALLREDUCE, (int)g);
+    apply_launch_bound(s, bytes, cfit_coll_bus_factor(CFIT_COLL_ALLREDUCE, (int)g), out);
     return CFIT_EOK;
 }
 
@@ -660,8 +687,7 @@ int cfit_nccl_time(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_algo 
     /* NCCL's tuner knows its own NVLink hop latencies, not a slower fabric's */
     double tuner_latency_s = s->intra_extra_latency_s > 0 ? latency_us(s, c, a, p, bytes, 0) * 1e-6 : out->latency_s;
     out->tuner_time_s = tuner_latency_s + bytes * tuner_spb;
-    out->algbw_bytes_per_s = out->time_s > 0 ? bytes / out->time_s : 0;
-    out->busbw_bytes_per_s = out->algbw_bytes_per_s * bus;
+    apply_launch_bound(s, bytes, bus, out);
     out->net_bound = net_bound;
     return CFIT_EOK;
 }

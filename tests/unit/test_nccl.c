@@ -720,6 +720,42 @@ static void rccl_addons(void **state)
     assert_int_equal(e.algo, CFIT_NCCL_RING);
 }
 
+/* One process driving 8 GPUs launches 8 kernels an iteration: at least 8 x 4.47 us on NVIDIA,
+ * 8 x 5.54 us on AMD; a process per GPU has no such bound; the tuner's pick is unchanged. */
+static void launch_bound(void **state)
+{
+    (void)state;
+    cfit_nccl_system s = nvlink_node(8);
+    cfit_nccl_estimate e, one;
+    cfit_diag d;
+    assert_int_equal(cfit_nccl_best(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_ALL_ALGOS, CFIT_NCCL_ALL_PROTOS, 1024, &one, &d),
+                     CFIT_EOK);
+    assert_true(one.launch_s == 0);
+    assert_true(one.time_s < 8 * 4.47e-6);
+    s.gpus_per_process = 8;
+    assert_int_equal(cfit_nccl_best(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_ALL_ALGOS, CFIT_NCCL_ALL_PROTOS, 1024, &e, &d),
+                     CFIT_EOK);
+    assert_int_equal(e.algo, one.algo);
+    assert_int_equal(e.proto, one.proto);
+    assert_rel(e.launch_s, 8 * 4.47e-6, 1e-9);
+    assert_rel(e.time_s, 8 * 4.47e-6, 1e-9);
+    assert_rel(e.busbw_bytes_per_s, 1024 / e.time_s * 1.75, 1e-9);
+    assert_rel(e.tuner_time_s, one.tuner_time_s, 1e-12);
+    /* a large message outlasts the launches */
+    assert_int_equal(cfit_nccl_best(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_ALL_ALGOS, CFIT_NCCL_ALL_PROTOS, GIB, &e, &d),
+                     CFIT_EOK);
+    assert_true(e.time_s > e.launch_s);
+    s.gpus_per_process = 2;
+    assert_int_equal(cfit_nccl_time(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_RING, CFIT_NCCL_LL, 8, &e, &d), CFIT_EOK);
+    assert_rel(e.launch_s, 2 * 4.47e-6, 1e-9);
+    assert_true(e.time_s > e.launch_s);   /* 15 us of ring latency */
+    cfit_nccl_system m = xgmi_node(8, CFIT_ARCH_CDNA3);
+    m.gpus_per_process = 8;
+    assert_int_equal(cfit_nccl_time(&m, CFIT_COLL_ALLREDUCE, CFIT_NCCL_RING, CFIT_NCCL_LL, 8, &e, &d), CFIT_EOK);
+    assert_rel(e.launch_s, 8 * 5.54e-6, 1e-9);
+    assert_rel(e.time_s, 8 * 5.54e-6, 1e-9);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -729,7 +765,7 @@ int main(void)
         cmocka_unit_test(support_rules),             cmocka_unit_test(pipeline_fill),
         cmocka_unit_test(nvlstree_uses_heads_nics),
         cmocka_unit_test(tuner_ignores_fill),        cmocka_unit_test(intra_extra_latency_per_hop),
-        cmocka_unit_test(tuner_choices),             cmocka_unit_test(rccl_addons),
+        cmocka_unit_test(tuner_choices),             cmocka_unit_test(rccl_addons), cmocka_unit_test(launch_bound),
         cmocka_unit_test(mask_parsing),              cmocka_unit_test(system_from_catalog),
         cmocka_unit_test(bad_inputs),                cmocka_unit_test(best_quiet_agrees),
     };
