@@ -86,7 +86,7 @@ typedef struct cfit_nccl_estimate {
     cfit_nccl_algo algo;
     cfit_nccl_proto proto;
     double time_s;                  /* latency_s + bytes moved / bandwidth + fill_s (on the channels
-                                       NCCL runs the size on) */
+                                       NCCL runs the size on), or launch_s where that is longer */
     double latency_s;               /* the size-independent part */
     double fill_s;                  /* the pipeline's fill: (stages - 1) chunk times of tree, NVLS,
                                        NVLSTree (0 for ring, p2p, PAT, CollNet); NCCL's tuner does

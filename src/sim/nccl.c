@@ -35,7 +35,7 @@ static const double hw_lat_us[HW_COUNT][CFIT_NCCL_ALGO_COUNT][CFIT_NCCL_PROTO_CO
     {{0.6, 1.9, 3.4}, {0.6, 1.25, 4.0}, {0, 0, 25}, {0, 0, 25}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 4.0}, {0.6, 1.9, 3.4}},
     {{1.0, 2.5, 5.7}, {1.0, 1.9, 4.0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 4.0}, {1.0, 2.5, 5.7}},
     {{2.7, 4.0, 14.0}, {5.0, 8.5, 14.0}, {0, 0, 18}, {0, 0, 20.9}, {0, 0, 31}, {0, 0, 30}, {0, 0, 14}, {2.7, 4.0, 14.0}},
-};  /* (msccl and mscclpp: zero, implicit) */
+};  /* msccl and mscclpp: zero (implicit), rccl_addon_time has their own floors */
 /* llMaxBws, GB/s of bus bandwidth: one node by GPU generation; several nodes by CPU (Intel row:
  * the model assumes x86 Intel hosts, NCCL's 1 us network post overhead too). */
 static const double ll_max_one_node_gbs[CFIT_ARCH_COUNT] = {
@@ -106,6 +106,7 @@ static const char *const algo_names[CFIT_NCCL_ALGO_COUNT] = {
  * GPU); bench/data/collectives.csv SADMI300-2, RBLOGXGMI-2. */
 static const double msccl_max_bytes = 16777216, msccl_ll_max_bytes = 524288, mscclpp_max_bytes = 1048576;
 static const double msccl_floor_s = 45.8e-6, mscclpp_floor_s = 13.1e-6;
+static const int rccl_addon_gpus = 8;
 
 /* One process driving g GPUs (nccl-tests -g g) launches g kernels per iteration from one host
  * thread, one device after another, so an iteration takes at least g launches (docs/sim.md "One
@@ -134,7 +135,6 @@ static void apply_launch_bound(const cfit_nccl_system *s, double bytes, double b
     out->algbw_bytes_per_s = out->time_s > 0 ? bytes / out->time_s : 0;
     out->busbw_bytes_per_s = out->algbw_bytes_per_s * bus;
 }
-static const int rccl_addon_gpus = 8;
 static const char *const proto_names[CFIT_NCCL_PROTO_COUNT] = {"ll", "ll128", "simple"};
 
 const char *cfit_nccl_algo_name(cfit_nccl_algo a)
