@@ -56,6 +56,7 @@ typedef struct cfit_calibration {
     /* The rest is filled for nccl-tests logs only ("" / 0, fit_error -1, for bench JSON). */
     char program[64];          /* the binary the log names ("all_reduce_perf"), "" when it names none */
     char gpu[128];             /* device description of the first Rank line ("NVIDIA H100 80GB HBM3") */
+    int gpus_per_process;      /* the header's nGpus (nccl-tests -g: GPUs one host thread drives); 0 = not printed */
     double fit_alpha_s;        /* fitted fixed time of one collective call, s (> 0) */
     double fit_beta_bytes_per_s; /* fitted size / time slope (algorithm bytes per second, > 0) */
     double fit_error;          /* median |relative error| of the fit over the fitted rows; -1 = no fit */

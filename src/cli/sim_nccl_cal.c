@@ -139,9 +139,12 @@ static void print_measured(const sim_nccl_cal *k)
 void cli_sim_nccl_cal_print(const sim_nccl_cal *k)
 {
     const cfit_calibration *cal = &k->cal;
-    printf("# calibration: %s (%s%s%s: %s, %d ranks = %d nodes x %d GPU%s%s%s)\n", cal->file, cal->source,
+    char gpp[48] = "";
+    if (cal->gpus_per_process > 1)
+        snprintf(gpp, sizeof gpp, ", %d GPUs per process", cal->gpus_per_process);
+    printf("# calibration: %s (%s%s%s: %s, %d ranks = %d nodes x %d GPU%s%s%s%s)\n", cal->file, cal->source,
            cal->program[0] ? " " : "", cal->program, cfit_collective_name(k->coll), cal->ranks, k->nodes, k->per_node,
-           k->per_node == 1 ? "" : "s", cal->gpu[0] ? ", " : "", cal->gpu);
+           k->per_node == 1 ? "" : "s", cal->gpu[0] ? ", " : "", cal->gpu, gpp);
     print_measured(k);
     printf("# solved on that run (docs/sim.md \"Calibration\"): %.2f GB/s per NIC (catalog %.2f), +%.3g us per "
            "network hop (catalog +%.3g us%s)", k->fit.nic_bw / 1e9, k->catalog_nic_bw / 1e9,
@@ -207,7 +210,8 @@ void cli_sim_nccl_cal_json(cfit_buf *b, const sim_nccl_cal *k)
     json_string_or_null(b, cal->program);
     cfit_buf_puts(b, ", \"gpu\": ");
     json_string_or_null(b, cal->gpu);
-    cfit_buf_printf(b, ", \"ranks\": %d, \"nodes\": %d, \"gpus_per_node\": %d", cal->ranks, k->nodes, k->per_node);
+    cfit_buf_printf(b, ", \"ranks\": %d, \"nodes\": %d, \"gpus_per_node\": %d, \"gpus_per_process\": %d", cal->ranks,
+                    k->nodes, k->per_node, cal->gpus_per_process > 1 ? cal->gpus_per_process : 1);
     json_number_member(b, "busbw_gbs", cal->bw_bytes_per_s / 1e9);
     cfit_buf_printf(b, ", \"busbw_size_bytes\": %.0f", cal->bw_size_bytes);
     json_fit(b, cal);

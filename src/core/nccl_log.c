@@ -3,7 +3,7 @@
  *
  * What the reader relies on (nccl-tests' src/util.cu and common.cu print it):
  *   # Collective test starting: all_reduce_perf            (newer versions; names the collective)
- *   # nThread 1 nGpus 1 minBytes 8 maxBytes ... validation: 1 graph: 0
+ *   # nThread 1 nGpus 1 minBytes 8 maxBytes ... validation: 1 graph: 0   (nGpus: -g, GPUs per thread)
  *   #  Rank  0 Group  0 Pid 1234 on node01 device  0 [0000:19:00] NVIDIA H100 80GB HBM3
  *   #       size  count  type  redop  root  time algbw busbw #wrong  time algbw busbw #wrong
  *   #        (B)  (elements)                (us) (GB/s) (GB/s)       (us) (GB/s) (GB/s)
@@ -340,6 +340,14 @@ static int read_comment(parser *p, const tok *t, int n, int line, const char *ra
         base = base ? base + 1 : t[4].s;
         if (!p->program[0])
             snprintf(p->program, sizeof p->program, "%s", base);
+        return CFIT_EOK;
+    }
+    if (n >= 5 && strcmp(t[1].s, "nThread") == 0 && strcmp(t[3].s, "nGpus") == 0) {
+        /* "# nThread 1 nGpus 8 minBytes ...": -g, the GPUs each of a process's threads drives */
+        double g;
+        if (!number(t[4].s, &g) || g < 1 || g > 1024 || g != floor(g))
+            return fail(p, CFIT_EPARSE, line, t[4].col, "nGpus '%s' is not a GPU count", t[4].s);
+        out->gpus_per_process = (int)g;
         return CFIT_EOK;
     }
     if (n >= 3 && strcmp(t[1].s, "Rank") == 0)

@@ -177,6 +177,9 @@ int cfit_nccl_fit_calibration(const cfit_calibration *cal, const cfit_gpu *g, co
         return rc;
     if (p2p_off >= 0)
         run->p2p_off = p2p_off;
+    /* a run whose threads each drove several GPUs paid their launches (sim.md "One process") */
+    if (cal->gpus_per_process > 1 && cal->gpus_per_process <= per_node)
+        run->gpus_per_process = cal->gpus_per_process;
     int log = strcmp(cal->source, "nccl-tests") == 0;
     cfit_nccl_measured m = {coll, cal->bw_size_bytes, cal->bw_bytes_per_s, cal->lat_size_bytes,
                             log ? cal->fit_alpha_s : cal->latency_s * cal->steps};

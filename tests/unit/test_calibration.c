@@ -292,6 +292,7 @@ static void test_nccl_allreduce(void **state)
     assert_string_equal(c.program, "all_reduce_perf");
     assert_string_equal(c.benchmark, "allreduce");
     assert_string_equal(c.gpu, "NVIDIA H100 80GB HBM3");
+    assert_int_equal(c.gpus_per_process, 1);   /* the header's nGpus */
     assert_int_equal(c.ranks, 4);
     assert_int_equal(c.hosts, 2);
     assert_int_equal(c.steps, 6);
@@ -384,6 +385,12 @@ static void test_nccl_refusals(void **state)
     assert_int_equal(parse_log(HEAD ROW8 ROWM, &c, &d), CFIT_EOK);
     assert_true(fabs(c.bw_bytes_per_s - 8.74e9) < 1.0);
     assert_int_equal(c.steps, 2);
+    assert_int_equal(c.gpus_per_process, 0);   /* no nThread line */
+    assert_int_equal(parse_log(PROG "# nThread 1 nGpus 8 minBytes 8 maxBytes 1048576 step: 2(factor)\n" R0 R1 COLS ROW8
+                               ROWM, &c, &d), CFIT_EOK);
+    assert_int_equal(c.gpus_per_process, 8);
+    bad_log(PROG "# nThread 1 nGpus 0 minBytes 8\n" R0 R1 COLS ROW8 ROWM, CFIT_EPARSE, 2, 19,
+            "nGpus '0' is not a GPU count");
     /* NCCL INFO chatter and blank lines are skipped */
     assert_int_equal(parse_log(HEAD "node01:4100:4100 [0] NCCL INFO Bootstrap : Using eth0\n\n" ROW8 ROWM, &c, &d),
                      CFIT_EOK);

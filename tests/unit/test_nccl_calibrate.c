@@ -155,6 +155,16 @@ static void fit_from_calibration(void **state)
     assert_rel(cfit_nccl_fit_step_latency_s(&f), 5e-6 + 3e-6, 1e-6);
     assert_int_equal(run.nodes, 2);
     assert_int_equal(run.gpus_per_node, 8);
+    assert_int_equal(run.gpus_per_process, 0);
+    /* a log of one process per host driving its 8 GPUs (nGpus 8): modelled so, its small sizes
+     * bound by 8 launches, here slower than the run's whole fixed time: no latency is added */
+    cfit_calibration one = cal;
+    one.gpus_per_process = 8;
+    assert_int_equal(cfit_nccl_fit_calibration(&one, g, up, node, net, 0, -1, &run, &f, &d), CFIT_EOK);
+    assert_int_equal(run.gpus_per_process, 8);
+    assert_rel(f.nic_bw, 5e9, 1e-2);   /* the largest size's busbw still sets it; no latency to trade */
+    assert_true(cal.fit_alpha_s < 8 * 4.47e-6);
+    assert_int_equal(f.latency_floor, 1);
 
     cfit_calibration bad = cal;
     strcpy(bad.benchmark, "pairs");
