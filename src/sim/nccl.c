@@ -69,6 +69,12 @@ static const double reference_net_latency_s = CFIT_NCCL_REFERENCE_NET_LATENCY_S;
  * p2pBandwidthLatencyTest, staged by copy engines, one direction at a time, shows more: 5.7 GB/s
  * on RTX 2080 Ti.) */
 static const double host_path_bw = 3.9e9;
+/* A point-to-point exchange across nodes (send-recv, all-to-all: NCCL's p2p path, its proxy posting
+ * each chunk and the receiver flushing GPUDirect writes) takes at least 35 us on InfiniBand: the
+ * 1 KiB and 64 KiB send-recv of 2 x 8 B200 on 8 x 400G NDR, 35.00 and 35.70 us, and 32.8-41.0 us
+ * at 4 to 64 nodes (together-nccl-tests; bench/data/collectives.csv TOGB200SR3N2-1/2), where NCCL's
+ * ring constants give 9.3.  A fabric slower than InfiniBand adds its extra latency. */
+static const double p2p_net_floor_us = 35.0;
 
 /* Chunks: NCCL moves a message through an algorithm's pipeline in chunks per channel (and, for
  * NVLS, per head), and shrinks the chunk for smaller messages (enqueue.cc calcCollChunking).  NVLS
@@ -593,7 +599,12 @@ static double latency_us(const cfit_nccl_system *s, cfit_collective c, cfit_nccl
     case CFIT_NCCL_NVLS: return intra + (nodes > 1 ? inter : 0);
     case CFIT_NCCL_NVLS_TREE: return lat + intra + 2 * log2i(nodes) * inter;
     case CFIT_NCCL_PAT: return lat + log2i(nodes) * (inter / 3.5) + n * 2.8;
-    case CFIT_NCCL_P2P: return lat + (nodes > 1 ? inter : intra);
+    case CFIT_NCCL_P2P:
+        if (nodes > 1) {   /* NCCL's point-to-point path across nodes: its measured floor */
+            double floor_us = p2p_net_floor_us + s->net_extra_latency_s * 1e6;
+            return lat + inter > floor_us ? lat + inter : floor_us;
+        }
+        return lat + intra;
     default: return lat;
     }
 }
