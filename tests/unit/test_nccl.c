@@ -756,6 +756,24 @@ static void launch_bound(void **state)
     assert_rel(e.time_s, 8 * 5.54e-6, 1e-9);
 }
 
+/* NCCL's point-to-point path across nodes takes at least 35 us (+ the fabric's extra latency);
+ * inside a node it keeps the ring's base + one hop. */
+static void p2p_net_floor(void **state)
+{
+    (void)state;
+    cfit_nccl_system s = cluster(2, 8, 8, NIC_BW);
+    cfit_nccl_estimate e;
+    cfit_diag d;
+    assert_int_equal(cfit_nccl_time(&s, CFIT_COLL_SENDRECV, CFIT_NCCL_P2P, CFIT_NCCL_LL, 1024, &e, &d), CFIT_EOK);
+    assert_rel(e.latency_s, 35e-6, 1e-9);
+    s.net_extra_latency_s = 11e-6;   /* EFA-like */
+    assert_int_equal(cfit_nccl_time(&s, CFIT_COLL_ALLTOALL, CFIT_NCCL_P2P, CFIT_NCCL_SIMPLE, 1024, &e, &d), CFIT_EOK);
+    assert_rel(e.latency_s, 46e-6, 1e-9);
+    cfit_nccl_system one = nvlink_node(8);
+    assert_int_equal(cfit_nccl_time(&one, CFIT_COLL_SENDRECV, CFIT_NCCL_P2P, CFIT_NCCL_LL, 1024, &e, &d), CFIT_EOK);
+    assert_rel(e.latency_s, (6.6 + 0.6) * 1e-6, 1e-9);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -765,7 +783,7 @@ int main(void)
         cmocka_unit_test(support_rules),             cmocka_unit_test(pipeline_fill),
         cmocka_unit_test(nvlstree_uses_heads_nics),
         cmocka_unit_test(tuner_ignores_fill),        cmocka_unit_test(intra_extra_latency_per_hop),
-        cmocka_unit_test(tuner_choices),             cmocka_unit_test(rccl_addons), cmocka_unit_test(launch_bound),
+        cmocka_unit_test(tuner_choices),             cmocka_unit_test(rccl_addons), cmocka_unit_test(launch_bound), cmocka_unit_test(p2p_net_floor),
         cmocka_unit_test(mask_parsing),              cmocka_unit_test(system_from_catalog),
         cmocka_unit_test(bad_inputs),                cmocka_unit_test(best_quiet_agrees),
     };
