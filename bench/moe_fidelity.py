@@ -42,6 +42,11 @@ MODELS = {   # the csv's model column -> a catalog entry or a config.json under 
     "DeepSeek-V3": "deepseek-v3",
     "Mixtral-8x7B": "mixtral-8x7b",
     "Moonlight-16B-A3B": os.path.join(HERE, "data", "hf", "moonlight-16b-a3b.json"),
+    "Kimi-K2": "kimi-k2",
+    "GPT-OSS-120B": "gpt-oss-120b",
+    "Mixtral-8x22B": "mixtral-8x22b",
+    "Llama4-Scout": "llama4-scout",
+    "Llama4-Maverick": "llama4-maverick",
 }
 
 GPU_MAP = [(r"GB300", "gb300"), (r"GB200", "gb200"), (r"B300", "b300"), (r"B200", "b200"),
