@@ -1389,14 +1389,16 @@ static void test_topology_pp(void **state)
     assert_true(a.br.pp_comm_s > 0.0);
     assert_true(c.br.pp_comm_s == a.br.pp_comm_s);
     assert_true(c.fabric_slowdown == 1.0);
-    /* CP across nodes (tp 8, cp 4: each CP ring spans 4 nodes) is slowed on the 2:1 tree */
+    /* CP across nodes (tp 8, cp 4: each CP ring spans 4 nodes) is slowed on the 2:1 tree: its
+     * bandwidth part by the slowdown (> 1.5), not the point-to-point floor every exchange pays
+     * (35 us, sim.md "Latency"), so the whole time by less */
     request(&r, "llama3-8b", g, 1, 64);
     cfit_layout cpl = layout(8, 1, 2, 4, 1, 1, 0, CFIT_RECOMPUTE_NONE, 1);
     r.topology = NULL;
     a = evaluate(&r, g[0], cpl);
     r.topology = over;
     c = evaluate(&r, g[0], cpl);
-    assert_true(a.br.cp_comm_s > 0.0 && c.br.cp_comm_s > 1.5 * a.br.cp_comm_s);
+    assert_true(a.br.cp_comm_s > 0.0 && c.br.cp_comm_s > 1.25 * a.br.cp_comm_s);
     assert_true(c.slowdown_cp > 1.5 && c.fabric_slowdown >= c.slowdown_cp && a.slowdown_cp == 1.0);
     assert_true(c.slowdown_dp > 1.5);   /* every GPU's DP ring leaves its 2:1 edge switch */
 
