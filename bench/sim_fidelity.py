@@ -105,7 +105,8 @@ def main(argv):
     for row in rows:
         g = group(row)
         keys = ["all", g] + (["small (< 1 MiB)"] if int(row["size_bytes"]) < SMALL else [])
-        if not (row.get("scored") or "").startswith("no"):
+        scored = not (row.get("scored") or "").startswith("no")   # the csv's "no: why" keeps a row out
+        if scored:
             for k in keys:
                 counts[k] += 1
         r, err = predict(binary, row)
@@ -120,7 +121,6 @@ def main(argv):
             continue
         pred = r["busbw_gbs"]
         e = 100.0 * abs(pred - measured) / measured
-        scored = not (row.get("scored") or "").startswith("no")
         if scored:
             for k in keys:
                 groups[k].append(e)

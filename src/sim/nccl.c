@@ -97,6 +97,7 @@ static const int max_nvls_heads = 32;
 
 static const char *const algo_names[CFIT_NCCL_ALGO_COUNT] = {
     "ring", "tree", "nvls", "nvlstree", "collnetdirect", "collnetchain", "pat", "p2p", "msccl", "mscclpp"};
+static const char *const proto_names[CFIT_NCCL_PROTO_COUNT] = {"ll", "ll128", "simple"};
 
 /* RCCL's add-ons on one node of 8 MI300-class GPUs, which its scheduler runs before NCCL's tuner
  * when they apply (docs/sim.md "RCCL's MSCCL and MSCCL++").  MSCCL: RCCL's algorithm files
@@ -141,7 +142,6 @@ static void apply_launch_bound(const cfit_nccl_system *s, double bytes, double b
     out->algbw_bytes_per_s = out->time_s > 0 ? bytes / out->time_s : 0;
     out->busbw_bytes_per_s = out->algbw_bytes_per_s * bus;
 }
-static const char *const proto_names[CFIT_NCCL_PROTO_COUNT] = {"ll", "ll128", "simple"};
 
 const char *cfit_nccl_algo_name(cfit_nccl_algo a)
 {
