@@ -124,8 +124,13 @@ def framework_of(r):
 
 def recompute_of(r):
     """full / none map; Megatron's module lists (selective: norm, act, moe_act, ...) have no
-    one-to-one counterpart, so the search picks the least recomputation that fits."""
+    one-to-one counterpart, so the search picks the least recomputation that fits.  Neither has
+    Megatron's MoE paged stash (activations paged out to host memory, set with full-iteration CUDA
+    graphs): a recipe with it keeps fewer activations than the planner models, so its
+    recomputation is searched as well."""
     rec = r["recompute"].lower()
+    if "paged stash" in rec:
+        return None
     if rec.startswith("full"):
         return "full"
     if rec.startswith("none"):
