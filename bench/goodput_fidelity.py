@@ -5,7 +5,7 @@ Every row of bench/data/failures.csv (a published fleet or job: its GPU generati
 duration, and the interruptions it counted or the MTBI it stated, with its source and what it
 counts as an interruption) is put to `clusterfit plan --json` at that GPU type and count (a fixed
 llama3-8b layout: only the failure model's rates are read, `plans[0].goodput.interruptions_per_hour`).
-The classes the row counts (`counts`: unexpected, all, hardware, gpu, or a description containing
+The classes the row counts (`counts`: unexpected, all, hardware, gpu, network, or a description containing
 one of those words) are summed into the predicted interruptions over the row's duration, or into
 the predicted MTBI when the row states one.
 
@@ -39,6 +39,7 @@ COUNTS = {  # what a row counts -> the model's classes summed
     "unexpected": ["gpu", "host", "network", "software"],
     "hardware": ["gpu", "host", "network"],
     "gpu": ["gpu"],
+    "network": ["network"],
 }
 
 UNITS_H = {"h": 1, "hour": 1, "hours": 1, "d": 24, "day": 24, "days": 24, "w": 168, "week": 168, "weeks": 168,
@@ -70,7 +71,7 @@ def classes_of(row):
     """The model classes a row's interruptions compare with (its `counts`, else its description)."""
     for text in (row.get("counts", ""), row.get("what_counts", "")):
         t = (text or "").lower()
-        for key in ("unexpected", "hardware", "gpu", "all", "total"):
+        for key in ("unexpected", "hardware", "gpu", "network", "all", "total"):
             if re.search(rf"\b{key}\b", t):
                 return COUNTS[key]
     return COUNTS["unexpected"]
