@@ -211,6 +211,32 @@ def emit_table(path, rows, results):
     return fidelity_args.write_table(path, out)
 
 
+def cuda_graphs_of(r):
+    """The run's CUDA-graph capture as its notes state it (Megatron-Bridge recipes): full
+    (full_iteration), scoped (Transformer Engine per-module scopes), none, or not stated."""
+    m = re.search(r"CUDA graphs?:?\s*(full_iteration|transformer_engine|none)", r["notes"], re.I)
+    if not m:
+        return "not stated"
+    return {"full_iteration": "full", "transformer_engine": "scoped"}.get(m.group(1).lower(), "none")
+
+
+def print_groups(rows, results):
+    """Signed median error and rows within 25% by model, GPU and CUDA-graph capture."""
+    signed = [((r["predicted"] - r["measured"]) / r["measured"], row) for row, r in zip(rows, results)
+              if "skip" not in r and "error" not in r and r.get("measured")]
+    print()
+    print("by group (signed median error, rows within 25%):")
+    for label, key in (("model", lambda row: row["model"]), ("gpu", lambda row: row["gpu"]),
+                       ("cuda graphs", cuda_graphs_of)):
+        groups = {}
+        for e, row in signed:
+            groups.setdefault(key(row), []).append(e)
+        for name in sorted(groups):
+            es = groups[name]
+            print("  %-12s %-18s %3d rows  median %+6.1f%%  within 25%%: %d" %
+                  (label, name, len(es), 100 * statistics.median(es), sum(1 for e in es if abs(e) <= 0.25)))
+
+
 def main():
     args = fidelity_args.parse(sys.argv[1:], "moe-calibration.csv", "moe_fidelity")
     if args is None:
@@ -253,6 +279,7 @@ def main():
           (within, n, 100 * share, "met" if share >= 0.9 and not failed else "MISSED"))
     print("fits in memory: %d of %d published runs (target all: %s)" %
           (fits, n + len(failed), "met" if fits == n + len(failed) else "MISSED"))
+    print_groups(rows, results)
     return 0
 
 
