@@ -196,13 +196,23 @@ def layout_of(p):
         p["tp"], p["pp"], p["dp"], p["cp"], p["ep"], p["etp"], p["vp"], p["micro_batch"], p["zero"], rec)
 
 
+def planned(r):
+    """Whether a row ran: it has a published layout, a measurement and a plan."""
+    return "skip" not in r and r.get("measured") is not None and "error" not in r
+
+
+def signed_error(r):
+    """(predicted - measured) / measured of a planned row."""
+    return (r["predicted"] - r["measured"]) / r["measured"]
+
+
 def emit_table(path, rows, results):
     """One catalog "fidelity" entry (src/core/catalog.c) per row that planned."""
     out = []
     for row, r in zip(rows, results):
-        if "skip" in r or r.get("measured") is None or "error" in r:
+        if not planned(r):
             continue
-        e = (r["predicted"] - r["measured"]) / r["measured"]
+        e = signed_error(r)
         out.append({"name": row["id"], "gpu": r["plan"]["gpu"], "gpus": r["plan"]["gpus"],
                     "params": float("%.4g" % r["params"]), "framework": r["framework"], "moe": True,
                     "error": round(e, 4),
@@ -220,10 +230,9 @@ def cuda_graphs_of(r):
     return {"full_iteration": "full", "transformer_engine": "scoped"}.get(m.group(1).lower(), "none")
 
 
-def print_groups(rows, results):
-    """Signed median error and rows within 25% by model, GPU and CUDA-graph capture."""
-    signed = [((r["predicted"] - r["measured"]) / r["measured"], row) for row, r in zip(rows, results)
-              if "skip" not in r and "error" not in r and r.get("measured")]
+def print_groups(signed):
+    """Signed median error and rows within 25% by model, GPU and CUDA-graph capture, from the
+    planned rows' (signed error, csv row) pairs."""
     print()
     print("by group (signed median error, rows within 25%):")
     for label, key in (("model", lambda row: row["model"]), ("gpu", lambda row: row["gpu"]),
@@ -249,8 +258,8 @@ def main():
         return emit_table(table, rows, results)
     print("# clusterfit MoE fidelity: tokens/s per GPU, predicted vs published (%s)" % os.path.relpath(csv_path))
     print("%-20s %-9s %9s %9s %8s %5s  %s" % ("id", "gpu", "measured", "predicted", "error", "fits", "layout / note"))
-    errs, fits, failed, skipped = [], 0, [], []
-    for r in results:
+    errs, signed, fits, failed, skipped = [], [], 0, [], []
+    for row, r in zip(rows, results):
         if "skip" in r:
             skipped.append(r)
             print("%-20s %-9s %9s %9s %8s %5s  skipped: %s" % (r["id"], r["gpu"], "-", "-", "-", "-", r["skip"]))
@@ -260,8 +269,9 @@ def main():
             print("%-20s %-9s %9.0f %9s %8s %5s  %s" % (r["id"], r["gpu"], r.get("measured") or 0, "-", "-", "-",
                                                      r.get("error", "no measurement")))
             continue
-        e = (r["predicted"] - r["measured"]) / r["measured"]
+        e = signed_error(r)
         errs.append(abs(e))
+        signed.append((e, row))
         fits += bool(r["fits"])
         print("%-20s %-9s %9.0f %9.0f %+7.1f%% %5s  %s (%s)" % (r["id"], r["plan"]["gpu"], r["measured"], r["predicted"],
                                                            100 * e, "yes" if r["fits"] else "NO",
@@ -279,7 +289,7 @@ def main():
           (within, n, 100 * share, "met" if share >= 0.9 and not failed else "MISSED"))
     print("fits in memory: %d of %d published runs (target all: %s)" %
           (fits, n + len(failed), "met" if fits == n + len(failed) else "MISSED"))
-    print_groups(rows, results)
+    print_groups(signed)
     return 0
 
 
