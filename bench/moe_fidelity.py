@@ -114,6 +114,8 @@ def measured(r):
 
 
 def framework_of(r):
+    if "automodel" in r["framework"].lower():
+        return "nemo-automodel"
     d = r["dispatcher"].lower()
     if "hybridep" in d:
         return "megatron-core-hybridep"
@@ -160,6 +162,12 @@ def args_of(r):
     if "fp8" in r["precision"].lower():
         a += ["--precision", "fp8"]
     notes = (r["notes"] + " " + r["source_locator"]).lower()
+    if framework_of(r) == "nemo-automodel":
+        # FSDP2 fully_shard over every DP rank (the page's FSDP column): weights, gradients and
+        # optimizer states sharded, ZeRO-3; its YAMLs run torch's Interleaved1F1B when pp > 1
+        a += ["--zero", "3"]
+        if (intval(r["pp"]) or 1) > 1 and "interleaved1f1b" in notes:
+            a += ["--schedule", "interleaved"]
     if "a2a_overlap=1" in notes or "a2a overlap" in notes:
         a += ["--moe-overlap", "on"]
     if re.search(r"natural routing|natural \(not forced\) routing", notes):
@@ -231,18 +239,18 @@ def cuda_graphs_of(r):
 
 
 def print_groups(signed):
-    """Signed median error and rows within 25% by model, GPU and CUDA-graph capture, from the
+    """Signed median error and rows within 25% by model, GPU, framework entry and CUDA-graph capture, from the
     planned rows' (signed error, csv row) pairs."""
     print()
     print("by group (signed median error, rows within 25%):")
     for label, key in (("model", lambda row: row["model"]), ("gpu", lambda row: row["gpu"]),
-                       ("cuda graphs", cuda_graphs_of)):
+                       ("framework", framework_of), ("cuda graphs", cuda_graphs_of)):
         groups = {}
         for e, row in signed:
             groups.setdefault(key(row), []).append(e)
         for name in sorted(groups):
             es = groups[name]
-            print("  %-12s %-18s %3d rows  median %+6.1f%%  within 25%%: %d" %
+            print("  %-12s %-22s %3d rows  median %+6.1f%%  within 25%%: %d" %
                   (label, name, len(es), 100 * statistics.median(es), sum(1 for e in es if abs(e) <= 0.25)))
 
 
