@@ -107,13 +107,16 @@ check-tsan:
 
 test: check-gcc
 
+# bench/*.py modules the scripts import, not benchmarks themselves
+BENCH_MODULES := bench/benchcli.py bench/fidelity_args.py
+
 bench: build
 	@for src in $(wildcard bench/*.c); do \
 	    b=$(RELEASE)/bench_$$(basename $$src .c); \
 	    echo "==== bench: $$b ===="; \
 	    $$b; \
 	done
-	@for py in $(wildcard bench/*.py); do \
+	@for py in $(filter-out $(BENCH_MODULES),$(wildcard bench/*.py)); do \
 	    echo "==== bench: $(PYTHON) $$py $(RELEASE)/clusterfit ===="; \
 	    $(PYTHON) $$py $(RELEASE)/clusterfit; \
 	done

@@ -22,6 +22,8 @@ import tempfile
 import threading
 import time
 
+import benchcli
+
 
 def free_port():
     s = socket.socket()
@@ -127,13 +129,11 @@ def measure(name, argv, port, env, scrapes, clients):
 
 
 def main(argv):
-    if not argv:
-        print(__doc__)
-        return 2
-    binary = os.path.abspath(argv[0])
-    scrapes = int(argv[argv.index("--scrapes") + 1]) if "--scrapes" in argv else 1000
-    clients = int(argv[argv.index("--clients") + 1]) if "--clients" in argv else 200
-    compat = ["--compat", argv[argv.index("--compat") + 1]] if "--compat" in argv else []
+    pos, opts = benchcli.parse(argv, "exporter_bench", __doc__, values=("--scrapes", "--clients", "--compat"))
+    binary = os.path.abspath(benchcli.binary("exporter_bench", pos))
+    scrapes = benchcli.number("exporter_bench", opts, "--scrapes", 1000)
+    clients = benchcli.number("exporter_bench", opts, "--clients", 200)
+    compat = ["--compat", opts["--compat"]] if "--compat" in opts else []
     fake = os.environ.get("CFIT_FAKENVML") or os.path.join(os.path.dirname(binary), "tests", "libfakenvml.so")
     if not os.path.exists(fake):
         raise SystemExit("no fake NVML library at %s (build with tests, or set CFIT_FAKENVML)" % fake)

@@ -28,6 +28,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchcli  # noqa: E402
 from exporter_bench import free_port, memory_kib, wait_up, write_fixture  # noqa: E402
 
 
@@ -133,13 +134,12 @@ def under_attack(port, proc, slow, addresses, scrapes, hold):
 
 
 def main(argv):
-    if not argv:
-        print(__doc__)
-        return 2
-    binary = os.path.abspath(argv[0])
+    prog = "exporter_slowloris"
+    pos, opts = benchcli.parse(argv, prog, __doc__, values=("--slow", "--addresses", "--scrapes", "--big", "--hold"))
+    binary = os.path.abspath(benchcli.binary(prog, pos))
 
     def opt(name, default):
-        return type(default)(argv[argv.index(name) + 1]) if name in argv else default
+        return benchcli.number(prog, opts, name, default, type(default))
 
     slow, addresses, scrapes, big, hold = (opt("--slow", 1000), opt("--addresses", 200), opt("--scrapes", 100),
                                            opt("--big", 10000), opt("--hold", 3.0))

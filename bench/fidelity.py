@@ -174,9 +174,7 @@ def emit_table(path, rows, results):
 
 
 def main():
-    args = fidelity_args.parse(sys.argv[1:], "calibration.csv", "fidelity")
-    if args is None:
-        return 2
+    args = fidelity_args.parse(sys.argv[1:], "calibration.csv", "fidelity", __doc__)
     binary, csv_path, verbose, table = args
     rows = list(csv.DictReader(open(csv_path, newline="")))
     with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as ex:

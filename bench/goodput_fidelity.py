@@ -27,6 +27,8 @@ import re
 import subprocess
 import sys
 
+import benchcli
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 GPU_MAP = [(r"a100.*40", "a100-sxm-40g"), (r"a100|ampere", "a100-sxm-80g"), (r"h100|hopper", "h100-sxm"),
@@ -44,11 +46,6 @@ COUNTS = {  # what a row counts -> the model's classes summed
 
 UNITS_H = {"h": 1, "hour": 1, "hours": 1, "d": 24, "day": 24, "days": 24, "w": 168, "week": 168, "weeks": 168,
            "mo": 730.5, "month": 730.5, "months": 730.5, "y": 8766, "year": 8766, "years": 8766}
-
-
-def usage(msg):
-    print(f"goodput_fidelity.py: {msg}", file=sys.stderr)
-    sys.exit(2)
 
 
 def gpu_name(text):
@@ -210,27 +207,14 @@ def llama3_target(binary):
 
 
 def main(argv):
-    binary, path = None, os.path.join(HERE, "data", "failures.csv")
-    i = 0
-    while i < len(argv):
-        if argv[i] == "--csv":
-            if i + 1 >= len(argv):
-                usage("--csv needs a file")
-            path = argv[i + 1]
-            i += 2
-            continue
-        if binary:
-            usage(f"unexpected argument '{argv[i]}'")
-        binary = argv[i]
-        i += 1
-    binary = binary or os.path.join(HERE, "..", "build", "release", "clusterfit")
-    if not os.access(binary, os.X_OK):
-        usage(f"not an executable: {binary}")
+    pos, opts = benchcli.parse(argv, "goodput_fidelity.py", __doc__, values=("--csv",))
+    binary = benchcli.binary("goodput_fidelity.py", pos, os.path.join(HERE, "..", "build", "release", "clusterfit"))
+    path = opts.get("--csv") or os.path.join(HERE, "data", "failures.csv")
     try:
         with open(path, newline="") as fh:
             rows = [normalise(r) for r in csv.DictReader(fh) if any((v or "").strip() for v in r.values())]
     except OSError as e:
-        usage(str(e))
+        benchcli.fail("goodput_fidelity.py", str(e))
     scored = print_rows(rows, binary)
     for label, sel in (("all scored rows", scored), ("holdouts", [s for s in scored if s[0] == "holdout"])):
         if sel:

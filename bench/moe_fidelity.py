@@ -255,9 +255,7 @@ def print_groups(signed):
 
 
 def main():
-    args = fidelity_args.parse(sys.argv[1:], "moe-calibration.csv", "moe_fidelity")
-    if args is None:
-        return 2
+    args = fidelity_args.parse(sys.argv[1:], "moe-calibration.csv", "moe_fidelity", __doc__)
     binary, csv_path, verbose, table = args
     rows = list(csv.DictReader(open(csv_path, newline="")))
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as ex:

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """sim_fidelity.py - how well `clusterfit sim` predicts published nccl-tests results.
 
-Usage: python3 bench/sim_fidelity.py BINARY [-v] [--csv FILE]
+Usage: python3 bench/sim_fidelity.py [path/to/clusterfit] [-v] [--csv FILE]
+(default binary build/release/clusterfit; -v prints each row's command; exit 0 with a report, met or
+not, 2 on bad usage)
 
 For every row of bench/data/collectives.csv (one published nccl-tests measurement, with its source
 and URL) the hardware it ran on is named to the NCCL engine - `sim --gpu G --nodes N
@@ -20,6 +22,8 @@ import os
 import statistics
 import subprocess
 import sys
+
+import benchcli
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PCIE_GPUS = {"rtx2080ti", "rtx3090", "rtx4090", "rtx5090", "t4", "l4", "l40s", "a6000", "h100-pcie", "a100-pcie",
@@ -84,16 +88,12 @@ def summary(name, errs, total):
 
 
 def main(argv):
-    verbose = "-v" in argv
-    argv = [a for a in argv if a != "-v"]
-    path = os.path.join(HERE, "data", "collectives.csv")
-    if "--csv" in argv:
-        i = argv.index("--csv")
-        path = argv[i + 1]
-        del argv[i:i + 2]
-    if len(argv) != 2:
-        sys.exit(__doc__)
-    binary = argv[1]
+    pos, opts = benchcli.parse(argv, "sim_fidelity", __doc__, values=("--csv",), flags=("-v",))
+    binary = benchcli.binary("sim_fidelity", pos, os.path.join(HERE, "..", "build", "release", "clusterfit"))
+    verbose = "-v" in opts
+    path = opts.get("--csv") or os.path.join(HERE, "data", "collectives.csv")
+    if not os.path.isfile(path):
+        benchcli.fail("sim_fidelity", f"no such file: {path}")
     rows = list(csv.DictReader(open(path, newline="")))
     groups = {"all": [], "nvlink": [], "multi-node": [], "pcie": [], "small (< 1 MiB)": []}
     counts = {k: 0 for k in groups}
@@ -147,4 +147,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(main(sys.argv[1:]))
