@@ -10,7 +10,7 @@ to the binary as tests/libfakenvml.so, or $CFIT_FAKENVML) plus this machine's re
 peak VmHWM) afterwards. The same is measured for prometheus-node-exporter (default collectors)
 when it is installed. --compat dcgm runs the exporter with that flag (dcgm-exporter's names
 beside the native ones: about twice the GPU series). Targets (issue 6): RSS <= 10 MB, p99 <= 5 ms, 200 concurrent clients served.
-Exit status 0 when every target is met, 1 otherwise.
+Exit status 0 when every target is met, 1 otherwise, 2 on bad usage.
 """
 import http.client
 import os

@@ -13,7 +13,7 @@ count. With the attack running for --hold seconds it measures one fresh scrape (
 the exporter must stay up and its peak resident memory (VmHWM) stay under 64 MB.
 Targets: >= 90% of the concurrent scrapes served, a fresh scrape in < 1 s, peak RSS <= 64 MB.
 The client needs about --big open files: the soft RLIMIT_NOFILE is raised to the hard one.
-Exit status 0 when every target is met, 1 otherwise.
+Exit status 0 when every target is met, 1 otherwise, 2 on bad usage.
 """
 import errno
 import http.client
