@@ -531,18 +531,21 @@ static double node_limit(const cfit_model *m, long groups)
     return limit;
 }
 
-/* The share of a token's top-k copies that cross to other link groups and are sent (docs/model.md
- * §5.13): NCCL's all-to-all sends every copy; DeepEP/HybridEP send a token once per destination
- * node (the expected distinct nodes among k experts spread uniformly over the EP group's, capped
- * by node- or group-limited routing) and forward it there over the scale-up link. */
-static double dispatch_share(const cfit__ctx *ctx, long groups)
+/* The share of a token's top-k copies that a dispatch sends (docs/model.md §5.13): NCCL's
+ * all-to-all sends every copy.  DeepEP and HybridEP send a token once to each destination rank
+ * that holds any of its experts, inside a link group (DeepEP's dispatch layout is_token_in_rank;
+ * NeMo AutoModel's DeepEP vs HybridEP study counts "per-token deduplicated destination bytes"),
+ * and once per destination node across link groups, forwarded there over the scale-up link: the
+ * expected distinct ranks (nodes) among k experts spread uniformly over ep ranks (the groups),
+ * n (1 - (1 - 1/n)^k), the nodes capped by node- or group-limited routing. */
+static double dispatch_share(const cfit__ctx *ctx, int ep, long groups)
 {
     const cfit_model *m = ctx->m;
     double k = m->experts_per_token;
-    if (ctx->fw->moe_dispatcher == CFIT_DISPATCH_ALLTOALL || groups <= 1)
+    if (ctx->fw->moe_dispatcher == CFIT_DISPATCH_ALLTOALL)
         return 1.0;
-    double g = (double)groups, distinct = g * (1.0 - pow(1.0 - 1.0 / g, k));
-    double limit = node_limit(m, groups);
+    double n = groups > 1 ? (double)groups : (double)ep, distinct = n * (1.0 - pow(1.0 - 1.0 / n, k));
+    double limit = groups > 1 ? node_limit(m, groups) : 0.0;
     if (limit > 0 && distinct > limit)
         distinct = limit;
     return distinct < k ? distinct / k : 1.0;
@@ -565,7 +568,7 @@ static double ep_comm_s(const cfit__ctx *ctx, double tokens, int tp, int ep, int
     if (ep > 1) {
         int k = ranks_per_node(ctx, ep, etp);
         long groups = (ep + k - 1) / k;
-        double S = 2.0 * own * m->experts_per_token * h * ctx->imbalance * dispatch_share(ctx, groups);
+        double S = 2.0 * own * m->experts_per_token * h * ctx->imbalance * dispatch_share(ctx, ep, groups);
         t += 2.0 * passes * coll_s(ctx, CFIT_COLL_ALLTOALL, S, ep, k, 1.0);
     }
     if (etp > 1) {

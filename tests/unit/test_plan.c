@@ -311,6 +311,39 @@ static void test_moe_imbalance_overlap(void **state)
     assert_true(rec.br.compute_s > base.br.compute_s && rec.hfu > rec.mfu);
 }
 
+/* DeepEP/HybridEP de-duplication (docs/model.md §5.13): inside one node a token goes once to each
+ * rank holding any of its experts, 8 (1 - (7/8)^8) = 5.25 of Qwen3-30B-A3B's 8 copies over EP 8,
+ * so the all-to-all moves 0.656 of NCCL's bytes; across two nodes once per node, 2 (1 - 2^-8)
+ * of 8.  Only the dispatcher differs between the entries. */
+static void test_moe_dispatch_dedup(void **state)
+{
+    (void)state;
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    const cfit_gpu *g[] = {gpu("h100-sxm")};
+    cfit_plan_request r;
+    request(&r, "qwen3-30b-a3b", g, 1, 16);
+    r.seq_len = 4096;
+    r.global_batch = 128;
+    const cfit_framework *core = cfit_catalog_framework(cat, "megatron-core", &d);
+    assert_non_null(core);
+    assert_int_equal(core->moe_dispatcher, CFIT_DISPATCH_ALLTOALL);
+    cfit_framework flex = *core;
+    flex.moe_dispatcher = CFIT_DISPATCH_DEEPEP;
+    r.framework = core;
+    cfit_plan a8 = evaluate(&r, g[0], moe_layout(1, 1, 16, 8, 1, 1));
+    cfit_plan a16 = evaluate(&r, g[0], moe_layout(1, 1, 16, 16, 1, 1));
+    r.framework = &flex;
+    cfit_plan f8 = evaluate(&r, g[0], moe_layout(1, 1, 16, 8, 1, 1));
+    cfit_plan f16 = evaluate(&r, g[0], moe_layout(1, 1, 16, 16, 1, 1));
+    double rank_share = 8.0 * (1.0 - pow(7.0 / 8.0, 8.0)) / 8.0;
+    assert_rel(f8.br.ep_comm_s / a8.br.ep_comm_s, rank_share, 0.03, "per-rank share inside a node");
+    double node_share = 2.0 * (1.0 - pow(0.5, 8.0)) / 8.0;
+    assert_true(f16.br.ep_comm_s < a16.br.ep_comm_s * (node_share + 0.05));
+    assert_true(f16.br.ep_comm_s > a16.br.ep_comm_s * (node_share - 0.05));
+    assert_true(f8.br.compute_s == a8.br.compute_s);
+}
+
 /* Expert-parallel constraints (Megatron arguments.py, parallel_state.py). */
 static void test_moe_validate(void **state)
 {
@@ -1489,6 +1522,7 @@ int main(void)
         cmocka_unit_test(test_moe_expert_sharding),
         cmocka_unit_test(test_moe_dense_first_stages),
         cmocka_unit_test(test_moe_imbalance_overlap),
+        cmocka_unit_test(test_moe_dispatch_dedup),
         cmocka_unit_test(test_moe_validate),
         cmocka_unit_test(test_moe_search),
         cmocka_unit_test(test_partial_node_group),
