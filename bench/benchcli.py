@@ -5,6 +5,9 @@ a binary that is not executable ends with one line `PROG: what is wrong` on stde
 import os
 import sys
 
+HERE = os.path.dirname(os.path.abspath(__file__))
+RELEASE_BINARY = os.path.join(HERE, "..", "build", "release", "clusterfit")   # make build's
+
 
 def fail(prog, msg):
     """One line on stderr, exit 2."""
@@ -61,4 +64,12 @@ def binary(prog, pos, default=None):
         fail(prog, "no clusterfit binary given (--help for usage)")
     if not (os.path.isfile(path) and os.access(path, os.X_OK)):
         fail(prog, f"no clusterfit binary at {path} (build first: make build)")
+    return path
+
+
+def data_csv(prog, opts, name):
+    """--csv FILE, else bench/data/NAME; exit 2 if it is not a file."""
+    path = opts.get("--csv") or os.path.join(HERE, "data", name)
+    if not os.path.isfile(path):
+        fail(prog, f"no such file: {path}")
     return path

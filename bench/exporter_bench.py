@@ -129,10 +129,11 @@ def measure(name, argv, port, env, scrapes, clients):
 
 
 def main(argv):
-    pos, opts = benchcli.parse(argv, "exporter_bench", __doc__, values=("--scrapes", "--clients", "--compat"))
-    binary = os.path.abspath(benchcli.binary("exporter_bench", pos))
-    scrapes = benchcli.number("exporter_bench", opts, "--scrapes", 1000)
-    clients = benchcli.number("exporter_bench", opts, "--clients", 200)
+    prog = "exporter_bench"
+    pos, opts = benchcli.parse(argv, prog, __doc__, values=("--scrapes", "--clients", "--compat"))
+    binary = os.path.abspath(benchcli.binary(prog, pos))
+    scrapes = benchcli.number(prog, opts, "--scrapes", 1000)
+    clients = benchcli.number(prog, opts, "--clients", 200)
     compat = ["--compat", opts["--compat"]] if "--compat" in opts else []
     fake = os.environ.get("CFIT_FAKENVML") or os.path.join(os.path.dirname(binary), "tests", "libfakenvml.so")
     if not os.path.exists(fake):

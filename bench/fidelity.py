@@ -174,8 +174,7 @@ def emit_table(path, rows, results):
 
 
 def main():
-    args = fidelity_args.parse(sys.argv[1:], "calibration.csv", "fidelity", __doc__)
-    binary, csv_path, verbose, table = args
+    binary, csv_path, verbose, table = fidelity_args.parse(sys.argv[1:], "calibration.csv", "fidelity", __doc__)
     rows = list(csv.DictReader(open(csv_path, newline="")))
     with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as ex:
         results = list(ex.map(lambda r: run_row(binary, r, tmp), rows))

@@ -2,21 +2,15 @@
 ([path/to/clusterfit] [--csv FILE] [-v] [--emit-table FILE]) and the catalog "fidelity" table they
 write with --emit-table (data/fidelity.json, data/moe-fidelity.json; src/core/catalog.c)."""
 import json
-import os
 
 import benchcli
-
-HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def parse(argv, default_csv, prog, doc):
     """(binary, csv_path, verbose, table) from the arguments; --help and bad usage exit (benchcli)."""
     pos, opts = benchcli.parse(argv, prog, doc, values=("--csv", "--emit-table"), flags=("-v",))
-    binary = benchcli.binary(prog, pos, os.path.join(HERE, "..", "build", "release", "clusterfit"))
-    csv_path = opts.get("--csv") or os.path.join(HERE, "data", default_csv)
-    if not os.path.isfile(csv_path):
-        benchcli.fail(prog, f"no such file: {csv_path}")
-    return binary, csv_path, "-v" in opts, opts.get("--emit-table")
+    binary = benchcli.binary(prog, pos, benchcli.RELEASE_BINARY)
+    return binary, benchcli.data_csv(prog, opts, default_csv), "-v" in opts, opts.get("--emit-table")
 
 
 def write_table(path, entries):

@@ -22,14 +22,11 @@ Exit status: 0 (a report, met or not), 2 on bad usage.
 import csv
 import json
 import math
-import os
 import re
 import subprocess
 import sys
 
 import benchcli
-
-HERE = os.path.dirname(os.path.abspath(__file__))
 
 GPU_MAP = [(r"a100.*40", "a100-sxm-40g"), (r"a100|ampere", "a100-sxm-80g"), (r"h100|hopper", "h100-sxm"),
            (r"h200", "h200-sxm"), (r"gb200", "gb200"), (r"gb300", "gb300"), (r"b300", "b300"),
@@ -208,8 +205,8 @@ def llama3_target(binary):
 
 def main(argv):
     pos, opts = benchcli.parse(argv, "goodput_fidelity.py", __doc__, values=("--csv",))
-    binary = benchcli.binary("goodput_fidelity.py", pos, os.path.join(HERE, "..", "build", "release", "clusterfit"))
-    path = opts.get("--csv") or os.path.join(HERE, "data", "failures.csv")
+    binary = benchcli.binary("goodput_fidelity.py", pos, benchcli.RELEASE_BINARY)
+    path = benchcli.data_csv("goodput_fidelity.py", opts, "failures.csv")
     try:
         with open(path, newline="") as fh:
             rows = [normalise(r) for r in csv.DictReader(fh) if any((v or "").strip() for v in r.values())]

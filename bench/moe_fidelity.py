@@ -255,8 +255,7 @@ def print_groups(signed):
 
 
 def main():
-    args = fidelity_args.parse(sys.argv[1:], "moe-calibration.csv", "moe_fidelity", __doc__)
-    binary, csv_path, verbose, table = args
+    binary, csv_path, verbose, table = fidelity_args.parse(sys.argv[1:], "moe-calibration.csv", "moe_fidelity", __doc__)
     rows = list(csv.DictReader(open(csv_path, newline="")))
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as ex:
         results = list(ex.map(lambda r: run_row(binary, r), rows))

@@ -18,14 +18,12 @@ The figures are deterministic: the machine running the script does not change th
 """
 import csv
 import json
-import os
 import statistics
 import subprocess
 import sys
 
 import benchcli
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 PCIE_GPUS = {"rtx2080ti", "rtx3090", "rtx4090", "rtx5090", "t4", "l4", "l40s", "a6000", "h100-pcie", "a100-pcie",
              "v100-pcie"}
 SMALL = 1 << 20
@@ -89,11 +87,9 @@ def summary(name, errs, total):
 
 def main(argv):
     pos, opts = benchcli.parse(argv, "sim_fidelity", __doc__, values=("--csv",), flags=("-v",))
-    binary = benchcli.binary("sim_fidelity", pos, os.path.join(HERE, "..", "build", "release", "clusterfit"))
+    binary = benchcli.binary("sim_fidelity", pos, benchcli.RELEASE_BINARY)
     verbose = "-v" in opts
-    path = opts.get("--csv") or os.path.join(HERE, "data", "collectives.csv")
-    if not os.path.isfile(path):
-        benchcli.fail("sim_fidelity", f"no such file: {path}")
+    path = benchcli.data_csv("sim_fidelity", opts, "collectives.csv")
     rows = list(csv.DictReader(open(path, newline="")))
     groups = {"all": [], "nvlink": [], "multi-node": [], "pcie": [], "small (< 1 MiB)": []}
     counts = {k: 0 for k in groups}
