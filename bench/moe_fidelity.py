@@ -7,8 +7,9 @@ model (a catalog entry, or a Hugging Face config.json under bench/data/hf/), GPU
 sequence, batch and published layout fixed (tp, pp, dp, ep, etp, cp, vp, micro-batch, precision,
 recompute where it maps); unstated dimensions are searched.  The framework entry follows the
 row's dispatcher (NCCL all-to-all, DeepEP, HybridEP), and the row's notes say whether the
-all-to-all overlapped compute (A2A_OVERLAP=1, "1f1b A2A overlap") and whether routing was forced
-balanced or natural (docs/model.md §5.12).
+all-to-all overlapped compute (A2A_OVERLAP=1, "1f1b A2A overlap"), which CUDA graphs it ran
+(--cuda-graphs, docs/model.md §5.3) and whether routing was forced balanced or natural
+(docs/model.md §5.12).
 
 The measured tokens/s per GPU is the row's own, or from its iteration time, or from its
 published model TFLOP/s per GPU through the FLOP formula that source used: Megatron-Core's
@@ -170,6 +171,9 @@ def args_of(r):
             a += ["--schedule", "interleaved"]
     if "a2a_overlap=1" in notes or "a2a overlap" in notes:
         a += ["--moe-overlap", "on"]
+    graphs = cuda_graphs_of(r)
+    if graphs != "not stated":
+        a += ["--cuda-graphs", graphs]
     if re.search(r"natural routing|natural \(not forced\) routing", notes):
         a += ["--moe-imbalance", str(NATURAL_IMBALANCE)]
     return a
@@ -230,12 +234,21 @@ def emit_table(path, rows, results):
 
 
 def cuda_graphs_of(r):
-    """The run's CUDA-graph capture as its notes state it (Megatron-Bridge recipes): full
-    (full_iteration), scoped (Transformer Engine per-module scopes), none, or not stated."""
-    m = re.search(r"CUDA graphs?:?\s*(full_iteration|transformer_engine|none)", r["notes"], re.I)
+    """The run's CUDA-graph capture as its notes first state it (Megatron-Bridge recipes, the
+    Megatron-Core MoE report's appendix, Megatron-MoE-ModelZoo's scripts): full (full_iteration),
+    scoped (Transformer Engine graphs of the attention module with the router and preprocessing:
+    `plan --cuda-graphs scoped`), none, or not stated.  A Transformer Engine scope without "attn"
+    (['moe_router','moe_preprocess']) graphs only the router and preprocessing, and counts as none."""
+    notes = r["notes"]
+    m = re.search(r"CUDA graphs?:?\s*(full_iteration|transformer_engine|none)([^.|]*)", notes, re.I)
     if not m:
+        if re.search(r"TE CUDA graphs attn|attn, moe_router, moe_preprocess TE CUDA graphs", notes):
+            return "scoped"
         return "not stated"
-    return {"full_iteration": "full", "transformer_engine": "scoped"}.get(m.group(1).lower(), "none")
+    kind = m.group(1).lower()
+    if kind == "transformer_engine":
+        return "scoped" if "attn" in m.group(2) else "none"
+    return {"full_iteration": "full"}.get(kind, "none")
 
 
 def print_groups(signed):

@@ -197,6 +197,8 @@ typedef struct cfit_framework {
     double zero3_max_live_params;      /* ZeRO-3 parameters gathered at once; 0 = one layer */
     double host_layer_s;               /* host (CPU) time to issue one layer's forward kernels for a
                                           micro-batch; 0 = not modelled (never host-bound) */
+    double moe_host_layer_s;           /* what an MoE layer's forward adds to it (router, permutation,
+                                          dispatch, experts, combine) without CUDA graphs; 0 = none */
     /* MoE token dispatch (docs/model.md §5.13) */
     int moe_dispatcher;                /* cfit_moe_dispatcher: how tokens reach their experts */
     int moe_a2a_overlap;               /* the dispatch/combine all-to-all of one micro-batch overlaps

@@ -21,6 +21,13 @@ extern "C" {
 
 #define CFIT_SEARCH (-1)   /* a layout field left to the search */
 
+/* How much of a training step the framework replays from CUDA graphs (plan --cuda-graphs,
+ * docs/model.md "Host-bound layers"): none (eager: the host issues every kernel), scoped
+ * (Transformer Engine graphs of the attention, router and preprocessing modules; the token
+ * dispatch, experts and combine stay eager) or full (the whole iteration, no host issue time). */
+typedef enum cfit_cuda_graphs { CFIT_GRAPHS_NONE = 0, CFIT_GRAPHS_SCOPED, CFIT_GRAPHS_FULL, CFIT_GRAPHS_COUNT } cfit_cuda_graphs;
+CFIT_API const char *cfit_cuda_graphs_name(cfit_cuda_graphs g);   /* "none", "scoped", "full" */
+
 typedef struct cfit_layout {
     int tp, pp, dp, cp;   /* tensor, pipeline, data, context parallel sizes */
     int vp;               /* interleaved pipeline chunks per device (1 = plain 1F1B) */
@@ -107,6 +114,8 @@ typedef struct cfit_plan_request {
                                          materialised (pre-FlashAttention); 0 = fused kernel */
     int moe_a2a_overlap;              /* CFIT_SEARCH (-1) = the framework's; 1 = an MoE layer's all-to-all
                                          overlaps another micro-batch's compute; 0 = exposed */
+    int cuda_graphs;                  /* cfit_cuda_graphs: how much of a layer replays from CUDA graphs
+                                         (CFIT_GRAPHS_NONE by default: the frameworks' own default) */
     double moe_imbalance;             /* busiest expert's tokens over the mean; 0 = the framework's
                                          (docs/model.md §5.12: 1 = balanced routing) */
     int top;                          /* plans to keep, >= 1 */

@@ -296,6 +296,9 @@ static int show(const cfit_catalog *cat, const char *name)
             printf("  %-28s %.3g ms per layer forward pass\n", "host time to issue kernels", fw->host_layer_s * 1e3);
         else
             printf("  %-28s not modelled\n", "host time to issue kernels");
+        if (fw->moe_host_layer_s > 0)
+            printf("  %-28s %.3g ms more per forward pass without CUDA graphs\n", "MoE layer host time",
+                   fw->moe_host_layer_s * 1e3);
         char list[128];
         printf("  %-28s %s\n", "pipeline schedules", cfit_schedule_list(fw->schedules, list, sizeof list));
         printf("  %-28s ZeRO-%d\n", "ZeRO with PP, at most", fw->zero_with_pp);

@@ -14,7 +14,7 @@ enum {
     O_MODEL = 1, O_SEQ, O_GBS, O_TOKENS, O_PRECISION, O_GPU, O_GPUS, O_FABRIC, O_TP, O_PP, O_DP,
     O_CP, O_VP, O_MBS, O_ZERO, O_RECOMPUTE, O_SP, O_DAYS, O_TOP, O_GRAD, O_ATTN, O_FRAMEWORK, O_JSON, O_CATALOG, O_QUIET,
     O_BUDGET, O_BASIS, O_PRICE, O_TOPOLOGY, O_MTBF, O_CKPT_EVERY, O_RESTART, O_EP, O_ETP, O_MOE_IMB, O_MOE_OVERLAP,
-    O_UTIL
+    O_UTIL, O_GRAPHS
 };
 enum { O_EMIT = 100 };          /* --emit: emit_opt.c */
 enum { O_BOM_BASE = 200 };      /* --bom, --network and their options: plan_bom.c (O_BOM_BASE + CLI_BOM_*) */
@@ -65,6 +65,8 @@ static const cli_opt opts[] = {
     {"grad-precision", 0, "fp32|bf16", "gradient precision: bf16 = 16 B/param with Adam (default), fp32 = 18", O_GRAD},
     {"framework", 0, "NAME", "training framework from the catalog (default megatron-core)", O_FRAMEWORK},
     {"attention", 0, "fused|unfused", "attention kernel (default: the framework's)", O_ATTN},
+    {"cuda-graphs", 0, "none|scoped|full", "CUDA graphs the run replays: scoped = Transformer Engine's attention, router and\n"
+                                           "                                       preprocessing graphs, full = the whole iteration (default none; docs/model.md)", O_GRAPHS},
     {"json", 0, NULL, "print one JSON object (docs/json.md) instead of tables", O_JSON},
     {"catalog", 0, "FILE", "add or override catalog entries from FILE (repeatable; - reads stdin)", O_CATALOG},
     {"quiet", 'q', NULL, "print only the plan table", O_QUIET},
@@ -93,6 +95,8 @@ static const cli_opt opts[] = {
 static const cli_name precisions[] = {{"bf16", CFIT_PREC_BF16}, {"fp8", CFIT_PREC_FP8}, {NULL, 0}};
 static const cli_name on_off[] = {{"on", 1}, {"off", 0}, {NULL, 0}};
 static const cli_name attentions[] = {{"fused", 0}, {"unfused", 1}, {NULL, 0}};
+static const cli_name graph_kinds[] = {{"none", CFIT_GRAPHS_NONE}, {"scoped", CFIT_GRAPHS_SCOPED},
+                                       {"full", CFIT_GRAPHS_FULL}, {NULL, 0}};
 static const cli_name grad_bytes[] = {{"fp32", 4}, {"bf16", 2}, {NULL, 0}};   /* bytes per gradient */
 
 static const char *recompute_name(int i)
@@ -136,6 +140,7 @@ static const cli_bind binds[] = {
     CLI_ENUM(O_SP, plan_cli, req.fixed.sp, on_off),
     CLI_ENUM(O_MOE_OVERLAP, plan_cli, req.moe_a2a_overlap, on_off),
     CLI_ENUM(O_ATTN, plan_cli, req.unfused_attention, attentions),
+    CLI_ENUM(O_GRAPHS, plan_cli, req.cuda_graphs, graph_kinds),
     CLI_ENUM(O_GRAD, plan_cli, req.grad_bytes, grad_bytes),
     CLI_NAMED(O_RECOMPUTE, plan_cli, req.fixed.recompute, recompute_name, CFIT_RECOMPUTE_COUNT),
     CLI_NAMED(O_BASIS, plan_cli, req.cost_basis, basis_name, CFIT_BASIS_COUNT),

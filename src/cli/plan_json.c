@@ -248,6 +248,7 @@ int plan_print_json(const plan_cli *c, const cfit_plan_result *res, int sizing)
     int unfused = r->unfused_attention >= 0 ? r->unfused_attention : (fw && fw->unfused_attention);
     cfit_buf_key_string(&b, "framework", fw ? fw->name : "megatron-core", 1);
     cfit_buf_key_string(&b, "attention", unfused ? "unfused" : "fused", 1);
+    cfit_buf_key_string(&b, "cuda_graphs", cfit_cuda_graphs_name((cfit_cuda_graphs)r->cuda_graphs), 1);
     cfit_buf_key_number(&b, "model_flops_per_token",
                          cfit_finetune_flops_per_token(m, res->seq_len, (cfit_finetune)r->finetune,
                                                        r->lora_rank > 0 ? r->lora_rank : CFIT_LORA_RANK_DEFAULT), 1);

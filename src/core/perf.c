@@ -84,6 +84,7 @@ int cfit__ctx_init(cfit__ctx *ctx, const cfit_plan_request *r, const cfit_gpu *g
     if (!ctx->fw)
         return CFIT_EUNKNOWN;
     ctx->unfused = r->unfused_attention >= 0 ? r->unfused_attention : ctx->fw->unfused_attention;
+    ctx->graphs = r->cuda_graphs;
     ctx->attn_eff = g->cal.attention_efficiency * ctx->fw->attention_efficiency_scale;
     cfit_diag_clear(d);
     ctx->mem_bw = g->memory_bw_bytes_per_s * g->cal.memory_bw_efficiency;
@@ -595,6 +596,23 @@ static double weight_grad_s(const cfit__ctx *ctx, double tokens, int tp, int sp,
     return w.t;
 }
 
+/* The share of an eager layer's host issue time that stays on the host with Transformer Engine's
+ * scoped graphs (attention, router, preprocessing captured; permutation, all-to-all, experts and
+ * combine eager): an estimate, the share is not published (docs/model.md "Host-bound MoE
+ * layers"). */
+static const double scoped_host_share = 0.5;
+
+/* The host's time to issue one forward pass of the mean layer (docs/model.md §5.3). */
+static double host_issue_s(const cfit__ctx *ctx)
+{
+    if (ctx->graphs == CFIT_GRAPHS_FULL)
+        return 0.0;
+    double moe = ctx->moe ? ctx->moe_frac * ctx->fw->moe_host_layer_s : 0.0;
+    if (ctx->graphs == CFIT_GRAPHS_SCOPED)
+        return scoped_host_share * (ctx->fw->host_layer_s + moe);
+    return ctx->fw->host_layer_s + moe;
+}
+
 static void layer_cost_at(const cfit__ctx *ctx, int tp, int cp, int mbs, int recompute,
                           int sp, int ep, int etp, cfit__layer_cost *lc)
 {
@@ -674,12 +692,15 @@ static void layer_cost_at(const cfit__ctx *ctx, int tp, int cp, int mbs, int rec
     }
 
     /* Host-bound: the framework's CPU issues a layer's kernels in host_layer_s per forward
-     * pass (backward counts two, a recomputed forward one more); when the GPU's work for the
-     * layer is shorter, the GPU waits for the host and the layer takes the host's time. */
+     * pass, an MoE layer's moe_host_layer_s more (backward counts two, a recomputed forward one
+     * more); when the GPU's work for the layer is shorter, the GPU waits for the host and the
+     * layer takes the host's time.  CUDA graphs replay the kernels without the host: all of
+     * them with full-iteration graphs, the attention, router and preprocessing modules with
+     * Transformer Engine's scoped graphs (docs/model.md "Host-bound layers"). */
     if (ctx->moe)
         lc->ep_s = ctx->moe_frac * ep_comm_s(ctx, tokens, tp, ep, etp, recompute, lc->fwd_s + lc->bwd_s);
     double passes = 3.0 + (recompute == CFIT_RECOMPUTE_FULL ? 1.0 : 0.0);
-    double host = passes * ctx->fw->host_layer_s;
+    double host = passes * host_issue_s(ctx);
     double gpu = cfit__layer_time_s(lc);   /* host_s is still 0 (lc was cleared) */
     lc->host_s = host > gpu ? host - gpu : 0.0;
     lc->host_pass_s = host;
@@ -714,6 +735,7 @@ static void moe_delta_of(const cfit__layer_cost *a, const cfit__layer_cost *b, c
     d->tp_s = b->tp_s - a->tp_s;
     d->ep_s = b->ep_s - a->ep_s;
     d->act_bytes = b->act_bytes - a->act_bytes;
+    d->host_pass_s = b->host_pass_s - a->host_pass_s;
 }
 
 /* The mean layer's cost, and for a model mixing dense and MoE layers what an MoE layer adds over

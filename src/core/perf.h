@@ -35,6 +35,7 @@ typedef struct cfit__ctx {
     int grad_bytes;
     const cfit_framework *fw;      /* how the framework runs it */
     int unfused;                   /* attention scores materialised in HBM */
+    int graphs;                    /* cfit_cuda_graphs of the request */
     double attn_eff;               /* fused attention fraction of bf16 peak */
     double peak;                   /* dense FLOP/s at the training precision */
     double peak_bf16;              /* attention runs in bf16 */
@@ -62,7 +63,7 @@ typedef struct cfit__ctx {
                                       every layer is alike (dense, or all MoE) */
     struct cfit__split_memo {      /* stages.c: the last split chosen, for the stage rates and p it was for */
         int have, p;
-        double g0, g1, host_s, logits_s;
+        double g0, g1, h0, h1, logits_s;
         cfit__split split;
     } split_memo;
     double imbalance;              /* busiest expert's tokens over the mean (request or framework, >= 1) */
@@ -95,6 +96,7 @@ typedef struct cfit__ctx {
  * MoE share moves linearly); zero unless the model mixes dense and MoE layers. */
 typedef struct cfit__moe_delta {
     double fwd_s, bwd_s, wgrad_s, cb_s, mb_s, tp_s, ep_s, act_bytes;
+    double host_pass_s;              /* the host's extra issue time of an MoE layer */
 } cfit__moe_delta;
 
 typedef struct cfit__layer_cost {

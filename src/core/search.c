@@ -22,6 +22,12 @@
 #define MAX_CP 32
 #define MAX_NODES 65536L
 
+const char *cfit_cuda_graphs_name(cfit_cuda_graphs g)
+{
+    static const char *const names[] = {"none", "scoped", "full"};
+    return (unsigned)g < CFIT_GRAPHS_COUNT ? names[g] : "?";
+}
+
 void cfit_plan_request_init(cfit_plan_request *r)
 {
     memset(r, 0, sizeof *r);

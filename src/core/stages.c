@@ -54,16 +54,18 @@ void cfit__layer_cost_mixed(const cfit__ctx *ctx, const cfit__layer_cost *lc, do
     out->tp_s += x * d->tp_s;
     out->ep_s += x * d->ep_s;
     out->act_bytes += x * d->act_bytes;
+    out->host_pass_s += x * d->host_pass_s;
     out->host_s = 0.0;
     double gpu = cfit__layer_time_s(out);
-    out->host_s = lc->host_pass_s > gpu ? lc->host_pass_s - gpu : 0.0;
+    out->host_s = out->host_pass_s > gpu ? out->host_pass_s - gpu : 0.0;
 }
 
 /* A stage's time per micro-batch from its layer counts: a layer takes its GPU time or the host's,
- * whichever is longer, and the GPU time moves linearly with the MoE share (g0 all dense, g1 all
- * MoE), so n layers of which moe are MoE take max(n g0 + moe (g1 - g0), n host). */
+ * whichever is longer, and the GPU and host times move linearly with the MoE share (g0, h0 all
+ * dense; g1, h1 all MoE), so n layers of which moe are MoE take
+ * max(n g0 + moe (g1 - g0), n h0 + moe (h1 - h0)). */
 typedef struct stage_rate {
-    double g0, g1, host_s, logits_s;
+    double g0, g1, h0, h1, logits_s;
 } stage_rate;
 
 static void rate_of(const cfit__ctx *ctx, const cfit__layer_cost *lc, stage_rate *r)
@@ -72,17 +74,18 @@ static void rate_of(const cfit__ctx *ctx, const cfit__layer_cost *lc, stage_rate
     cfit__layer_cost_mixed(ctx, lc, 0.0, &c);
     c.host_s = 0.0;
     r->g0 = cfit__layer_time_s(&c);
+    r->h0 = c.host_pass_s;
     cfit__layer_cost_mixed(ctx, lc, 1.0, &c);
     c.host_s = 0.0;
     r->g1 = cfit__layer_time_s(&c);
-    r->host_s = lc->host_pass_s;
+    r->h1 = c.host_pass_s;
     r->logits_s = lc->logits_s;
 }
 
 static double stage_s(const cfit__ctx *ctx, const stage_rate *r, int from, int n, int *moe)
 {
     *moe = cfit__moe_layers_in(ctx, from, n);
-    double gpu = n * r->g0 + *moe * (r->g1 - r->g0), host = n * r->host_s;
+    double gpu = n * r->g0 + *moe * (r->g1 - r->g0), host = n * r->h0 + *moe * (r->h1 - r->h0);
     return gpu > host ? gpu : host;
 }
 
@@ -127,7 +130,7 @@ void cfit__split_choose(const cfit__ctx *ctx, const cfit__layer_cost *lc, int p,
     rate_of(ctx, lc, &r);
     /* the search costs many layouts of one layer cost in a row: the last answer is memoised */
     struct cfit__split_memo *memo = &((cfit__ctx *)ctx)->split_memo;
-    if (memo->have && memo->p == p && memo->g0 == r.g0 && memo->g1 == r.g1 && memo->host_s == r.host_s &&
+    if (memo->have && memo->p == p && memo->g0 == r.g0 && memo->g1 == r.g1 && memo->h0 == r.h0 && memo->h1 == r.h1 &&
         memo->logits_s == r.logits_s) {
         *s = memo->split;
         return;
@@ -144,5 +147,5 @@ void cfit__split_choose(const cfit__ctx *ctx, const cfit__layer_cost *lc, int p,
                 try_split(ctx, &r, p, f, mid, rest - f, s, &best_s);
         }
     }
-    *memo = (struct cfit__split_memo){1, p, r.g0, r.g1, r.host_s, r.logits_s, *s};
+    *memo = (struct cfit__split_memo){1, p, r.g0, r.g1, r.h0, r.h1, r.logits_s, *s};
 }

@@ -311,6 +311,20 @@ static void test_moe_imbalance_overlap(void **state)
     assert_true(rec.br.compute_s > base.br.compute_s && rec.hfu > rec.mfu);
 }
 
+/* Qwen3-30B-A3B on 16 GPUs of g[0], 4,096 tokens and 128 sequences a step, and the catalog's
+ * megatron-core entry (the dispatcher and host-time tests' common setup). */
+static const cfit_framework *qwen3_30b_on_16(cfit_plan_request *r, const cfit_gpu **g)
+{
+    cfit_diag d;
+    cfit_diag_clear(&d);
+    request(r, "qwen3-30b-a3b", g, 1, 16);
+    r->seq_len = 4096;
+    r->global_batch = 128;
+    const cfit_framework *core = cfit_catalog_framework(cat, "megatron-core", &d);
+    assert_non_null(core);
+    return core;
+}
+
 /* DeepEP/HybridEP de-duplication (docs/model.md §5.13): inside one node a token goes once to each
  * rank holding any of its experts, 8 (1 - (7/8)^8) = 5.25 of Qwen3-30B-A3B's 8 copies over EP 8,
  * so the all-to-all moves 0.656 of NCCL's bytes; across two nodes once per node, 2 (1 - 2^-8)
@@ -318,15 +332,9 @@ static void test_moe_imbalance_overlap(void **state)
 static void test_moe_dispatch_dedup(void **state)
 {
     (void)state;
-    cfit_diag d;
-    cfit_diag_clear(&d);
     const cfit_gpu *g[] = {gpu("h100-sxm")};
     cfit_plan_request r;
-    request(&r, "qwen3-30b-a3b", g, 1, 16);
-    r.seq_len = 4096;
-    r.global_batch = 128;
-    const cfit_framework *core = cfit_catalog_framework(cat, "megatron-core", &d);
-    assert_non_null(core);
+    const cfit_framework *core = qwen3_30b_on_16(&r, g);
     assert_int_equal(core->moe_dispatcher, CFIT_DISPATCH_ALLTOALL);
     cfit_framework flex = *core;
     flex.moe_dispatcher = CFIT_DISPATCH_DEEPEP;
@@ -342,6 +350,50 @@ static void test_moe_dispatch_dedup(void **state)
     assert_true(f16.br.ep_comm_s < a16.br.ep_comm_s * (node_share + 0.05));
     assert_true(f16.br.ep_comm_s > a16.br.ep_comm_s * (node_share - 0.05));
     assert_true(f8.br.compute_s == a8.br.compute_s);
+}
+
+/* Host-bound MoE layers (docs/model.md §5.3): an MoE layer's forward adds moe_host_layer_s to the
+ * host's issue time; above the GPU's layer time each pass waits for it (three per micro-batch),
+ * reported as overhead; scoped CUDA graphs keep half of it, full-iteration graphs none. */
+static void test_moe_host_bound(void **state)
+{
+    (void)state;
+    const cfit_gpu *g[] = {gpu("h100-sxm")};
+    cfit_plan_request r;
+    const cfit_framework *core = qwen3_30b_on_16(&r, g);
+    assert_true(core->moe_host_layer_s > 0 && core->host_layer_s == 0);
+    cfit_framework fw = *core;
+    r.framework = &fw;
+    cfit_layout l = moe_layout(1, 1, 16, 8, 1, 3);   /* EP inside a node */
+    fw.moe_host_layer_s = 0;
+    cfit_plan gpu_only = evaluate(&r, g[0], l);
+    double per = (double)gpu_only.grad_accum * r.model->layers * 3.0 * 0.5;
+    for (int graphs = CFIT_GRAPHS_NONE; graphs <= CFIT_GRAPHS_FULL; graphs++) {
+        r.cuda_graphs = graphs;
+        fw.moe_host_layer_s = 1.0;
+        cfit_plan b = evaluate(&r, g[0], l);
+        fw.moe_host_layer_s = 1.5;
+        cfit_plan c = evaluate(&r, g[0], l);
+        double share = graphs == CFIT_GRAPHS_NONE ? 1.0 : graphs == CFIT_GRAPHS_SCOPED ? 0.5 : 0.0;
+        if (share > 0) {
+            assert_rel(c.br.other_s - b.br.other_s, share * per, 1e-9, "host-bound wait");
+            assert_rel(c.step_time_s - b.step_time_s, share * per, 1e-9, "host-bound step");
+        } else {
+            assert_true(c.step_time_s == gpu_only.step_time_s && b.br.other_s == gpu_only.br.other_s);
+        }
+        assert_true(c.br.compute_s == gpu_only.br.compute_s && c.br.ep_comm_s == gpu_only.br.ep_comm_s);
+    }
+    /* the catalog's 3.1 ms: 4,096 tokens a GPU leave this layer shorter than its host time eager,
+     * not with full-iteration graphs */
+    r.framework = core;
+    r.cuda_graphs = CFIT_GRAPHS_NONE;
+    cfit_plan eager = evaluate(&r, g[0], l);
+    r.cuda_graphs = CFIT_GRAPHS_FULL;
+    cfit_plan graphed = evaluate(&r, g[0], l);
+    assert_true(eager.step_time_s > graphed.step_time_s);
+    assert_rel(graphed.step_time_s, gpu_only.step_time_s, 1e-12, "full graphs: the GPU's time");
+    double host_step = (double)eager.grad_accum * r.model->layers * 3.0 * core->moe_host_layer_s;
+    assert_true(eager.step_time_s > host_step);
 }
 
 /* Expert-parallel constraints (Megatron arguments.py, parallel_state.py). */
@@ -1523,6 +1575,7 @@ int main(void)
         cmocka_unit_test(test_moe_dense_first_stages),
         cmocka_unit_test(test_moe_imbalance_overlap),
         cmocka_unit_test(test_moe_dispatch_dedup),
+        cmocka_unit_test(test_moe_host_bound),
         cmocka_unit_test(test_moe_validate),
         cmocka_unit_test(test_moe_search),
         cmocka_unit_test(test_partial_node_group),
