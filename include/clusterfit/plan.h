@@ -54,6 +54,7 @@ typedef struct cfit_breakdown {
     double compute_s, tp_comm_s, cp_comm_s, pp_comm_s, pp_bubble_s, dp_comm_s, optimizer_s, other_s;
     double ep_comm_s;   /* exposed expert dispatch/combine all-to-all (and ETP) communication; 0 when dense */
     double offload_s;   /* exposed host-link and NVMe transfers and the CPU's Adam step (offload.h); 0 without offload */
+    double host_wait_s; /* of other_s: the GPU waiting for a host-bound framework to issue kernels (docs/model.md §5.3) */
 } cfit_breakdown;
 
 typedef struct cfit_plan {

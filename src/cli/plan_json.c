@@ -154,6 +154,7 @@ static void j_plan(cfit_buf *b, const plan_cli *c, const cfit_plan *p)
     cfit_buf_key_number(b, "ep_comm", p->br.ep_comm_s, 1);
     cfit_buf_key_number(b, "optimizer", p->br.optimizer_s, 1);
     cfit_buf_key_number(b, "other", p->br.other_s, 1);
+    cfit_buf_key_number(b, "host_wait", p->br.host_wait_s, 1);
     cfit_buf_puts(b, "}, \"bound_s\": {");
     cfit_buf_key_number(b, "compute", p->compute_bound_s, 0);
     cfit_buf_key_number(b, "memory", p->memory_bound_s, 1);

@@ -219,8 +219,12 @@ static void print_details(const plan_cli *c, const cfit_plan *p, double tokens)
         {"pipeline bubble", br->pp_bubble_s}, {"data-parallel comm (exposed)", br->dp_comm_s},
         {"optimizer step", br->optimizer_s}, {"kernel overhead", br->other_s},
         {"expert all-to-all (exposed)", br->ep_comm_s}};
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0] - (show_experts(c) ? 0 : 1); i++)
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0] - (show_experts(c) ? 0 : 1); i++) {
         printf("  %-40.40s %10.4f %6.1f%%\n", rows[i].k, rows[i].v, st > 0 ? 100 * rows[i].v / st : 0);
+        if (!strcmp(rows[i].k, "kernel overhead") && br->host_wait_s > 0)   /* docs/model.md 5.3 */
+            printf("    %-38.38s %10.4f %6.1f%%\n", "of it, GPU idle waiting for the host", br->host_wait_s,
+                   st > 0 ? 100 * br->host_wait_s / st : 0);
+    }
     if (p->offload)
         printf("  %-40.40s %10.4f %6.1f%%\n", p->offload & CFIT_OFFLOAD_NVME ? "offload: link, NVMe, CPU Adam (exposed)"
                                                                         : "offload: host link + CPU Adam (exposed)", br->offload_s,

@@ -1188,6 +1188,7 @@ static void plan_breakdown(const cfit__plan_eval *e, const pipe_pace *pc, const 
     out->br.pp_bubble_s = pc->bubble_s;
     out->br.dp_comm_s = dt->exposed_s;
     out->br.other_s = m_mb * nl * (lc->overhead_s + lc->host_s);
+    out->br.host_wait_s = m_mb * nl * lc->host_s;
     out->compute_bound_s = m_mb * (nl * lc->cb_s + logits * lc->logits_cb_s);
     out->memory_bound_s = m_mb * (nl * lc->mb_s + logits * lc->logits_mb_s) + out->br.optimizer_s;
     out->comm_exposed_s = out->br.tp_comm_s + out->br.cp_comm_s + out->br.pp_comm_s + dt->exposed_s + out->br.ep_comm_s;

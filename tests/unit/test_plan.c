@@ -367,6 +367,7 @@ static void test_moe_host_bound(void **state)
     cfit_layout l = moe_layout(1, 1, 16, 8, 1, 3);   /* EP inside a node */
     fw.moe_host_layer_s = 0;
     cfit_plan gpu_only = evaluate(&r, g[0], l);
+    assert_true(gpu_only.br.host_wait_s == 0);
     double per = (double)gpu_only.grad_accum * r.model->layers * 3.0 * 0.5;
     for (int graphs = CFIT_GRAPHS_NONE; graphs <= CFIT_GRAPHS_FULL; graphs++) {
         r.cuda_graphs = graphs;
@@ -378,6 +379,7 @@ static void test_moe_host_bound(void **state)
         if (share > 0) {
             assert_rel(c.br.other_s - b.br.other_s, share * per, 1e-9, "host-bound wait");
             assert_rel(c.step_time_s - b.step_time_s, share * per, 1e-9, "host-bound step");
+            assert_rel(c.br.host_wait_s - b.br.host_wait_s, share * per, 1e-9, "the wait, on its own");
         } else {
             assert_true(c.step_time_s == gpu_only.step_time_s && b.br.other_s == gpu_only.br.other_s);
         }
