@@ -158,7 +158,9 @@ enum {
     F_EXPERTS, F_TOPK, F_EP, F_ETP, F_MOE_FFN, F_SHARED_FFN, F_SHARED_GATE, F_LFREQ, F_DISPATCH, F_FLEX,
     F_DEEPEP, F_GGEMM, F_PAD_CAP, F_CAPF, F_PRE_SOFTMAX, F_SCORE, F_LB, F_NGROUPS, F_GTOPK, F_NOBIAS, F_XBIAS, F_XBIAS_RATE,
     F_TSCALE,
-    F_MLA, F_QLORA, F_KVLORA, F_QKHD, F_QKPOS, F_VHD, F_COUNT
+    F_MLA, F_QLORA, F_KVLORA, F_QKHD, F_QKPOS, F_VHD,
+    /* CUDA graphs (arguments.py --cuda-graph-modules; TransformerConfig cuda_graph_impl) */
+    F_CGIMPL, F_CGMODS, F_CGSCOPE, F_NONAN, F_COUNT
 };
 
 typedef enum { MG_INT, MG_FLAG, MG_STR, MG_LIST } mg_kind;   /* MG_LIST: nargs, one or more words */
@@ -201,6 +203,8 @@ static const mg_flag flags[] = {
     {"moe-router-group-topk", MG_INT, F_GTOPK}, {"multi-latent-attention", MG_FLAG, F_MLA},
     {"q-lora-rank", MG_INT, F_QLORA}, {"kv-lora-rank", MG_INT, F_KVLORA}, {"qk-head-dim", MG_INT, F_QKHD},
     {"qk-pos-emb-head-dim", MG_INT, F_QKPOS}, {"v-head-dim", MG_INT, F_VHD},
+    {"cuda-graph-impl", MG_STR, F_CGIMPL}, {"cuda-graph-modules", MG_LIST, F_CGMODS},
+    {"cuda-graph-scope", MG_LIST, F_CGSCOPE}, {"no-check-for-nan-in-loss-and-grad", MG_FLAG, F_NONAN},
     /* MoE flags known, not reasoned about */
     {"moe-aux-loss-coeff", MG_LIST, 0}, {"moe-z-loss-coeff", MG_STR, 0}, {"moe-permute-fusion", MG_FLAG, 0},
     {"moe-router-dtype", MG_STR, 0}, {"moe-router-enable-expert-bias", MG_FLAG, F_XBIAS},
@@ -249,6 +253,7 @@ typedef struct mg {
     const char *s[F_COUNT];  /* string values */
     const word *at[F_COUNT]; /* the flag's word; NULL = absent */
     const word *first;       /* first argument, for whole-file findings */
+    unsigned graph_modules[2]; /* bit per graph_module_names entry: --cuda-graph-modules, -scope (last given) */
 } mg;
 
 static void add(mg *c, cfit_severity sev, const word *w, const char *fix, const char *fmt, ...)
@@ -322,6 +327,35 @@ static void unknown_flag(mg *c, const word *w, const char *name, size_t len)
     }
 }
 
+/* CudaGraphModule (megatron/core/transformer/enums.py), and the deprecated spellings
+ * _parse_cuda_graph_modules_arg still takes ("full" = the whole layer, the empty list). */
+static const char *const graph_module_names[] = {"attn", "mlp", "moe", "moe_router", "moe_preprocess", "mamba",
+                                                 "full", "full_iteration", "full_iteration_inference"};
+enum { GM_ATTN = 1, GM_MLP = 2, GM_MOE = 4, GM_ROUTER = 8, GM_PRE = 16, GM_MAMBA = 32 };
+
+/* The n module words from w (one inline value after '=' when inl) of flag word f: each a
+ * CudaGraphModule name; a bad one is reported under the flag's name at the value's position. */
+static void graph_modules(mg *c, const word *f, const word *w, size_t n, const char *inl, unsigned *bits)
+{
+    size_t names = sizeof graph_module_names / sizeof graph_module_names[0];
+    *bits = 0;   /* argparse: the last occurrence wins */
+    for (size_t k = 0; k < n; k++) {
+        const char *s = inl ? inl : w[k].s;
+        if (s[0] == '$')
+            continue;
+        size_t j = 0;
+        while (j < names && strcmp(s, graph_module_names[j]) != 0)
+            j++;
+        if (j < names)
+            *bits |= 1u << j;
+        else {
+            word at = {f->s, w[k].line, w[k].col};
+            add(c, CFIT_SEV_ERROR, &at, "write attn, mlp, moe, moe_router, moe_preprocess or mamba",
+                "invalid choice \"%s\"", s);
+        }
+    }
+}
+
 /* Record flag f given at word i with value words from i+1 (or inline after '='). */
 static size_t take_flag(mg *c, const words *ws, size_t i, const mg_flag *f, const char *inline_value)
 {
@@ -329,6 +363,7 @@ static size_t take_flag(mg *c, const words *ws, size_t i, const mg_flag *f, cons
     const char *val = inline_value;
     if (!val && f->kind != MG_FLAG && i + 1 < ws->n && strncmp(ws->w[i + 1].s, "--", 2) != 0)
         val = ws->w[++i].s;
+    size_t first = i;   /* a list's first value word */
     while (f->kind == MG_LIST && val && !inline_value && i + 1 < ws->n && strncmp(ws->w[i + 1].s, "--", 2) != 0)
         i++;   /* the list's further words */
     if (f->id == F_VP_OLD) {
@@ -356,6 +391,9 @@ static size_t take_flag(mg *c, const words *ws, size_t i, const mg_flag *f, cons
         c->at[f->id] = w;
         c->s[f->id] = val;
     }
+    if (f->id == F_CGMODS || f->id == F_CGSCOPE)
+        graph_modules(c, w, inline_value ? w : &ws->w[first], inline_value ? 1 : i + 1 - first, inline_value,
+                      &c->graph_modules[f->id == F_CGSCOPE]);
     long v = 0;
     if (f->kind == MG_INT && val && !f->id && val[0] != '$' && !python_int(val))
         add(c, CFIT_SEV_ERROR, w, "write a whole number", "expects an integer (argparse type=int), got \"%s\"", val);
@@ -569,6 +607,7 @@ static void check_choices(mg *c)
         {F_FLEX, {"deepep", "hybridep", "ncclep"}},
         {F_SCORE, {"softmax", "sigmoid", "sqrtsoftplus"}},
         {F_LB, {"aux_loss", "seq_aux_loss", "global_aux_loss", "sinkhorn", "quantile_balancing", "none"}},
+        {F_CGIMPL, {"none", "local", "transformer_engine", "full_iteration"}},
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
         const char *v = c->s[t[i].id];
@@ -953,6 +992,45 @@ static void check_moe(mg *c)
     check_moe_grid(c, experts);
 }
 
+/* CUDA graphs (Megatron-LM d98e8a6: validate_args in megatron/training/arguments.py and
+ * TransformerConfig.__post_init__'s cuda_graph checks). */
+static void check_cuda_graphs(mg *c)
+{
+    const word *mods = c->at[F_CGMODS] ? c->at[F_CGMODS] : c->at[F_CGSCOPE];
+    int full = is(c, F_CGIMPL, "full_iteration"), layer = is(c, F_CGIMPL, "local") || is(c, F_CGIMPL, "transformer_engine");
+    unsigned m = c->graph_modules[c->at[F_CGMODS] ? 0 : 1];   /* validate_args keeps the modules when both */
+    if (c->at[F_CGMODS] && c->at[F_CGSCOPE])
+        add(c, CFIT_SEV_ERROR, c->at[F_CGSCOPE], "keep --cuda-graph-modules",
+            "--cuda-graph-scope and --cuda-graph-modules cannot be used together.");
+    else if (c->at[F_CGSCOPE])
+        add(c, CFIT_SEV_WARNING, c->at[F_CGSCOPE], "write --cuda-graph-modules",
+            "--cuda-graph-scope is deprecated, use --cuda-graph-modules instead.");
+    if (full && !c->at[F_NONAN])
+        add(c, CFIT_SEV_ERROR, c->at[F_CGIMPL], "add --no-check-for-nan-in-loss-and-grad",
+            "--no-check-for-nan-in-loss-and-grad should be set with --cuda-graph-impl=full_iteration for training.");
+    if (full && mods && (m & (GM_ATTN | GM_MLP | GM_MOE | GM_ROUTER | GM_PRE | GM_MAMBA)))
+        add(c, CFIT_SEV_ERROR, mods, "drop the module list",
+            "--cuda-graph-modules must be empty when --cuda-graph-impl=full_iteration.");
+    if (mods && !full && !layer)
+        add(c, CFIT_SEV_WARNING, mods, "add --cuda-graph-impl transformer_engine (or local)",
+            "the modules select coverage within per-layer CUDA graphs; without --cuda-graph-impl local or "
+            "transformer_engine none are built");
+    if (!layer)
+        return;
+    if ((m & GM_MOE) && (m & GM_ROUTER))
+        add(c, CFIT_SEV_ERROR, mods, "keep moe or moe_router", "cuda_graph_modules must not contain both moe and moe_router.");
+    if ((m & GM_PRE) && !(m & GM_ROUTER) && !is(c, F_CGIMPL, "local"))
+        add(c, CFIT_SEV_ERROR, mods, "add moe_router", "moe_preprocess cuda graph is only supported with moe_router cuda graph.");
+    if ((m & (GM_MOE | GM_ROUTER)) && (!c->at[F_EXPERTS] || given_zero(c, F_EXPERTS)))
+        add(c, CFIT_SEV_ERROR, mods, "drop moe and moe_router", "moe cuda graph is only supported for MoE.");
+    if ((m & GM_MLP) && c->v[F_EXPERTS] > 1 && (!c->at[F_LFREQ] || is(c, F_LFREQ, "1")))
+        add(c, CFIT_SEV_ERROR, mods, "drop mlp (every layer is MoE: use moe or moe_router)",
+            "mlp cuda graph is only supported for dense layers, but not found in the model.");
+    if (is(c, F_RGRAN, "full"))
+        add(c, CFIT_SEV_ERROR, c->at[F_RGRAN], "use --recompute-granularity selective, or --cuda-graph-impl full_iteration",
+            "full recompute is only supported with full iteration CUDA graph.");
+}
+
 /* The arguments' model shape against --model. */
 static void check_model_shape(mg *c)
 {
@@ -1000,6 +1078,7 @@ int cfit_check_megatron(const char *text, size_t len, const char *file, const cf
     check_choices(&c);
     check_recompute(&c);
     check_moe(&c);
+    check_cuda_graphs(&c);
     long dp = check_world_batch(&c);
     if (r->model && r->catalog && dp) {
         check_model_shape(&c);
