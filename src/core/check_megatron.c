@@ -1021,7 +1021,7 @@ static void check_cuda_graphs(mg *c)
         add(c, CFIT_SEV_ERROR, mods, "keep moe or moe_router", "cuda_graph_modules must not contain both moe and moe_router.");
     if ((m & GM_PRE) && !(m & GM_ROUTER) && !is(c, F_CGIMPL, "local"))
         add(c, CFIT_SEV_ERROR, mods, "add moe_router", "moe_preprocess cuda graph is only supported with moe_router cuda graph.");
-    if ((m & (GM_MOE | GM_ROUTER)) && (!c->at[F_EXPERTS] || given_zero(c, F_EXPERTS)))
+    if ((m & (GM_MOE | GM_ROUTER)) && (!c->at[F_EXPERTS] || given_zero(c, F_EXPERTS) || c->v[F_EXPERTS] == 1))
         add(c, CFIT_SEV_ERROR, mods, "drop moe and moe_router", "moe cuda graph is only supported for MoE.");
     if ((m & GM_MLP) && c->v[F_EXPERTS] > 1 && (!c->at[F_LFREQ] || is(c, F_LFREQ, "1")))
         add(c, CFIT_SEV_ERROR, mods, "drop mlp (every layer is MoE: use moe or moe_router)",
