@@ -199,6 +199,8 @@ typedef struct cfit_framework {
                                           micro-batch; 0 = not modelled (never host-bound) */
     double moe_host_layer_s;           /* what an MoE layer's forward adds to it (router, permutation,
                                           dispatch, experts, combine) without CUDA graphs; 0 = none */
+    int cuda_graphs;                   /* replays CUDA graphs (plan --cuda-graphs scoped|full):
+                                          Megatron-Core's --cuda-graph-impl; 0 = refused */
     /* MoE token dispatch (docs/model.md §5.13) */
     int moe_dispatcher;                /* cfit_moe_dispatcher: how tokens reach their experts */
     int moe_a2a_overlap;               /* the dispatch/combine all-to-all of one micro-batch overlaps

@@ -299,6 +299,7 @@ static int show(const cfit_catalog *cat, const char *name)
         if (fw->moe_host_layer_s > 0)
             printf("  %-28s %.3g ms more per forward pass without CUDA graphs\n", "MoE layer host time",
                    fw->moe_host_layer_s * 1e3);
+        printf("  %-28s %s\n", "CUDA graphs (--cuda-graphs)", fw->cuda_graphs ? "scoped or full" : "none");
         char list[128];
         printf("  %-28s %s\n", "pipeline schedules", cfit_schedule_list(fw->schedules, list, sizeof list));
         printf("  %-28s ZeRO-%d\n", "ZeRO with PP, at most", fw->zero_with_pp);

@@ -244,6 +244,7 @@ static const field framework_fields[] = {
     {"zero3_max_live_params", F_DBL, FW(zero3_max_live_params), 1, 0, 1e15, NULL, NULL},
     {"host_layer_s", F_DBL, FW(host_layer_s), 0, 0, 1, NULL, NULL},
     {"moe_host_layer_s", F_DBL, FW(moe_host_layer_s), 0, 0, 1, NULL, NULL},
+    {"cuda_graphs", F_BOOL, FW(cuda_graphs), 0, 0, 0, NULL, NULL},
     {"moe_dispatcher", F_ENUM, FW(moe_dispatcher), 0, 0, 0, moe_dispatchers, NULL},
     {"moe_a2a_overlap", F_BOOL, FW(moe_a2a_overlap), 0, 0, 0, NULL, NULL},
     {"moe_imbalance", F_DBL, FW(moe_imbalance), 0, 1, 64, NULL, NULL},

@@ -235,6 +235,11 @@ int cfit__schedule_validate(const cfit_plan_request *r, long gbs, cfit_diag *d)
 {
     const cfit_framework *fw = cfit__plan_framework(r);
     const cfit_layout *f = &r->fixed;
+    if (fw && !fw->cuda_graphs && r->cuda_graphs != CFIT_GRAPHS_NONE)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "--cuda-graphs %s: framework '%s' replays no CUDA graphs (its entry has no cuda_graphs; "
+                             "the Megatron-Core entries do)", cfit_cuda_graphs_name((cfit_cuda_graphs)r->cuda_graphs),
+                             fw->name);
     if (fw && fw->schedules == 0 && f->pp > 1)
         return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
                              "--pp %d: framework '%s' runs no pipeline parallelism (its entry lists no schedules)",
