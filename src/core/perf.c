@@ -855,7 +855,12 @@ static void stage_memory(const cfit__ctx *ctx, const cfit__layer_cost *lc, const
         cfit__offload_stage_memory(ctx, lc, l, n_layers, inflight, sm);
     double other = 0.0;
     if (l->zero >= 3) {                                            /* parameters gathered at once */
-        double live = ctx->layer_params / l->tp, cap = ctx->fw->zero3_max_live_params;
+        /* a layer's dense part over TP, and only the rank's own routed experts (over EP x ETP):
+         * the experts' ZeRO shards are gathered over the expert-DP ranks, not the whole layer */
+        double experts = ctx->moe ? ctx->expert_layer_params : 0.0;
+        double live = (ctx->layer_params - experts) / l->tp + experts / ((double)(l->ep > 1 ? l->ep : 1) *
+                                                                          (l->etp > 1 ? l->etp : 1));
+        double cap = ctx->fw->zero3_max_live_params;
         double b = ctx->host.frozen ? ctx->host.linear_weight_bytes : 2.0;   /* QLoRA gathers NF4 */
         other += b * (cap > 0 && cap < live ? cap : live);
     }

@@ -398,6 +398,27 @@ static void test_moe_host_bound(void **state)
     assert_true(eager.step_time_s > host_step);
 }
 
+/* ZeRO-3's gathered layer of an MoE model (docs/model.md §3): the dense part over TP and only the
+ * rank's own routed experts (over EP x ETP), not every expert of the layer. */
+static void test_moe_zero3_gather(void **state)
+{
+    (void)state;
+    const cfit_gpu *g[] = {gpu("h100-sxm")};
+    cfit_plan_request r;
+    qwen3_30b_on_16(&r, g);
+    const cfit_model *m = r.model;
+    assert_int_equal(cfit_model_moe_layers(m), m->layers);   /* every layer MoE: the mean layer is one */
+    double experts = 3.0 * m->hidden_size * (double)m->num_experts * m->moe_ffn_hidden_size;
+    double dense = cfit_model_layer_params(m) - experts;
+    double f = g[0]->cal.fragmentation, res = g[0]->cal.reserved_bytes;
+    for (int ep = 1; ep <= 16; ep *= 4) {
+        cfit_plan p = evaluate(&r, g[0], moe_layout(1, 1, 16, ep, 1, 3));
+        double other = p.mem.other_bytes, rest = p.mem.total_bytes - other;
+        double gathered = (other - res - f * rest) / (1.0 + f);
+        assert_rel(gathered, 2.0 * (dense + experts / ep), 1e-9, "gathered: dense + the rank's experts");
+    }
+}
+
 /* Expert-parallel constraints (Megatron arguments.py, parallel_state.py). */
 static void test_moe_validate(void **state)
 {
@@ -1578,6 +1599,7 @@ int main(void)
         cmocka_unit_test(test_moe_imbalance_overlap),
         cmocka_unit_test(test_moe_dispatch_dedup),
         cmocka_unit_test(test_moe_host_bound),
+        cmocka_unit_test(test_moe_zero3_gather),
         cmocka_unit_test(test_moe_validate),
         cmocka_unit_test(test_moe_search),
         cmocka_unit_test(test_partial_node_group),
