@@ -84,7 +84,6 @@ int cfit__ctx_init(cfit__ctx *ctx, const cfit_plan_request *r, const cfit_gpu *g
     if (!ctx->fw)
         return CFIT_EUNKNOWN;
     ctx->unfused = r->unfused_attention >= 0 ? r->unfused_attention : ctx->fw->unfused_attention;
-    ctx->graphs = r->cuda_graphs;
     ctx->attn_eff = g->cal.attention_efficiency * ctx->fw->attention_efficiency_scale;
     cfit_diag_clear(d);
     ctx->mem_bw = g->memory_bw_bytes_per_s * g->cal.memory_bw_efficiency;
@@ -605,10 +604,11 @@ static const double scoped_host_share = 0.5;
 /* The host's time to issue one forward pass of the mean layer (docs/model.md §5.3). */
 static double host_issue_s(const cfit__ctx *ctx)
 {
-    if (ctx->graphs == CFIT_GRAPHS_FULL)
+    int graphs = ctx->req->cuda_graphs;
+    if (graphs == CFIT_GRAPHS_FULL)
         return 0.0;
     double moe = ctx->moe ? ctx->moe_frac * ctx->fw->moe_host_layer_s : 0.0;
-    if (ctx->graphs == CFIT_GRAPHS_SCOPED)
+    if (graphs == CFIT_GRAPHS_SCOPED)
         return scoped_host_share * (ctx->fw->host_layer_s + moe);
     return ctx->fw->host_layer_s + moe;
 }
@@ -857,9 +857,7 @@ static void stage_memory(const cfit__ctx *ctx, const cfit__layer_cost *lc, const
     if (l->zero >= 3) {                                            /* parameters gathered at once */
         /* a layer's dense part over TP, and only the rank's own routed experts (over EP x ETP):
          * the experts' ZeRO shards are gathered over the expert-DP ranks, not the whole layer */
-        double experts = ctx->moe ? ctx->expert_layer_params : 0.0;
-        double live = (ctx->layer_params - experts) / l->tp + experts / ((double)(l->ep > 1 ? l->ep : 1) *
-                                                                          (l->etp > 1 ? l->etp : 1));
+        double live = (ctx->layer_params - ctx->expert_layer_params) / l->tp + stage_expert_params(ctx, 1, l);
         double cap = ctx->fw->zero3_max_live_params;
         double b = ctx->host.frozen ? ctx->host.linear_weight_bytes : 2.0;   /* QLoRA gathers NF4 */
         other += b * (cap > 0 && cap < live ? cap : live);

@@ -35,7 +35,6 @@ typedef struct cfit__ctx {
     int grad_bytes;
     const cfit_framework *fw;      /* how the framework runs it */
     int unfused;                   /* attention scores materialised in HBM */
-    int graphs;                    /* cfit_cuda_graphs of the request */
     double attn_eff;               /* fused attention fraction of bf16 peak */
     double peak;                   /* dense FLOP/s at the training precision */
     double peak_bf16;              /* attention runs in bf16 */
