@@ -569,13 +569,15 @@ static double comm_channels(const cfit_nccl_system *s)
     return nvlink_class(s) ? typical_channels : 2;
 }
 
-/* intra_extra_us: s->intra_extra_latency_s in us for the run, 0 for what NCCL's tuner sees. */
+/* The latency the run pays (run = 1) or the one NCCL's tuner sees (run = 0): the tuner knows neither
+ * a slower NVLink fabric's hops (s->intra_extra_latency_s) nor that an LL128 ring across nodes pays
+ * the network hop on every step. */
 static double latency_us(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_algo a, cfit_nccl_proto p,
-                         double bytes, double intra_extra_us)
+                         double bytes, int run)
 {
     int n = s->nodes * s->gpus_per_node, nodes = s->nodes, g = s->gpus_per_node;
     int intra_hw = nvlink_class(s) ? HW_NVLINK : HW_PCI;
-    double intra = hw_lat_us[intra_hw][a][p] + intra_extra_us;
+    double intra = hw_lat_us[intra_hw][a][p] + (run ? s->intra_extra_latency_s * 1e6 : 0);
     /* one GPU per node exposes the network latency fully: NCCL uses the tree's figure */
     double inter = (g == 1 ? hw_lat_us[HW_NET][CFIT_NCCL_TREE][p] : hw_lat_us[HW_NET][a][p]) +
                    s->net_extra_latency_s * 1e6 * (p == CFIT_NCCL_SIMPLE ? 2 : 1);
@@ -588,7 +590,17 @@ static double latency_us(const cfit_nccl_system *s, cfit_collective c, cfit_nccl
             double ov = net_overhead_us * (p == CFIT_NCCL_SIMPLE ? 3 : 1);
             intra = intra > ov ? intra : ov;
         }
-        lat += (steps - inter_steps) * intra + inter_steps * inter;
+        double path = (steps - inter_steps) * intra + inter_steps * inter;
+        /* Every step of a ring across nodes is a message on each channel's network connection,
+         * sent once the step before it has arrived: with LL128 the run pays the network hop
+         * (NCCL's own 4 us) per step, not only on the inter_steps of NCCL's sum (docs/sim.md
+         * "Latency"). The fabric's extra latency stays on the path: it is not a per-step cost. */
+        if (run && nodes > 1 && p == CFIT_NCCL_LL128) {
+            double hop = hw_lat_us[HW_NET][a][p], per_step = hop > intra ? hop : intra;
+            if (steps * per_step > path)
+                path = steps * per_step;
+        }
+        lat += path;
         if (p == CFIT_NCCL_SIMPLE && nodes > 1 && c == CFIT_COLL_ALLREDUCE && bytes / (comm_channels(s) * n) >= 64)
             lat *= s->arch == CFIT_ARCH_VOLTA ? 1.9 : 1.4;   /* the ring's plateau */
         return lat;
@@ -692,11 +704,10 @@ int cfit_nccl_time(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_algo 
     }
     memset(out, 0, sizeof *out);
     out->algo = a, out->proto = p;
-    out->latency_s = latency_us(s, c, a, p, bytes, s->intra_extra_latency_s * 1e6) * 1e-6;
+    out->latency_s = latency_us(s, c, a, p, bytes, 1) * 1e-6;
     out->fill_s = pipeline_fill_s(s, a, p, bytes, spb, channels, local_share, net_share);
     out->time_s = out->latency_s + bytes * spb + out->fill_s;
-    /* NCCL's tuner knows its own NVLink hop latencies, not a slower fabric's */
-    double tuner_latency_s = s->intra_extra_latency_s > 0 ? latency_us(s, c, a, p, bytes, 0) * 1e-6 : out->latency_s;
+    double tuner_latency_s = latency_us(s, c, a, p, bytes, 0) * 1e-6;
     out->tuner_time_s = tuner_latency_s + bytes * tuner_spb;
     apply_launch_bound(s, bytes, bus, out);
     out->net_bound = net_bound;

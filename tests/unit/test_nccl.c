@@ -327,6 +327,34 @@ static void intra_extra_latency_per_hop(void **state)
     assert_rel(slow.latency_s - base.latency_s, 14 * 1e-6, 1e-9);
 }
 
+/* An LL128 ring across nodes pays the network hop (4 us) on each of its steps: 2 x 8 GPUs, all-reduce,
+ * 30 steps -> 14 + 30 x 4 = 134 us, where NCCL's tuner sums 28 steps at NVLink's 1.9 us and the
+ * 2 network steps at 4 us: 14 + 53.2 + 8 = 75.2 us. LL and Simple keep NCCL's sum, and one node has no
+ * network step. */
+static void ll128_ring_pays_network_hop_every_step(void **state)
+{
+    (void)state;
+    cfit_nccl_system s = cluster(2, 8, 8, NIC_BW);
+    cfit_nccl_estimate e;
+    assert_int_equal(cfit_nccl_time(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_RING, CFIT_NCCL_LL128, 1 << 20, &e, NULL),
+                     CFIT_EOK);
+    assert_rel(e.latency_s, 134e-6, 1e-9);
+    /* the same bandwidth term (1 MiB runs on all 16 channels), the tuner's latency NCCL's sum */
+    assert_rel(e.tuner_time_s - 75.2e-6, e.time_s - e.latency_s - e.fill_s, 1e-9);
+    /* all-gather: 15 steps */
+    assert_int_equal(cfit_nccl_time(&s, CFIT_COLL_ALLGATHER, CFIT_NCCL_RING, CFIT_NCCL_LL128, 1 << 20, &e, NULL),
+                     CFIT_EOK);
+    assert_rel(e.latency_s, (14 + 15 * 4.0) * 1e-6, 1e-9);
+    /* LL: NCCL's sum, 28 steps at the 1 us network post overhead (above NVLink's 0.6) + 2 at 2.7 us */
+    assert_int_equal(cfit_nccl_time(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_RING, CFIT_NCCL_LL, 1 << 16, &e, NULL), CFIT_EOK);
+    assert_rel(e.latency_s, (6.6 + 28 * 1.0 + 2 * 2.7) * 1e-6, 1e-9);
+    /* one node: 14 NVLink LL128 hops of 1.9 us */
+    s = nvlink_node(8);
+    assert_int_equal(cfit_nccl_time(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_RING, CFIT_NCCL_LL128, 1 << 20, &e, NULL),
+                     CFIT_EOK);
+    assert_rel(e.latency_s, (14 + 14 * 1.9) * 1e-6, 1e-9);
+}
+
 /* NCCL's rules for which algorithm x protocol runs where. */
 static void support_rules(void **state)
 {
@@ -783,6 +811,7 @@ int main(void)
         cmocka_unit_test(support_rules),             cmocka_unit_test(pipeline_fill),
         cmocka_unit_test(nvlstree_uses_heads_nics),
         cmocka_unit_test(tuner_ignores_fill),        cmocka_unit_test(intra_extra_latency_per_hop),
+        cmocka_unit_test(ll128_ring_pays_network_hop_every_step),
         cmocka_unit_test(tuner_choices),             cmocka_unit_test(rccl_addons), cmocka_unit_test(launch_bound), cmocka_unit_test(p2p_net_floor),
         cmocka_unit_test(mask_parsing),              cmocka_unit_test(system_from_catalog),
         cmocka_unit_test(bad_inputs),                cmocka_unit_test(best_quiet_agrees),
