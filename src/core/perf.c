@@ -37,6 +37,25 @@ static int assume_topology(cfit__ctx *ctx, cfit_diag *d)
     return CFIT_EOK;
 }
 
+/* A fused attention kernel's rate at head dimension d, against the head dimension 128 that
+ * attention_efficiency is measured at: the QK^T and AV products are d deep, so at d = 64 each tile
+ * does half the work per load. cuDNN on H100 (FlashAttention-3 paper, arXiv:2407.08608, Figs. 5-6,
+ * causal): forward 225-388 TFLOP/s at d = 64 against 315-539 at d = 128 (0.71 at every length from
+ * 512 to 16K), backward 266-433 against 305-516 (0.84); a forward and its 2.5x backward FLOPs take
+ * 1/0.71 + 2.5/0.84 = 4.38 units of time where d = 128 takes 3.5, so 0.80. Linear between 64 and
+ * 128; below 64 and above 128 the nearest measured figure (no published cuDNN rate there). MLA's
+ * depth is its query-key width (qk_nope + qk_rope). */
+static double attn_head_dim_factor(const cfit_model *m)
+{
+    double d = cfit_model_is_mla(m) ? (double)m->qk_nope_head_dim + m->qk_rope_head_dim : cfit_model_head_dim(m);
+    const double d64 = 0.80;
+    if (d >= 128)
+        return 1.0;
+    if (d <= 64)
+        return d64;
+    return d64 + (1.0 - d64) * (d - 64) / 64;
+}
+
 /* The MoE terms of ctx (docs/model.md §5.12): the MoE layers' share, the routed experts'
  * weights of the mean layer, the framework's load imbalance. */
 static void moe_init(cfit__ctx *ctx)
@@ -84,7 +103,7 @@ int cfit__ctx_init(cfit__ctx *ctx, const cfit_plan_request *r, const cfit_gpu *g
     if (!ctx->fw)
         return CFIT_EUNKNOWN;
     ctx->unfused = r->unfused_attention >= 0 ? r->unfused_attention : ctx->fw->unfused_attention;
-    ctx->attn_eff = g->cal.attention_efficiency * ctx->fw->attention_efficiency_scale;
+    ctx->attn_eff = g->cal.attention_efficiency * ctx->fw->attention_efficiency_scale * attn_head_dim_factor(r->model);
     cfit_diag_clear(d);
     ctx->mem_bw = g->memory_bw_bytes_per_s * g->cal.memory_bw_efficiency;
     ctx->up_bw = g->scaleup_bw_bytes_per_s * ctx->up->efficiency;
