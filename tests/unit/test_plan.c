@@ -419,6 +419,33 @@ static void test_moe_zero3_gather(void **state)
     }
 }
 
+/* Attention at head dimension d runs at 0.80 of head dimension 128's rate at d <= 64, linearly up to 1 at
+ * 128, flat below 64 (docs/model.md 5.2). llama3-8b's attention re-cut to 3,072 query and 768 key/value
+ * channels as 24/6 heads of 128, 32/8 of 96, 48/12 of 64 and 96/24 of 32 keeps every GEMM and the
+ * attention FLOPs, so compute grows by the attention time x (1/f - 1): 0.25 at d = 64 and at 32,
+ * 1/0.9 - 1 at d = 96. */
+static void test_attention_head_dim(void **state)
+{
+    (void)state;
+    const cfit_gpu *g[] = {gpu("h100-sxm")};
+    cfit_plan_request r;
+    request(&r, "llama3-8b", g, 1, 8);
+    static const int dims[] = {128, 96, 64, 32};
+    double t[4];
+    cfit_layout l = layout(1, 1, 8, 1, 1, 1, 1, CFIT_RECOMPUTE_NONE, 0);
+    for (int i = 0; i < 4; i++) {
+        cfit_model m = *r.model;
+        m.head_dim = dims[i], m.num_heads = 3072 / dims[i], m.num_kv_heads = 768 / dims[i];
+        const cfit_model *keep = r.model;
+        r.model = &m;
+        t[i] = evaluate(&r, g[0], l).br.compute_s;
+        r.model = keep;
+    }
+    assert_true(t[2] > t[1] && t[1] > t[0]);
+    assert_rel((t[1] - t[0]) / (t[2] - t[0]), (1 / 0.9 - 1) / 0.25, 1e-6, "d = 96 against d = 64");
+    assert_rel(t[3], t[2], 1e-12, "flat below 64");
+}
+
 /* Expert-parallel constraints (Megatron arguments.py, parallel_state.py). */
 static void test_moe_validate(void **state)
 {
@@ -1599,6 +1626,7 @@ int main(void)
         cmocka_unit_test(test_moe_imbalance_overlap),
         cmocka_unit_test(test_moe_dispatch_dedup),
         cmocka_unit_test(test_moe_host_bound),
+        cmocka_unit_test(test_attention_head_dim),
         cmocka_unit_test(test_moe_zero3_gather),
         cmocka_unit_test(test_moe_validate),
         cmocka_unit_test(test_moe_search),
