@@ -92,6 +92,24 @@ static const double tree_simple_chunk_bytes = 524288, tree_ll_chunk_bytes = 3276
  * OCIPOL1A2A), every peer's traffic crossing the switch (or mesh) at once where a ring's goes to
  * one neighbour.  Those rows are therefore not an independent test of it. */
 static const double alltoall_node_efficiency = 0.94;
+/* A send-recv inside a node runs on as many channels as NCCL gives one point-to-point operation
+ * (enqueue.cc scheduleP2pTasksToPlan / addP2pToPlan), and each channel's block splits its warps
+ * between the send and the receive (device/sendrecv.h), so one direction of a channel moves half
+ * what a full channel does: NCCL's per-channel ceiling for its Simple kernels on one node,
+ * perChMaxTreeBws (tuning.cc, GB/s): Volta 26.5, Ampere 24.0, Hopper 38.7, Blackwell 70.0 (Turing
+ * takes Volta's row and Ada Ampere's, by compute capability; AMD GPUs Hopper's, as for llMaxBws).
+ * The communicator has 32 p2p channels on an NVLink-class node (pow2Up of its ring channels,
+ * NCCL's logs on HGX boards: "32 p2p channels"), 2 on PCIe; a peer may take all of them (2 per
+ * NVLink, paths.cc ncclTopoGetNchannels); one operation starts from the peer's share halved until
+ * every rank fits (nChannelsMin x ranks <= 32), then doubles while its part exceeds 32 steps of
+ * 512 KiB (NCCL_P2P_NVL_CHUNKSIZE; PCIe 128 KiB), up to the peer's maximum. */
+static const double p2p_channel_simple_gbs[CFIT_ARCH_COUNT] = {
+    [CFIT_ARCH_OTHER] = 24.0, [CFIT_ARCH_VOLTA] = 26.5, [CFIT_ARCH_TURING] = 26.5, [CFIT_ARCH_AMPERE] = 24.0,
+    [CFIT_ARCH_ADA] = 24.0, [CFIT_ARCH_HOPPER] = 38.7, [CFIT_ARCH_BLACKWELL] = 70.0, [CFIT_ARCH_CDNA2] = 38.7,
+    [CFIT_ARCH_CDNA3] = 38.7, [CFIT_ARCH_CDNA4] = 38.7,
+};
+static const int p2p_nvlink_channels = 32, p2p_pcie_channels = 2;
+
 /* NCCL_MAX_NVLS_ARITY (device.h): the NVLS graph search stops at 32 heads (search.cc). */
 static const int max_nvls_heads = 32;
 
@@ -670,6 +688,24 @@ static int rccl_addon_time(const cfit_nccl_system *s, cfit_nccl_algo a, cfit_ncc
     return CFIT_EOK;
 }
 
+/* The channels one send-recv of `bytes` runs on inside a node of n ranks (the rule above). */
+static int p2p_sendrecv_channels(const cfit_nccl_system *s, double bytes)
+{
+    int nvl = nvlink_class(s), total = nvl ? p2p_nvlink_channels : p2p_pcie_channels, n = s->gpus_per_node;
+    double step = nvl ? 524288.0 : 131072.0, min_part = step / 8, max_part = step * 32;
+    int max_ch = total, min_ch = max_ch;
+    while (min_ch * n > total && min_ch > 1)
+        min_ch /= 2;
+    double parts = ceil(bytes / min_part);
+    int ch = parts < min_ch ? (parts < 1 ? 1 : (int)parts) : min_ch;
+    double part = bytes / ch > min_part ? bytes / ch : min_part;
+    while (part > max_part && ch <= max_ch / 2) {
+        ch *= 2;
+        part = bytes / ch;
+    }
+    return ch;
+}
+
 int cfit_nccl_time(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_algo a, cfit_nccl_proto p,
                    double bytes, cfit_nccl_estimate *out, cfit_diag *d)
 {
@@ -698,6 +734,12 @@ int cfit_nccl_time(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_algo 
             spb = bus / cap;
     }
     double tuner_spb = spb, channels = 0;
+    if (a == CFIT_NCCL_P2P && c == CFIT_COLL_SENDRECV && s->nodes == 1 && s->gpus_per_node > 1 && !s->p2p_off) {
+        channels = p2p_sendrecv_channels(s, bytes);
+        double cap = channels * p2p_channel_simple_gbs[s->arch] / 2 * 1e9;
+        if (spb < 1.0 / cap)
+            spb = 1.0 / cap;
+    }
     if (a == CFIT_NCCL_RING || a == CFIT_NCCL_TREE) {
         channels = channels_run(s, a, p, bytes);
         spb *= comm_channels(s) / channels;

@@ -355,6 +355,27 @@ static void ll128_ring_pays_network_hop_every_step(void **state)
     assert_rel(e.latency_s, (14 + 14 * 1.9) * 1e-6, 1e-9);
 }
 
+/* A send-recv inside a node runs on the channels NCCL gives one point-to-point operation, each moving
+ * half of Hopper's 38.7 GB/s per-channel ceiling in each direction: on 8 ranks 4 channels up to
+ * 16 MiB a part (77.4 GB/s at 64 MiB), 16 at 256 MiB (309.6), and from 1 GiB the GPU's port
+ * (360 GB/s here); on 4 ranks 8 channels at 64 MiB. */
+static void sendrecv_channels_in_a_node(void **state)
+{
+    (void)state;
+    static const struct {
+        int g;
+        double bytes, bw;
+    } cases[] = {{8, 64.0 * 1024 * 1024, 4 * 19.35e9}, {8, 256.0 * 1024 * 1024, 16 * 19.35e9},
+                 {4, 64.0 * 1024 * 1024, 8 * 19.35e9}, {8, GIB, INTRA_BW}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cfit_nccl_system s = nvlink_node(cases[i].g);
+        cfit_nccl_estimate e;
+        assert_int_equal(cfit_nccl_time(&s, CFIT_COLL_SENDRECV, CFIT_NCCL_P2P, CFIT_NCCL_SIMPLE, cases[i].bytes, &e, NULL),
+                         CFIT_EOK);
+        assert_rel(e.time_s - e.latency_s - e.fill_s, cases[i].bytes / cases[i].bw, 1e-9);
+    }
+}
+
 /* NCCL's rules for which algorithm x protocol runs where. */
 static void support_rules(void **state)
 {
@@ -812,6 +833,7 @@ int main(void)
         cmocka_unit_test(nvlstree_uses_heads_nics),
         cmocka_unit_test(tuner_ignores_fill),        cmocka_unit_test(intra_extra_latency_per_hop),
         cmocka_unit_test(ll128_ring_pays_network_hop_every_step),
+        cmocka_unit_test(sendrecv_channels_in_a_node),
         cmocka_unit_test(tuner_choices),             cmocka_unit_test(rccl_addons), cmocka_unit_test(launch_bound), cmocka_unit_test(p2p_net_floor),
         cmocka_unit_test(mask_parsing),              cmocka_unit_test(system_from_catalog),
         cmocka_unit_test(bad_inputs),                cmocka_unit_test(best_quiet_agrees),
