@@ -563,6 +563,35 @@ static double per_byte(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_a
     return w;
 }
 
+/* NCCL's per-channel ceilings on a ring or tree's bus bandwidth (tuning.cc perChMaxRingLL128Bws,
+ * perChMaxTreeLL128Bws, perChMaxTreeBws; GB/s per channel, by compute capability and 1 / 2 / 3+
+ * nodes): its tuner takes busBw = min(busBw x its refinement, nChannels x ceiling) for a ring with
+ * LL128, a tree all-reduce (every protocol; LL128 by its own row), which at NCCL's conversion to
+ * algorithm bandwidth (a ring's n / 2(n-1), a tree's 1/2) is nccl-tests busbw x 1 (ring) or x n / (n - 1)
+ * (tree). NVIDIA GPUs only: RCCL carries its own tables (Turing takes Volta's row, Ada Ampere's). */
+static double channel_ceiling_gbs(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_algo a, cfit_nccl_proto p)
+{
+    static const double ring_ll128[4][3] = {{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 36.7}, {40.0, 40.0, 40.0}};
+    static const double tree_ll128[4][3] = {{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 29.0}, {55.6, 31.67, 20.0}};
+    static const double tree[4][3] = {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0}};
+    int cc;
+    switch (s->arch) {
+    case CFIT_ARCH_VOLTA:
+    case CFIT_ARCH_TURING: cc = 0; break;
+    case CFIT_ARCH_AMPERE:
+    case CFIT_ARCH_ADA: cc = 1; break;
+    case CFIT_ARCH_HOPPER: cc = 2; break;
+    case CFIT_ARCH_BLACKWELL: cc = 3; break;
+    default: return 0;
+    }
+    int ni = s->nodes <= 2 ? s->nodes - 1 : 2;
+    if (a == CFIT_NCCL_RING && p == CFIT_NCCL_LL128)
+        return ring_ll128[cc][ni];
+    if (a == CFIT_NCCL_TREE && c == CFIT_COLL_ALLREDUCE)
+        return p == CFIT_NCCL_LL128 ? tree_ll128[cc][ni] : tree[cc][ni];
+    return 0;
+}
+
 /* Protocol (and algorithm) efficiency on the bandwidth term: NCCL's model refinements. */
 static double proto_efficiency(const cfit_nccl_system *s, cfit_nccl_algo a, cfit_nccl_proto p)
 {
@@ -730,6 +759,12 @@ int cfit_nccl_time(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_algo 
     if (p == CFIT_NCCL_LL && (a == CFIT_NCCL_RING || a == CFIT_NCCL_TREE)) {
         double cap = (s->nodes == 1 ? ll_max_one_node_gbs[s->arch] : s->nodes == 2 ? ll_max_two_nodes_gbs
                                                                                     : ll_max_more_nodes_gbs) * 1e9;
+        if (spb < bus / cap)
+            spb = bus / cap;
+    }
+    double ceiling = channel_ceiling_gbs(s, c, a, p);
+    if (ceiling > 0) {
+        double cap = comm_channels(s) * ceiling * 1e9 * (a == CFIT_NCCL_TREE ? (n - 1.0) / n : 1.0);
         if (spb < bus / cap)
             spb = bus / cap;
     }

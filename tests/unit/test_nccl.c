@@ -376,6 +376,30 @@ static void sendrecv_channels_in_a_node(void **state)
     }
 }
 
+/* NCCL's per-channel ceilings: a Hopper ring with LL128 carries at most 16 channels x 36.7 GB/s of busbw,
+ * whatever its links (900 GB/s per GPU here, 828 after LL128's 0.92); a Blackwell tree all-reduce
+ * with LL128 on 3+ nodes 16 x 20 GB/s, in nccl-tests busbw x (n - 1) / n (MI250X, RCCL: none). */
+static void per_channel_ceilings(void **state)
+{
+    (void)state;
+    cfit_nccl_system s = nvlink_node(8);
+    s.intra_bw = 900e9;
+    cfit_nccl_estimate e;
+    double S = 64.0 * 1024 * 1024;
+    assert_int_equal(cfit_nccl_time(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_RING, CFIT_NCCL_LL128, S, &e, NULL), CFIT_EOK);
+    assert_rel(e.time_s - e.latency_s - e.fill_s, S * 1.75 / (16 * 36.7e9), 1e-9);
+    s = cluster(4, 8, 8, 100e9);
+    s.arch = CFIT_ARCH_BLACKWELL;
+    s.intra_bw = 900e9;
+    assert_int_equal(cfit_nccl_time(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_TREE, CFIT_NCCL_LL128, S, &e, NULL), CFIT_EOK);
+    /* nccl-tests busbw 2 (n - 1) / n x S / t capped at 16 x 20 GB/s x (n - 1) / n: t = 2 S / 320 GB/s */
+    assert_rel(e.time_s - e.latency_s - e.fill_s, 2 * S / (16 * 20e9), 1e-9);
+    cfit_nccl_estimate un;
+    s.arch = CFIT_ARCH_CDNA2;   /* RCCL keeps its own tables: no NCCL ceiling */
+    assert_int_equal(cfit_nccl_time(&s, CFIT_COLL_ALLREDUCE, CFIT_NCCL_TREE, CFIT_NCCL_LL128, S, &un, NULL), CFIT_EOK);
+    assert_true(un.time_s - un.latency_s - un.fill_s < 2 * S / (16 * 20e9));
+}
+
 /* NCCL's rules for which algorithm x protocol runs where. */
 static void support_rules(void **state)
 {
@@ -834,6 +858,7 @@ int main(void)
         cmocka_unit_test(tuner_ignores_fill),        cmocka_unit_test(intra_extra_latency_per_hop),
         cmocka_unit_test(ll128_ring_pays_network_hop_every_step),
         cmocka_unit_test(sendrecv_channels_in_a_node),
+        cmocka_unit_test(per_channel_ceilings),
         cmocka_unit_test(tuner_choices),             cmocka_unit_test(rccl_addons), cmocka_unit_test(launch_bound), cmocka_unit_test(p2p_net_floor),
         cmocka_unit_test(mask_parsing),              cmocka_unit_test(system_from_catalog),
         cmocka_unit_test(bad_inputs),                cmocka_unit_test(best_quiet_agrees),
