@@ -97,16 +97,16 @@ static const double alltoall_node_efficiency = 0.94;
  * between the send and the receive (device/sendrecv.h), so one direction of a channel moves half
  * what a full channel does: NCCL's per-channel ceiling for its Simple kernels on one node,
  * perChMaxTreeBws (tuning.cc, GB/s): Volta 26.5, Ampere 24.0, Hopper 38.7, Blackwell 70.0 (Turing
- * takes Volta's row and Ada Ampere's, by compute capability; AMD GPUs Hopper's, as for llMaxBws).
+ * takes Volta's row and Ada Ampere's, by compute capability). NVIDIA GPUs only (0: no cap): RCCL
+ * carries its own tables.
  * The communicator has 32 p2p channels on an NVLink-class node (pow2Up of its ring channels,
  * NCCL's logs on HGX boards: "32 p2p channels"), 2 on PCIe; a peer may take all of them (2 per
  * NVLink, paths.cc ncclTopoGetNchannels); one operation starts from the peer's share halved until
  * every rank fits (nChannelsMin x ranks <= 32), then doubles while its part exceeds 32 steps of
  * 512 KiB (NCCL_P2P_NVL_CHUNKSIZE; PCIe 128 KiB), up to the peer's maximum. */
 static const double p2p_channel_simple_gbs[CFIT_ARCH_COUNT] = {
-    [CFIT_ARCH_OTHER] = 24.0, [CFIT_ARCH_VOLTA] = 26.5, [CFIT_ARCH_TURING] = 26.5, [CFIT_ARCH_AMPERE] = 24.0,
-    [CFIT_ARCH_ADA] = 24.0, [CFIT_ARCH_HOPPER] = 38.7, [CFIT_ARCH_BLACKWELL] = 70.0, [CFIT_ARCH_CDNA2] = 38.7,
-    [CFIT_ARCH_CDNA3] = 38.7, [CFIT_ARCH_CDNA4] = 38.7,
+    [CFIT_ARCH_VOLTA] = 26.5, [CFIT_ARCH_TURING] = 26.5, [CFIT_ARCH_AMPERE] = 24.0,
+    [CFIT_ARCH_ADA] = 24.0, [CFIT_ARCH_HOPPER] = 38.7, [CFIT_ARCH_BLACKWELL] = 70.0,
 };
 static const int p2p_nvlink_channels = 32, p2p_pcie_channels = 2;
 
@@ -769,7 +769,8 @@ int cfit_nccl_time(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_algo 
             spb = bus / cap;
     }
     double tuner_spb = spb, channels = 0;
-    if (a == CFIT_NCCL_P2P && c == CFIT_COLL_SENDRECV && s->nodes == 1 && s->gpus_per_node > 1 && !s->p2p_off) {
+    if (a == CFIT_NCCL_P2P && c == CFIT_COLL_SENDRECV && s->nodes == 1 && s->gpus_per_node > 1 && !s->p2p_off &&
+        p2p_channel_simple_gbs[s->arch] > 0) {
         channels = p2p_sendrecv_channels(s, bytes);
         double cap = channels * p2p_channel_simple_gbs[s->arch] / 2 * 1e9;
         if (spb < 1.0 / cap)
