@@ -95,19 +95,13 @@ static const double alltoall_node_efficiency = 0.94;
 /* A send-recv inside a node runs on as many channels as NCCL gives one point-to-point operation
  * (enqueue.cc scheduleP2pTasksToPlan / addP2pToPlan), and each channel's block splits its warps
  * between the send and the receive (device/sendrecv.h), so one direction of a channel moves half
- * what a full channel does: NCCL's per-channel ceiling for its Simple kernels on one node,
- * perChMaxTreeBws (tuning.cc, GB/s): Volta 26.5, Ampere 24.0, Hopper 38.7, Blackwell 70.0 (Turing
- * takes Volta's row and Ada Ampere's, by compute capability). NVIDIA GPUs only (0: no cap): RCCL
- * carries its own tables.
+ * what a full channel does: NCCL's per-channel ceiling for its Simple kernels on one node
+ * (perChMaxTreeBws, nccl_tree_gbs below; NVIDIA GPUs only: RCCL carries its own tables).
  * The communicator has 32 p2p channels on an NVLink-class node (pow2Up of its ring channels,
  * NCCL's logs on HGX boards: "32 p2p channels"), 2 on PCIe; a peer may take all of them (2 per
  * NVLink, paths.cc ncclTopoGetNchannels); one operation starts from the peer's share halved until
  * every rank fits (nChannelsMin x ranks <= 32), then doubles while its part exceeds 32 steps of
  * 512 KiB (NCCL_P2P_NVL_CHUNKSIZE; PCIe 128 KiB), up to the peer's maximum. */
-static const double p2p_channel_simple_gbs[CFIT_ARCH_COUNT] = {
-    [CFIT_ARCH_VOLTA] = 26.5, [CFIT_ARCH_TURING] = 26.5, [CFIT_ARCH_AMPERE] = 24.0,
-    [CFIT_ARCH_ADA] = 24.0, [CFIT_ARCH_HOPPER] = 38.7, [CFIT_ARCH_BLACKWELL] = 70.0,
-};
 static const int p2p_nvlink_channels = 32, p2p_pcie_channels = 2;
 
 /* NCCL_MAX_NVLS_ARITY (device.h): the NVLS graph search stops at 32 heads (search.cc). */
@@ -563,32 +557,40 @@ static double per_byte(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_a
     return w;
 }
 
-/* NCCL's per-channel ceilings on a ring or tree's bus bandwidth (tuning.cc perChMaxRingLL128Bws,
- * perChMaxTreeLL128Bws, perChMaxTreeBws; GB/s per channel, by compute capability and 1 / 2 / 3+
- * nodes): its tuner takes busBw = min(busBw x its refinement, nChannels x ceiling) for a ring with
- * LL128, a tree all-reduce (every protocol; LL128 by its own row), which at NCCL's conversion to
- * algorithm bandwidth (a ring's n / 2(n-1), a tree's 1/2) is nccl-tests busbw x 1 (ring) or x n / (n - 1)
- * (tree). NVIDIA GPUs only: RCCL carries its own tables (Turing takes Volta's row, Ada Ampere's). */
+/* NCCL's per-channel ceilings (tuning.cc perChMaxRingLL128Bws, perChMaxTreeLL128Bws, perChMaxTreeBws;
+ * GB/s per channel), by compute capability (Volta, Ampere, Hopper, Blackwell) and 1 / 2 / 3+ nodes. */
+static const double nccl_ring_ll128_gbs[4][3] = {{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 36.7}, {40.0, 40.0, 40.0}};
+static const double nccl_tree_ll128_gbs[4][3] = {{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 29.0}, {55.6, 31.67, 20.0}};
+static const double nccl_tree_gbs[4][3] = {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0}};
+
+/* The row of those tables for a GPU generation, NCCL's compCapIndex (Turing takes Volta's row, Ada
+ * Ampere's); -1 for AMD and other GPUs: RCCL carries its own tables. */
+static int nccl_compcap_index(cfit_gpu_arch arch)
+{
+    switch (arch) {
+    case CFIT_ARCH_VOLTA:
+    case CFIT_ARCH_TURING: return 0;
+    case CFIT_ARCH_AMPERE:
+    case CFIT_ARCH_ADA: return 1;
+    case CFIT_ARCH_HOPPER: return 2;
+    case CFIT_ARCH_BLACKWELL: return 3;
+    default: return -1;
+    }
+}
+
+/* The per-channel ceiling NCCL's tuner puts on a ring or tree's bus bandwidth: busBw = min(busBw x
+ * its refinement, nChannels x ceiling) for a ring with LL128 and a tree all-reduce (every protocol;
+ * LL128 by its own row), which at NCCL's conversion to algorithm bandwidth (a ring's n / 2(n-1), a
+ * tree's 1/2) is nccl-tests busbw x 1 (ring) or x n / (n - 1) (tree). 0: none. */
 static double channel_ceiling_gbs(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_algo a, cfit_nccl_proto p)
 {
-    static const double ring_ll128[4][3] = {{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 36.7}, {40.0, 40.0, 40.0}};
-    static const double tree_ll128[4][3] = {{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 29.0}, {55.6, 31.67, 20.0}};
-    static const double tree[4][3] = {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0}};
-    int cc;
-    switch (s->arch) {
-    case CFIT_ARCH_VOLTA:
-    case CFIT_ARCH_TURING: cc = 0; break;
-    case CFIT_ARCH_AMPERE:
-    case CFIT_ARCH_ADA: cc = 1; break;
-    case CFIT_ARCH_HOPPER: cc = 2; break;
-    case CFIT_ARCH_BLACKWELL: cc = 3; break;
-    default: return 0;
-    }
-    int ni = s->nodes <= 2 ? s->nodes - 1 : 2;
+    int cc = nccl_compcap_index(s->arch), ni = s->nodes <= 2 ? s->nodes - 1 : 2;
+    if (cc < 0)
+        return 0;
     if (a == CFIT_NCCL_RING && p == CFIT_NCCL_LL128)
-        return ring_ll128[cc][ni];
+        return nccl_ring_ll128_gbs[cc][ni];
     if (a == CFIT_NCCL_TREE && c == CFIT_COLL_ALLREDUCE)
-        return p == CFIT_NCCL_LL128 ? tree_ll128[cc][ni] : tree[cc][ni];
+        return p == CFIT_NCCL_LL128 ? nccl_tree_ll128_gbs[cc][ni] : nccl_tree_gbs[cc][ni];
     return 0;
 }
 
@@ -769,10 +771,11 @@ int cfit_nccl_time(const cfit_nccl_system *s, cfit_collective c, cfit_nccl_algo 
             spb = bus / cap;
     }
     double tuner_spb = spb, channels = 0;
+    int cc = nccl_compcap_index(s->arch);
     if (a == CFIT_NCCL_P2P && c == CFIT_COLL_SENDRECV && s->nodes == 1 && s->gpus_per_node > 1 && !s->p2p_off &&
-        p2p_channel_simple_gbs[s->arch] > 0) {
+        cc >= 0) {
         channels = p2p_sendrecv_channels(s, bytes);
-        double cap = channels * p2p_channel_simple_gbs[s->arch] / 2 * 1e9;
+        double cap = channels * nccl_tree_gbs[cc][0] / 2 * 1e9;   /* one node's Simple ceiling, one direction */
         if (spb < 1.0 / cap)
             spb = 1.0 / cap;
     }
