@@ -95,13 +95,16 @@ static const cli_opt opts[] = {
 static const cli_name precisions[] = {{"bf16", CFIT_PREC_BF16}, {"fp8", CFIT_PREC_FP8}, {NULL, 0}};
 static const cli_name on_off[] = {{"on", 1}, {"off", 0}, {NULL, 0}};
 static const cli_name attentions[] = {{"fused", 0}, {"unfused", 1}, {NULL, 0}};
-static const cli_name graph_kinds[] = {{"none", CFIT_GRAPHS_NONE}, {"scoped", CFIT_GRAPHS_SCOPED},
-                                       {"full", CFIT_GRAPHS_FULL}, {NULL, 0}};
 static const cli_name grad_bytes[] = {{"fp32", 4}, {"bf16", 2}, {NULL, 0}};   /* bytes per gradient */
 
 static const char *recompute_name(int i)
 {
     return cfit_recompute_name((cfit_recompute)i);
+}
+
+static const char *graphs_name(int i)
+{
+    return cfit_cuda_graphs_name((cfit_cuda_graphs)i);
 }
 
 static const char *basis_name(int i)
@@ -140,9 +143,9 @@ static const cli_bind binds[] = {
     CLI_ENUM(O_SP, plan_cli, req.fixed.sp, on_off),
     CLI_ENUM(O_MOE_OVERLAP, plan_cli, req.moe_a2a_overlap, on_off),
     CLI_ENUM(O_ATTN, plan_cli, req.unfused_attention, attentions),
-    CLI_ENUM(O_GRAPHS, plan_cli, req.cuda_graphs, graph_kinds),
     CLI_ENUM(O_GRAD, plan_cli, req.grad_bytes, grad_bytes),
     CLI_NAMED(O_RECOMPUTE, plan_cli, req.fixed.recompute, recompute_name, CFIT_RECOMPUTE_COUNT),
+    CLI_NAMED(O_GRAPHS, plan_cli, req.cuda_graphs, graphs_name, CFIT_GRAPHS_COUNT),
     CLI_NAMED(O_BASIS, plan_cli, req.cost_basis, basis_name, CFIT_BASIS_COUNT),
     CLI_REAL(O_DAYS, plan_cli, req.days, 1e-6, 1e6),
     CLI_GIVEN(O_DAYS, plan_cli, days_given),
