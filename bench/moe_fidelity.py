@@ -5,7 +5,8 @@ Every row of bench/data/moe-calibration.csv (a copy of the public MoE measuremen
 sources, issue 13) that states its layout is run through `clusterfit plan --json` with the row's
 model (a catalog entry, or a Hugging Face config.json under bench/data/hf/), GPU, GPU count,
 sequence, batch and published layout fixed (tp, pp, dp, ep, etp, cp, vp, micro-batch, precision,
-recompute where it maps); unstated dimensions are searched.  The framework entry follows the
+recompute where it maps, Megatron's module lists as --recompute modules:LIST); unstated
+dimensions are searched.  The framework entry follows the
 row's dispatcher (NCCL all-to-all, DeepEP, HybridEP), and the row's notes say whether the
 all-to-all overlapped compute (A2A_OVERLAP=1, "1f1b A2A overlap"), which CUDA graphs it ran
 (--cuda-graphs, docs/model.md §5.3) and whether routing was forced balanced or natural
@@ -126,11 +127,13 @@ def framework_of(r):
 
 
 def recompute_of(r):
-    """full / none map; Megatron's module lists (selective: norm, act, moe_act, ...) have no
-    one-to-one counterpart, so the search picks the least recomputation that fits.  Neither has
-    Megatron's MoE paged stash (activations paged out to host memory, set with full-iteration CUDA
-    graphs): a recipe with it keeps fewer activations than the planner models, so its
-    recomputation is searched as well."""
+    """full / none map; a Megatron module list (selective: layernorm, moe_act, mla_up_proj, ...)
+    maps to --recompute modules:LIST.  The planner has neither Megatron's MoE paged stash
+    (activations paged out to host memory, set with full-iteration CUDA graphs) nor fine-grained
+    activation or optimizer-state offloading: a recipe with one keeps fewer activations than the
+    planner models, so its recomputation is searched.  A published list that does not fit the
+    planner's memory counts against the memory target, and the row's speed is then judged at the
+    least recomputation that fits (run_row)."""
     rec = r["recompute"].lower()
     if "paged stash" in rec:
         return None
@@ -138,9 +141,31 @@ def recompute_of(r):
         return "full"
     if rec.startswith("none"):
         return "none"
-    if re.search(r"\bmoe\b(?!_)", rec):   # --recompute-modules moe: the expert MLPs
-        return "experts"
+    if rec.startswith("selective:") and "offload" not in rec:
+        mods = selective_modules(rec[len("selective:"):])
+        if mods:
+            return "modules:" + ",".join(mods)
     return None
+
+
+# The source's spelling of a Megatron --recompute-modules entry -> Megatron's name
+MODULE_WORDS = (
+    (r"\bmla[ _]up_?proj\b", "mla_up_proj"),
+    (r"\bmoe_act\b|(?<![\w_])act\b", "moe_act"),
+    (r"\b(?:layernorm|rmsnorm|norm)\b", "layernorm"),
+    (r"\bshared_experts\b", "shared_experts"),
+    (r"\bmoe\b(?!_)", "moe"),
+    (r"\bmlp\b", "mlp"),
+    (r"\bcore_attn\b", "core_attn"),
+)
+
+
+def selective_modules(text):
+    """Megatron's module names in a 'selective: a, b (note)' cell, in Megatron's order; None when
+    the cell names something else (the search then picks the recomputation)."""
+    text = re.sub(r"\([^)]*\)", " ", text)     # drop parenthesised notes: "(recipe)", "(dense layers)"
+    found = [name for pat, name in MODULE_WORDS if re.search(pat, text)]
+    return found or None
 
 
 def args_of(r):
@@ -192,18 +217,28 @@ def run_row(binary, r):
     args = args_of(r)
     res.update(measured=meas, how=how, args=args)
     p = subprocess.run([binary] + args, capture_output=True, text=True)
+    fits = None
+    if p.returncode == 2 and "nothing fits" in p.stderr and "--recompute" in args:
+        # the published recomputation does not fit the model's memory: that row misses the
+        # memory target, and its speed is judged at the least recomputation that fits
+        i = args.index("--recompute")
+        args = args[:i] + args[i + 2:]
+        res.update(args=args, refit="published recompute does not fit; searched")
+        fits = False
+        p = subprocess.run([binary] + args, capture_output=True, text=True)
     if p.returncode != 0:
         res["error"] = p.stderr.strip().splitlines()[-1] if p.stderr.strip() else "exit %d" % p.returncode
         return res
     doc = json.loads(p.stdout)
     plan = doc["plans"][0]
-    res.update(predicted=plan["tokens_per_s_per_gpu"], fits=plan["fits"], plan=plan,
+    res.update(predicted=plan["tokens_per_s_per_gpu"], fits=plan["fits"] if fits is None else fits, plan=plan,
                params=doc["workload"]["params"], framework=framework_of(r))
     return res
 
 
 def layout_of(p):
-    rec = p["recompute"] + (":%d" % p["recompute_layers"] if p["recompute"] == "block" else "")
+    rec = p["recompute"] + (":%d" % p["recompute_layers"] if p["recompute"] == "block" else
+                            ":" + ",".join(p["recompute_modules"]) if p["recompute"] == "modules" else "")
     return "tp%d pp%d dp%d cp%d ep%d etp%d vp%d mbs%d z%d %s" % (
         p["tp"], p["pp"], p["dp"], p["cp"], p["ep"], p["etp"], p["vp"], p["micro_batch"], p["zero"], rec)
 
@@ -293,7 +328,8 @@ def main():
         fits += bool(r["fits"])
         print("%-20s %-9s %9.0f %9.0f %+7.1f%% %5s  %s (%s)" % (r["id"], r["plan"]["gpu"], r["measured"], r["predicted"],
                                                            100 * e, "yes" if r["fits"] else "NO",
-                                                           layout_of(r["plan"]), r["how"]))
+                                                           layout_of(r["plan"]), r["how"]) +
+              ("; %s" % r["refit"] if "refit" in r else ""))
         if verbose:
             print("    " + " ".join(r["args"]))
     n = len(errs)

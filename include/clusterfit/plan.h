@@ -39,6 +39,7 @@ typedef struct cfit_layout {
                              expert layers (Megatron-Core's parallel folding, docs/model.md);
                              0 or 1 = none, as for every dense model */
     int schedule;         /* cfit_schedule (schedule.h); 0 = 1F1B, interleaved when vp > 1 */
+    int recompute_modules; /* with recompute CFIT_RECOMPUTE_MODULES: its CFIT_RECMOD_* bits; else 0 */
 } cfit_layout;
 
 typedef struct cfit_memory {

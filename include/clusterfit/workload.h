@@ -24,10 +24,39 @@ typedef enum cfit_recompute {
     CFIT_RECOMPUTE_EXPERTS = 4,     /* an MoE model's expert MLPs (router, dispatch, experts,
                                        combine) recomputed from their input (Megatron
                                        --recompute-modules moe); nothing else */
+    CFIT_RECOMPUTE_MODULES = 5,     /* the Megatron-Core submodules of the layout's recompute_modules
+                                       (CFIT_RECMOD_* bits; --recompute-granularity selective
+                                       --recompute-modules LIST); never searched */
     CFIT_RECOMPUTE_COUNT
 } cfit_recompute;
 
-CFIT_API const char *cfit_recompute_name(cfit_recompute r);     /* "none", "selective", "full", "block" */
+/* Megatron-Core's recompute_modules (megatron/core/transformer/transformer_config.py):
+ * core_attn, mlp, moe and shared_experts keep their input and rerun their forward (normal
+ * checkpointing); layernorm, moe_act and mla_up_proj discard their output and recompute it
+ * before the backward (output-discarding checkpointing). docs/model.md §3.8 costs each. */
+enum {
+    CFIT_RECMOD_CORE_ATTN = 1 << 0,
+    CFIT_RECMOD_MOE_ACT = 1 << 1,
+    CFIT_RECMOD_LAYERNORM = 1 << 2,
+    CFIT_RECMOD_MLA_UP_PROJ = 1 << 3,
+    CFIT_RECMOD_MLP = 1 << 4,
+    CFIT_RECMOD_MOE = 1 << 5,
+    CFIT_RECMOD_SHARED_EXPERTS = 1 << 6,
+    CFIT_RECMOD_COUNT = 7
+};
+
+CFIT_API const char *cfit_recompute_name(cfit_recompute r);     /* "none", "selective", "full", "block",
+                                                                   "experts", "modules" */
+/* Megatron's name of module bit i (0 .. CFIT_RECMOD_COUNT - 1): "core_attn", ... */
+CFIT_API const char *cfit_recompute_module_name(int i);
+/* Parse a comma-separated list of module names into CFIT_RECMOD_* bits; 0 = ok, else -1 with
+ * the first bad name's offset in *bad_at (an empty list or name is bad). */
+CFIT_API int cfit_recompute_modules_parse(const char *list, unsigned *mask, size_t *bad_at);
+/* The names of mask's bits, comma-separated in Megatron's order, into buf (n >= 1); buf. */
+CFIT_API char *cfit_recompute_modules_str(unsigned mask, char *buf, size_t n);
+/* The submodules a recompute mode reruns as CFIT_RECMOD_* bits (selective = core_attn,
+ * experts = moe, modules = `modules`; none, full and block: 0). */
+CFIT_API unsigned cfit_recompute_mask(cfit_recompute r, unsigned modules);
 CFIT_API const char *cfit_precision_name(cfit_precision p);     /* "bf16", "fp8" */
 
 /* Width of one attention head: head_dim, or hidden_size / num_heads when it is 0. */
@@ -63,6 +92,9 @@ CFIT_API double cfit_model_flops_per_token(const cfit_model *m, int seq);
 /* Hardware FLOPs per trained token: model FLOPs plus what the recompute mode reruns
  * (BLOCK counts as FULL here, an upper bound; a plan scales it by the layers it reruns). */
 CFIT_API double cfit_model_hw_flops_per_token(const cfit_model *m, int seq, cfit_recompute r);
+/* The same with CFIT_RECOMPUTE_MODULES's bits: model FLOPs plus the GEMM and attention-score
+ * forwards of the modules that rerun them (layernorm and moe_act are element-wise: none). */
+CFIT_API double cfit_model_hw_flops_modules(const cfit_model *m, int seq, unsigned modules);
 
 /* What the planner (src/core/perf.c costs dense MHA/GQA layers from hidden_size, ffn_hidden_size
  * and num_heads) cannot cost yet at sequence length seq: "MoE", "MLA", "head_dim" (a head width

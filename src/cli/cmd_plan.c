@@ -47,8 +47,11 @@ static const cli_opt opts[] = {
                             "                                       (default: searched among the framework's; docs/plan.md)", O_SCHEDULE},
     {"mbs", 0, "N", "micro-batch size in sequences (default: searched)", O_MBS},
     {"zero", 0, "0..3", "ZeRO stage, 1 = distributed optimizer (default: searched)", O_ZERO},
-    {"recompute", 0, "none|selective|full|block|experts", "activation recomputation; block = full on the fewest layers that fit;\n"
-                                                     "                                       experts = an MoE model's expert MLPs (default: searched)", O_RECOMPUTE},
+    {"recompute", 0, "MODE|modules:LIST", "activation recomputation: none, selective, full, block or experts;\n"
+                   "                                       block = full on the fewest layers that fit; experts = an MoE\n"
+                   "                                       model's expert MLPs; modules:LIST = Megatron's --recompute-modules\n"
+                   "                                       (core_attn, moe_act, layernorm, mla_up_proj, mlp, moe,\n"
+                   "                                       shared_experts; never searched) (default: searched)", O_RECOMPUTE},
     {"sp", 0, "on|off", "sequence parallelism (default: searched)", O_SP},
     {"ep", 0, "N", "expert parallel size of an MoE model's expert layers, folded into tp x cp x dp\n"
                    "                                       (default: searched; docs/plan.md)", O_EP},
@@ -102,6 +105,35 @@ static const char *recompute_name(int i)
     return cfit_recompute_name((cfit_recompute)i);
 }
 
+/* --recompute: a mode's name, or modules:LIST with Megatron-Core's submodule names. */
+static int parse_recompute(cfit_plan_request *r, const char *value)
+{
+    static const char modules[] = "modules:";
+    if (strncmp(value, modules, sizeof modules - 1) == 0) {
+        unsigned mask;
+        size_t at;
+        const char *list = value + sizeof modules - 1;
+        if (cfit_recompute_modules_parse(list, &mask, &at)) {
+            char names[160] = "";
+            for (int i = 0; i < CFIT_RECMOD_COUNT; i++)
+                snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
+                         cfit_recompute_module_name(i));
+            size_t n = strcspn(list + at, ",");
+            return cli_error("--recompute: unknown module '%.*s' in '%s' (modules: %s)", (int)n, list + at, value, names);
+        }
+        r->fixed.recompute = CFIT_RECOMPUTE_MODULES;
+        r->fixed.recompute_modules = (int)mask;
+        return 0;
+    }
+    for (int i = 0; i < CFIT_RECOMPUTE_MODULES; i++)
+        if (strcmp(value, recompute_name(i)) == 0) {
+            r->fixed.recompute = i;
+            r->fixed.recompute_modules = 0;
+            return 0;
+        }
+    return cli_error("--recompute: expected none, selective, full, block, experts or modules:LIST, got '%s'", value);
+}
+
 static const char *graphs_name(int i)
 {
     return cfit_cuda_graphs_name((cfit_cuda_graphs)i);
@@ -144,7 +176,6 @@ static const cli_bind binds[] = {
     CLI_ENUM(O_MOE_OVERLAP, plan_cli, req.moe_a2a_overlap, on_off),
     CLI_ENUM(O_ATTN, plan_cli, req.unfused_attention, attentions),
     CLI_ENUM(O_GRAD, plan_cli, req.grad_bytes, grad_bytes),
-    CLI_NAMED(O_RECOMPUTE, plan_cli, req.fixed.recompute, recompute_name, CFIT_RECOMPUTE_COUNT),
     CLI_NAMED(O_GRAPHS, plan_cli, req.cuda_graphs, graphs_name, CFIT_GRAPHS_COUNT),
     CLI_NAMED(O_BASIS, plan_cli, req.cost_basis, basis_name, CFIT_BASIS_COUNT),
     CLI_REAL(O_DAYS, plan_cli, req.days, 1e-6, 1e6),
@@ -187,6 +218,7 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
         return rc;
     case O_CKPT_EVERY: return parse_goodput_time(name, value, &r->goodput.checkpoint_every_s);
     case O_RESTART: return parse_goodput_time(name, value, &r->goodput.restart_s);
+    case O_RECOMPUTE: return parse_recompute(r, value);
     case O_BUDGET: {   /* a count (K M B T = powers of 1000: "5M") or a plain number */
         uint64_t n;
         if (cfit_parse_count(value, &n, NULL) == CFIT_EOK) {
@@ -406,7 +438,7 @@ static int nothing_fits(const cfit_plan_request *r, const cfit_plan_result *res)
         return cli_error("no valid layout at any GPU count: the global batch of %ld sequences and the fixed "
                          "parallel sizes admit none", res->global_batch);
     }
-    char rec[32];
+    char rec[96];
     if (best->offload)
         return plan_nothing_fits_offload(best);
     /* --offload none forbade the offload search that would otherwise have run */

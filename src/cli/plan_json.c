@@ -131,6 +131,16 @@ static void j_plan(cfit_buf *b, const plan_cli *c, const cfit_plan *p)
     cfit_buf_key_number(b, "zero", l->zero, 1);
     cfit_buf_key_string(b, "recompute", cfit_recompute_name((cfit_recompute)l->recompute), 1);
     cfit_buf_key_number(b, "recompute_layers", p->recompute_layers, 1);
+    {   /* the Megatron submodules the mode reruns: selective = core_attn, experts = moe */
+        unsigned mods = cfit_recompute_mask((cfit_recompute)l->recompute, (unsigned)l->recompute_modules);
+        cfit_buf_puts(b, ", \"recompute_modules\": [");
+        for (int i = 0, first = 1; i < CFIT_RECMOD_COUNT; i++)
+            if (mods & (1u << i)) {
+                cfit_buf_printf(b, "%s\"%s\"", first ? "" : ", ", cfit_recompute_module_name(i));
+                first = 0;
+            }
+        cfit_buf_puts(b, "]");
+    }
     cfit_buf_printf(b, ", \"sequence_parallel\": %s", l->sp ? "true" : "false");
     cfit_buf_printf(b, ", \"fits\": %s", p->fits ? "true" : "false");
     cfit_buf_puts(b, ", \"memory\": {");

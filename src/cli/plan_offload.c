@@ -131,7 +131,7 @@ const char *plan_mem_source(const cfit_plan_request *r, const cfit_plan *p, int 
 
 int plan_nothing_fits_offload(const cfit_plan *p)
 {
-    char mode[64], rec[32];
+    char mode[64], rec[96];
     const cfit_layout *l = &p->layout;
     const cfit_memory *m = &p->mem;
     char nvme[128] = "";

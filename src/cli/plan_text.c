@@ -7,12 +7,16 @@
 #include <stdio.h>
 #include <string.h>
 
-/* "full", or "block:K" with the layers per stage that block recomputation reruns. */
+/* "full", "block:K" with the layers per stage that block recomputation reruns, or
+ * "modules:LIST" with the submodules recomputed. */
 const char *plan_recompute_str(char *buf, size_t n, const cfit_plan *p)
 {
     if (p->layout.recompute == CFIT_RECOMPUTE_BLOCK)
         snprintf(buf, n, "block:%d", p->recompute_layers);
-    else
+    else if (p->layout.recompute == CFIT_RECOMPUTE_MODULES) {
+        char list[128];
+        snprintf(buf, n, "modules:%s", cfit_recompute_modules_str((unsigned)p->layout.recompute_modules, list, sizeof list));
+    } else
         snprintf(buf, n, "%s", cfit_recompute_name((cfit_recompute)p->layout.recompute));
     return buf;
 }
@@ -26,7 +30,7 @@ static int show_experts(const plan_cli *c)
 static void layout_str(char *buf, size_t n, const cfit_plan *p, int experts)
 {
     const cfit_layout *l = &p->layout;
-    char rec[32];
+    char rec[96];
     int w = snprintf(buf, n, "%2d %3d %5d %2d %2d %3d %4d %-9s %-3s", l->tp, l->pp, l->dp, l->cp, l->vp, l->mbs,
                      l->zero, plan_recompute_str(rec, sizeof rec, p), l->sp ? "on" : "off");
     if (experts && w > 0 && (size_t)w < n)
@@ -168,7 +172,7 @@ static void print_details(const plan_cli *c, const cfit_plan *p, double tokens)
     const cfit_memory *m = &p->mem;
     const cfit_breakdown *br = &p->br;
     double st = p->step_time_s;
-    char rec[32];
+    char rec[96];
     printf("\nbest plan: %ld x %s on %ld x %s nodes, scale-out %s\n", p->gpus, p->gpu->name, p->nodes,
            p->node->name, p->fabric->name);
     printf("  layout: tp %d, pp %d (layers per stage %d..%d, imbalance %.1f%%), dp %d, cp %d, vp %d%s%s, "

@@ -733,7 +733,7 @@ static void check_memory(mg *c, long dp)
               strcmp(gran, "full") == 0 ? (c->s[F_RMETHOD] && strcmp(c->s[F_RMETHOD], "block") == 0 ?
                                            CFIT_RECOMPUTE_BLOCK : CFIT_RECOMPUTE_FULL) : CFIT_RECOMPUTE_NONE;
     cfit_layout l = {(int)val(c, F_TP, 1), (int)pp, (int)dp, (int)val(c, F_CP, 1), vp, (int)mbs, zero, rec,
-                     c->at[F_SP] && val(c, F_TP, 1) > 1, moe_ep(c), moe_etp(c), 0};
+                     c->at[F_SP] && val(c, F_TP, 1) > 1, moe_ep(c), moe_etp(c), 0, 0};
     req.fixed = l;
     cfit_diag d;
     cfit_diag_clear(&d);

@@ -197,6 +197,18 @@ static void mg_memory(cfit_buf *b, const cfit_plan *p, int overlap)
     case CFIT_RECOMPUTE_FULL:
         cfit_buf_puts(b, "--recompute-granularity full\n--recompute-method uniform\n--recompute-num-layers 1\n");
         break;
+    case CFIT_RECOMPUTE_EXPERTS:
+        cfit_buf_puts(b, "--recompute-granularity selective\n--recompute-modules moe\n");
+        break;
+    case CFIT_RECOMPUTE_MODULES: {
+        char list[128];
+        cfit_recompute_modules_str((unsigned)l->recompute_modules, list, sizeof list);
+        for (char *c = list; *c; c++)   /* Megatron's argparse takes the list space-separated */
+            if (*c == ',')
+                *c = ' ';
+        cfit_buf_printf(b, "--recompute-granularity selective\n--recompute-modules %s\n", list);
+        break;
+    }
     case CFIT_RECOMPUTE_BLOCK:
         /* Megatron counts --recompute-num-layers per model chunk: with vp chunks per GPU,
          * ceil(K / vp) per chunk reruns at least the K layers per GPU the plan needs */

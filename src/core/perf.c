@@ -79,6 +79,7 @@ int cfit__ctx_init(cfit__ctx *ctx, const cfit_plan_request *r, const cfit_gpu *g
 {
     memset(ctx, 0, sizeof *ctx);
     ctx->req = r;
+    ctx->rec_modules = r->fixed.recompute == CFIT_RECOMPUTE_MODULES ? (unsigned)r->fixed.recompute_modules : 0u;
     ctx->m = r->model;
     ctx->g = g;
     ctx->seq = r->seq_len > 0 ? r->seq_len : r->model->seq_len;
@@ -474,16 +475,29 @@ static void layer_forward(const cfit__ctx *ctx, double tokens, int tp, int cp, i
     membound(ctx, 2.0 * tokens * (rep + act + cast), a);
 }
 
-/* Stored bytes of one MoE layer's experts per micro-batch (docs/model.md §3.7): the dispatched
- * tokens and their permuted copy (2 bytes each), each expert's FC1 output and FC2 input at the
- * per-ETP width, and the shared experts' as a dense MLP's. */
-static double expert_activation_bytes(const cfit__ctx *ctx, double tokens, int tp, int ep, int etp, double gin)
+/* Stored bytes of one MoE layer's experts per micro-batch (docs/model.md §3.7): the permuted
+ * tokens expert FC1 reads (a GEMM input: gin bytes) and the expert outputs the combine keeps
+ * (2 bytes), each expert's FC1 output and FC2 input at the per-ETP width, and the shared
+ * experts' as a dense MLP's. */
+static double expert_activation_bytes(const cfit__ctx *ctx, double tokens, int tp, int ep, int etp, double gin,
+                                      unsigned mods)
 {
     const cfit_model *m = ctx->m;
     double f = (double)m->moe_ffn_hidden_size / etp, fs = m->shared_ffn_hidden_size, h = m->hidden_size;
     double per_token = m->mlp == CFIT_MLP_SWIGLU ? 4.0 + gin : 2.0 + gin;
     double local, routed = tokens_per_expert(ctx, tokens, tp, ep, etp, &local) * local;
-    return routed * (4.0 * h + per_token * f) + tokens * per_token * fs / tp;
+    /* moe_act drops the activation's output, FC2's input; recomputed shared experts keep only
+     * their input (the layer's, already counted) */
+    double routed_per_token = per_token - (mods & CFIT_RECMOD_MOE_ACT ? gin : 0.0);
+    double shared = mods & CFIT_RECMOD_SHARED_EXPERTS ? 0.0 : tokens * per_token * fs / tp;
+    return routed * ((2.0 + gin) * h + routed_per_token * f) + shared;
+}
+
+/* The submodules recompute mode rec reruns (CFIT_RECMOD_* bits): the request's list for
+ * CFIT_RECOMPUTE_MODULES, which is never searched. */
+static unsigned rec_modules(const cfit__ctx *ctx, int rec)
+{
+    return cfit_recompute_mask((cfit_recompute)rec, ctx->rec_modules);
 }
 
 /* Attention's stored bytes per token over hidden_size, split over TP: Q, K, V (2 bytes) and the
@@ -512,17 +526,23 @@ static double layer_activation_bytes(const cfit__ctx *ctx, double tokens, int tp
     /* GEMM inputs kept for the backward are fp8 (1 byte) when the GEMMs run in fp8
      * (Transformer Engine saves the casted inputs); norm inputs and Q, K, V stay 2 bytes */
     double gin = ctx->prec == CFIT_PREC_FP8 ? 1.0 : 2.0;
-    double replicated = 4.0 + 2.0 * gin;                   /* two norm inputs, QKV and FC1 inputs */
-    double mlp = m->mlp == CFIT_MLP_SWIGLU ? (4.0 + gin) * f / h : (2.0 + gin) * f / h;
+    unsigned mods = rec_modules(ctx, rec);
+    /* two norm inputs, QKV and FC1 inputs; layernorm drops the norms' outputs where they are
+     * those inputs (bf16 GEMMs: in fp8 Transformer Engine keeps its own cast copies) */
+    double replicated = 4.0 + 2.0 * gin - (mods & CFIT_RECMOD_LAYERNORM && gin == 2.0 ? 2.0 * gin : 0.0);
+    /* the dense MLP's FC1 output and FC2 input; recomputed (mlp), only its input stays */
+    double mlp = mods & CFIT_RECMOD_MLP ? 0.0 : m->mlp == CFIT_MLP_SWIGLU ? (4.0 + gin) * f / h : (2.0 + gin) * f / h;
     double split = attn_split_activation(m, gin) + mlp;    /* Q K V, out-proj input, MLP */
-    /* unfused attention without selective recompute keeps the scores: 5·a·s/h */
-    if (ctx->unfused && rec == CFIT_RECOMPUTE_NONE)
+    if (cfit_model_is_mla(m) && (mods & CFIT_RECMOD_MLA_UP_PROJ))   /* the up-projected Q, K, V */
+        split -= 2.0 * m->num_heads * (2.0 * ((double)m->qk_nope_head_dim + m->qk_rope_head_dim) + m->v_head_dim) / h;
+    /* unfused attention without core_attn recomputed keeps the scores: 5·a·s/h */
+    if (ctx->unfused && !(mods & CFIT_RECMOD_CORE_ATTN))
         split += 5.0 * m->num_heads * (double)ctx->seq / h;
     double bytes = tokens * h * (replicated / (sp ? tp : 1) + split / tp);
     if (cfit_model_is_mla(m))   /* the q and kv latents the up projections read, gathered over TP */
         bytes += 2.0 * tokens * ((double)m->q_lora_rank + m->kv_lora_rank + m->qk_rope_head_dim);
-    if (ctx->moe && rec != CFIT_RECOMPUTE_EXPERTS)   /* recomputed experts keep only their input */
-        bytes += ctx->moe_frac * expert_activation_bytes(ctx, tokens, tp, ep, etp, gin);
+    if (ctx->moe && !(mods & CFIT_RECMOD_MOE))   /* recomputed experts keep only their input */
+        bytes += ctx->moe_frac * expert_activation_bytes(ctx, tokens, tp, ep, etp, gin, mods);
     return bytes;
 }
 
@@ -582,7 +602,7 @@ static double ep_comm_s(const cfit__ctx *ctx, double tokens, int tp, int ep, int
 {
     const cfit_model *m = ctx->m;
     double h = m->hidden_size, own = tokens / tp;
-    double passes = recompute == CFIT_RECOMPUTE_FULL || recompute == CFIT_RECOMPUTE_EXPERTS ? 3.0 : 2.0;
+    double passes = recompute == CFIT_RECOMPUTE_FULL || (rec_modules(ctx, recompute) & CFIT_RECMOD_MOE) ? 3.0 : 2.0;
     double t = 0.0;
     if (ep > 1) {
         int k = ranks_per_node(ctx, ep, etp);
@@ -632,6 +652,46 @@ static double host_issue_s(const cfit__ctx *ctx)
     return ctx->fw->host_layer_s + moe;
 }
 
+/* The forward work the submodules in mods rerun before the backward (docs/model.md §3.8):
+ * core_attn the attention core (attn), moe the MoE MLPs (experts: router, dispatch copies,
+ * experts, shared experts), mlp the dense layers' MLPs, shared_experts the MoE layers' shared
+ * experts, mla_up_proj MLA's q and k/v up projections, layernorm the two pre-norms and moe_act
+ * the experts' activation function (element-wise: HBM traffic). */
+static void rerun_forward(const cfit__ctx *ctx, double tokens, int tp, int sp, int ep, int etp, unsigned mods,
+                          const acc *attn, const acc *experts, acc *out)
+{
+    const cfit_model *m = ctx->m;
+    double h = m->hidden_size, moe = ctx->moe ? ctx->moe_frac : 0.0;
+    int gated = m->mlp == CFIT_MLP_SWIGLU;
+    if (mods & CFIT_RECMOD_CORE_ATTN)
+        add_scaled(out, attn, 1.0);
+    if (mods & CFIT_RECMOD_MOE)
+        add_scaled(out, experts, 1.0);
+    if ((mods & CFIT_RECMOD_MLP) && moe < 1.0) {
+        acc d = {0, 0, 0};
+        dense_mlp_forward(ctx, tokens, tp, m->ffn_hidden_size, &d);
+        add_scaled(out, &d, 1.0 - moe);
+    }
+    if ((mods & CFIT_RECMOD_SHARED_EXPERTS) && !(mods & CFIT_RECMOD_MOE) && moe > 0 && m->shared_ffn_hidden_size > 0) {
+        acc d = {0, 0, 0};
+        dense_mlp_forward(ctx, tokens, tp, m->shared_ffn_hidden_size, &d);
+        add_scaled(out, &d, moe);
+    }
+    if ((mods & CFIT_RECMOD_MLA_UP_PROJ) && cfit_model_is_mla(m)) {
+        double heads = m->num_heads, qk = (double)m->qk_nope_head_dim + m->qk_rope_head_dim;
+        if (m->q_lora_rank > 0)
+            gemm(ctx, tokens, heads * qk / tp, m->q_lora_rank, 1.0, out);
+        gemm(ctx, tokens, heads * (m->qk_nope_head_dim + (double)m->v_head_dim) / tp, m->kv_lora_rank, 1.0, out);
+    }
+    if (mods & CFIT_RECMOD_LAYERNORM)   /* two norms: read and write tokens x hidden in bf16 */
+        membound(ctx, 2.0 * 4.0 * tokens * h / (sp ? tp : 1), out);
+    if ((mods & CFIT_RECMOD_MOE_ACT) && !(mods & CFIT_RECMOD_MOE) && moe > 0) {
+        double local, routed = tokens_per_expert(ctx, tokens, tp, ep, etp, &local) * local;
+        double f = (double)m->moe_ffn_hidden_size / etp;
+        membound(ctx, moe * 2.0 * routed * ((gated ? 2.0 : 1.0) * f + f), out);
+    }
+}
+
 static void layer_cost_at(const cfit__ctx *ctx, int tp, int cp, int mbs, int recompute,
                           int sp, int ep, int etp, cfit__layer_cost *lc)
 {
@@ -657,13 +717,12 @@ static void layer_cost_at(const cfit__ctx *ctx, int tp, int cp, int mbs, int rec
     /* backward: two GEMMs per forward GEMM, attention backward 2.5x its forward */
     double bwd_t = 2.0 * fwd.t + 0.5 * attn.t - frozen.t;
     double bwd_cb = 2.0 * fwd.cb + 0.5 * attn.cb - frozen.cb, bwd_mb = 2.0 * fwd.mb + 0.5 * attn.mb - frozen.mb;
-    if (recompute == CFIT_RECOMPUTE_FULL) {
-        bwd_t += fwd.t; bwd_cb += fwd.cb; bwd_mb += fwd.mb;
-    } else if (recompute == CFIT_RECOMPUTE_SELECTIVE) {
-        bwd_t += attn.t; bwd_cb += attn.cb; bwd_mb += attn.mb;
-    } else if (recompute == CFIT_RECOMPUTE_EXPERTS) {
-        bwd_t += experts.t; bwd_cb += experts.cb; bwd_mb += experts.mb;
-    }
+    acc rerun = {0, 0, 0};   /* the forward work recomputed before the backward */
+    if (recompute == CFIT_RECOMPUTE_FULL)
+        rerun = fwd;
+    else
+        rerun_forward(ctx, tokens, tp, sp, ep, etp, rec_modules(ctx, recompute), &attn, &experts, &rerun);
+    bwd_t += rerun.t; bwd_cb += rerun.cb; bwd_mb += rerun.mb;
     double attn_s = attn.t;
     lc->fwd_s = fwd.t;
     lc->bwd_s = bwd_t;
@@ -737,8 +796,8 @@ static void layer_cost_at(const cfit__ctx *ctx, int tp, int cp, int mbs, int rec
                     cfit__finetune_act_bytes(ctx, tokens, recompute);
     lc->work_bytes = recompute == CFIT_RECOMPUTE_FULL
                          ? layer_activation_bytes(ctx, tokens, tp, sp, CFIT_RECOMPUTE_NONE, ep, etp) : 0.0;
-    if (recompute == CFIT_RECOMPUTE_EXPERTS && ctx->moe)   /* one MoE layer's experts rebuilt at a time */
-        lc->work_bytes = expert_activation_bytes(ctx, tokens, tp, ep, etp, ctx->prec == CFIT_PREC_FP8 ? 1.0 : 2.0);
+    if ((rec_modules(ctx, recompute) & CFIT_RECMOD_MOE) && ctx->moe)   /* one MoE layer's experts rebuilt at a time */
+        lc->work_bytes = expert_activation_bytes(ctx, tokens, tp, ep, etp, ctx->prec == CFIT_PREC_FP8 ? 1.0 : 2.0, 0);
     lc->logits_bytes = tokens * V / tp * 6.0;                      /* bf16 logits + fp32 copy */
     lc->pp_msg_bytes = 2.0 * tokens * h / tp;                      /* scatter/gather over TP */
 }
@@ -946,7 +1005,10 @@ static double hw_flops(const cfit__ctx *cctx, int rec)
     cfit__ctx *ctx = (cfit__ctx *)cctx;   /* the memo is the only state a const ctx changes */
     rec = rec >= 0 && rec < CFIT_RECOMPUTE_COUNT ? rec : 0;
     if (!(ctx->hw_have & (1u << rec))) {
-        ctx->hw_flops[rec] = cfit_model_hw_flops_per_token(ctx->m, ctx->seq, (cfit_recompute)rec) + ctx->host.flops_delta;
+        double f = rec == CFIT_RECOMPUTE_FULL || rec == CFIT_RECOMPUTE_BLOCK
+                       ? cfit_model_hw_flops_per_token(ctx->m, ctx->seq, (cfit_recompute)rec)
+                       : cfit_model_hw_flops_modules(ctx->m, ctx->seq, rec_modules(ctx, rec));
+        ctx->hw_flops[rec] = f + ctx->host.flops_delta;
         ctx->hw_have |= 1u << rec;
     }
     return ctx->hw_flops[rec];

@@ -24,6 +24,8 @@ typedef struct cfit__split {
 
 typedef struct cfit__ctx {
     const cfit_plan_request *req;
+    unsigned rec_modules;          /* CFIT_RECOMPUTE_MODULES's CFIT_RECMOD_* bits (the request's, or the
+                                      evaluated layout's) */
     const cfit_model *m;
     const cfit_gpu *g;
     const cfit_node *node;

@@ -130,6 +130,29 @@ static int validate_experts(const cfit_plan_request *r, cfit_diag *d)
     return CFIT_EOK;
 }
 
+/* --recompute modules:LIST names only submodules the model has: moe, moe_act and shared_experts
+ * an MoE model's (shared_experts one with shared experts), mla_up_proj an MLA model's. */
+static int validate_modules(const cfit_plan_request *r, cfit_diag *d)
+{
+    const cfit_model *m = r->model;
+    unsigned mods = r->fixed.recompute == CFIT_RECOMPUTE_MODULES ? (unsigned)r->fixed.recompute_modules : 0u;
+    if (r->fixed.recompute == CFIT_RECOMPUTE_MODULES && mods == 0)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "--recompute modules: needs at least one module");
+    const char *what = NULL;
+    if ((mods & (CFIT_RECMOD_MOE | CFIT_RECMOD_MOE_ACT | CFIT_RECMOD_SHARED_EXPERTS)) && !cfit_model_is_moe(m))
+        what = mods & CFIT_RECMOD_MOE ? "moe" : mods & CFIT_RECMOD_MOE_ACT ? "moe_act" : "shared_experts";
+    else if ((mods & CFIT_RECMOD_SHARED_EXPERTS) && m->shared_ffn_hidden_size <= 0)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "--recompute module shared_experts needs shared experts: '%s' has none", m->name);
+    else if ((mods & CFIT_RECMOD_MLA_UP_PROJ) && !cfit_model_is_mla(m))
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "--recompute module mla_up_proj needs multi-head latent attention: '%s' has none", m->name);
+    if (what)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "--recompute module %s needs an MoE model: '%s' has no experts", what, m->name);
+    return CFIT_EOK;
+}
+
 int cfit_plan_validate(const cfit_plan_request *r, cfit_diag *d)
 {
     const cfit_model *m = r->model;
@@ -139,6 +162,8 @@ int cfit_plan_validate(const cfit_plan_request *r, cfit_diag *d)
     int rc = cfit_model_validate(m, d);
     if (!rc)
         rc = validate_experts(r, d);
+    if (!rc)
+        rc = validate_modules(r, d);
     if (!rc)
         rc = cfit__offload_validate(r, d);   /* --offload, --finetune, --lora-rank (offload.c) */
     if (rc)
@@ -323,11 +348,13 @@ static void search_recompute(const cfit__ctx *ctx, layer_costs *lcs, cfit_layout
     int fixed = ctx->req->fixed.recompute;
     int none_fits = 1, full_fits = 0;
     for (int rec = 0; rec < CFIT_RECOMPUTE_COUNT; rec++) {
-        if ((fixed >= 0 && rec != fixed) || (rec == CFIT_RECOMPUTE_EXPERTS && !ctx->moe))
+        if ((fixed >= 0 && rec != fixed) || (rec == CFIT_RECOMPUTE_EXPERTS && !ctx->moe) ||
+            (rec == CFIT_RECOMPUTE_MODULES && fixed != rec))   /* a module list is given, never searched */
             continue;
         if (rec == CFIT_RECOMPUTE_BLOCK && fixed < 0 && (none_fits || !full_fits))
             continue;
         l.recompute = rec;
+        l.recompute_modules = rec == CFIT_RECOMPUTE_MODULES ? ctx->req->fixed.recompute_modules : 0;
         cfit__plan_eval e;
         cost_memory(ctx, lcs, &l, &e);
         if (rec == CFIT_RECOMPUTE_NONE)
@@ -403,7 +430,7 @@ static void search_pp(const cfit__ctx *ctx, long N, int tp, int c, int mbs, int 
                     (pp > 1 && !cfit_schedule_check((cfit_schedule)sc, pp, vp, m_mb, m->layers + (f->vp > 0 ? 2 : 0), NULL, 0)))
                     continue;
                 search_zero(ctx, lcs, (cfit_layout){tp, pp, (int)dp, c, vp, mbs, 0, CFIT_RECOMPUTE_NONE, sp, ep, etp,
-                                                    pp > 1 ? sc : CFIT_SCHED_DEFAULT}, s);
+                                                    pp > 1 ? sc : CFIT_SCHED_DEFAULT, 0}, s);
             }
         }
     }
@@ -936,6 +963,8 @@ int cfit_plan_evaluate(const cfit_plan_request *r, const cfit_gpu *gpu, const cf
     if (rc)
         return rc;
     ctx.gbs = gbs_of(r);
+    if (l->recompute == CFIT_RECOMPUTE_MODULES)   /* the module list the layout carries */
+        ctx.rec_modules = (unsigned)l->recompute_modules;
     if (!all_fixed(l))
         rc = cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "evaluate needs every layout field");
     else if (ctx.gbs % ((long)l->mbs * l->dp))

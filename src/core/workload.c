@@ -1,12 +1,68 @@
 /* workload.c - parameter and FLOP counts of a decoder-only transformer (docs/model.md §1). */
 #include "clusterfit/workload.h"
 
+#include <stdio.h>
 #include <string.h>
 
 const char *cfit_recompute_name(cfit_recompute r)
 {
-    static const char *const names[] = {"none", "selective", "full", "block", "experts"};
+    static const char *const names[] = {"none", "selective", "full", "block", "experts", "modules"};
     return (unsigned)r < CFIT_RECOMPUTE_COUNT ? names[r] : "?";
+}
+
+static const char *const module_names[CFIT_RECMOD_COUNT] = {
+    "core_attn", "moe_act", "layernorm", "mla_up_proj", "mlp", "moe", "shared_experts",
+};
+
+const char *cfit_recompute_module_name(int i)
+{
+    return i >= 0 && i < CFIT_RECMOD_COUNT ? module_names[i] : "?";
+}
+
+int cfit_recompute_modules_parse(const char *list, unsigned *mask, size_t *bad_at)
+{
+    unsigned m = 0;
+    const char *p = list;
+    for (;;) {
+        size_t n = strcspn(p, ",");
+        int i = 0;
+        while (i < CFIT_RECMOD_COUNT && !(n == strlen(module_names[i]) && strncmp(p, module_names[i], n) == 0))
+            i++;
+        if (i == CFIT_RECMOD_COUNT) {
+            *bad_at = (size_t)(p - list);
+            return -1;
+        }
+        m |= 1u << i;
+        if (p[n] == '\0')
+            break;
+        p += n + 1;
+    }
+    *mask = m;
+    return 0;
+}
+
+char *cfit_recompute_modules_str(unsigned mask, char *buf, size_t n)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < CFIT_RECMOD_COUNT; i++)
+        if (mask & (1u << i)) {
+            int w = snprintf(buf + used, n - used, "%s%s", used ? "," : "", module_names[i]);
+            if (w < 0 || (size_t)w >= n - used)
+                break;
+            used += (size_t)w;
+        }
+    return buf;
+}
+
+unsigned cfit_recompute_mask(cfit_recompute r, unsigned modules)
+{
+    switch (r) {
+    case CFIT_RECOMPUTE_SELECTIVE: return CFIT_RECMOD_CORE_ATTN;
+    case CFIT_RECOMPUTE_EXPERTS: return CFIT_RECMOD_MOE;
+    case CFIT_RECOMPUTE_MODULES: return modules;
+    default: return 0;
+    }
 }
 
 const char *cfit_precision_name(cfit_precision p)
@@ -179,11 +235,26 @@ double cfit_model_hw_flops_per_token(const cfit_model *m, int seq, cfit_recomput
     double model = cfit_model_flops_per_token(m, seq);
     if (r == CFIT_RECOMPUTE_FULL || r == CFIT_RECOMPUTE_BLOCK)
         return model + fwd_flops_per_token(m, seq) - 2.0 * (double)m->hidden_size * m->vocab_size;
-    if (r == CFIT_RECOMPUTE_SELECTIVE)
-        return model + attn_score_flops(m, seq);
-    if (r == CFIT_RECOMPUTE_EXPERTS && cfit_model_is_moe(m))   /* the MoE MLPs' forward again */
-        return model + 2.0 * cfit_model_moe_layers(m) * cfit_model_moe_mlp_params(m, 1);
-    return model;
+    return cfit_model_hw_flops_modules(m, seq, cfit_recompute_mask(r, 0));
+}
+
+double cfit_model_hw_flops_modules(const cfit_model *m, int seq, unsigned modules)
+{
+    double extra = 0, h = m->hidden_size;
+    int moe = cfit_model_is_moe(m) ? cfit_model_moe_layers(m) : 0, dense = m->layers - moe;
+    if (modules & CFIT_RECMOD_CORE_ATTN)
+        extra += attn_score_flops(m, seq);
+    if (modules & CFIT_RECMOD_MLP)
+        extra += 2.0 * dense * cfit_model_dense_mlp_params(m);
+    if (moe && (modules & CFIT_RECMOD_MOE))            /* the MoE layer: router, experts, shared */
+        extra += 2.0 * moe * cfit_model_moe_mlp_params(m, 1);
+    else if (moe && (modules & CFIT_RECMOD_SHARED_EXPERTS))
+        extra += 2.0 * moe * mlp_factor(m) * h * m->shared_ffn_hidden_size;
+    if (cfit_model_is_mla(m) && (modules & CFIT_RECMOD_MLA_UP_PROJ)) {   /* q up, k/v up */
+        double a = m->num_heads, q_up = m->q_lora_rank > 0 ? (double)m->q_lora_rank * a * qk_head_dim(m) : 0.0;
+        extra += 2.0 * m->layers * (q_up + (double)m->kv_lora_rank * a * (m->qk_nope_head_dim + v_head_dim(m)));
+    }
+    return cfit_model_flops_per_token(m, seq) + extra;
 }
 
 const char *cfit_model_unplanned_feature(const cfit_model *m, int seq)

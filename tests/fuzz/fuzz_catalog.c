@@ -78,7 +78,7 @@ static void fuzz_model_file(const char *text, size_t size)
     r.global_batch = 8;
     r.seq_len = m.seq_len > 65536 ? 65536 : m.seq_len;
     int tp = m.num_kv_heads % 2 == 0 && m.ffn_hidden_size % 2 == 0 ? 2 : 1;
-    cfit_layout l = {tp, 1, 8 / tp, 1, 1, 1, 1, CFIT_RECOMPUTE_BLOCK, tp > 1, 1, 1, 0};
+    cfit_layout l = {tp, 1, 8 / tp, 1, 1, 1, 1, CFIT_RECOMPUTE_BLOCK, tp > 1, 1, 1, 0, 0};
     cfit_plan p;
     if (cfit_plan_evaluate(&r, g, &l, &p, &d) == CFIT_EOK) {
         check(p.step_time_s > 0 && !isnan(p.step_time_s));

@@ -463,7 +463,7 @@ static void test_plan_uses_it(void **state)
     r.ngpus = 1;
     r.tokens = 1e12;
     r.gpus_total = 64;
-    cfit_layout l = {1, 1, 64, 1, 1, 1, 0, CFIT_RECOMPUTE_NONE, 0, 1, 1, 0};
+    cfit_layout l = {1, 1, 64, 1, 1, 1, 0, CFIT_RECOMPUTE_NONE, 0, 1, 1, 0, 0};
     cfit_plan base, slow, fast;
     assert_int_equal(cfit_plan_evaluate(&r, g, &l, &base, &d), CFIT_EOK);
     cfit_calibration c;

@@ -56,7 +56,7 @@ static void plan(void **state, fixture *f, const char *m, long gbs, int tp, int 
     f->req.global_batch = gbs;
     f->req.precision = prec;
     f->req.gpus_total = (long)tp * pp * dp * cp;
-    cfit_layout l = {tp, pp, dp, cp, vp, mbs, zero, rec, tp > 1, 1, 1, 0};
+    cfit_layout l = {tp, pp, dp, cp, vp, mbs, zero, rec, tp > 1, 1, 1, 0, 0};
     f->req.fixed = l;
     cfit_diag d;
     cfit_diag_clear(&d);
@@ -227,7 +227,7 @@ static void moe_plan(void **state, fixture *f, const char *m, int tp, int pp, in
     f->gpu = cfit_catalog_gpu(cat, "h100-sxm", NULL);
     f->plan.gpu = f->gpu;
     f->plan.gpus = (long)tp * pp * dp;
-    f->plan.layout = (cfit_layout){tp, pp, dp, 1, 1, 1, 1, CFIT_RECOMPUTE_NONE, tp > 1, ep, etp, 0};
+    f->plan.layout = (cfit_layout){tp, pp, dp, 1, 1, 1, 1, CFIT_RECOMPUTE_NONE, tp > 1, ep, etp, 0, 0};
     f->plan.global_batch = gbs;
     f->plan.grad_accum = gbs / dp;
 }

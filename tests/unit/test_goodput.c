@@ -95,7 +95,7 @@ static cfit_plan plan_405b(cfit_plan_request *r, const cfit_gpu **g)
     *g = cfit_catalog_gpu(cat, "h100-sxm", NULL);
     r->gpus = g;
     r->ngpus = 1;
-    cfit_layout l = {8, 16, 128, 1, 1, 1, 1, CFIT_RECOMPUTE_FULL, 1, 1, 1, 0};
+    cfit_layout l = {8, 16, 128, 1, 1, 1, 1, CFIT_RECOMPUTE_FULL, 1, 1, 1, 0, 0};
     cfit_plan p;
     cfit_diag d;
     assert_int_equal(cfit_plan_evaluate(r, *g, &l, &p, &d), CFIT_EOK);
@@ -183,7 +183,7 @@ static void test_sizing_not_monotone(void **state)
     const cfit_gpu *g;
     plan_405b(&r, &g);
     r.fixed = (cfit_layout){CFIT_SEARCH, CFIT_SEARCH, CFIT_SEARCH, CFIT_SEARCH, CFIT_SEARCH, CFIT_SEARCH,
-                            CFIT_SEARCH, CFIT_SEARCH, CFIT_SEARCH, CFIT_SEARCH, CFIT_SEARCH, CFIT_SEARCH};
+                            CFIT_SEARCH, CFIT_SEARCH, CFIT_SEARCH, CFIT_SEARCH, CFIT_SEARCH, CFIT_SEARCH, 0};
     r.seq_len = 0;
     r.global_batch = 0;
     r.tokens = 15e12;

@@ -113,7 +113,7 @@ static void req_7b(cfit_plan_request *r, const cfit_gpu **g, const char *gpu)
 
 static cfit_plan eval(cfit_plan_request *r, const cfit_gpu *g, int zero, int rec)
 {
-    cfit_layout l = {1, 1, 4, 1, 1, 1, zero, rec, 0, 1, 1, 0};
+    cfit_layout l = {1, 1, 4, 1, 1, 1, zero, rec, 0, 1, 1, 0, 0};
     cfit_plan p;
     cfit_diag d;
     assert_int_equal(cfit_plan_evaluate(r, g, &l, &p, &d), CFIT_EOK);

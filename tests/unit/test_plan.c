@@ -62,7 +62,7 @@ static void request(cfit_plan_request *r, const char *model_name, const cfit_gpu
 
 static cfit_layout layout(int tp, int pp, int dp, int cp, int vp, int mbs, int zero, int rec, int sp)
 {
-    cfit_layout l = {tp, pp, dp, cp, vp, mbs, zero, rec, sp, 1, 1, 0};
+    cfit_layout l = {tp, pp, dp, cp, vp, mbs, zero, rec, sp, 1, 1, 0, 0};
     return l;
 }
 
@@ -153,7 +153,9 @@ static void check_invariants(const cfit_plan_request *r, const cfit_plan *p)
     assert_rel(p->tokens_per_s, (double)p->global_batch * seq / p->step_time_s, 1e-12, "tokens/s");
     assert_rel(p->tokens_per_s_per_gpu, p->tokens_per_s / p->gpus, 1e-12, "tokens/s/gpu");
     double mf = cfit_model_flops_per_token(md, seq);
-    double hf = cfit_model_hw_flops_per_token(md, seq, (cfit_recompute)l->recompute);
+    double hf = l->recompute == CFIT_RECOMPUTE_MODULES
+                    ? cfit_model_hw_flops_modules(md, seq, (unsigned)l->recompute_modules)
+                    : cfit_model_hw_flops_per_token(md, seq, (cfit_recompute)l->recompute);
     if (l->recompute == CFIT_RECOMPUTE_BLOCK) {   /* only the recomputed layers rerun */
         double share = (double)p->recompute_layers * l->pp / md->layers;
         hf = mf + (share < 1.0 ? share : 1.0) * (hf - mf);
@@ -168,7 +170,7 @@ static void check_invariants(const cfit_plan_request *r, const cfit_plan *p)
     assert_rel(p->hfu, p->hardware_tflops_per_gpu * 1e12 / peak, 1e-12, "hfu");
     assert_true(p->mfu > 0 && p->mfu < 1.0);
     assert_true(p->hfu >= p->mfu);
-    if (l->recompute == CFIT_RECOMPUTE_NONE ||
+    if (l->recompute == CFIT_RECOMPUTE_NONE || hf == mf ||   /* element-wise modules rerun no FLOPs */
         (l->recompute == CFIT_RECOMPUTE_BLOCK && p->recompute_layers == 0))
         assert_true(p->hfu == p->mfu);
     else
@@ -446,6 +448,66 @@ static void test_attention_head_dim(void **state)
     assert_rel(t[3], t[2], 1e-12, "flat below 64");
 }
 
+/* --recompute modules:LIST (Megatron's --recompute-modules): moe is the experts mode to the
+ * bit; each output-discarding module saves memory; the rerun ones add compute; the list
+ * parses and prints in Megatron's order. */
+static void test_recompute_modules(void **state)
+{
+    (void)state;
+    unsigned mask = 0;
+    size_t at = 0;
+    char buf[128];
+    assert_int_equal(cfit_recompute_modules_parse("moe_act,layernorm", &mask, &at), 0);
+    assert_int_equal(mask, CFIT_RECMOD_MOE_ACT | CFIT_RECMOD_LAYERNORM);
+    assert_string_equal(cfit_recompute_modules_str(mask, buf, sizeof buf), "moe_act,layernorm");
+    assert_int_equal(cfit_recompute_modules_parse("mlp,bogus", &mask, &at), -1);
+    assert_int_equal(at, 4);
+    assert_int_equal(cfit_recompute_modules_parse("", &mask, &at), -1);
+
+    const cfit_gpu *g[] = {gpu("h100-sxm")};
+    cfit_plan_request r;
+    request(&r, "deepseek-v3", g, 1, 256);
+    r.global_batch = 1024;
+    cfit_layout base = {1, 16, 16, 1, 1, 1, 1, CFIT_RECOMPUTE_NONE, 0, 16, 1, 0, 0};
+    cfit_plan none = evaluate(&r, g[0], base);
+    cfit_layout l = base;
+    l.recompute = CFIT_RECOMPUTE_EXPERTS;
+    cfit_plan experts = evaluate(&r, g[0], l);
+    l.recompute = CFIT_RECOMPUTE_MODULES, l.recompute_modules = CFIT_RECMOD_MOE;
+    cfit_plan moe = evaluate(&r, g[0], l);
+    assert_rel(moe.step_time_s, experts.step_time_s, 1e-12, "modules:moe = experts (time)");
+    assert_rel(moe.mem.total_bytes, experts.mem.total_bytes, 1e-12, "modules:moe = experts (memory)");
+    /* the busiest stage keeps fewer activations (the dense layers' mlp sit on another stage);
+     * the GEMM modules rerun FLOPs, the element-wise ones none */
+    static const unsigned light[] = {CFIT_RECMOD_MLA_UP_PROJ, CFIT_RECMOD_MOE_ACT, CFIT_RECMOD_LAYERNORM, CFIT_RECMOD_MLP};
+    for (size_t i = 0; i < sizeof light / sizeof light[0]; i++) {
+        l.recompute_modules = (int)light[i];
+        cfit_plan p = evaluate(&r, g[0], l);
+        if (light[i] != CFIT_RECMOD_MLP)
+            assert_true(p.mem.activations_bytes < none.mem.activations_bytes);
+        assert_true(p.br.compute_s >= none.br.compute_s);
+        if (light[i] == CFIT_RECMOD_MOE_ACT || light[i] == CFIT_RECMOD_LAYERNORM)
+            assert_true(p.hfu == p.mfu);
+        else
+            assert_true(p.hfu > p.mfu);
+    }
+    l.recompute_modules = CFIT_RECMOD_MLA_UP_PROJ;
+    cfit_plan mla = evaluate(&r, g[0], l);
+    l.recompute_modules = CFIT_RECMOD_MLA_UP_PROJ | CFIT_RECMOD_MOE_ACT;
+    cfit_plan both = evaluate(&r, g[0], l);
+    assert_true(both.mem.activations_bytes < mla.mem.activations_bytes && both.br.compute_s > mla.br.compute_s);
+
+    /* a module the model lacks is an error naming it */
+    cfit_diag d;
+    request(&r, "llama3-8b", g, 1, 8);
+    r.fixed.recompute = CFIT_RECOMPUTE_MODULES, r.fixed.recompute_modules = CFIT_RECMOD_MLA_UP_PROJ;
+    assert_int_equal(cfit_plan_validate(&r, &d), CFIT_EINVALID);
+    assert_non_null(strstr(d.msg, "mla_up_proj needs multi-head latent attention"));
+    r.fixed.recompute_modules = CFIT_RECMOD_MOE_ACT;
+    assert_int_equal(cfit_plan_validate(&r, &d), CFIT_EINVALID);
+    assert_non_null(strstr(d.msg, "moe_act needs an MoE model"));
+}
+
 /* Expert-parallel constraints (Megatron arguments.py, parallel_state.py). */
 static void test_moe_validate(void **state)
 {
@@ -509,8 +571,9 @@ static void test_request_init(void **state)
     assert_int_equal(r.gpus_total, 0);
     assert_true(r.tokens == 0.0);
     const int *f = &r.fixed.tp;
-    for (size_t i = 0; i < sizeof r.fixed / sizeof(int); i++)
-        assert_int_equal(f[i], CFIT_SEARCH);
+    for (const int *e = &r.fixed.recompute_modules; f < e; f++)   /* every field before the module list */
+        assert_int_equal(*f, CFIT_SEARCH);
+    assert_int_equal(r.fixed.recompute_modules, 0);   /* only read with --recompute modules:LIST */
 }
 
 /* ---- memory ---------------------------------------------------------------------- */
@@ -1627,6 +1690,7 @@ int main(void)
         cmocka_unit_test(test_moe_dispatch_dedup),
         cmocka_unit_test(test_moe_host_bound),
         cmocka_unit_test(test_attention_head_dim),
+        cmocka_unit_test(test_recompute_modules),
         cmocka_unit_test(test_moe_zero3_gather),
         cmocka_unit_test(test_moe_validate),
         cmocka_unit_test(test_moe_search),

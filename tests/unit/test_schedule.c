@@ -40,7 +40,7 @@ static void test_names(void **state)
     assert_string_equal(cfit_schedule_list(CFIT_SCHED_DEFAULT_MASK, buf, sizeof buf), "1f1b, interleaved");
     assert_string_equal(cfit_schedule_list(0, buf, sizeof buf), "none");
     /* a layout's default schedule is the 1F1B family by vp; pp 1 has none */
-    cfit_layout l = {8, 4, 2, 1, 2, 1, 1, CFIT_RECOMPUTE_NONE, 1, 1, 1, 0};
+    cfit_layout l = {8, 4, 2, 1, 2, 1, 1, CFIT_RECOMPUTE_NONE, 1, 1, 1, 0, 0};
     assert_int_equal(cfit_layout_schedule(&l), CFIT_SCHED_INTERLEAVED);
     l.vp = 1;
     assert_string_equal(cfit_layout_schedule_name(&l), "1f1b");
@@ -223,7 +223,7 @@ static void test_plan_terms(void **state)
     cfit_diag d;
     request_405b(&r, &g, "torchtitan");
     r.model = cfit_catalog_model(cat, "llama3-70b", &d);
-    cfit_layout l = {8, 8, 4, 1, 1, 1, 1, CFIT_RECOMPUTE_NONE, 1, 1, 1, CFIT_SCHED_1F1B};
+    cfit_layout l = {8, 8, 4, 1, 1, 1, 1, CFIT_RECOMPUTE_NONE, 1, 1, 1, CFIT_SCHED_1F1B, 0};
     cfit_plan one, zb, dual, zbv;
     assert_int_equal(cfit_plan_evaluate(&r, g, &l, &one, &d), CFIT_EOK);
     l.schedule = CFIT_SCHED_ZB_H1;
