@@ -476,9 +476,9 @@ static void layer_forward(const cfit__ctx *ctx, double tokens, int tp, int cp, i
 }
 
 /* Stored bytes of one MoE layer's experts per micro-batch (docs/model.md §3.7): the permuted
- * tokens expert FC1 reads (a GEMM input: gin bytes) and the expert outputs the combine keeps
- * (2 bytes), each expert's FC1 output and FC2 input at the per-ETP width, and the shared
- * experts' as a dense MLP's. */
+ * tokens expert FC1 reads (a GEMM input: gin bytes), each expert's FC1 output and FC2 input at
+ * the per-ETP width (the routing weights multiply inside the activation, so the combine keeps no
+ * expert output), and the shared experts' as a dense MLP's. */
 static double expert_activation_bytes(const cfit__ctx *ctx, double tokens, int tp, int ep, int etp, double gin,
                                       unsigned mods)
 {
@@ -490,7 +490,7 @@ static double expert_activation_bytes(const cfit__ctx *ctx, double tokens, int t
      * their input (the layer's, already counted) */
     double routed_per_token = per_token - (mods & CFIT_RECMOD_MOE_ACT ? gin : 0.0);
     double shared = mods & CFIT_RECMOD_SHARED_EXPERTS ? 0.0 : tokens * per_token * fs / tp;
-    return routed * ((2.0 + gin) * h + routed_per_token * f) + shared;
+    return routed * (gin * h + routed_per_token * f) + shared;
 }
 
 /* The submodules recompute mode rec reruns (CFIT_RECMOD_* bits): the request's list for
