@@ -160,7 +160,7 @@ enum {
     F_TSCALE,
     F_MLA, F_QLORA, F_KVLORA, F_QKHD, F_QKPOS, F_VHD,
     /* CUDA graphs (arguments.py --cuda-graph-modules; TransformerConfig cuda_graph_impl) */
-    F_CGIMPL, F_CGMODS, F_CGSCOPE, F_NONAN, F_COUNT
+    F_CGIMPL, F_CGMODS, F_CGSCOPE, F_NONAN, F_RMODS, F_COUNT
 };
 
 typedef enum { MG_INT, MG_FLAG, MG_STR, MG_LIST } mg_kind;   /* MG_LIST: nargs, one or more words */
@@ -226,7 +226,7 @@ static const mg_flag flags[] = {
     {"save", MG_STR, 0}, {"load", MG_STR, 0}, {"save-interval", MG_INT, 0}, {"eval-interval", MG_INT, 0},
     {"eval-iters", MG_INT, 0}, {"log-interval", MG_INT, 0}, {"seed", MG_INT, 0},
     {"distributed-backend", MG_STR, 0}, {"tp-comm-overlap", MG_FLAG, F_TPCO}, {"use-mcore-models", MG_FLAG, 0},
-    {"distribute-saved-activations", MG_FLAG, F_DSA}, {"recompute-modules", MG_LIST, 0},
+    {"distribute-saved-activations", MG_FLAG, F_DSA}, {"recompute-modules", MG_LIST, F_RMODS},
     {"account-for-embedding-in-pipeline-split", MG_FLAG, 0}, {"account-for-loss-in-pipeline-split", MG_FLAG, 0},
     {"grad-reduce-in-bf16", MG_FLAG, 0}, {"accumulate-allreduce-grads-in-fp32", MG_FLAG, 0},
 };
@@ -254,6 +254,7 @@ typedef struct mg {
     const word *at[F_COUNT]; /* the flag's word; NULL = absent */
     const word *first;       /* first argument, for whole-file findings */
     unsigned graph_modules[2]; /* bit per graph_module_names entry: --cuda-graph-modules, -scope (last given) */
+    unsigned recompute_modules; /* CFIT_RECMOD_* bits of --recompute-modules (last given) */
 } mg;
 
 static void add(mg *c, cfit_severity sev, const word *w, const char *fix, const char *fmt, ...)
@@ -356,6 +357,38 @@ static void graph_modules(mg *c, const word *f, const word *w, size_t n, const c
     }
 }
 
+/* --recompute-modules' n words (or the inline value): Megatron-Core's names (transformer_config.py
+ * recompute_modules) into c->recompute_modules; the hybrid-model ones it also takes are not
+ * costed (a warning), anything else is an error as Megatron's __post_init__ raises. */
+static void recompute_modules(mg *c, const word *f, const word *w, size_t n, const char *inl)
+{
+    static const char *const uncosted[] = {"gdn_norm_out", "gdp_in_proj", "gdp_qkv", "mhc"};
+    c->recompute_modules = 0;   /* argparse: the last occurrence wins */
+    for (size_t k = 0; k < n; k++) {
+        const char *s = inl ? inl : w[k].s;
+        if (s[0] == '$')
+            continue;
+        word at = {f->s, w[k].line, w[k].col};
+        int j = 0;
+        while (j < CFIT_RECMOD_COUNT && strcmp(s, cfit_recompute_module_name(j)) != 0)
+            j++;
+        if (j < CFIT_RECMOD_COUNT) {
+            c->recompute_modules |= 1u << j;
+            continue;
+        }
+        size_t u = 0;
+        while (u < sizeof uncosted / sizeof uncosted[0] && strcmp(s, uncosted[u]) != 0)
+            u++;
+        if (u < sizeof uncosted / sizeof uncosted[0])
+            add(c, CFIT_SEV_WARNING, &at, "the memory check leaves it out",
+                "\"%s\" recomputes a hybrid (GatedDelta / hyper-connection) block the planner does not model", s);
+        else
+            add(c, CFIT_SEV_ERROR, &at,
+                "write core_attn, moe_act, layernorm, mla_up_proj, mlp, moe or shared_experts",
+                "invalid choice \"%s\" (Megatron-Core's TransformerConfig refuses it)", s);
+    }
+}
+
 /* Record flag f given at word i with value words from i+1 (or inline after '='). */
 static size_t take_flag(mg *c, const words *ws, size_t i, const mg_flag *f, const char *inline_value)
 {
@@ -391,6 +424,8 @@ static size_t take_flag(mg *c, const words *ws, size_t i, const mg_flag *f, cons
         c->at[f->id] = w;
         c->s[f->id] = val;
     }
+    if (f->id == F_RMODS)
+        recompute_modules(c, w, inline_value ? w : &ws->w[first], inline_value ? 1 : i + 1 - first, inline_value);
     if (f->id == F_CGMODS || f->id == F_CGSCOPE)
         graph_modules(c, w, inline_value ? w : &ws->w[first], inline_value ? 1 : i + 1 - first, inline_value,
                       &c->graph_modules[f->id == F_CGSCOPE]);
@@ -732,8 +767,13 @@ static void check_memory(mg *c, long dp)
     int rec = strcmp(gran, "selective") == 0 ? CFIT_RECOMPUTE_SELECTIVE :
               strcmp(gran, "full") == 0 ? (c->s[F_RMETHOD] && strcmp(c->s[F_RMETHOD], "block") == 0 ?
                                            CFIT_RECOMPUTE_BLOCK : CFIT_RECOMPUTE_FULL) : CFIT_RECOMPUTE_NONE;
+    /* selective with --recompute-modules: those modules (Megatron's default list is core_attn) */
+    unsigned mods = c->recompute_modules;
+    if (rec == CFIT_RECOMPUTE_SELECTIVE && c->at[F_RMODS] && mods != CFIT_RECMOD_CORE_ATTN)
+        rec = mods ? CFIT_RECOMPUTE_MODULES : CFIT_RECOMPUTE_NONE;
     cfit_layout l = {(int)val(c, F_TP, 1), (int)pp, (int)dp, (int)val(c, F_CP, 1), vp, (int)mbs, zero, rec,
-                     c->at[F_SP] && val(c, F_TP, 1) > 1, moe_ep(c), moe_etp(c), 0, 0};
+                     c->at[F_SP] && val(c, F_TP, 1) > 1, moe_ep(c), moe_etp(c), 0,
+                     rec == CFIT_RECOMPUTE_MODULES ? (int)mods : 0};
     req.fixed = l;
     cfit_diag d;
     cfit_diag_clear(&d);
