@@ -49,6 +49,8 @@ CFIT_API const char *cfit_recompute_name(cfit_recompute r);     /* "none", "sele
                                                                    "experts", "modules" */
 /* Megatron's name of module bit i (0 .. CFIT_RECMOD_COUNT - 1): "core_attn", ... */
 CFIT_API const char *cfit_recompute_module_name(int i);
+/* The bit index of the module named by the n bytes at name, or -1. */
+CFIT_API int cfit_recompute_module_find(const char *name, size_t n);
 /* Parse a comma-separated list of module names into CFIT_RECMOD_* bits; 0 = ok, else -1 with
  * the first bad name's offset in *bad_at (an empty list or name is bad). */
 CFIT_API int cfit_recompute_modules_parse(const char *list, unsigned *mask, size_t *bad_at);
@@ -89,12 +91,11 @@ CFIT_API double cfit_model_active_params(const cfit_model *m);
 /* Model FLOPs per trained token (forward + backward, no recomputation) at sequence
  * length seq; MoE layers count the top-k experts and the router only. */
 CFIT_API double cfit_model_flops_per_token(const cfit_model *m, int seq);
-/* Hardware FLOPs per trained token: model FLOPs plus what the recompute mode reruns
- * (BLOCK counts as FULL here, an upper bound; a plan scales it by the layers it reruns). */
-CFIT_API double cfit_model_hw_flops_per_token(const cfit_model *m, int seq, cfit_recompute r);
-/* The same with CFIT_RECOMPUTE_MODULES's bits: model FLOPs plus the GEMM and attention-score
- * forwards of the modules that rerun them (layernorm and moe_act are element-wise: none). */
-CFIT_API double cfit_model_hw_flops_modules(const cfit_model *m, int seq, unsigned modules);
+/* Hardware FLOPs per trained token: model FLOPs plus what the recompute mode reruns (BLOCK
+ * counts as FULL here, an upper bound; a plan scales it by the layers it reruns); modules:
+ * CFIT_RECOMPUTE_MODULES's CFIT_RECMOD_* bits (ignored by the other modes), whose GEMM and
+ * attention-score forwards count (layernorm and moe_act are element-wise: none). */
+CFIT_API double cfit_model_hw_flops_per_token(const cfit_model *m, int seq, cfit_recompute r, unsigned modules);
 
 /* What the planner (src/core/perf.c costs dense MHA/GQA layers from hidden_size, ffn_hidden_size
  * and num_heads) cannot cost yet at sequence length seq: "MoE", "MLA", "head_dim" (a head width

@@ -369,10 +369,8 @@ static void recompute_modules(mg *c, const word *f, const word *w, size_t n, con
         if (s[0] == '$')
             continue;
         word at = {f->s, w[k].line, w[k].col};
-        int j = 0;
-        while (j < CFIT_RECMOD_COUNT && strcmp(s, cfit_recompute_module_name(j)) != 0)
-            j++;
-        if (j < CFIT_RECMOD_COUNT) {
+        int j = cfit_recompute_module_find(s, strlen(s));
+        if (j >= 0) {
             c->recompute_modules |= 1u << j;
             continue;
         }

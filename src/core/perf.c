@@ -1005,10 +1005,8 @@ static double hw_flops(const cfit__ctx *cctx, int rec)
     cfit__ctx *ctx = (cfit__ctx *)cctx;   /* the memo is the only state a const ctx changes */
     rec = rec >= 0 && rec < CFIT_RECOMPUTE_COUNT ? rec : 0;
     if (!(ctx->hw_have & (1u << rec))) {
-        double f = rec == CFIT_RECOMPUTE_FULL || rec == CFIT_RECOMPUTE_BLOCK
-                       ? cfit_model_hw_flops_per_token(ctx->m, ctx->seq, (cfit_recompute)rec)
-                       : cfit_model_hw_flops_modules(ctx->m, ctx->seq, rec_modules(ctx, rec));
-        ctx->hw_flops[rec] = f + ctx->host.flops_delta;
+        ctx->hw_flops[rec] = cfit_model_hw_flops_per_token(ctx->m, ctx->seq, (cfit_recompute)rec, ctx->rec_modules) +
+                             ctx->host.flops_delta;
         ctx->hw_have |= 1u << rec;
     }
     return ctx->hw_flops[rec];

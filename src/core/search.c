@@ -135,21 +135,22 @@ static int validate_experts(const cfit_plan_request *r, cfit_diag *d)
 static int validate_modules(const cfit_plan_request *r, cfit_diag *d)
 {
     const cfit_model *m = r->model;
-    unsigned mods = r->fixed.recompute == CFIT_RECOMPUTE_MODULES ? (unsigned)r->fixed.recompute_modules : 0u;
-    if (r->fixed.recompute == CFIT_RECOMPUTE_MODULES && mods == 0)
+    if (r->fixed.recompute != CFIT_RECOMPUTE_MODULES)
+        return CFIT_EOK;
+    unsigned mods = (unsigned)r->fixed.recompute_modules;
+    if (mods == 0)
         return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "--recompute modules: needs at least one module");
-    const char *what = NULL;
-    if ((mods & (CFIT_RECMOD_MOE | CFIT_RECMOD_MOE_ACT | CFIT_RECMOD_SHARED_EXPERTS)) && !cfit_model_is_moe(m))
-        what = mods & CFIT_RECMOD_MOE ? "moe" : mods & CFIT_RECMOD_MOE_ACT ? "moe_act" : "shared_experts";
-    else if ((mods & CFIT_RECMOD_SHARED_EXPERTS) && m->shared_ffn_hidden_size <= 0)
+    unsigned moe_only = mods & (CFIT_RECMOD_MOE | CFIT_RECMOD_MOE_ACT | CFIT_RECMOD_SHARED_EXPERTS);
+    if (moe_only && !cfit_model_is_moe(m))
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "--recompute module %s needs an MoE model: '%s' has no experts",
+                             moe_only & CFIT_RECMOD_MOE ? "moe" : moe_only & CFIT_RECMOD_MOE_ACT ? "moe_act" : "shared_experts",
+                             m->name);
+    if ((mods & CFIT_RECMOD_SHARED_EXPERTS) && m->shared_ffn_hidden_size <= 0)
         return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
                              "--recompute module shared_experts needs shared experts: '%s' has none", m->name);
-    else if ((mods & CFIT_RECMOD_MLA_UP_PROJ) && !cfit_model_is_mla(m))
+    if ((mods & CFIT_RECMOD_MLA_UP_PROJ) && !cfit_model_is_mla(m))
         return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
                              "--recompute module mla_up_proj needs multi-head latent attention: '%s' has none", m->name);
-    if (what)
-        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
-                             "--recompute module %s needs an MoE model: '%s' has no experts", what, m->name);
     return CFIT_EOK;
 }
 

@@ -19,16 +19,22 @@ const char *cfit_recompute_module_name(int i)
     return i >= 0 && i < CFIT_RECMOD_COUNT ? module_names[i] : "?";
 }
 
+int cfit_recompute_module_find(const char *name, size_t n)
+{
+    for (int i = 0; i < CFIT_RECMOD_COUNT; i++)
+        if (n == strlen(module_names[i]) && strncmp(name, module_names[i], n) == 0)
+            return i;
+    return -1;
+}
+
 int cfit_recompute_modules_parse(const char *list, unsigned *mask, size_t *bad_at)
 {
     unsigned m = 0;
     const char *p = list;
     for (;;) {
         size_t n = strcspn(p, ",");
-        int i = 0;
-        while (i < CFIT_RECMOD_COUNT && !(n == strlen(module_names[i]) && strncmp(p, module_names[i], n) == 0))
-            i++;
-        if (i == CFIT_RECMOD_COUNT) {
+        int i = cfit_recompute_module_find(p, n);
+        if (i < 0) {
             *bad_at = (size_t)(p - list);
             return -1;
         }
@@ -230,16 +236,12 @@ double cfit_model_flops_per_token(const cfit_model *m, int seq)
     return 3.0 * fwd_flops_per_token(m, seq);
 }
 
-double cfit_model_hw_flops_per_token(const cfit_model *m, int seq, cfit_recompute r)
+double cfit_model_hw_flops_per_token(const cfit_model *m, int seq, cfit_recompute r, unsigned modules)
 {
-    double model = cfit_model_flops_per_token(m, seq);
     if (r == CFIT_RECOMPUTE_FULL || r == CFIT_RECOMPUTE_BLOCK)
-        return model + fwd_flops_per_token(m, seq) - 2.0 * (double)m->hidden_size * m->vocab_size;
-    return cfit_model_hw_flops_modules(m, seq, cfit_recompute_mask(r, 0));
-}
-
-double cfit_model_hw_flops_modules(const cfit_model *m, int seq, unsigned modules)
-{
+        return cfit_model_flops_per_token(m, seq) + fwd_flops_per_token(m, seq) -
+               2.0 * (double)m->hidden_size * m->vocab_size;
+    modules = cfit_recompute_mask(r, modules);
     double extra = 0, h = m->hidden_size;
     int moe = cfit_model_is_moe(m) ? cfit_model_moe_layers(m) : 0, dense = m->layers - moe;
     if (modules & CFIT_RECMOD_CORE_ATTN)

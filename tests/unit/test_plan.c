@@ -153,9 +153,7 @@ static void check_invariants(const cfit_plan_request *r, const cfit_plan *p)
     assert_rel(p->tokens_per_s, (double)p->global_batch * seq / p->step_time_s, 1e-12, "tokens/s");
     assert_rel(p->tokens_per_s_per_gpu, p->tokens_per_s / p->gpus, 1e-12, "tokens/s/gpu");
     double mf = cfit_model_flops_per_token(md, seq);
-    double hf = l->recompute == CFIT_RECOMPUTE_MODULES
-                    ? cfit_model_hw_flops_modules(md, seq, (unsigned)l->recompute_modules)
-                    : cfit_model_hw_flops_per_token(md, seq, (cfit_recompute)l->recompute);
+    double hf = cfit_model_hw_flops_per_token(md, seq, (cfit_recompute)l->recompute, (unsigned)l->recompute_modules);
     if (l->recompute == CFIT_RECOMPUTE_BLOCK) {   /* only the recomputed layers rerun */
         double share = (double)p->recompute_layers * l->pp / md->layers;
         hf = mf + (share < 1.0 ? share : 1.0) * (hf - mf);

@@ -193,9 +193,9 @@ static void test_hw_flops(void **state)
             continue;
         int s = m->seq_len;
         double model_f = cfit_model_flops_per_token(m, s);
-        double none = cfit_model_hw_flops_per_token(m, s, CFIT_RECOMPUTE_NONE);
-        double sel = cfit_model_hw_flops_per_token(m, s, CFIT_RECOMPUTE_SELECTIVE);
-        double full = cfit_model_hw_flops_per_token(m, s, CFIT_RECOMPUTE_FULL);
+        double none = cfit_model_hw_flops_per_token(m, s, CFIT_RECOMPUTE_NONE, 0);
+        double sel = cfit_model_hw_flops_per_token(m, s, CFIT_RECOMPUTE_SELECTIVE, 0);
+        double full = cfit_model_hw_flops_per_token(m, s, CFIT_RECOMPUTE_FULL, 0);
         assert_true(none == model_f);
         if (!(none < sel && sel < full))
             fail_msg("%s: hw flops none %g, selective %g, full %g not increasing", m->name, none, sel,
