@@ -51,6 +51,9 @@ MODELS = {   # the csv's model column -> a catalog entry or a config.json under 
     "Llama4-Maverick": "llama4-maverick",
 }
 
+# Models with multi-token-prediction modules: how many their catalog entry trains (docs/model.md §3.9)
+MTP_MODELS = {"DeepSeek-V3": 1}
+
 GPU_MAP = [(r"GB300", "gb300"), (r"GB200", "gb200"), (r"B300", "b300"), (r"B200", "b200"),
            (r"H800", "h800"), (r"H200", "h200-sxm"), (r"H100", "h100-sxm")]
 
@@ -79,11 +82,44 @@ def gpu_name(text):
     raise ValueError("unmapped gpu " + text)
 
 
+def mtp_of(r):
+    """The MTP modules a row trained: none where the source says 'w/o MTP', where its published
+    pipeline layout (Megatron-Core --pipeline-model-parallel-layout) has no 'm', on NeMo AutoModel
+    (its DeepSeek-V3 model class, nemo_automodel/components/models/deepseek_v3, builds no MTP
+    module) and on NeMo 2.0 (its DeepSeekV3Config, nemo/collections/llm/gpt/model/deepseek.py, sets
+    no mtp_num_layers); else the model's own (DeepSeek-V3: 1, as its config.json and
+    Megatron-Bridge's recipes, recipes/deepseek/)."""
+    if r["model"] not in MTP_MODELS:
+        return 0
+    text = " ".join((r["source_locator"], r["notes"]))
+    layout = pipeline_layout(r["notes"])
+    if not layout and SAME_LAYOUT in r["notes"]:
+        layout = SHARED_LAYOUTS.get(r["source"])
+    fw = r["framework"].lower()
+    if "w/o MTP" in text or (layout and "m" not in layout) or "automodel" in fw or fw.startswith("nemo 2.0"):
+        return 0
+    return MTP_MODELS[r["model"]]
+
+
+def pipeline_layout(text):
+    """A Megatron-Core pipeline layout string (E...L) in a row's notes, or None."""
+    found = re.search(r"\bE[\w|*()]*L\b", text)
+    return found.group(0) if found else None
+
+
+SAME_LAYOUT = "Same parallel layout in all rows"
+SHARED_LAYOUTS = {}   # a source's one layout, published on one of its rows that say SAME_LAYOUT
+
+
 def megatron_flops_per_token(r, seq):
     """Megatron-Core num_floating_point_operations / (batch x seq): routed top-k + shared experts,
-    dense layers, GQA or MLA attention with causal scores at half, logits; 3 x 2 per MAC."""
+    dense layers, GQA or MLA attention with causal scores at half, logits; 3 x 2 per MAC.  Each MTP
+    module counts as one more layer of the last layer's kind, its norms and 2h x h projection and
+    its own logits (megatron/training/training.py)."""
     L, h, V = int(r["layers"]), int(r["hidden"]), int(num(r["vocab"]))
     moe_l = int(r["moe_layers"] or L)
+    mtp = mtp_of(r)
+    L, moe_l = L + mtp, moe_l + mtp   # every MTP model here ends in an MoE layer
     dense_l = L - moe_l
     heads, kvh = int(r["heads"]), int(r["kv_heads"] or r["heads"])
     d = int(r["head_dim"] or h // heads)
@@ -101,7 +137,7 @@ def megatron_flops_per_token(r, seq):
     else:
         qp, kvp = d * heads, d * kvh
         attn = 6 * L * (h * (qp + 2 * kvp) + qp * seq / 2 * 2 + qp * h)
-    return mlp + attn + 6 * h * V
+    return mlp + attn + 6 * mtp * (3 * h + 2 * h * h) + 6 * h * V * (1 + mtp)
 
 
 def measured(r):
@@ -199,6 +235,8 @@ def args_of(r):
     graphs = cuda_graphs_of(r)
     if graphs != "not stated":
         a += ["--cuda-graphs", graphs]
+    if r["model"] in MTP_MODELS and mtp_of(r) != MTP_MODELS[r["model"]]:
+        a += ["--mtp", str(mtp_of(r))]
     if re.search(r"natural routing|natural \(not forced\) routing", notes):
         a += ["--moe-imbalance", str(NATURAL_IMBALANCE)]
     return a
@@ -305,6 +343,9 @@ def print_groups(signed):
 def main():
     binary, csv_path, verbose, table = fidelity_args.parse(sys.argv[1:], "moe-calibration.csv", "moe_fidelity", __doc__)
     rows = list(csv.DictReader(open(csv_path, newline="")))
+    for r in rows:
+        if SAME_LAYOUT in r["notes"] and pipeline_layout(r["notes"]):
+            SHARED_LAYOUTS[r["source"]] = pipeline_layout(r["notes"])
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as ex:
         results = list(ex.map(lambda r: run_row(binary, r), rows))
     if table:

@@ -139,6 +139,12 @@ typedef struct cfit_model {
        (DeepSeek-V3's MoEGate routed_scaling_factor, HF config.json; Megatron-Core
        moe_router_topk_scaling_factor); 0 = no scaling. Changes the model's function, not its cost. */
     double router_topk_scaling_factor;
+    /* Multi-token prediction (DeepSeek-V3 report §2.2; Megatron-Core --mtp-num-layers): this many
+       sequential MTP modules after the last layer, each an embedding-and-hidden projection
+       (2h -> h, two RMSNorms) and one transformer layer of the last layer's kind, sharing the
+       embedding and output head; trained with the main model on the last pipeline stage.
+       HF num_nextn_predict_layers; 0 = none. */
+    int mtp_layers;
     char source[CFIT_TEXT_MAX];
 } cfit_model;
 

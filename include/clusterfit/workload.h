@@ -83,7 +83,13 @@ CFIT_API double cfit_model_layer_matmul_params(const cfit_model *m);
 CFIT_API double cfit_model_layer_params(const cfit_model *m);
 /* Embedding parameters (vocab x hidden; counted once when tied). */
 CFIT_API double cfit_model_embedding_params(const cfit_model *m);
-/* All parameters. */
+/* The multi-token-prediction modules' parameters (mtp_layers of them, each a 2h -> h projection,
+ * its norms and one layer of the last layer's kind; the embedding and head are shared); active:
+ * only the experts a token is sent to. 0 without MTP. */
+CFIT_API double cfit_model_mtp_params(const cfit_model *m, int active);
+/* Whether the MTP modules' layers are MoE layers (the last layer's kind); 0 without MTP. */
+CFIT_API int cfit_model_mtp_moe(const cfit_model *m);
+/* All parameters (the MTP modules included). */
 CFIT_API double cfit_model_params(const cfit_model *m);
 /* Parameters one token's forward pass uses: all but the routed experts it is not sent to
  * (embeddings included, so it equals cfit_model_params() for a dense model). */

@@ -194,6 +194,10 @@ static void show_model(const cfit_model *m)
     if (m->sliding_layers > 0)
         printf("  %-20s %d tokens on %d of %d layers\n", "sliding window", m->sliding_window, m->sliding_layers,
                m->layers);
+    if (m->mtp_layers > 0)
+        printf("  %-20s %d (%s params: a 2h -> h projection and a %s layer each; embedding and head shared)\n",
+               "mtp_layers", m->mtp_layers, fmt_count(p, sizeof p, cfit_model_mtp_params(m, 0)),
+               cfit_model_mtp_moe(m) ? "MoE" : "dense");
     printf("  %-20s %d\n  %-20s %d\n", "vocab_size", m->vocab_size, "seq_len", m->seq_len);
     printf("  %-20s %s\n  %-20s %s\n", "mlp", m->mlp == CFIT_MLP_SWIGLU ? "swiglu" : "gelu",
            "tied_embeddings", m->tied_embeddings ? "true" : "false");

@@ -14,7 +14,7 @@ enum {
     O_MODEL = 1, O_SEQ, O_GBS, O_TOKENS, O_PRECISION, O_GPU, O_GPUS, O_FABRIC, O_TP, O_PP, O_DP,
     O_CP, O_VP, O_MBS, O_ZERO, O_RECOMPUTE, O_SP, O_DAYS, O_TOP, O_GRAD, O_ATTN, O_FRAMEWORK, O_JSON, O_CATALOG, O_QUIET,
     O_BUDGET, O_BASIS, O_PRICE, O_TOPOLOGY, O_MTBF, O_CKPT_EVERY, O_RESTART, O_EP, O_ETP, O_MOE_IMB, O_MOE_OVERLAP,
-    O_UTIL, O_GRAPHS
+    O_UTIL, O_GRAPHS, O_MTP
 };
 enum { O_EMIT = 100 };          /* --emit: emit_opt.c */
 enum { O_BOM_BASE = 200 };      /* --bom, --network and their options: plan_bom.c (O_BOM_BASE + CLI_BOM_*) */
@@ -58,6 +58,8 @@ static const cli_opt opts[] = {
     {"etp", 0, "N", "expert tensor parallel size of an MoE model (default: searched, at most --tp)", O_ETP},
     {"moe-imbalance", 0, "X", "busiest expert's tokens over the mean, >= 1 (default: the framework's; docs/model.md)", O_MOE_IMB},
     {"moe-overlap", 0, "on|off", "overlap the expert all-to-all with another micro-batch's compute (default: the framework's)", O_MOE_OVERLAP},
+    {"mtp", 0, "N", "multi-token-prediction modules trained after the last layer, 0-16 (default: the model's,\n"
+                    "                                       deepseek-v3 1; docs/model.md)", O_MTP},
     {"days", 0, "D", "deadline in days used to size the GPU count (default 30, none with --budget)", O_DAYS},
     {"budget", 0, "USD", "size each GPU type to the fastest plan costing at most USD, K M B = powers of 1000 (docs/sizing.md)", O_BUDGET},
     {"cost-basis", 0, "rent|reserved|spot|own", "cost that --budget bounds and sizing ranks by (default rent = cloud on-demand)", O_BASIS},
@@ -171,6 +173,7 @@ static const cli_bind binds[] = {
     CLI_INT(O_ETP, plan_cli, req.fixed.etp, 1, 4096),
     CLI_INT(O_ZERO, plan_cli, req.fixed.zero, 0, 3),
     CLI_REAL(O_MOE_IMB, plan_cli, req.moe_imbalance, 1.0, 64.0),
+    CLI_INT(O_MTP, plan_cli, mtp, 0, 16),
     CLI_ENUM(O_PRECISION, plan_cli, req.precision, precisions),
     CLI_ENUM(O_SP, plan_cli, req.fixed.sp, on_off),
     CLI_ENUM(O_MOE_OVERLAP, plan_cli, req.moe_a2a_overlap, on_off),
@@ -308,6 +311,11 @@ static int resolve(plan_cli *c, const cfit_gpu ***gpus_out)
         c->req.model = cfit_catalog_model(cat, mname, &d);
         if (!c->req.model)
             return cli_error("--model: %s", d.msg);
+    }
+    if (c->mtp >= 0 && c->mtp != c->req.model->mtp_layers) {   /* --mtp: the model with that many MTP modules */
+        c->model_mtp = *c->req.model;
+        c->model_mtp.mtp_layers = c->mtp;
+        c->req.model = &c->model_mtp;
     }
     if (cli_model_plannable(c->req.model, c->req.seq_len > 0 ? c->req.seq_len : c->req.model->seq_len))
         return EXIT_USAGE;
@@ -520,6 +528,7 @@ int cmd_plan(int argc, char **argv)
     cfit_plan_request_init(&c.req);
     cli_bom_init(&c.bom);
     c.req.tokens = 1e12;
+    c.mtp = -1;
     int rc = cli_parse_bound(argc, argv, opts, binds, on_opt, &c, "clusterfit plan [options]",
                              "Plan the GPU cluster and parallel layout for training a transformer: memory per GPU,\n"
                              "step time, MFU and time to train.  With no options it plans llama3-70b on 1T tokens\n"

@@ -22,6 +22,8 @@ typedef struct plan_cli {
     const char *topology;
     cfit_plan_request req;
     cfit_model model_file;
+    int mtp;                          /* --mtp; -1 = the model's */
+    cfit_model model_mtp;             /* the model with --mtp's modules (req.model points here then) */
     int json, quiet;
     int days_given;
     int budget_given;

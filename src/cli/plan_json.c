@@ -250,6 +250,7 @@ int plan_print_json(const plan_cli *c, const cfit_plan_result *res, int sizing)
     cfit_buf_key_string(&b, "model", m->name, 0);
     cfit_buf_key_number(&b, "params", cfit_model_params(m), 1);
     cfit_buf_key_number(&b, "active_params", cfit_model_active_params(m), 1);
+    cfit_buf_key_number(&b, "mtp_layers", m->mtp_layers, 1);
     cfit_buf_key_number(&b, "seq_len", res->seq_len, 1);
     cfit_buf_key_number(&b, "global_batch", (double)res->global_batch, 1);
     cfit_buf_key_number(&b, "tokens_per_step", (double)res->global_batch * res->seq_len, 1);

@@ -492,16 +492,18 @@ int plan_print_tables(const plan_cli *c, const cfit_plan_result *res, int sizing
 {
     const cfit_plan_request *r = &c->req;
     const cfit_model *m = r->model;
-    char buf[3][32], active[48] = "";
+    char buf[3][32], active[48] = "", mtp[32] = "";
     int cost = any_cost(c, res);
     if (!c->quiet) {
         if (cfit_model_active_params(m) != cfit_model_params(m))
             snprintf(active, sizeof active, ", %s active", fmt_count(buf[0], 32, cfit_model_active_params(m)));
-        printf("workload: %s (%s params%s), %s tokens, seq %d, global batch %ld sequences (%s tokens), %s\n",
-               m->name, fmt_count(buf[0], 32, cfit_model_params(m)), active,
+        if (m->mtp_layers > 0)
+            snprintf(mtp, sizeof mtp, " with %d MTP module%s", m->mtp_layers, m->mtp_layers == 1 ? "" : "s");
+        printf("workload: %s (%s params%s%s), %s tokens, seq %d, global batch %ld sequences (%s tokens), %s\n",
+               m->name, fmt_count(buf[0], 32, cfit_model_params(m)), mtp, active,
                r->tokens > 0 ? fmt_count(buf[1], 32, r->tokens) : "-", res->seq_len, res->global_batch,
                fmt_count(buf[2], 32, (double)res->global_batch * res->seq_len), cfit_precision_name(r->precision));
-        if (m == &c->model_file)   /* a user's own model: where its figures come from */
+        if (m == &c->model_file || c->model_file.layers > 0)   /* a user's own model: where its figures come from */
             printf("model source: %s\n", m->source);
         plan_print_finetune(r);
         print_goal(c, res, sizing);

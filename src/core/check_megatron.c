@@ -160,7 +160,9 @@ enum {
     F_TSCALE,
     F_MLA, F_QLORA, F_KVLORA, F_QKHD, F_QKPOS, F_VHD,
     /* CUDA graphs (arguments.py --cuda-graph-modules; TransformerConfig cuda_graph_impl) */
-    F_CGIMPL, F_CGMODS, F_CGSCOPE, F_NONAN, F_RMODS, F_COUNT
+    F_CGIMPL, F_CGMODS, F_CGSCOPE, F_NONAN, F_RMODS,
+    F_MTP,   /* TransformerConfig mtp_num_layers (the argument parser derives --mtp-num-layers from it) */
+    F_COUNT
 };
 
 typedef enum { MG_INT, MG_FLAG, MG_STR, MG_LIST } mg_kind;   /* MG_LIST: nargs, one or more words */
@@ -202,7 +204,8 @@ static const mg_flag flags[] = {
     {"moe-router-load-balancing-type", MG_LIST, F_LB}, {"moe-router-num-groups", MG_INT, F_NGROUPS},
     {"moe-router-group-topk", MG_INT, F_GTOPK}, {"multi-latent-attention", MG_FLAG, F_MLA},
     {"q-lora-rank", MG_INT, F_QLORA}, {"kv-lora-rank", MG_INT, F_KVLORA}, {"qk-head-dim", MG_INT, F_QKHD},
-    {"qk-pos-emb-head-dim", MG_INT, F_QKPOS}, {"v-head-dim", MG_INT, F_VHD},
+    {"qk-pos-emb-head-dim", MG_INT, F_QKPOS}, {"v-head-dim", MG_INT, F_VHD}, {"mtp-num-layers", MG_INT, F_MTP},
+    {"mtp-loss-scaling-factor", MG_STR, 0},
     {"cuda-graph-impl", MG_STR, F_CGIMPL}, {"cuda-graph-modules", MG_LIST, F_CGMODS},
     {"cuda-graph-scope", MG_LIST, F_CGSCOPE}, {"no-check-for-nan-in-loss-and-grad", MG_FLAG, F_NONAN},
     /* MoE flags known, not reasoned about */
@@ -749,7 +752,10 @@ static void check_memory(mg *c, long dp)
     cfit_plan_request req;
     cfit_plan_request_init(&req);
     req.catalog = r->catalog;
-    req.model = r->model;
+    /* the MTP modules the command line trains: --mtp-num-layers, none without it (its default) */
+    cfit_model model = *r->model;
+    model.mtp_layers = c->v[F_MTP] > 0 && c->v[F_MTP] <= 16 ? (int)c->v[F_MTP] : 0;
+    req.model = &model;
     req.seq_len = r->seq_len ? r->seq_len : (int)c->v[F_SEQ];
     req.global_batch = gbs;
     req.gpus = &g;

@@ -343,6 +343,8 @@ static void mg_model(cfit_buf *b, const cfit_model *m, const cfit_layout *l, int
     mg_attention(b, m);
     if (cfit_model_is_moe(m))
         mg_moe(b, m, l, dispatcher);
+    if (m->mtp_layers > 0)   /* TransformerConfig mtp_num_layers; Megatron's default trains none */
+        cfit_buf_printf(b, "--mtp-num-layers %d\n", m->mtp_layers);
     cfit_buf_printf(b, "--seq-length %d\n--max-position-embeddings %d\n", seq,
                      seq > m->seq_len ? seq : m->seq_len);
     if (m->mlp == CFIT_MLP_SWIGLU)

@@ -277,10 +277,21 @@ static int hf_deepseek_router(const hf *c, cfit_model *m)
     return hf_scaling(c, m);
 }
 
+/* Multi-token prediction modules (DeepSeek-V3 report §2.2): num_nextn_predict_layers, stored in
+ * the checkpoint as layers num_hidden_layers.. (Megatron-Bridge's DeepSeek bridge maps it to
+ * mtp_num_layers); absent = none. */
+static int hf_mtp(const hf *c, cfit_model *m)
+{
+    int rc = hf_int(c, "num_nextn_predict_layers", 0, 0, 0, &m->mtp_layers);
+    if (rc == CFIT_EOK && m->mtp_layers > 16)
+        return hf_at(c, "num_nextn_predict_layers", CFIT_ERANGE, "config.json num_nextn_predict_layers must be at most 16");
+    return rc;
+}
+
 static int map_deepseek(const hf *c, cfit_model *m)
 {
     int rc = hf_common(c, m), shared, freq;
-    if (rc || (rc = map_mla(c, m)))
+    if (rc || (rc = map_mla(c, m)) || (rc = hf_mtp(c, m)))
         return rc;
     if (!hf_get(c, "n_routed_experts"))
         return CFIT_EOK;   /* null: a dense DeepSeek model */

@@ -75,6 +75,15 @@ static void moe_init(cfit__ctx *ctx)
     ctx->a2a_overlap = ctx->req->moe_a2a_overlap >= 0 ? ctx->req->moe_a2a_overlap : ctx->fw->moe_a2a_overlap;
 }
 
+/* The MTP modules' weights (docs/model.md §3.9): what the last stage holds beyond its layers. */
+static void mtp_init(cfit__ctx *ctx)
+{
+    const cfit_model *m = ctx->m;
+    ctx->mtp = m->mtp_layers > 0 ? m->mtp_layers : 0;
+    ctx->mtp_expert_params = cfit_model_mtp_moe(m) ? ctx->mtp * ctx->moe_layer_expert_params : 0.0;
+    ctx->mtp_params = cfit_model_mtp_params(m, 0) - ctx->mtp_expert_params;
+}
+
 int cfit__ctx_init(cfit__ctx *ctx, const cfit_plan_request *r, const cfit_gpu *g, cfit_diag *d)
 {
     memset(ctx, 0, sizeof *ctx);
@@ -128,6 +137,7 @@ int cfit__ctx_init(cfit__ctx *ctx, const cfit_plan_request *r, const cfit_gpu *g
     ctx->emb_params = cfit_model_embedding_params(ctx->m);
     ctx->model_flops = cfit_model_flops_per_token(ctx->m, ctx->seq);   /* walks every layer: once */
     moe_init(ctx);
+    mtp_init(ctx);
     if (cfit__moe_prefix_init(ctx))
         return cfit_diag_set(d, CFIT_ENOMEM, NULL, 0, 0, "out of memory");
     cfit__finetune_init(ctx);   /* adjusts model_flops for frozen weights */
@@ -802,6 +812,30 @@ static void layer_cost_at(const cfit__ctx *ctx, int tp, int cp, int mbs, int rec
     lc->pp_msg_bytes = 2.0 * tokens * h / tp;                      /* scatter/gather over TP */
 }
 
+/* The MTP modules on the last stage (docs/model.md §3.9; Megatron-Core
+ * MultiTokenPredictionLayer): each normalises the shifted tokens' embeddings and the hidden
+ * states, projects their concatenation 2h -> h, runs one layer of cost `layer` and its own logits
+ * and loss, one after the other.  Added to lc's head terms. */
+static void mtp_head(const cfit__ctx *ctx, const cfit__layer_cost *layer, cfit__layer_cost *lc)
+{
+    const cfit_model *m = ctx->m;
+    double h = m->hidden_size, n = ctx->mtp, tokens = (double)lc->mbs * ctx->seq / lc->cp;
+    double tp = lc->tp, own = tokens / (lc->sp ? tp : 1.0);
+    acc x = {0, 0, 0};
+    gemm(ctx, tokens, h / tp, 2.0 * h, 3.0, &x);        /* eh_proj, fwd + 2 bwd GEMMs */
+    membound(ctx, 3.0 * 2.0 * 2.0 * 2.0 * own * h, &x);  /* enorm, hnorm, final norm: fwd + bwd, bf16 in and out */
+    double logits_t = lc->logits_s, logits_cb = lc->logits_cb_s, logits_mb = lc->logits_mb_s;
+    lc->logits_s += n * (x.t + logits_t + cfit__layer_time_s(layer));
+    lc->logits_cb_s += n * (x.cb + logits_cb + layer->cb_s);
+    lc->logits_mb_s += n * (x.mb + logits_mb + layer->mb_s);
+    lc->head_tp_s = n * layer->tp_s;
+    lc->head_ep_s = n * layer->ep_s;
+    lc->head_cp_s = n * layer->cp_s;
+    lc->head_other_s = n * (layer->overhead_s + layer->host_s);
+    /* each module's logits, its layer's activations, its projection's 2h input (bf16) */
+    lc->logits_bytes += n * (lc->logits_bytes + layer->act_bytes + 2.0 * 2.0 * own * h);
+}
+
 /* b - a, field by field, into d. */
 static void moe_delta_of(const cfit__layer_cost *a, const cfit__layer_cost *b, cfit__moe_delta *d)
 {
@@ -824,8 +858,12 @@ void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int
                               int sp, int ep, int etp, cfit__layer_cost *lc)
 {
     layer_cost_at(ctx, tp, cp, mbs, recompute, sp, ep, etp, lc);
-    if (!ctx->moe_prefix)
+    if (!ctx->moe_prefix) {
+        cfit__layer_cost layer = *lc;   /* every layer alike: an MTP layer is the mean one */
+        if (ctx->mtp)
+            mtp_head(ctx, &layer, lc);
         return;
+    }
     cfit__ctx *c = (cfit__ctx *)ctx;
     double share = c->moe_frac;
     cfit__layer_cost dense, moe;
@@ -835,6 +873,8 @@ void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int
     layer_cost_at(c, tp, cp, mbs, recompute, sp, ep, etp, &moe);
     c->moe_frac = share;
     moe_delta_of(&dense, &moe, &lc->moe_delta);
+    if (ctx->mtp)   /* an MTP layer is of the last layer's kind */
+        mtp_head(ctx, cfit_model_mtp_moe(ctx->m) ? &moe : &dense, lc);
 }
 
 /* Parameters held by one GPU of a stage with n layers, first/last flags, but for the routed
@@ -846,6 +886,8 @@ static double stage_params(const cfit__ctx *ctx, int n, int first, int last, int
         p += ctx->emb_params;
     if (last && (!ctx->m->tied_embeddings || !first))
         p += ctx->emb_params + ctx->m->hidden_size;
+    if (last && ctx->mtp)   /* the MTP modules, and the embedding they read (Megatron builds it there) */
+        p += ctx->mtp_params + (!first && !ctx->m->tied_embeddings ? ctx->emb_params : 0.0);
     return p / tp;
 }
 
@@ -915,7 +957,8 @@ static void stage_memory(const cfit__ctx *ctx, const cfit__layer_cost *lc, const
     sm->opt = 12.0 * params * (l->zero >= 1 ? 1.0 / dp : 1.0);    /* fp32 master, Adam m, v */
     if (ctx->moe) {   /* routed experts: over EP x ETP, their ZeRO shards over the expert-DP ranks */
         double e_params = stage_expert_params(ctx, n_params, l), e_dp = expert_dp(l);
-        e_params += mix * ctx->moe_layer_expert_params / ((double)(l->ep > 1 ? l->ep : 1) * (l->etp > 1 ? l->etp : 1));
+        e_params += (mix * ctx->moe_layer_expert_params + (last ? ctx->mtp_expert_params : 0.0)) /
+                    ((double)(l->ep > 1 ? l->ep : 1) * (l->etp > 1 ? l->etp : 1));
         sm->w += 2.0 * e_params * (l->zero >= 3 ? 1.0 / e_dp : 1.0) + (ctx->prec == CFIT_PREC_FP8 ? e_params : 0.0);
         sm->gr += ctx->grad_bytes * e_params * (l->zero >= 2 ? 1.0 / e_dp : 1.0);
         sm->opt += 12.0 * e_params * (l->zero >= 1 ? 1.0 / e_dp : 1.0);
@@ -1229,7 +1272,9 @@ static void dp_step(const cfit__plan_eval *e, const pipe_pace *pc, dp_terms *dt)
     int n_held = e->n_max * e->st.param_copies;   /* layers whose parameters a device holds */
     /* [0] the dense parameters, [1] the routed experts' */
     double params[2] = {stage_params(ctx, n_held, l->pp == 1, 1, l->tp),
-                        ctx->moe ? stage_expert_params(ctx, n_held, l) : 0.0};
+                        ctx->moe ? stage_expert_params(ctx, n_held, l) +
+                                       ctx->mtp_expert_params / ((double)(l->ep > 1 ? l->ep : 1) * (l->etp > 1 ? l->etp : 1))
+                                 : 0.0};
     double gather_bytes[2] = {2.0 * params[0], 2.0 * params[1]}, e_dp = ctx->moe ? expert_dp(l) : 1.0;
     if (ctx->host.frozen) {   /* only the adapters have gradients and optimizer states (finetune.c) */
         cfit__finetune_weight_bytes(ctx, n_held, params[0], params[1], l, &gather_bytes[0], &gather_bytes[1]);
@@ -1262,14 +1307,15 @@ static void plan_breakdown(const cfit__plan_eval *e, const pipe_pace *pc, const 
     const cfit__layer_cost *lc = pc->lc;
     long m_mb = e->m_mb;
     double nl = (double)pc->n_slow, logits = pc->logits_share;
-    out->br.compute_s = m_mb * (nl * (lc->fwd_s + lc->bwd_s) + logits * lc->logits_s);
-    out->br.tp_comm_s = m_mb * nl * lc->tp_s;
-    out->br.ep_comm_s = m_mb * nl * lc->ep_s;
-    out->br.cp_comm_s = m_mb * nl * lc->cp_s;
+    double head_comm = lc->head_tp_s + lc->head_ep_s + lc->head_cp_s + lc->head_other_s;   /* MTP layers */
+    out->br.compute_s = m_mb * (nl * (lc->fwd_s + lc->bwd_s) + logits * (lc->logits_s - head_comm));
+    out->br.tp_comm_s = m_mb * (nl * lc->tp_s + logits * lc->head_tp_s);
+    out->br.ep_comm_s = m_mb * (nl * lc->ep_s + logits * lc->head_ep_s);
+    out->br.cp_comm_s = m_mb * (nl * lc->cp_s + logits * lc->head_cp_s);
     out->br.pp_comm_s = m_mb * pc->pp_s;
     out->br.pp_bubble_s = pc->bubble_s;
     out->br.dp_comm_s = dt->exposed_s;
-    out->br.other_s = m_mb * nl * (lc->overhead_s + lc->host_s);
+    out->br.other_s = m_mb * (nl * (lc->overhead_s + lc->host_s) + logits * lc->head_other_s);
     out->br.host_wait_s = m_mb * nl * lc->host_s;
     out->compute_bound_s = m_mb * (nl * lc->cb_s + logits * lc->logits_cb_s);
     out->memory_bound_s = m_mb * (nl * lc->mb_s + logits * lc->logits_mb_s) + out->br.optimizer_s;

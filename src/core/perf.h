@@ -49,6 +49,11 @@ typedef struct cfit__ctx {
     int link_group;                /* GPUs that reach each other over the scale-up link */
     int domain;                    /* scale-up domain size */
     double layer_params, emb_params;
+    /* Multi-token prediction (docs/model.md §3.9): the MTP modules the last stage runs after its
+       layers; 0 for a model without them */
+    int mtp;                       /* MTP modules (the model's mtp_layers) */
+    double mtp_params;             /* their weights but the routed experts (over TP) */
+    double mtp_expert_params;      /* their layers' routed experts (over EP x ETP) */
     double model_flops;            /* cfit_model_flops_per_token at seq (the search asks per layout) */
     double hw_flops[CFIT_RECOMPUTE_COUNT]; /* cfit_model_hw_flops_per_token at seq, per recompute mode,
                                       computed on first use (bit i of hw_have) */
@@ -116,11 +121,15 @@ typedef struct cfit__layer_cost {
     double host_s;                   /* host-bound time beyond the GPU's (framework host_layer_s) */
     double host_pass_s;              /* the framework's host time for the layer (host_s = what exceeds the GPU's) */
     cfit__moe_delta moe_delta;       /* an MoE layer less a dense one (stages.c) */
-    double logits_s;                 /* logits + loss fwd + bwd (last stage) */
+    double logits_s;                 /* the last stage's head fwd + bwd: logits and loss, and each MTP
+                                        module's projection, layer and logits (docs/model.md §3.9) */
     double logits_cb_s, logits_mb_s;
+    double head_tp_s, head_ep_s, head_cp_s, head_other_s; /* of logits_s: the MTP layers' exposed
+                                        TP, expert and CP communication and their overhead */
     double act_bytes;                /* stored activations per layer per in-flight micro-batch */
     double work_bytes;               /* transient working set (one layer recomputed, logits) */
-    double logits_bytes;             /* logits kept for the loss, last stage */
+    double logits_bytes;             /* logits kept for the loss, last stage (and the MTP modules'
+                                        logits and activations) */
     double pp_msg_bytes;             /* activation sent between stages per micro-batch */
 } cfit__layer_cost;
 

@@ -198,10 +198,34 @@ double cfit_model_embedding_params(const cfit_model *m)
     return (double)m->vocab_size * m->hidden_size;
 }
 
+int cfit_model_mtp_moe(const cfit_model *m)
+{
+    return m->mtp_layers > 0 && cfit_model_layer_is_moe(m, m->layers - 1);
+}
+
+/* One MTP module's GEMM weights (DeepSeek-V3 report §2.2, Megatron-Core
+ * MultiTokenPredictionLayer): eh_proj (2h -> h) and a transformer layer of the last layer's kind;
+ * active: the experts one token multiplies by. */
+static double mtp_matmul_params(const cfit_model *m, int active)
+{
+    double h = m->hidden_size;
+    double mlp = cfit_model_mtp_moe(m) ? cfit_model_moe_mlp_params(m, active) : cfit_model_dense_mlp_params(m);
+    return 2.0 * h * h + cfit_model_attn_params(m) + mlp;
+}
+
+double cfit_model_mtp_params(const cfit_model *m, int active)
+{
+    if (m->mtp_layers <= 0)
+        return 0.0;
+    /* enorm, hnorm and the module's final norm beside the layer's own; embedding and head shared */
+    return m->mtp_layers * (mtp_matmul_params(m, active) + layer_norm_params(m) + 3.0 * m->hidden_size);
+}
+
 static double params(const cfit_model *m, int active)
 {
     double emb = cfit_model_embedding_params(m) * (m->tied_embeddings ? 1.0 : 2.0);
-    return layers_matmul_params(m, active) + m->layers * layer_norm_params(m) + emb + m->hidden_size;
+    return layers_matmul_params(m, active) + m->layers * layer_norm_params(m) + emb + m->hidden_size +
+           cfit_model_mtp_params(m, active);
 }
 
 double cfit_model_params(const cfit_model *m)
@@ -223,12 +247,16 @@ static double attn_score_flops(const cfit_model *m, int seq)
     return per_key * ((double)(m->layers - m->sliding_layers) * seq + (double)m->sliding_layers * local);
 }
 
-/* Forward FLOPs per token: GEMMs (active experts and router only), attention scores, logits. */
+/* Forward FLOPs per token: GEMMs (active experts and router only), attention scores, logits; each
+ * MTP module its projection, its layer (full attention) and its own logits (Megatron-Core's
+ * num_floating_point_operations counts them so: megatron/training/training.py). */
 static double fwd_flops_per_token(const cfit_model *m, int seq)
 {
     double gemm = 2.0 * layers_matmul_params(m, 1);
     double logits = 2.0 * m->hidden_size * m->vocab_size;
-    return gemm + attn_score_flops(m, seq) + logits;
+    double per_key = 2.0 * m->num_heads * (qk_head_dim(m) + v_head_dim(m));
+    double mtp = m->mtp_layers * (2.0 * mtp_matmul_params(m, 1) + per_key * seq + logits);
+    return gemm + attn_score_flops(m, seq) + logits + mtp;
 }
 
 double cfit_model_flops_per_token(const cfit_model *m, int seq)
@@ -238,14 +266,17 @@ double cfit_model_flops_per_token(const cfit_model *m, int seq)
 
 double cfit_model_hw_flops_per_token(const cfit_model *m, int seq, cfit_recompute r, unsigned modules)
 {
-    if (r == CFIT_RECOMPUTE_FULL || r == CFIT_RECOMPUTE_BLOCK)
+    if (r == CFIT_RECOMPUTE_FULL || r == CFIT_RECOMPUTE_BLOCK)   /* every layer's forward again, not the logits */
         return cfit_model_flops_per_token(m, seq) + fwd_flops_per_token(m, seq) -
-               2.0 * (double)m->hidden_size * m->vocab_size;
+               2.0 * (double)m->hidden_size * m->vocab_size * (1 + m->mtp_layers);
     modules = cfit_recompute_mask(r, modules);
     double extra = 0, h = m->hidden_size;
-    int moe = cfit_model_is_moe(m) ? cfit_model_moe_layers(m) : 0, dense = m->layers - moe;
+    /* an MTP module's layer recomputes its modules as a layer of its kind does */
+    int mtp_moe = cfit_model_mtp_moe(m) ? m->mtp_layers : 0;
+    int moe = (cfit_model_is_moe(m) ? cfit_model_moe_layers(m) : 0) + mtp_moe;
+    int layers = m->layers + m->mtp_layers, dense = layers - moe;
     if (modules & CFIT_RECMOD_CORE_ATTN)
-        extra += attn_score_flops(m, seq);
+        extra += attn_score_flops(m, seq) + m->mtp_layers * 2.0 * m->num_heads * (qk_head_dim(m) + v_head_dim(m)) * seq;
     if (modules & CFIT_RECMOD_MLP)
         extra += 2.0 * dense * cfit_model_dense_mlp_params(m);
     if (moe && (modules & CFIT_RECMOD_MOE))            /* the MoE layer: router, experts, shared */
@@ -254,7 +285,7 @@ double cfit_model_hw_flops_per_token(const cfit_model *m, int seq, cfit_recomput
         extra += 2.0 * moe * mlp_factor(m) * h * m->shared_ffn_hidden_size;
     if (cfit_model_is_mla(m) && (modules & CFIT_RECMOD_MLA_UP_PROJ)) {   /* q up, k/v up */
         double a = m->num_heads, q_up = m->q_lora_rank > 0 ? (double)m->q_lora_rank * a * qk_head_dim(m) : 0.0;
-        extra += 2.0 * m->layers * (q_up + (double)m->kv_lora_rank * a * (m->qk_nope_head_dim + v_head_dim(m)));
+        extra += 2.0 * layers * (q_up + (double)m->kv_lora_rank * a * (m->qk_nope_head_dim + v_head_dim(m)));
     }
     return cfit_model_flops_per_token(m, seq) + extra;
 }
@@ -336,6 +367,9 @@ static int validate_attention(const cfit_model *m, cfit_diag *d)
                              m->name, m->num_kv_heads, m->num_heads);
     if (m->sliding_layers > m->layers || (m->sliding_layers > 0) != (m->sliding_window > 0))
         return bad(d, m, "sliding_window and sliding_layers go together, sliding_layers at most layers");
+    if (m->mtp_layers < 0 || m->mtp_layers > 16)
+        return cfit_diag_set(d, CFIT_ERANGE, NULL, 0, 0, "model '%s': mtp_layers must be between 0 and 16, got %d",
+                             m->name, m->mtp_layers);
     return CFIT_EOK;
 }
 

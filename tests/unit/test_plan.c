@@ -257,8 +257,11 @@ static double dsv3_stage_params(const cfit_model *m, int n, int dense, int ep, i
 
 /* DeepSeek-V3's 3 dense layers (docs/model.md §5.8): the 61 layers split over 16 stages as
  * Megatron can run them (first and last any count, the middle 14 equal) with the least
- * slowest stage: the dense first stage short (2), the last with the logits 3, the middle 4; at
- * 2 stages each stage's weights are its own layers', dense and MoE counted apart. */
+ * slowest stage.  Without MTP the dense first stage is short (2), the last with the logits 3, the
+ * middle 4; with its MTP module the last stage keeps 1 layer beside it and the first 4, as
+ * Megatron-Bridge's own layout for pp 16 has it (recipes/deepseek/h100/deepseek_v3.py: embedding
+ * and 4 layers, 14 x 4, then 1 layer, MTP and loss).  At 2 stages each stage's weights are its
+ * own layers', dense and MoE counted apart. */
 static void test_moe_dense_first_stages(void **state)
 {
     (void)state;
@@ -267,6 +270,12 @@ static void test_moe_dense_first_stages(void **state)
     request(&r, "deepseek-v3", g, 1, 2048);
     r.global_batch = 4096;
     cfit_plan p = evaluate(&r, g[0], moe_layout(1, 16, 128, 64, 1, 1));
+    assert_int_equal(p.stage_layers_first, 4);
+    assert_int_equal(p.stage_layers_last, 1);
+    cfit_model no_mtp = *r.model;
+    no_mtp.mtp_layers = 0;
+    r.model = &no_mtp;
+    p = evaluate(&r, g[0], moe_layout(1, 16, 128, 64, 1, 1));
     assert_int_equal(p.stage_layers_first, 2);
     assert_int_equal(p.stage_layers_last, 3);
     assert_int_equal(p.stage_layers_max, 4);
@@ -284,6 +293,41 @@ static void test_moe_dense_first_stages(void **state)
     cfit_plan q = evaluate(&r, g[0], moe_layout(1, 16, 16, 8, 1, 1));
     assert_int_equal(q.stage_layers_first, 0);
     assert_int_equal(q.stage_layers_last, 0);
+}
+
+/* DeepSeek-V3's MTP module (docs/model.md §3.9) on a one-stage layout: its weights beside the
+ * model's (the routed experts over EP; the embedding is already there), one more MoE layer's
+ * compute and all-to-all and a second logits; on two stages the last holds it and the embedding
+ * it reads. */
+static void test_mtp_last_stage(void **state)
+{
+    (void)state;
+    const cfit_gpu *g[] = {gpu("b200")};
+    cfit_plan_request r;
+    request(&r, "deepseek-v3", g, 1, 256);
+    r.global_batch = 1024;
+    r.precision = CFIT_PREC_FP8;
+    const cfit_model *m = r.model;
+    cfit_model no_mtp = *m;
+    no_mtp.mtp_layers = 0;
+    cfit_layout l = moe_layout(1, 1, 256, 64, 1, 3);
+    cfit_plan with = evaluate(&r, g[0], l);
+    r.model = &no_mtp;
+    cfit_plan without = evaluate(&r, g[0], l);
+    double experts = 3.0 * m->hidden_size * (double)m->num_experts * m->moe_ffn_hidden_size;
+    double dense = cfit_model_mtp_params(m, 0) - experts;
+    /* ZeRO-3: bf16 weights over dp 256 (dense) and the expert-DP ranks 256 / 64 (experts), + fp8 copies */
+    double want = 2.0 * (dense / 256 + experts / 64 / 4) + (dense + experts / 64);
+    assert_rel(with.mem.weights_bytes - without.mem.weights_bytes, want, 1e-9, "MTP weights");
+    assert_true(with.step_time_s > without.step_time_s * 1.01);
+    assert_true(with.br.ep_comm_s > without.br.ep_comm_s);
+    assert_true(with.model_tflops_per_gpu > 0 && with.mfu > 0);
+    /* two stages: the last stage's weights carry the module and its embedding copy */
+    r.model = m;
+    cfit_layout two = moe_layout(1, 2, 128, 64, 1, 1);
+    cfit_plan p2 = evaluate(&r, g[0], two);
+    assert_int_equal(p2.stage_layers_first + p2.stage_layers_last, 61);
+    assert_true(p2.stage_layers_last < p2.stage_layers_first);
 }
 
 /* Imbalance and overlap: the busiest expert slows the step; overlap hides the all-to-all. */
@@ -1684,6 +1728,7 @@ int main(void)
         cmocka_unit_test(test_block_recompute),
         cmocka_unit_test(test_moe_expert_sharding),
         cmocka_unit_test(test_moe_dense_first_stages),
+        cmocka_unit_test(test_mtp_last_stage),
         cmocka_unit_test(test_moe_imbalance_overlap),
         cmocka_unit_test(test_moe_dispatch_dedup),
         cmocka_unit_test(test_moe_host_bound),

@@ -290,8 +290,9 @@ static void test_validate(void **state)
  *    32.6B; its model card rounds to 32B);
  *  - gpt-oss (arXiv:2508.10925 Table 1): "active" excludes the embedding table (the
  *    unembedding is counted), totals count both;
- *  - MTP modules excluded (DeepSeek-V3's 671B excludes its 14B MTP layer; clusterfit does not
- *    model it); Llama 4's totals (109B Scout) include the vision encoder, not modelled here. */
+ *  - MTP modules excluded (DeepSeek-V3's 671B excludes its 14B MTP module, which clusterfit
+ *    counts: subtracted here); Llama 4's totals (109B Scout) include the vision encoder, not
+ *    modelled here. */
 static void test_moe_published(void **state)
 {
     static const struct { const char *name; double total, active; int active_without_input_embedding; } pub[] = {
@@ -304,12 +305,12 @@ static void test_moe_published(void **state)
     for (size_t i = 0; i < sizeof pub / sizeof pub[0]; i++) {
         const cfit_model *m = model(state, pub[i].name);
         assert_true(cfit_model_is_moe(m));
-        double active = cfit_model_active_params(m);
+        double active = cfit_model_active_params(m) - cfit_model_mtp_params(m, 1);
         if (pub[i].active_without_input_embedding)
             active -= cfit_model_embedding_params(m);
         char what[96];
         snprintf(what, sizeof what, "%s total", pub[i].name);
-        assert_rel(cfit_model_params(m), pub[i].total, 0.02, what);
+        assert_rel(cfit_model_params(m) - cfit_model_mtp_params(m, 0), pub[i].total, 0.02, what);
         snprintf(what, sizeof what, "%s active", pub[i].name);
         assert_rel(active, pub[i].active, 0.02, what);
     }
@@ -344,8 +345,22 @@ static void test_mla_deepseek_by_hand(void **state)
     assert_false(cfit_model_layer_is_moe(m, 2));
     assert_true(cfit_model_layer_is_moe(m, 3));
     double norms = 61.0 * (2.0 * h + dq + dc);
+    /* the MTP module (sec. 2.2): a 2h x h projection, one MoE layer, its norms and enorm, hnorm and
+       the final norm; the embedding and output head are the main model's */
+    double mtp = 2.0 * h * h + mla + 257.0 * expert + h * 256 + (2.0 * h + dq + dc) + 3.0 * h;
+    assert_int_equal(m->mtp_layers, 1);
+    assert_true(cfit_model_mtp_moe(m));
+    assert_rel(cfit_model_mtp_params(m, 0), mtp, 1e-15, "MTP module");
     double want = 61.0 * mla + 3.0 * 3.0 * h * 18432 + 58.0 * (257.0 * expert + h * 256) + norms + 2.0 * 129280 * h + h;
-    assert_rel(cfit_model_params(m), want, 1e-15, "deepseek-v3 total");
+    assert_rel(cfit_model_params(m), want + mtp, 1e-15, "deepseek-v3 total");
+    cfit_model no_mtp = *m;
+    no_mtp.mtp_layers = 0;
+    assert_rel(cfit_model_params(&no_mtp), want, 1e-15, "deepseek-v3 without MTP");
+    /* its FLOPs per token: the projection, the layer (full attention) and its own logits */
+    double mtp_fwd = 2.0 * (2.0 * h * h + mla + 9.0 * expert + h * 256) + 2.0 * a * (dh + dr + dh) * 4096 +
+                     2.0 * h * 129280;
+    assert_rel(cfit_model_flops_per_token(m, 4096) - cfit_model_flops_per_token(&no_mtp, 4096), 3.0 * mtp_fwd, 1e-12,
+               "MTP FLOPs");
     /* without q compression the query is one h x n_h (d_h + d_h^R) projection */
     cfit_model plain_q = *m;
     plain_q.q_lora_rank = 0;
@@ -360,12 +375,13 @@ static void test_moe_flops_active_only(void **state)
     const char *const names[] = {"deepseek-v3", "kimi-k2", "qwen3-235b-a22b", "mixtral-8x7b", "llama4-maverick"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         const cfit_model *m = model(state, names[i]);
-        double h = m->hidden_size, V = m->vocab_size, L = m->layers, s = 4096, a = m->num_heads;
-        double norms = L * (2.0 * h + (cfit_model_is_mla(m) ? m->q_lora_rank + m->kv_lora_rank : 0));
+        double h = m->hidden_size, V = m->vocab_size, L = m->layers + m->mtp_layers, s = 4096, a = m->num_heads;
+        double norms = L * (2.0 * h + (cfit_model_is_mla(m) ? m->q_lora_rank + m->kv_lora_rank : 0)) +
+                       m->mtp_layers * 3.0 * h;   /* an MTP module is one more layer (its logits below) */
         double gemm = cfit_model_active_params(m) - norms - h - V * h * (m->tied_embeddings ? 1 : 2);
         double qk = cfit_model_is_mla(m) ? m->qk_nope_head_dim + m->qk_rope_head_dim : cfit_model_head_dim(m);
         double v = cfit_model_is_mla(m) ? m->v_head_dim : cfit_model_head_dim(m);
-        double want = 3.0 * (2.0 * gemm + 2.0 * h * V + 2.0 * a * (qk + v) * s * L);
+        double want = 3.0 * (2.0 * gemm + 2.0 * h * V * (1 + m->mtp_layers) + 2.0 * a * (qk + v) * s * L);
         assert_rel(cfit_model_flops_per_token(m, 4096), want, 1e-12, names[i]);
         assert_true(cfit_model_flops_per_token(m, 4096) < 3.0 * cfit_model_params(m));
     }
