@@ -222,6 +222,11 @@ typedef struct cfit_framework {
        rank's layers divisible by vp; megatron/core/transformer/transformer_config.py, Megatron-LM
        d98e8a6) and arguments.py's num_layers_per_virtual_pipeline_stage; searched vp kept to them. */
     int whole_virtual_stages;
+    int pipeline_layout;               /* places any layer count on any virtual stage from a layout
+                                          string (Megatron-Core --pipeline-model-parallel-layout,
+                                          megatron/core/transformer/pipeline_parallel_layer_layout.py):
+                                          a mixed or MTP model's interleaved stages are then balanced
+                                          (docs/model.md §5.8) */
     int zero_with_pp;                  /* highest ZeRO stage it combines with pipeline parallelism
                                           (without the key 1: the distributed optimizer) */
     char source[CFIT_TEXT_MAX];

@@ -76,10 +76,11 @@ typedef struct cfit_plan {
     double comm_exposed_s;            /* communication not hidden behind compute */
     int recompute_layers;             /* layers per stage recomputed in full (block: the fewest that fit) */
     int stage_layers_min, stage_layers_max;
-    int stage_layers_first, stage_layers_last; /* a model mixing dense and MoE layers: the first and last
-                                         stages' layers of the split costed (the middle ones take an
-                                         equal share of the rest; docs/model.md §5.8), which --emit
-                                         megatron writes; 0 = the default split */
+    int stage_layers_first, stage_layers_last; /* a model mixing dense and MoE layers or with MTP
+                                         modules: the first and last devices' layers of the split
+                                         costed (the middle ones take an equal share of the rest;
+                                         docs/model.md §5.8), which --emit megatron writes (with
+                                         vp > 1 as a pipeline layout); 0 = the default split */
     double stage_imbalance;           /* (slowest - fastest stage time) / slowest */
     double tokens_per_s, tokens_per_s_per_gpu;
     double model_tflops_per_gpu, hardware_tflops_per_gpu, mfu, hfu;

@@ -162,6 +162,7 @@ enum {
     /* CUDA graphs (arguments.py --cuda-graph-modules; TransformerConfig cuda_graph_impl) */
     F_CGIMPL, F_CGMODS, F_CGSCOPE, F_NONAN, F_RMODS,
     F_MTP,   /* TransformerConfig mtp_num_layers (the argument parser derives --mtp-num-layers from it) */
+    F_LAYOUT,
     F_COUNT
 };
 
@@ -205,6 +206,7 @@ static const mg_flag flags[] = {
     {"moe-router-group-topk", MG_INT, F_GTOPK}, {"multi-latent-attention", MG_FLAG, F_MLA},
     {"q-lora-rank", MG_INT, F_QLORA}, {"kv-lora-rank", MG_INT, F_KVLORA}, {"qk-head-dim", MG_INT, F_QKHD},
     {"qk-pos-emb-head-dim", MG_INT, F_QKPOS}, {"v-head-dim", MG_INT, F_VHD}, {"mtp-num-layers", MG_INT, F_MTP},
+    {"pipeline-model-parallel-layout", MG_STR, F_LAYOUT},
     {"mtp-loss-scaling-factor", MG_STR, 0},
     {"cuda-graph-impl", MG_STR, F_CGIMPL}, {"cuda-graph-modules", MG_LIST, F_CGMODS},
     {"cuda-graph-scope", MG_LIST, F_CGSCOPE}, {"no-check-for-nan-in-loss-and-grad", MG_FLAG, F_NONAN},
@@ -258,6 +260,7 @@ typedef struct mg {
     const word *first;       /* first argument, for whole-file findings */
     unsigned graph_modules[2]; /* bit per graph_module_names entry: --cuda-graph-modules, -scope (last given) */
     unsigned recompute_modules; /* CFIT_RECMOD_* bits of --recompute-modules (last given) */
+    int layout_vp;           /* virtual stages per rank of a valid --pipeline-model-parallel-layout; 0 = none */
 } mg;
 
 static void add(mg *c, cfit_severity sev, const word *w, const char *fix, const char *fmt, ...)
@@ -553,7 +556,7 @@ static void check_shape(mg *c)
     if (seq && c->v[F_MAXPOS] && c->v[F_MAXPOS] < seq)
         add(c, CFIT_SEV_ERROR, where(c, F_MAXPOS), "make --max-position-embeddings at least --seq-length",
             "max_position_embeddings %ld is below seq_length %ld", c->v[F_MAXPOS], seq);
-    if (L && pp > 1 && L % pp && !c->at[F_FIRST] && !c->at[F_LAST] && !c->at[F_VPS])
+    if (L && pp > 1 && L % pp && !c->at[F_FIRST] && !c->at[F_LAST] && !c->at[F_VPS] && !c->at[F_LAYOUT])
         add(c, CFIT_SEV_ERROR, where(c, F_PP), "give --decoder-first/last-pipeline-num-layers for uneven stages",
             "num_layers %ld is not divisible by the pipeline size %ld", L, pp);
     if (c->at[F_TPCO] && (!c->at[F_SP] || tp == 1))
@@ -624,6 +627,193 @@ static void check_vp(mg *c)
         add(c, CFIT_SEV_ERROR, w, "choose layers per virtual stage dividing the layers per stage",
             "number of layers per pipeline stage (%ld / %ld) must be divisible by the layers per virtual stage %ld",
             L, pp, lpv);
+}
+
+/* ---- --pipeline-model-parallel-layout ----
+ * Megatron-LM d98e8a6: PipelineParallelLayerLayout (megatron/core/transformer/
+ * pipeline_parallel_layer_layout.py: parse_str_to_list, __init__, validate_layer_layout),
+ * validate_args (arguments.py) and TransformerConfig.__post_init__. */
+
+#define LAYOUT_MAX (1 << 20)   /* characters a layout may unroll to (Megatron has no bound; a check must) */
+
+/* A whole number at s (Python \d+), its end in *end; -1 when there is none; LAYOUT_MAX + 1 when larger. */
+static long layout_count(const char *s, const char **end)
+{
+    long n = -1;
+    for (; *s >= '0' && *s <= '9'; s++) {
+        n = (n < 0 ? 0 : n) * 10 + (*s - '0');
+        if (n > LAYOUT_MAX)
+            n = LAYOUT_MAX + 1;   /* stays a bound: (LAYOUT_MAX + 1) * 10 fits a long */
+    }
+    *end = s;
+    return n;
+}
+
+/* Appends k copies of len bytes at p; 0 when the result would pass LAYOUT_MAX. */
+static int layout_put(cfit_buf *b, const char *p, size_t len, long k)
+{
+    if ((double)len * (double)k + (double)b->len > LAYOUT_MAX)
+        return 0;
+    for (long i = 0; i < k; i++)
+        cfit_buf_printf(b, "%.*s", (int)len, p);
+    return 1;
+}
+
+/* One of parse_str_to_list's unrolling passes over in (commas already gone): groups "(X)*n"
+ * (X without ")", the leftmost first, as re.sub scans) or single characters "x*n". */
+static int layout_unroll(const char *in, int groups, cfit_buf *out)
+{
+    for (const char *p = in; *p;) {
+        const char *close = groups && *p == '(' ? strchr(p + 1, ')') : NULL, *end;
+        if (groups && close && close > p + 1 && close[1] == '*') {
+            long k = layout_count(close + 2, &end);
+            if (k >= 0) {
+                if (!layout_put(out, p + 1, (size_t)(close - p - 1), k))
+                    return 0;
+                p = end;
+                continue;
+            }
+        }
+        if (!groups && p[1] == '*' && *p != '\n') {
+            long k = layout_count(p + 2, &end);
+            if (k >= 0) {
+                if (!layout_put(out, p, 1, k))
+                    return 0;
+                p = end;
+                continue;
+            }
+        }
+        if (!layout_put(out, p, 1, 1))
+            return 0;
+        p++;
+    }
+    return 1;
+}
+
+/* The layout unrolled into *flat (stages split by '|'); 0 with a finding when it cannot be. */
+static int layout_expand(mg *c, const char *text, cfit_buf *flat)
+{
+    cfit_buf bare, once;
+    cfit_buf_init(&bare);
+    cfit_buf_init(&once);
+    for (const char *p = text; *p; p++)   /* "remove purely cosmetic commas" */
+        if (*p != ',')
+            cfit_buf_printf(&bare, "%c", *p);
+    int ok = cfit_buf_ok(&bare) && layout_unroll(bare.data, 1, &once) && cfit_buf_ok(&once) &&
+             layout_unroll(once.data, 0, flat) && cfit_buf_ok(flat);
+    if (!cfit_buf_ok(&bare) || !cfit_buf_ok(&once) || !cfit_buf_ok(flat))
+        c->oom = 1;
+    else if (!ok)
+        add(c, CFIT_SEV_ERROR, c->at[F_LAYOUT], "write the layout with fewer repetitions",
+            "the layout unrolls to more than %d characters", LAYOUT_MAX);
+    cfit_buf_fini(&bare);
+    cfit_buf_fini(&once);
+    return ok && !c->oom;
+}
+
+/* Counts of one layout: per layer type, where the first MTP layer is, and the chunks. */
+typedef struct layout_counts {
+    long stages, E, L, t, m;
+    int first_E, last_L;        /* the first layer is the embedding, the last the loss */
+    int t_after_m;              /* a decoder layer after an MTP layer */
+    long m_not_last_chunk;      /* MTP layers in a chunk other than its rank's last (needs pp) */
+    int m_split;                /* the MTP layers over more than one chunk */
+    char bad;                   /* a character that is no layer type; 0 = none */
+} layout_counts;
+
+static void layout_count_types(const char *flat, long pp, layout_counts *k)
+{
+    memset(k, 0, sizeof *k);
+    k->stages = 1;
+    const char *last = NULL;
+    for (const char *p = flat; *p; p++) {
+        if (*p == '|') {
+            k->stages++;
+            continue;
+        }
+        if (!strchr("ELtm", *p)) {
+            k->bad = k->bad ? k->bad : *p;
+            continue;
+        }
+        if (!last)
+            k->first_E = *p == 'E';
+        last = p;
+        k->E += *p == 'E';
+        k->L += *p == 'L';
+        k->t += *p == 't';
+        k->t_after_m |= *p == 't' && k->m > 0;
+        k->m += *p == 'm';
+    }
+    k->last_L = last && *last == 'L';
+    if (pp <= 0 || k->stages % pp)
+        return;
+    long vp = k->stages / pp, stage = 0, here = 0;   /* chunk i runs as rank i % pp's virtual stage i / pp */
+    for (const char *p = flat;; p++) {
+        if (*p == '|' || !*p) {
+            k->m_split |= here > 0 && here != k->m;
+            here = 0;
+            if (!*p)
+                break;
+            stage++;
+        } else if (*p == 'm') {
+            here++;
+            k->m_not_last_chunk += stage / pp < vp - 1;
+        }
+    }
+}
+
+static void check_layout(mg *c)
+{
+    const word *w = c->at[F_LAYOUT];
+    const char *text = c->s[F_LAYOUT];
+    if (!w || !text || text[0] == '$')
+        return;
+    if (c->at[F_VPL] || c->at[F_VPS])
+        add(c, CFIT_SEV_ERROR, w, "keep the layout and drop the other virtual-pipeline flag",
+            "No more than one of the following arguments can be set at the same time: "
+            "--num-layers-per-virtual-pipeline-stage, --num-virtual-stages-per-pipeline-rank, "
+            "--pipeline-model-parallel-layout");
+    if (c->at[F_FIRST] || c->at[F_LAST])
+        add(c, CFIT_SEV_ERROR, w, "drop --decoder-first/last-pipeline-num-layers (the layout places every layer)",
+            "pipeline_model_parallel_layout cannot be set with other pipeline layout arguments");
+    cfit_buf flat;
+    cfit_buf_init(&flat);
+    if (!layout_expand(c, text, &flat)) {
+        cfit_buf_fini(&flat);
+        return;
+    }
+    long pp = val(c, F_PP, 1), L = c->v[F_LAYERS], mtp = c->v[F_MTP] > 0 ? c->v[F_MTP] : 0;
+    layout_counts k;
+    layout_count_types(flat.data, pp, &k);
+    cfit_buf_fini(&flat);
+    int errors = 1;
+    if (k.bad)
+        add(c, CFIT_SEV_ERROR, w, "use E (embedding), t (decoder layer), m (MTP layer), L (loss), | between stages",
+            "Invalid layer character: %c, known layer characters: ['E', 'L', 't', 'm']", k.bad);
+    else if (k.stages % pp)
+        add(c, CFIT_SEV_ERROR, w, "give pp x vp stages",
+            "The length of pipeline_model_parallel_layout must be divisible by pipeline_model_parallel_size "
+            "(num_stages=%ld, pipeline_model_parallel_size=%ld)", k.stages, pp);
+    else if (!k.first_E || !k.last_L || k.E != 1 || k.L != 1)
+        add(c, CFIT_SEV_ERROR, w, "open the first stage with E and close the last with L, each once",
+            "the first layer must be embedding and the last loss, each specified exactly once");
+    else if (L && k.t != L)
+        add(c, CFIT_SEV_ERROR, w, "give one t per layer", "Number of decoder layers %ld must match num_layers %ld",
+            k.t, L);
+    else if (k.m != mtp)
+        add(c, CFIT_SEV_ERROR, w, mtp ? "give one m per MTP layer" : "drop the m, or add --mtp-num-layers",
+            "Number of mtp layers in layout (%ld) must match mtp_num_layers (%ld)", k.m, mtp);
+    else if (k.t_after_m)
+        add(c, CFIT_SEV_ERROR, w, "put the MTP layers after every decoder layer", "decoder layers must be placed before MTP layers");
+    else if (k.m_not_last_chunk)
+        add(c, CFIT_SEV_ERROR, w, "put the MTP layers in a rank's last virtual stage",
+            "Currently we restrict that the MTP should be always in the last virtual pipeline stage of that rank");
+    else if (k.m_split)
+        add(c, CFIT_SEV_ERROR, w, "put every m in one stage", "All of the MTP layers must be in the same one virtual pipeline stage");
+    else
+        errors = 0;
+    if (!errors)
+        c->layout_vp = (int)(k.stages / pp);
 }
 
 /* argparse choices of the string flags clusterfit reasons about (arguments.py). */
@@ -763,8 +953,8 @@ static void check_memory(mg *c, long dp)
     req.gpus_total = c->world;
     req.precision = c->at[F_FP8] && g->peak_flops[CFIT_PREC_FP8] > 0 ? CFIT_PREC_FP8 : CFIT_PREC_BF16;
     long pp = val(c, F_PP, 1), L = r->model->layers;
-    int vp = c->v[F_VPS] ? (int)c->v[F_VPS] : c->v[F_VPL] && L % (pp * c->v[F_VPL]) == 0 ?
-             (int)(L / (pp * c->v[F_VPL])) : 1;
+    int vp = c->layout_vp ? c->layout_vp : c->v[F_VPS] ? (int)c->v[F_VPS] :
+             c->v[F_VPL] && L % (pp * c->v[F_VPL]) == 0 ? (int)(L / (pp * c->v[F_VPL])) : 1;
     const char *strat = c->s[F_FSDP_STRAT] ? c->s[F_FSDP_STRAT] : "optim_grads_params";
     int zero = c->at[F_DISTOPT] ? 1 : c->at[F_MFSDP] ? (strstr(strat, "params") ? 3 : strstr(strat, "grads") ? 2 : 1) : 0;
     const char *gran = c->s[F_RGRAN] ? c->s[F_RGRAN] : c->at[F_RACT] ? "selective" : "none";
@@ -1119,6 +1309,7 @@ int cfit_check_megatron(const char *text, size_t len, const char *file, const cf
     check_shape(&c);
     check_vp(&c);
     check_uneven(&c);
+    check_layout(&c);
     check_choices(&c);
     check_recompute(&c);
     check_moe(&c);

@@ -15,6 +15,7 @@
 #include "core/offload_cost.h"
 #include "core/vp_split.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -137,6 +138,66 @@ static void mg_split(cfit_buf *b, int L, const cfit_plan *p)
         cfit_buf_printf(b, "--decoder-last-pipeline-num-layers %d\n", last);
 }
 
+/* One chunk of a pipeline layout: [E] t*n [m*k L] (n 0: an empty chunk). */
+static void layout_chunk(char *s, size_t size, int embed, int n, int mtp, int loss)
+{
+    char t[16] = "", mm[16] = "";
+    if (n == 1)
+        snprintf(t, sizeof t, "t");
+    else if (n > 1)
+        snprintf(t, sizeof t, "t*%d", n);
+    if (mtp == 1)
+        snprintf(mm, sizeof mm, "m");
+    else if (mtp > 1)
+        snprintf(mm, sizeof mm, "m*%d", mtp);
+    snprintf(s, size, "%s%s%s%s", embed ? "E" : "", t, mm, loss ? "L" : "");
+}
+
+/* A run of k equal chunks; more: chunks follow (a "|" after it), else the layout ends. */
+static void layout_run(cfit_buf *b, const char *chunk, int k, int more)
+{
+    if (k > 1 && more)
+        cfit_buf_printf(b, "(%s|)*%d", chunk, k);
+    else if (k > 1)
+        cfit_buf_printf(b, "(%s|)*%d%s", chunk, k - 1, chunk);
+    else
+        cfit_buf_printf(b, "%s%s", chunk, more ? "|" : "");
+}
+
+/* Layers of chunk v (0 .. vp-1) of a device holding n: the remainder on its first chunks, so the
+ * last one, which holds the MTP modules and the loss on the last device, is the lighter. */
+static int chunk_layers(int n, int vp, int v)
+{
+    return n / vp + (v < n % vp ? 1 : 0);
+}
+
+/* The plan's balanced split with vp > 1 as Megatron-Core's --pipeline-model-parallel-layout
+ * (megatron/core/transformer/pipeline_parallel_layer_layout.py): pp x vp chunks in layer order,
+ * chunk c on device c % pp; the first device's total, the middle ones' equal share, the last's;
+ * the embedding opens the first chunk, the MTP modules and the loss close the last.  Runs of equal
+ * chunks are written (X|)*k, as Megatron's parser unrolls them; the whole in single quotes. */
+static void mg_layout(cfit_buf *b, const cfit_model *m, const cfit_plan *p)
+{
+    int pp = p->layout.pp, vp = p->layout.vp, first = p->stage_layers_first, last = p->stage_layers_last;
+    int mid = pp > 2 ? (m->layers - first - last) / (pp - 2) : 0, chunks = pp * vp, run = 0;
+    char prev[48] = "", cur[48];
+    cfit_buf_puts(b, "--pipeline-model-parallel-layout '");   /* quoted: | * ( ) are shell syntax */
+    for (int c = 0; c < chunks; c++) {
+        int d = c % pp, n = d == 0 ? first : d == pp - 1 ? last : mid, end = c == chunks - 1;
+        layout_chunk(cur, sizeof cur, c == 0, chunk_layers(n, vp, c / pp), end ? m->mtp_layers : 0, end);
+        if (run > 0 && strcmp(cur, prev) == 0) {
+            run++;
+            continue;
+        }
+        if (run > 0)
+            layout_run(b, prev, run, 1);
+        memcpy(prev, cur, sizeof prev);
+        run = 1;
+    }
+    layout_run(b, prev, run, 0);
+    cfit_buf_puts(b, "'\n");
+}
+
 /* Interleaved stages: an even split of whole virtual stages, or uneven end stages of whole
  * virtual stages each (vp_split.c; emit refuses a plan with neither, vp_bad). */
 static void mg_virtual(cfit_buf *b, int L, int pp, int vp)
@@ -158,7 +219,9 @@ static void mg_parallel(cfit_buf *b, const cfit_model *m, const cfit_plan *p)
     const cfit_layout *l = &p->layout;
     int L = m->layers;
     cfit_buf_printf(b, "--tensor-model-parallel-size %d\n--pipeline-model-parallel-size %d\n", l->tp, l->pp);
-    if (l->pp > 1 && l->vp > 1)
+    if (l->pp > 1 && l->vp > 1 && p->stage_layers_first > 0)
+        mg_layout(b, m, p);
+    else if (l->pp > 1 && l->vp > 1)
         mg_virtual(b, L, l->pp, l->vp);
     else if (l->pp > 1 && p->stage_layers_first > 0)
         mg_split(b, L, p);
@@ -407,9 +470,11 @@ static int schedule_bad(cfit_emit_kind k, const cfit_layout *l, cfit_diag *d)
 
 /* A virtual pipeline whose stages cannot each hold whole virtual stages (vp_split.h): Megatron's
  * TransformerConfig raises ValueError on it. */
-static int vp_bad(cfit_emit_kind k, const cfit_model *m, const cfit_layout *l, cfit_diag *d)
+static int vp_bad(cfit_emit_kind k, const cfit_model *m, const cfit_plan *p, cfit_diag *d)
 {
-    if (k != CFIT_EMIT_MEGATRON || l->pp <= 1 || l->vp <= 1 || cfit__vp_split_ok(m->layers, l->pp, l->vp))
+    const cfit_layout *l = &p->layout;
+    if (k != CFIT_EMIT_MEGATRON || l->pp <= 1 || l->vp <= 1 || p->stage_layers_first > 0 ||   /* a layout */
+        cfit__vp_split_ok(m->layers, l->pp, l->vp))
         return CFIT_EOK;
     return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0, "--emit megatron: %d layers do not split over pp %d stages of "
                          "vp %d virtual stages each as Megatron-Core requires (every stage a positive multiple of %d "
@@ -442,7 +507,7 @@ int cfit_emit(cfit_emit_kind k, const cfit_plan_request *r, const cfit_plan *p, 
     if (!bad)
         bad = schedule_bad(k, &p->layout, d);
     if (!bad)
-        bad = vp_bad(k, r->model, &p->layout, d);
+        bad = vp_bad(k, r->model, p, d);
     if (bad)
         return bad;
     cfit_buf b;

@@ -1084,7 +1084,7 @@ static void eval_layout(const cfit__ctx *ctx, const cfit_layout *l, cfit__plan_e
 static void layout_split(cfit__plan_eval *e, const cfit__layer_cost *lc)
 {
     memset(&e->split, 0, sizeof e->split);
-    if (!e->ctx->moe_prefix || e->layout.pp < 2)
+    if (!cfit__split_balanced(e->ctx) || e->layout.pp < 2)
         return;
     cfit__split_choose(e->ctx, lc, e->layout.pp, e->layout.vp, e->st.ends_together, &e->split);
 }
@@ -1228,7 +1228,7 @@ static void stage_pace(const cfit__plan_eval *e, pipe_pace *pc)
         default_pace(e, pc);
         return;
     }
-    pc->lc = NULL;   /* a balanced split (vp 1, the logits on the last stage): first, middle, last */
+    pc->lc = NULL;   /* a balanced split (the logits on the last device): first, middle, last */
     pc->stage_s = 0.0;
     pc->fast_s = -1.0;
     stage_put(e->lcf, e->split.first, 0, pc);

@@ -15,6 +15,7 @@
 
 #define CFIT__SLOW_GRID 14           /* message sizes simulated per exchange: 1 KiB .. 64 GiB, x4 apart */
 #define CFIT__AUTO_NODES 32          /* nodes of the rail-optimised fabric --fabric alone assumes */
+#define CFIT__SPLIT_MEMO 256         /* stage splits remembered (stages.c), a power of two */
 
 typedef struct cfit__split {
     int balanced;                    /* 1: the split below, chosen for balance; 0: stage_layers' default */
@@ -67,11 +68,13 @@ typedef struct cfit__ctx {
                                       dense layer's MLP: what a stage's layer mix moves (stages.c) */
     int *moe_prefix;               /* MoE layers among layers [0, i), i = 0..layers (owned); NULL when
                                       every layer is alike (dense, or all MoE) */
-    struct cfit__split_memo {      /* stages.c: the last split chosen, for the stage rates and p it was for */
+    struct cfit__split_memo {      /* stages.c: splits chosen, for the stage rates and p each was for; the
+                                      search costs a few layer costs (recompute modes) in turn, each
+                                      for many layouts: a small table keyed by a hash of the rates */
         int have, p;
         double g0, g1, h0, h1, logits_s;
         cfit__split split;
-    } split_memo;
+    } split_memo[CFIT__SPLIT_MEMO];
     double imbalance;              /* busiest expert's tokens over the mean (request or framework, >= 1) */
     int a2a_overlap;               /* the all-to-all overlaps another micro-batch's compute */
     /* --topology / --fabric: simulated slowdowns of cross-node exchanges (perf.c topo_factor) */
@@ -198,9 +201,13 @@ double cfit__layer_time_s(const cfit__layer_cost *lc);
 void cfit__layer_cost_mixed(const cfit__ctx *ctx, const cfit__layer_cost *lc, double moe_share, cfit__layer_cost *out);
 /* MoE layers among layers [from, from + n). */
 int cfit__moe_layers_in(const cfit__ctx *ctx, int from, int n);
-/* The split of a mixed model's layers over p stages (vp 1, logits on the last stage) that
- * Megatron's --decoder-first/last-pipeline-num-layers express with the least slowest-stage
- * time for layer cost lc; s->balanced = 0 when it does not apply. */
+/* Whether the model's layers are split over the stages for balance (cfit__split_choose): it mixes
+ * dense and MoE layers, or its last stage also runs MTP modules. */
+int cfit__split_balanced(const cfit__ctx *ctx);
+/* The split of such a model's layers over p devices (the logits and MTP on the last) with the
+ * least slowest-device time for layer cost lc, as Megatron expresses it: at vp 1
+ * --decoder-first/last-pipeline-num-layers, at vp > 1 --pipeline-model-parallel-layout (each
+ * device's total over its chunks); s->balanced = 0 when it does not apply. */
 void cfit__split_choose(const cfit__ctx *ctx, const cfit__layer_cost *lc, int p, int vp, int ends_together, cfit__split *s);
 /* ctx->moe_prefix for a model mixing dense and MoE layers (cfit__ctx_fini frees it). */
 int cfit__moe_prefix_init(cfit__ctx *ctx);

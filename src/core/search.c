@@ -403,6 +403,17 @@ static void search_zero(const cfit__ctx *ctx, layer_costs *lcs, cfit_layout l, s
     }
 }
 
+/* A searched vp of a layout-balanced split (a pipeline_layout framework, cfit__split_balanced):
+ * any vp runs there, and neighbouring ones cost alike (the bubble falls as 1/vp, the sends grow
+ * with it), so the search takes a grid of two per octave, 2, 3, 4, 6, 8, 12, ... (the vp of the
+ * published Megatron runs: 2, 3, 4, 6, 8, 12, 24). */
+static int layout_vp_on_grid(int vp)
+{
+    while (vp > 3 && vp % 2 == 0)
+        vp /= 2;
+    return vp == 2 || vp == 3;
+}
+
 /* Every (pp, dp, schedule, vp, ZeRO) around one (tp, cp, micro-batch, sp, ep, etp): the expert grid
  * ep x etp must divide a stage's tp x cp x dp ranks (Megatron-Core parallel folding). */
 static void search_pp(const cfit__ctx *ctx, long N, int tp, int c, int mbs, int sp, int ep, int etp,
@@ -426,8 +437,13 @@ static void search_pp(const cfit__ctx *ctx, long N, int tp, int c, int mbs, int 
                 /* every chunk holds a layer; chunks may be uneven (DESIGN §7); a fixed vp: the
                  * embedding and the loss may count as one each.  A searched vp > 1 only where every
                  * stage holds whole virtual stages where the framework requires it (Megatron-Core:
-                 * whole_virtual_stages, vp_split.h) */
-                if (!cand(f->vp, vp) || (f->vp <= 0 && vp > 1 && ctx->fw->whole_virtual_stages && !cfit__vp_split_even(m->layers, pp, vp)) ||
+                 * whole_virtual_stages, vp_split.h), unless the split is balanced by a pipeline
+                 * layout (stages.c: a model mixing layer kinds or with MTP modules; then on a grid) */
+                int by_layout = ctx->fw->pipeline_layout && cfit__split_balanced(ctx);
+                if (!cand(f->vp, vp) ||
+                    (f->vp <= 0 && vp > 1 && ctx->fw->whole_virtual_stages && !by_layout &&
+                     !cfit__vp_split_even(m->layers, pp, vp)) ||
+                    (f->vp <= 0 && vp > 1 && by_layout && !layout_vp_on_grid(vp)) ||
                     (pp > 1 && !cfit_schedule_check((cfit_schedule)sc, pp, vp, m_mb, m->layers + (f->vp > 0 ? 2 : 0), NULL, 0)))
                     continue;
                 search_zero(ctx, lcs, (cfit_layout){tp, pp, (int)dp, c, vp, mbs, 0, CFIT_RECOMPUTE_NONE, sp, ep, etp,

@@ -5,7 +5,12 @@
  * what an MoE layer adds over a dense one (cfit__moe_delta); a stage's mean layer is the model's
  * moved to the stage's own MoE share.  The split itself is one Megatron-Core can run: the first
  * and last stages take any count (--decoder-first/last-pipeline-num-layers, each > 0) and the
- * middle stages an equal one (TransformerConfig.__post_init__, "Uneven PP").
+ * middle stages an equal one (TransformerConfig.__post_init__, "Uneven PP").  A model with MTP
+ * modules is split the same way, its last stage running them (docs/model.md §5.4).  With an
+ * interleaved schedule (vp > 1) the split is each device's total over its vp chunks, on a
+ * framework that takes a layout string (pipeline_layout: Megatron-Core's
+ * --pipeline-model-parallel-layout, which emit.c writes; any chunk sizes, the embedding first, MTP
+ * and loss in the last chunk); elsewhere interleaved stages keep the default split.
  */
 #include "core/perf.h"
 
@@ -37,6 +42,11 @@ int cfit__moe_layers_in(const cfit__ctx *ctx, int from, int n)
     from = from < 0 ? 0 : from > L ? L : from;
     to = to < from ? from : to > L ? L : to;
     return ctx->moe_prefix[to] - ctx->moe_prefix[from];
+}
+
+int cfit__split_balanced(const cfit__ctx *ctx)
+{
+    return ctx->moe_prefix != NULL || ctx->mtp > 0;
 }
 
 void cfit__layer_cost_mixed(const cfit__ctx *ctx, const cfit__layer_cost *lc, double moe_share, cfit__layer_cost *out)
@@ -120,16 +130,28 @@ static void try_split(const cfit__ctx *ctx, const stage_rate *r, int p, int firs
     }
 }
 
+/* The memo slot of (p, rates): FNV-1a over their bytes. */
+static unsigned split_slot(int p, const stage_rate *r)
+{
+    double key[6] = {(double)p, r->g0, r->g1, r->h0, r->h1, r->logits_s};
+    const unsigned char *b = (const unsigned char *)key;
+    unsigned h = 2166136261u;
+    for (size_t i = 0; i < sizeof key; i++)
+        h = (h ^ b[i]) * 16777619u;
+    return h & (CFIT__SPLIT_MEMO - 1);
+}
+
 void cfit__split_choose(const cfit__ctx *ctx, const cfit__layer_cost *lc, int p, int vp, int ends_together, cfit__split *s)
 {
     int L = ctx->m->layers;
     *s = (cfit__split){0, 0, 0, 0, 0, 0, 0};
-    if (!ctx->moe_prefix || p < 2 || vp > 1 || ends_together || L < p)
+    /* with vp > 1 the split is each device's total, its chunks a pipeline layout's */
+    if (!cfit__split_balanced(ctx) || p < 2 || ends_together || L < p || (vp > 1 && !ctx->fw->pipeline_layout))
         return;
     stage_rate r;
     rate_of(ctx, lc, &r);
-    /* the search costs many layouts of one layer cost in a row: the last answer is memoised */
-    struct cfit__split_memo *memo = &((cfit__ctx *)ctx)->split_memo;
+    /* the search costs many layouts of a few layer costs: the answers are memoised by their rates */
+    struct cfit__split_memo *memo = &((cfit__ctx *)ctx)->split_memo[split_slot(p, &r)];
     if (memo->have && memo->p == p && memo->g0 == r.g0 && memo->g1 == r.g1 && memo->h0 == r.h0 && memo->h1 == r.h1 &&
         memo->logits_s == r.logits_s) {
         *s = memo->split;
