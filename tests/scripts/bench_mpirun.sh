@@ -23,35 +23,52 @@ check_json() {
     return 0
 }
 
+# each rank's exit status, waited for by its pid: `wait -n` misses a job that ended before it was
+# called on some bash versions and then reports 127 (no child)
+# (into $st: a command substitution's subshell could not wait for this shell's children)
+statuses() {
+    local pid
+    st=""
+    for pid in "$@"; do
+        wait "$pid"
+        st+="$? "
+    done
+}
+
 # srun-style: rank 0 is on the first node of the list (localhost here)
 p=$(port)
+pids=()
 for r in 2 1 0; do
     SLURM_PROCID=$r SLURM_NTASKS=3 SLURM_JOB_NODELIST=localhost MASTER_PORT=$p \
         "$bin" "${args[@]}" >"$tmp/srun$r.out" 2>"$tmp/srun$r.err" &
+    pids+=($!)
 done
-wait -n; s1=$?; wait -n; s2=$?; wait -n; s3=$?
-((s1 == 0 && s2 == 0 && s3 == 0)) || fail "srun-style: exit $s1 $s2 $s3"
+statuses "${pids[@]}"
+[[ $st == "0 0 0 " ]] || fail "srun-style: exit $st"
 mv "$tmp/srun0.out" "$tmp/srun.out"
 check_json srun 3
 [[ -s $tmp/srun1.out || -s $tmp/srun2.out ]] && fail "srun-style: ranks other than 0 printed results"
 
 # torchrun-style over tcp
 p=$(port)
+pids=()
 for r in 0 1 2; do
     RANK=$r WORLD_SIZE=3 MASTER_ADDR=127.0.0.1 MASTER_PORT=$p \
         "$bin" "${args[@]}" --transport tcp >"$tmp/torch$r.out" 2>"$tmp/torch$r.err" &
+    pids+=($!)
 done
-wait -n; s1=$?; wait -n; s2=$?; wait -n; s3=$?
-((s1 == 0 && s2 == 0 && s3 == 0)) || fail "torchrun-style: exit $s1 $s2 $s3"
+statuses "${pids[@]}"
+[[ $st == "0 0 0 " ]] || fail "torchrun-style: exit $st"
 mv "$tmp/torch0.out" "$tmp/torch.out"
 check_json torch 3
 
 # MPICH/Hydra-style (PMI_RANK/PMI_SIZE), 2 ranks
 p=$(port)
 PMI_RANK=1 PMI_SIZE=2 MASTER_PORT=$p "$bin" "${args[@]}" >/dev/null 2>"$tmp/pmi1.err" &
+pid1=$!
 PMI_RANK=0 PMI_SIZE=2 MASTER_PORT=$p "$bin" "${args[@]}" >"$tmp/pmi.out" 2>"$tmp/pmi0.err"
 s0=$?
-wait -n; s1=$?
+wait "$pid1"; s1=$?
 ((s0 == 0 && s1 == 0)) || fail "PMI-style: exit $s0 $s1"
 check_json pmi 2
 
