@@ -600,36 +600,57 @@ static double dispatch_share(const cfit__ctx *ctx, int ep, long groups)
     return distinct < k ? distinct / k : 1.0;
 }
 
+/* An MoE layer's compute per micro-batch as the overlapped schedule pairs it with communication:
+ * the part before the dispatch (attention, norms, router; Megatron's pre_dispatch_computation) and
+ * the MLP (experts, shared experts), forward and backward. */
+typedef struct ep_window {
+    double pre_fwd, pre_bwd, mlp_fwd, mlp_bwd;
+} ep_window;
+
+/* Exposed time of communication comm beside compute comp on the other stream. */
+static double beside(double comm, double comp)
+{
+    return comm > comp ? comm - comp : 0.0;
+}
+
 /* Dispatch and combine of one MoE layer per micro-batch, fwd + bwd (docs/model.md §5.13): each
  * rank sends its own tokens x top-k x hidden in bf16 (the busiest rank's share scaled by the
  * imbalance) to the ep ranks of stride etp - NCCL's all-to-all on that group's real shape -
  * twice forward (dispatch, combine) and twice backward, twice more when the forward is
  * recomputed; ETP > 1 all-gathers the dispatched tokens and reduce-scatters the outputs over
- * the etp ranks.  With the framework's overlap, the fabric's overlap share of the layer's
- * compute (window_s, another micro-batch's) hides it, at the cost of the SMs the dispatch kernels
- * hold meanwhile (moe_comm_sm_share of the hidden time); the rest is exposed. */
-static double ep_comm_s(const cfit__ctx *ctx, double tokens, int tp, int ep, int etp, int recompute, double window_s)
+ * the etp ranks.  With the framework's overlap each all-to-all runs beside the compute of
+ * another micro-batch that Megatron-Core's merged 1F1B step pairs it with
+ * (megatron/core/models/common/model_chunk_schedule_plan.py, schedule_layer_1f1b): the backward's
+ * combine beside the forward's pre-dispatch part, both dispatches (and a recomputed layer's pair,
+ * and ETP's gathers) beside the two MLPs, the forward's combine beside the backward's pre-dispatch
+ * part; the fabric's overlap share of each partner hides it, at the cost of the SMs the dispatch
+ * kernels hold meanwhile (moe_comm_sm_share of the hidden time); the rest is exposed. */
+static double ep_comm_s(const cfit__ctx *ctx, double tokens, int tp, int ep, int etp, int recompute, const ep_window *w)
 {
     const cfit_model *m = ctx->m;
     double h = m->hidden_size, own = tokens / tp;
     double passes = recompute == CFIT_RECOMPUTE_FULL || (rec_modules(ctx, recompute) & CFIT_RECMOD_MOE) ? 3.0 : 2.0;
-    double t = 0.0;
+    double one = 0.0, etp_s = 0.0;   /* one all-to-all; ETP's collectives of the layer */
     if (ep > 1) {
         int k = ranks_per_node(ctx, ep, etp);
         long groups = (ep + k - 1) / k;
         double S = 2.0 * own * m->experts_per_token * h * ctx->imbalance * dispatch_share(ctx, ep, groups);
-        t += 2.0 * passes * coll_s(ctx, CFIT_COLL_ALLTOALL, S, ep, k, 1.0);
+        one = coll_s(ctx, CFIT_COLL_ALLTOALL, S, ep, k, 1.0);
     }
     if (etp > 1) {
         int k = ranks_per_node(ctx, etp, 1);
         double S = 2.0 * own * m->experts_per_token * h * etp * ctx->imbalance;
-        t += passes * (coll_s(ctx, CFIT_COLL_ALLGATHER, S, etp, k, 1.0) + coll_s(ctx, CFIT_COLL_REDUCESCATTER, S, etp, k, 1.0));
+        etp_s = passes * (coll_s(ctx, CFIT_COLL_ALLGATHER, S, etp, k, 1.0) + coll_s(ctx, CFIT_COLL_REDUCESCATTER, S, etp, k, 1.0));
     }
+    double t = 2.0 * passes * one + etp_s;
     if (!ctx->a2a_overlap)
         return t;
+    double ov = ctx->overlap;
+    double exposed = beside(one, ov * w->pre_fwd) +
+                     beside(2.0 * (passes - 1.0) * one + etp_s, ov * (w->mlp_fwd + w->mlp_bwd)) +
+                     beside(one, ov * w->pre_bwd);
     /* the hidden part still holds the dispatch kernels' SMs, which the compute it hides behind lacks */
-    double hidden = t < ctx->overlap * window_s ? t : ctx->overlap * window_s;
-    return t - hidden + ctx->fw->moe_comm_sm_share * hidden;
+    return exposed + ctx->fw->moe_comm_sm_share * (t - exposed);
 }
 
 /* W, the weight-gradient share of a layer's backward (docs/model.md §5.8): one GEMM of each
@@ -785,8 +806,11 @@ static void layer_cost_at(const cfit__ctx *ctx, int tp, int cp, int mbs, int rec
      * layer takes the host's time.  CUDA graphs replay the kernels without the host: all of
      * them with full-iteration graphs, the attention, router and preprocessing modules with
      * Transformer Engine's scoped graphs (docs/model.md "Host-bound layers"). */
-    if (ctx->moe)
-        lc->ep_s = ctx->moe_frac * ep_comm_s(ctx, tokens, tp, ep, etp, recompute, lc->fwd_s + lc->bwd_s);
+    if (ctx->moe) {   /* the MLP's share of the layer's forward, and of its backward alike */
+        double r = fwd.t > 0 ? experts.t / fwd.t : 0.0;
+        ep_window w = {(1.0 - r) * lc->fwd_s, (1.0 - r) * lc->bwd_s, r * lc->fwd_s, r * lc->bwd_s};
+        lc->ep_s = ctx->moe_frac * ep_comm_s(ctx, tokens, tp, ep, etp, recompute, &w);
+    }
     double passes = 3.0 + (recompute == CFIT_RECOMPUTE_FULL ? 1.0 : 0.0);
     double host = passes * host_issue_s(ctx);
     double gpu = cfit__layer_time_s(lc);   /* host_s is still 0 (lc was cleared) */
