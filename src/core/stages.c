@@ -99,11 +99,26 @@ static double stage_s(const cfit__ctx *ctx, const stage_rate *r, int from, int n
     return gpu > host ? gpu : host;
 }
 
-/* The slowest middle stage of p - 2 stages of mid layers after `first` layers. */
+/* Whether the model's MoE layers are one run to its end (DeepSeek-V3's dense first layers, or
+ * none): then a window's MoE count never falls as it moves later. */
+static int moe_suffix(const cfit_model *m)
+{
+    return (m->moe_layer_step <= 1 && m->dense_layers.n == 0) || !cfit_model_is_moe(m);
+}
+
+/* The slowest middle stage of p - 2 stages of mid layers after `first` layers.  A stage's time is
+ * the larger of two lines in its MoE count, so over stages whose counts only grow the slowest is
+ * the first or the last of them. */
 static double middle_s(const cfit__ctx *ctx, const stage_rate *r, int first, int mid, int p, int *moe_max)
 {
     double worst = 0.0;
     *moe_max = 0;
+    if (moe_suffix(ctx->m)) {
+        int moe, last_moe;
+        double t0 = stage_s(ctx, r, first, mid, &moe), t1 = stage_s(ctx, r, first + (p - 3) * mid, mid, &last_moe);
+        *moe_max = last_moe > moe ? last_moe : moe;
+        return t0 > t1 ? t0 : t1;
+    }
     for (int k = 0; k < p - 2; k++) {
         int moe;
         double t = stage_s(ctx, r, first + k * mid, mid, &moe);
