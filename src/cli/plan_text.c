@@ -181,6 +181,17 @@ static void print_details(const plan_cli *c, const cfit_plan *p, double tokens)
            p->layout.dp, p->layout.cp, p->layout.vp, p->layout.pp > 1 ? ", schedule " : "",
            p->layout.pp > 1 ? cfit_layout_schedule_name(&p->layout) : "", p->layout.mbs, p->grad_accum, p->layout.zero,
            plan_recompute_str(rec, sizeof rec, p), p->layout.sp ? "on" : "off");
+    if (p->layout.pp > 1 && p->stage_layers_first > 0) {   /* a balanced split (docs/model.md §5.8) */
+        int pp = p->layout.pp, L = c->req.model->layers, mtp = c->req.model->mtp_layers;
+        int mid = pp > 2 ? (L - p->stage_layers_first - p->stage_layers_last) / (pp - 2) : 0;
+        char mids[48] = "";
+        if (pp > 2)
+            snprintf(mids, sizeof mids, ", %d on each middle one", mid);
+        printf("  stages: %d layers on the first%s, %d on the last (with %sthe loss); --emit megatron writes %s\n",
+               p->stage_layers_first, mids, p->stage_layers_last,
+               mtp > 0 ? (mtp == 1 ? "the MTP module and " : "the MTP modules and ") : "",
+               p->layout.vp > 1 ? "a --pipeline-model-parallel-layout" : "--decoder-first/last-pipeline-num-layers");
+    }
     if (show_experts(c))
         printf("  experts: ep %d, etp %d, expert dp %ld (Megatron-Core parallel folding over tp x cp x dp)\n",
                p->layout.ep > 1 ? p->layout.ep : 1, p->layout.etp > 1 ? p->layout.etp : 1,
