@@ -172,6 +172,12 @@ static void j_plan(cfit_buf *b, const plan_cli *c, const cfit_plan *p)
     cfit_buf_puts(b, "}");
     cfit_buf_key_number(b, "stage_layers_min", p->stage_layers_min, 1);
     cfit_buf_key_number(b, "stage_layers_max", p->stage_layers_max, 1);
+    if (p->stage_layers_first > 0) {   /* a balanced split (docs/model.md §5.8); null: the default one */
+        cfit_buf_key_number(b, "stage_layers_first", p->stage_layers_first, 1);
+        cfit_buf_key_number(b, "stage_layers_last", p->stage_layers_last, 1);
+    } else {
+        cfit_buf_puts(b, ", \"stage_layers_first\": null, \"stage_layers_last\": null");
+    }
     cfit_buf_key_number(b, "stage_imbalance", p->stage_imbalance, 1);
     cfit_buf_key_number(b, "tokens_per_s", p->tokens_per_s, 1);
     cfit_buf_key_number(b, "tokens_per_s_per_gpu", p->tokens_per_s_per_gpu, 1);
