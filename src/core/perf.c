@@ -856,6 +856,7 @@ static void mtp_head(const cfit__ctx *ctx, const cfit__layer_cost *layer, cfit__
     lc->head_ep_s = n * layer->ep_s;
     lc->head_cp_s = n * layer->cp_s;
     lc->head_other_s = n * (layer->overhead_s + layer->host_s);
+    lc->head_host_s = n * layer->host_s;
     /* each module's logits, its layer's activations, its projection's 2h input (bf16) */
     lc->logits_bytes += n * (lc->logits_bytes + layer->act_bytes + 2.0 * 2.0 * own * h);
 }
@@ -1340,7 +1341,7 @@ static void plan_breakdown(const cfit__plan_eval *e, const pipe_pace *pc, const 
     out->br.pp_bubble_s = pc->bubble_s;
     out->br.dp_comm_s = dt->exposed_s;
     out->br.other_s = m_mb * (nl * (lc->overhead_s + lc->host_s) + logits * lc->head_other_s);
-    out->br.host_wait_s = m_mb * nl * lc->host_s;
+    out->br.host_wait_s = m_mb * (nl * lc->host_s + logits * lc->head_host_s);
     out->compute_bound_s = m_mb * (nl * lc->cb_s + logits * lc->logits_cb_s);
     out->memory_bound_s = m_mb * (nl * lc->mb_s + logits * lc->logits_mb_s) + out->br.optimizer_s;
     out->comm_exposed_s = out->br.tp_comm_s + out->br.cp_comm_s + out->br.pp_comm_s + dt->exposed_s + out->br.ep_comm_s;

@@ -129,6 +129,7 @@ typedef struct cfit__layer_cost {
     double logits_cb_s, logits_mb_s;
     double head_tp_s, head_ep_s, head_cp_s, head_other_s; /* of logits_s: the MTP layers' exposed
                                         TP, expert and CP communication and their overhead */
+    double head_host_s;              /* of head_other_s: their GPU's wait for the host */
     double act_bytes;                /* stored activations per layer per in-flight micro-batch */
     double work_bytes;               /* transient working set (one layer recomputed, logits) */
     double logits_bytes;             /* logits kept for the loss, last stage (and the MTP modules'
