@@ -87,6 +87,10 @@ typedef struct cfit_layer_list {
 
 typedef enum cfit_mlp { CFIT_MLP_GELU = 0, CFIT_MLP_SWIGLU = 1 } cfit_mlp;
 
+/* The most MTP modules a model may have (cfit_model.mtp_layers; DeepSeek-V3 has 1): the catalog,
+ * config.json, `plan --mtp` and `check` all hold to it. */
+#define CFIT_MTP_LAYERS_MAX 16
+
 typedef struct cfit_model {
     char name[CFIT_NAME_MAX];
     int layers;
@@ -143,7 +147,7 @@ typedef struct cfit_model {
        sequential MTP modules after the last layer, each an embedding-and-hidden projection
        (2h -> h, two RMSNorms) and one transformer layer of the last layer's kind, sharing the
        embedding and output head; trained with the main model on the last pipeline stage.
-       HF num_nextn_predict_layers; 0 = none. */
+       HF num_nextn_predict_layers; 0 = none, at most CFIT_MTP_LAYERS_MAX. */
     int mtp_layers;
     char source[CFIT_TEXT_MAX];
 } cfit_model;

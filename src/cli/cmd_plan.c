@@ -173,7 +173,7 @@ static const cli_bind binds[] = {
     CLI_INT(O_ETP, plan_cli, req.fixed.etp, 1, 4096),
     CLI_INT(O_ZERO, plan_cli, req.fixed.zero, 0, 3),
     CLI_REAL(O_MOE_IMB, plan_cli, req.moe_imbalance, 1.0, 64.0),
-    CLI_INT(O_MTP, plan_cli, mtp, 0, 16),
+    CLI_INT(O_MTP, plan_cli, mtp, 0, CFIT_MTP_LAYERS_MAX),
     CLI_ENUM(O_PRECISION, plan_cli, req.precision, precisions),
     CLI_ENUM(O_SP, plan_cli, req.fixed.sp, on_off),
     CLI_ENUM(O_MOE_OVERLAP, plan_cli, req.moe_a2a_overlap, on_off),

@@ -514,7 +514,7 @@ int plan_print_tables(const plan_cli *c, const cfit_plan_result *res, int sizing
                m->name, fmt_count(buf[0], 32, cfit_model_params(m)), mtp, active,
                r->tokens > 0 ? fmt_count(buf[1], 32, r->tokens) : "-", res->seq_len, res->global_batch,
                fmt_count(buf[2], 32, (double)res->global_batch * res->seq_len), cfit_precision_name(r->precision));
-        if (m == &c->model_file || c->model_file.layers > 0)   /* a user's own model: where its figures come from */
+        if (c->model_file.layers > 0)   /* a user's own model (also under --mtp): where its figures come from */
             printf("model source: %s\n", m->source);
         plan_print_finetune(r);
         print_goal(c, res, sizing);

@@ -145,7 +145,7 @@ static const field model_fields[] = {
     {"router_expert_bias", F_BOOL, M(router_expert_bias), 0, 0, 0, NULL, NULL},
     {"router_bias_update_rate", F_DBL, M(router_bias_update_rate), 0, 0, 1, NULL, NULL},
     {"router_topk_scaling_factor", F_DBL, M(router_topk_scaling_factor), 0, 0, 1e6, NULL, NULL},
-    {"mtp_layers", F_INT, M(mtp_layers), 0, 0, 16, NULL, NULL},
+    {"mtp_layers", F_INT, M(mtp_layers), 0, 0, CFIT_MTP_LAYERS_MAX, NULL, NULL},
     {"source", F_TEXT, M(source), 0, 0, 0, NULL, NULL},   /* required in catalogs (load_kind_array); a
                                                               model file without one gets its path */
     END};

@@ -944,7 +944,7 @@ static void check_memory(mg *c, long dp)
     req.catalog = r->catalog;
     /* the MTP modules the command line trains: --mtp-num-layers, none without it (its default) */
     cfit_model model = *r->model;
-    model.mtp_layers = c->v[F_MTP] > 0 && c->v[F_MTP] <= 16 ? (int)c->v[F_MTP] : 0;
+    model.mtp_layers = c->v[F_MTP] > 0 && c->v[F_MTP] <= CFIT_MTP_LAYERS_MAX ? (int)c->v[F_MTP] : 0;
     req.model = &model;
     req.seq_len = r->seq_len ? r->seq_len : (int)c->v[F_SEQ];
     req.global_batch = gbs;

@@ -283,8 +283,11 @@ static int hf_deepseek_router(const hf *c, cfit_model *m)
 static int hf_mtp(const hf *c, cfit_model *m)
 {
     int rc = hf_int(c, "num_nextn_predict_layers", 0, 0, 0, &m->mtp_layers);
-    if (rc == CFIT_EOK && m->mtp_layers > 16)
-        return hf_at(c, "num_nextn_predict_layers", CFIT_ERANGE, "config.json num_nextn_predict_layers must be at most 16");
+    if (rc == CFIT_EOK && m->mtp_layers > CFIT_MTP_LAYERS_MAX) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "config.json num_nextn_predict_layers must be at most %d", CFIT_MTP_LAYERS_MAX);
+        return hf_at(c, "num_nextn_predict_layers", CFIT_ERANGE, msg);
+    }
     return rc;
 }
 

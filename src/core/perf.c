@@ -884,9 +884,10 @@ void cfit__layer_cost_compute(const cfit__ctx *ctx, int tp, int cp, int mbs, int
 {
     layer_cost_at(ctx, tp, cp, mbs, recompute, sp, ep, etp, lc);
     if (!ctx->moe_prefix) {
-        cfit__layer_cost layer = *lc;   /* every layer alike: an MTP layer is the mean one */
-        if (ctx->mtp)
+        if (ctx->mtp) {
+            cfit__layer_cost layer = *lc;   /* every layer alike: an MTP layer is the mean one */
             mtp_head(ctx, &layer, lc);
+        }
         return;
     }
     cfit__ctx *c = (cfit__ctx *)ctx;

@@ -205,6 +205,9 @@ int cfit__moe_layers_in(const cfit__ctx *ctx, int from, int n);
 /* Whether the model's layers are split over the stages for balance (cfit__split_choose): it mixes
  * dense and MoE layers, or its last stage also runs MTP modules. */
 int cfit__split_balanced(const cfit__ctx *ctx);
+/* Whether it is balanced at vp > 1 too: the framework places layers from a layout string
+ * (pipeline_layout, Megatron-Core's --pipeline-model-parallel-layout). */
+int cfit__split_by_layout(const cfit__ctx *ctx);
 /* The split of such a model's layers over p devices (the logits and MTP on the last) with the
  * least slowest-device time for layer cost lc, as Megatron expresses it: at vp 1
  * --decoder-first/last-pipeline-num-layers, at vp > 1 --pipeline-model-parallel-layout (each

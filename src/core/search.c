@@ -422,6 +422,7 @@ static void search_pp(const cfit__ctx *ctx, long N, int tp, int c, int mbs, int 
     const cfit_layout *f = &ctx->req->fixed;
     const cfit_model *m = ctx->m;
     long gbs = ctx->gbs;
+    int by_layout = cfit__split_by_layout(ctx);
     for (int pp = 1; pp <= m->layers; pp++) {
         if (!cand(f->pp, pp) || N % ((long)tp * c * pp))
             continue;
@@ -439,7 +440,6 @@ static void search_pp(const cfit__ctx *ctx, long N, int tp, int c, int mbs, int 
                  * stage holds whole virtual stages where the framework requires it (Megatron-Core:
                  * whole_virtual_stages, vp_split.h), unless the split is balanced by a pipeline
                  * layout (stages.c: a model mixing layer kinds or with MTP modules; then on a grid) */
-                int by_layout = ctx->fw->pipeline_layout && cfit__split_balanced(ctx);
                 if (!cand(f->vp, vp) ||
                     (f->vp <= 0 && vp > 1 && ctx->fw->whole_virtual_stages && !by_layout &&
                      !cfit__vp_split_even(m->layers, pp, vp)) ||

@@ -49,6 +49,11 @@ int cfit__split_balanced(const cfit__ctx *ctx)
     return ctx->moe_prefix != NULL || ctx->mtp > 0;
 }
 
+int cfit__split_by_layout(const cfit__ctx *ctx)
+{
+    return ctx->fw->pipeline_layout && cfit__split_balanced(ctx);
+}
+
 void cfit__layer_cost_mixed(const cfit__ctx *ctx, const cfit__layer_cost *lc, double moe_share, cfit__layer_cost *out)
 {
     *out = *lc;
@@ -161,7 +166,7 @@ void cfit__split_choose(const cfit__ctx *ctx, const cfit__layer_cost *lc, int p,
     int L = ctx->m->layers;
     *s = (cfit__split){0, 0, 0, 0, 0, 0, 0};
     /* with vp > 1 the split is each device's total, its chunks a pipeline layout's */
-    if (!cfit__split_balanced(ctx) || p < 2 || ends_together || L < p || (vp > 1 && !ctx->fw->pipeline_layout))
+    if (!cfit__split_balanced(ctx) || p < 2 || ends_together || L < p || (vp > 1 && !cfit__split_by_layout(ctx)))
         return;
     stage_rate r;
     rate_of(ctx, lc, &r);

@@ -238,11 +238,18 @@ double cfit_model_active_params(const cfit_model *m)
     return params(m, 1);
 }
 
-/* Score FLOPs of all layers per token: QK^T over qk_head_dim and A.V over v_head_dim for every
- * head, the full s x s matrix; sliding-window layers see at most the window. */
+/* One layer's score FLOPs per token and key it attends to: QK^T over qk_head_dim and A.V over
+ * v_head_dim for every head. */
+static double score_flops_per_key(const cfit_model *m)
+{
+    return 2.0 * m->num_heads * (qk_head_dim(m) + v_head_dim(m));
+}
+
+/* Score FLOPs of all layers per token, the full s x s matrix; sliding-window layers see at most
+ * the window. */
 static double attn_score_flops(const cfit_model *m, int seq)
 {
-    double a = m->num_heads, per_key = 2.0 * a * (qk_head_dim(m) + v_head_dim(m));
+    double per_key = score_flops_per_key(m);
     double local = m->sliding_window > 0 && m->sliding_window < seq ? m->sliding_window : seq;
     return per_key * ((double)(m->layers - m->sliding_layers) * seq + (double)m->sliding_layers * local);
 }
@@ -254,8 +261,7 @@ static double fwd_flops_per_token(const cfit_model *m, int seq)
 {
     double gemm = 2.0 * layers_matmul_params(m, 1);
     double logits = 2.0 * m->hidden_size * m->vocab_size;
-    double per_key = 2.0 * m->num_heads * (qk_head_dim(m) + v_head_dim(m));
-    double mtp = m->mtp_layers * (2.0 * mtp_matmul_params(m, 1) + per_key * seq + logits);
+    double mtp = m->mtp_layers * (2.0 * mtp_matmul_params(m, 1) + score_flops_per_key(m) * seq + logits);
     return gemm + attn_score_flops(m, seq) + logits + mtp;
 }
 
@@ -276,7 +282,7 @@ double cfit_model_hw_flops_per_token(const cfit_model *m, int seq, cfit_recomput
     int moe = (cfit_model_is_moe(m) ? cfit_model_moe_layers(m) : 0) + mtp_moe;
     int layers = m->layers + m->mtp_layers, dense = layers - moe;
     if (modules & CFIT_RECMOD_CORE_ATTN)
-        extra += attn_score_flops(m, seq) + m->mtp_layers * 2.0 * m->num_heads * (qk_head_dim(m) + v_head_dim(m)) * seq;
+        extra += attn_score_flops(m, seq) + m->mtp_layers * score_flops_per_key(m) * seq;
     if (modules & CFIT_RECMOD_MLP)
         extra += 2.0 * dense * cfit_model_dense_mlp_params(m);
     if (moe && (modules & CFIT_RECMOD_MOE))            /* the MoE layer: router, experts, shared */
@@ -367,9 +373,9 @@ static int validate_attention(const cfit_model *m, cfit_diag *d)
                              m->name, m->num_kv_heads, m->num_heads);
     if (m->sliding_layers > m->layers || (m->sliding_layers > 0) != (m->sliding_window > 0))
         return bad(d, m, "sliding_window and sliding_layers go together, sliding_layers at most layers");
-    if (m->mtp_layers < 0 || m->mtp_layers > 16)
-        return cfit_diag_set(d, CFIT_ERANGE, NULL, 0, 0, "model '%s': mtp_layers must be between 0 and 16, got %d",
-                             m->name, m->mtp_layers);
+    if (m->mtp_layers < 0 || m->mtp_layers > CFIT_MTP_LAYERS_MAX)
+        return cfit_diag_set(d, CFIT_ERANGE, NULL, 0, 0, "model '%s': mtp_layers must be between 0 and %d, got %d",
+                             m->name, CFIT_MTP_LAYERS_MAX, m->mtp_layers);
     return CFIT_EOK;
 }
 
