@@ -944,7 +944,13 @@ static void check_memory(mg *c, long dp)
     req.catalog = r->catalog;
     /* the MTP modules the command line trains: --mtp-num-layers, none without it (its default) */
     cfit_model model = *r->model;
-    model.mtp_layers = c->v[F_MTP] > 0 && c->v[F_MTP] <= CFIT_MTP_LAYERS_MAX ? (int)c->v[F_MTP] : 0;
+    long mtp = c->v[F_MTP] > 0 ? c->v[F_MTP] : 0;
+    if (mtp > CFIT_MTP_LAYERS_MAX) {
+        add(c, CFIT_SEV_WARNING, c->at[F_MTP], NULL, "the memory check models at most %d MTP layers: it costs %d of the %ld",
+            CFIT_MTP_LAYERS_MAX, CFIT_MTP_LAYERS_MAX, mtp);
+        mtp = CFIT_MTP_LAYERS_MAX;
+    }
+    model.mtp_layers = (int)mtp;
     req.model = &model;
     req.seq_len = r->seq_len ? r->seq_len : (int)c->v[F_SEQ];
     req.global_batch = gbs;
