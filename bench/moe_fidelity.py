@@ -166,10 +166,11 @@ def recompute_of(r):
     """full / none map; a Megatron module list (selective: layernorm, moe_act, mla_up_proj, ...)
     maps to --recompute modules:LIST.  The planner has neither Megatron's MoE paged stash
     (activations paged out to host memory, set with full-iteration CUDA graphs) nor fine-grained
-    activation or optimizer-state offloading: a recipe with one keeps fewer activations than the
-    planner models, so its recomputation is searched.  A published list that does not fit the
-    planner's memory counts against the memory target, and the row's speed is then judged at the
-    least recomputation that fits (run_row)."""
+    activation offloading (--offload-modules): a recipe with one keeps fewer activations than the
+    planner models, so its recomputation is searched.  Optimizer-state offloading it has
+    (--offload optimizer, offload_of).  A published list that does not fit the planner's memory
+    counts against the memory target, and the row's speed is then judged at the least
+    recomputation that fits (run_row)."""
     rec = r["recompute"].lower()
     if "paged stash" in rec:
         return None
@@ -177,11 +178,17 @@ def recompute_of(r):
         return "full"
     if rec.startswith("none"):
         return "none"
-    if rec.startswith("selective:") and "offload" not in rec:
+    if rec.startswith("selective:") and "activation offload" not in rec:
         mods = selective_modules(rec[len("selective:"):])
         if mods:
             return "modules:" + ",".join(mods)
     return None
+
+
+def offload_of(r):
+    """'optimizer' where the source offloads the optimizer states to host memory (Megatron's
+    --optimizer-cpu-offload; the Megatron-Core MoE report's Table 18 on GB200), else None."""
+    return "optimizer" if "optimizer-state offload" in r["recompute"].lower() else None
 
 
 # The source's spelling of a Megatron --recompute-modules entry -> Megatron's name
@@ -221,6 +228,8 @@ def args_of(r):
     rec = recompute_of(r)
     if rec:
         a += ["--recompute", rec]
+    if offload_of(r):
+        a += ["--offload", offload_of(r)]
     if "fp8" in r["precision"].lower():
         a += ["--precision", "fp8"]
     notes = (r["notes"] + " " + r["source_locator"]).lower()

@@ -188,7 +188,9 @@ typedef struct cfit_node {
     double host_memory_bytes;          /* CPU (host) memory of the node; 0 = unknown (no offload) */
     double host_memory_bw_bytes_per_s; /* its peak bandwidth, all sockets (channels x transfer rate x 8 B) */
     int pcie_gen, pcie_lanes;          /* each GPU's host link (generation 3..5, lanes); 0 = unknown */
-    char host_source[CFIT_TEXT_MAX];   /* where the four host figures come from */
+    double host_link_bytes_per_s;      /* each GPU's host link when it is not PCIe (Grace's NVLink-C2C),
+                                          bytes/s per direction; set, it replaces pcie_gen/pcie_lanes */
+    char host_source[CFIT_TEXT_MAX];   /* where the host figures come from */
     char local_nvme[CFIT_NAME_MAX];    /* "local_nvme": the per-node storage entry of its local NVMe
                                           array ("" = none known: no NVMe offload tier) */
     char local_nvme_source[CFIT_TEXT_MAX]; /* where the node's NVMe array comes from */

@@ -41,8 +41,14 @@ CFIT_API const char *cfit_offload_str(int mask, char *buf, size_t n);
 /* Achievable bytes/s one direction of a PCIe link of generation gen (3..5) and `lanes` lanes:
  * GT/s x 128b/130b x the TLP payload share of 256 B packets (PCIe Base Spec); 0 when unknown. */
 CFIT_API double cfit_pcie_bw_bytes_per_s(int gen, int lanes);
+/* One GPU's host link, bytes/s per direction: the node's host_link_bytes_per_s where it gives
+ * one (NVLink-C2C), else its PCIe generation and width; 0 when neither is known. */
+CFIT_API double cfit_node_host_link_bw(const cfit_node *n);
+/* The host link as the CLI prints it ("PCIe Gen5 x16 55.1 GB/s", "host link 225.0 GB/s"),
+ * per direction, in buf. */
+CFIT_API const char *cfit_node_host_link_str(const cfit_node *n, char *buf, size_t size);
 /* Whether a node entry has the figures offload is costed with (host memory size and bandwidth,
- * PCIe generation and width). */
+ * and a host link: PCIe generation and width, or host_link_bytes_per_s). */
 CFIT_API int cfit_node_has_host(const cfit_node *n);
 /* The node's local NVMe array (its "local_nvme" storage entry in catalog c), or NULL when the
  * entry names none or names one that is not a per-node storage entry. */

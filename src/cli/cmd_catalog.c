@@ -226,6 +226,9 @@ static int show(const cfit_catalog *cat, const char *name)
     if (strchr(name, '/') || strstr(name, ".json") || strcmp(name, "-") == 0)   /* "-": stdin */
         return show_model_file(name);
     const cfit_gpu *g = cfit_catalog_gpu(cat, name, NULL);
+    const cfit_node *exact = cfit_catalog_node(cat, name, NULL);
+    if (g && exact && strcmp(exact->name, name) == 0 && strcmp(g->name, name) != 0)
+        g = NULL;   /* a node's own name before a GPU alias it resembles (node dgx-b200, GPU b200's "DGX B200") */
     if (g) {
         const cfit_gpu_calibration *k = &g->cal;
         printf("gpu %s (%s)\n", g->name, g->display_name);
@@ -316,10 +319,11 @@ static int show(const cfit_catalog *cat, const char *name)
                "gpus_per_node", n->gpus_per_node, "nics_per_node", n->nics_per_node, "fabric", n->fabric, "gpu",
                n->gpu[0] ? n->gpu : "any", "p2p", n->p2p_off ? "no (through host memory)" : "yes", "source",
                n->source);
+        char link[64];
         if (cfit_node_has_host(n))   /* what plan --offload is costed with (offload.h) */
-            printf("  %-20s %.0f GB at %.1f GB/s; PCIe Gen%d x%d per GPU\n  %-20s %s\n", "host memory",
-                   n->host_memory_bytes / 1e9, n->host_memory_bw_bytes_per_s / 1e9, n->pcie_gen, n->pcie_lanes,
-                   "host source", n->host_source);
+            printf("  %-20s %.0f GB at %.1f GB/s; %s per direction per GPU\n  %-20s %s\n", "host memory",
+                   n->host_memory_bytes / 1e9, n->host_memory_bw_bytes_per_s / 1e9,
+                   cfit_node_host_link_str(n, link, sizeof link), "host source", n->host_source);
         const cfit_storage *nv = cfit_node_nvme(cat, n);
         if (nv)   /* what plan --offload optimizer:nvme is costed with (offload.h) */
             printf("  %-20s %s: %.1f TB, %.0f GB/s read, %.0f GB/s write\n  %-20s %s\n", "local NVMe", nv->name,

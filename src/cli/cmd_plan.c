@@ -88,8 +88,9 @@ static const cli_opt opts[] = {
     {"restart-time", 0, "TIME", "time from an interruption to training again (default: detection and rescheduling + reading the checkpoint)", O_RESTART},
     {"offload", 0, "none|LIST", "keep in host memory a comma list of: optimizer (ZeRO-Offload: Adam on the CPU), params\n"
                                 "                                       (ZeRO-Infinity / FSDP CPU offload, ZeRO-3), activations; costed on the node's\n"
-                                "                                       PCIe link and host memory; optimizer:nvme, params:nvme on the node's local\n"
-                                "                                       NVMe array (ZeRO-Infinity) (default: none, searched when nothing fits)", O_OFFLOAD},
+                                "                                       host link (PCIe, Grace's NVLink-C2C) and host memory; optimizer:nvme and\n"
+                                "                                       params:nvme on the node's local NVMe array (ZeRO-Infinity) (default: none,\n"
+                                "                                       searched when nothing fits)", O_OFFLOAD},
     {"finetune", 0, "full|lora|qlora", "fine-tune all weights, LoRA adapters on frozen bf16 weights or QLoRA on 4-bit\n"
                                        "                                       NF4 weights (default: pre-training; docs/model.md)", O_FINETUNE},
     {"lora-rank", 0, "R", "LoRA adapter rank with --finetune lora or qlora (default 16)", O_LORA_RANK},

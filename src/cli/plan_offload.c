@@ -75,12 +75,13 @@ void plan_print_offload(const cfit_plan_request *r, const cfit_plan *p)
         return;
     char mode[64];
     const cfit_node *n = p->node;
-    printf("  offload: %s %s host memory, %.1f of %.0f GB per GPU (node %s: %.0f GB at %.0f GB/s, PCIe Gen%d x%d "
-           "%.1f GB/s per direction); exposed %.3g s per step%s\n", cfit_offload_str(p->offload, mode, sizeof mode),
+    char link[64];
+    printf("  offload: %s %s host memory, %.1f of %.0f GB per GPU (node %s: %.0f GB at %.0f GB/s, %s per direction); "
+           "exposed %.3g s per step%s\n", cfit_offload_str(p->offload, mode, sizeof mode),
            p->offload & CFIT_OFFLOAD_NVME ? "through" : "in", p->mem.host_bytes / 1e9, p->mem.host_capacity_bytes / 1e9,
-           n->name, n->host_memory_bytes / 1e9, n->host_memory_bw_bytes_per_s / 1e9, n->pcie_gen, n->pcie_lanes,
-           cfit_pcie_bw_bytes_per_s(n->pcie_gen, n->pcie_lanes) / 1e9, p->br.offload_s,
-           p->offload & CFIT_OFFLOAD_OPTIMIZER ? " (Adam on the CPU: DeepSpeed CPU-Adam)" : "");
+           n->name, n->host_memory_bytes / 1e9, n->host_memory_bw_bytes_per_s / 1e9,
+           cfit_node_host_link_str(n, link, sizeof link), p->br.offload_s,
+           p->offload & CFIT_OFFLOAD_OPTIMIZER ? " (Adam on the CPU, at DeepSpeed CPU-Adam's measured rate)" : "");
     print_nvme(r, p);
 }
 

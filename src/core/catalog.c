@@ -178,6 +178,7 @@ static const field node_fields[] = {
     {"host_memory_bw_bytes_per_s", F_DBL, N(host_memory_bw_bytes_per_s), 0, 1e9, 1e14, NULL, NULL},
     {"pcie_gen", F_INT, N(pcie_gen), 0, 3, 5, NULL, NULL},
     {"pcie_lanes", F_INT, N(pcie_lanes), 0, 1, 32, NULL, NULL},
+    {"host_link_bytes_per_s", F_DBL, N(host_link_bytes_per_s), 0, 1e9, 1e13, NULL, NULL},
     {"host_source", F_TEXT, N(host_source), 0, 0, 0, NULL, NULL},
     {"local_nvme", F_STR, N(local_nvme), 0, 0, 0, NULL, NULL},
     {"local_nvme_source", F_TEXT, N(local_nvme_source), 0, 0, 0, NULL, NULL},

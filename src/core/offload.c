@@ -116,9 +116,28 @@ double cfit_pcie_bw_bytes_per_s(int gen, int lanes)
     return gts * lanes / 8.0 * (128.0 / 130.0) * (256.0 / 280.0);
 }
 
+double cfit_node_host_link_bw(const cfit_node *n)
+{
+    if (!n)
+        return 0.0;
+    return n->host_link_bytes_per_s > 0 ? n->host_link_bytes_per_s : cfit_pcie_bw_bytes_per_s(n->pcie_gen, n->pcie_lanes);
+}
+
+const char *cfit_node_host_link_str(const cfit_node *n, char *buf, size_t size)
+{
+    if (n && n->host_link_bytes_per_s > 0)
+        snprintf(buf, size, "host link %.1f GB/s", n->host_link_bytes_per_s / 1e9);
+    else if (n)
+        snprintf(buf, size, "PCIe Gen%d x%d %.1f GB/s", n->pcie_gen, n->pcie_lanes,
+                 cfit_pcie_bw_bytes_per_s(n->pcie_gen, n->pcie_lanes) / 1e9);
+    else if (size)
+        buf[0] = '\0';
+    return buf;
+}
+
 int cfit_node_has_host(const cfit_node *n)
 {
-    return n && n->host_memory_bytes > 0 && n->host_memory_bw_bytes_per_s > 0 && n->pcie_gen > 0 && n->pcie_lanes > 0;
+    return n && n->host_memory_bytes > 0 && n->host_memory_bw_bytes_per_s > 0 && cfit_node_host_link_bw(n) > 0;
 }
 
 const cfit_storage *cfit_node_nvme(const cfit_catalog *c, const cfit_node *n)
@@ -172,11 +191,12 @@ int cfit__offload_init(cfit__ctx *ctx, cfit_diag *d)
     if (ctx->req->offload > 0 && !h->has_host)
         return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
                              "--offload needs the host memory of node '%s' (gpu %s), which its catalog entry lacks: "
-                             "give host_memory_bytes, host_memory_bw_bytes_per_s, pcie_gen and pcie_lanes with --catalog "
+                             "give host_memory_bytes, host_memory_bw_bytes_per_s and either pcie_gen with pcie_lanes or "
+                             "host_link_bytes_per_s with --catalog "
                              "(docs/catalog.md)", n->name, ctx->g->name);
     if (!h->has_host)
         return CFIT_EOK;
-    h->link_bw = cfit_pcie_bw_bytes_per_s(n->pcie_gen, n->pcie_lanes);
+    h->link_bw = cfit_node_host_link_bw(n);
     h->host_bw = n->host_memory_bw_bytes_per_s;
     h->host_bytes = n->host_memory_bytes;
     return offload_nvme_init(ctx, d);

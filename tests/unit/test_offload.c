@@ -27,6 +27,29 @@ static void test_pcie(void **state)
     assert_true(cfit_pcie_bw_bytes_per_s(5, 0) == 0);
 }
 
+/* A host link that is not PCIe (Grace's NVLink-C2C, host_link_bytes_per_s) replaces the PCIe
+ * figures; a node with host memory but no link of either kind cannot offload. */
+static void test_host_link(void **state)
+{
+    (void)state;
+    cfit_node n;
+    char buf[64];
+    memset(&n, 0, sizeof n);
+    n.host_memory_bytes = 1e12, n.host_memory_bw_bytes_per_s = 5e11;
+    assert_false(cfit_node_has_host(&n));
+    assert_true(cfit_node_host_link_bw(&n) == 0);
+    n.pcie_gen = 5, n.pcie_lanes = 16;
+    assert_true(cfit_node_has_host(&n));
+    assert_rel_near(cfit_node_host_link_bw(&n), cfit_pcie_bw_bytes_per_s(5, 16), 1e-12);
+    assert_string_equal(cfit_node_host_link_str(&n, buf, sizeof buf), "PCIe Gen5 x16 57.6 GB/s");
+    n.host_link_bytes_per_s = 225e9;   /* set, it wins over the PCIe figures */
+    assert_rel_near(cfit_node_host_link_bw(&n), 225e9, 1e-12);
+    assert_string_equal(cfit_node_host_link_str(&n, buf, sizeof buf), "host link 225.0 GB/s");
+    n.pcie_gen = 0, n.pcie_lanes = 0;
+    assert_true(cfit_node_has_host(&n));
+    assert_true(cfit_node_host_link_bw(NULL) == 0 && !cfit_node_has_host(NULL));
+}
+
 /* CPU-Adam: ZeRO-Offload's 10 B parameters in 2.57 s on the DGX-2's 256 GB/s; twice the bandwidth halves it. */
 static void test_cpu_adam(void **state)
 {
@@ -315,6 +338,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pcie),
+        cmocka_unit_test(test_host_link),
         cmocka_unit_test(test_cpu_adam),
         cmocka_unit_test(test_parse),
         cmocka_unit_test(test_lora_terms),
