@@ -7,6 +7,7 @@
  * validate_args (megatron/training/arguments.py) as listed in data/references/frameworks.md §5.
  */
 #include "clusterfit/frameworks.h"
+#include "clusterfit/offload.h"
 #include "clusterfit/workload.h"
 #include "core/check_internal.h"
 #include "base/json.h"
@@ -163,6 +164,8 @@ enum {
     F_CGIMPL, F_CGMODS, F_CGSCOPE, F_NONAN, F_RMODS,
     F_MTP,   /* TransformerConfig mtp_num_layers (the argument parser derives --mtp-num-layers from it) */
     F_LAYOUT,
+    /* the hybrid device optimizer (arguments.py _add_training_args; OptimizerConfig) */
+    F_OPT_OFFLOAD, F_OPT_OFFLOAD_FRAC, F_PRECISION_AWARE, F_FP8_PARAM_GATHER, F_FP8_RECIPE,
     F_COUNT
 };
 
@@ -218,8 +221,11 @@ static const mg_flag flags[] = {
     {"overlap-moe-expert-parallel-comm", MG_FLAG, 0}, {"moe-router-fusion", MG_FLAG, 0},
     /* known, not reasoned about */
     {"swiglu", MG_FLAG, 0}, {"untie-embeddings-and-output-weights", MG_FLAG, F_UNTIE}, {"kv-channels", MG_INT, 0},
-    {"position-embedding-type", MG_STR, 0}, {"normalization", MG_STR, 0}, {"fp8-recipe", MG_STR, 0},
-    {"fp8-param-gather", MG_FLAG, 0}, {"cp-comm-type", MG_LIST, 0},
+    {"position-embedding-type", MG_STR, 0}, {"normalization", MG_STR, 0}, {"fp8-recipe", MG_STR, F_FP8_RECIPE},
+    {"fp8-param-gather", MG_FLAG, F_FP8_PARAM_GATHER}, {"cp-comm-type", MG_LIST, 0},
+    {"optimizer-cpu-offload", MG_FLAG, F_OPT_OFFLOAD}, {"optimizer-offload-fraction", MG_STR, F_OPT_OFFLOAD_FRAC},
+    {"use-precision-aware-optimizer", MG_FLAG, F_PRECISION_AWARE}, {"overlap-cpu-optimizer-d2h-h2d", MG_FLAG, 0},
+    {"use-torch-optimizer-for-cpu-offload", MG_FLAG, 0},
     {"train-iters", MG_INT, 0}, {"train-samples", MG_INT, 0}, {"lr", MG_STR, 0}, {"min-lr", MG_STR, 0},
     {"lr-decay-style", MG_STR, 0}, {"lr-warmup-iters", MG_INT, 0}, {"lr-warmup-fraction", MG_STR, 0},
     {"lr-decay-iters", MG_INT, 0}, {"weight-decay", MG_STR, 0}, {"clip-grad", MG_STR, 0},
@@ -258,6 +264,7 @@ typedef struct mg {
     const char *s[F_COUNT];  /* string values */
     const word *at[F_COUNT]; /* the flag's word; NULL = absent */
     const word *first;       /* first argument, for whole-file findings */
+    double opt_offload_fraction; /* of the optimizer state --optimizer-cpu-offload moves to the host (0: none) */
     unsigned graph_modules[2]; /* bit per graph_module_names entry: --cuda-graph-modules, -scope (last given) */
     unsigned recompute_modules; /* CFIT_RECMOD_* bits of --recompute-modules (last given) */
     int layout_vp;           /* virtual stages per rank of a valid --pipeline-model-parallel-layout; 0 = none */
@@ -932,6 +939,22 @@ static int moe_etp(const mg *c)
     return c->v[F_EXPERTS] > 0 ? (int)(c->at[F_ETP] ? val(c, F_ETP, 1) : val(c, F_TP, 1)) : 1;
 }
 
+/* What the memory check offloads for --optimizer-cpu-offload: the planner's optimizer offload
+ * (docs/model.md §10.1) when the whole state goes, ZeRO-1 (--use-distributed-optimizer) shards it
+ * and the GPU's node has host figures; else none, said in a note (the check is then conservative). */
+static int check_offload_costed(mg *c, const cfit_gpu *g, int zero)
+{
+    const cfit_node *n = cfit_catalog_node(c->r->catalog, g->default_node, NULL);
+    const char *why = c->opt_offload_fraction < 1.0 ? "a partial offload (--optimizer-offload-fraction below 1)"
+                      : zero != 1 ? "an offload without --use-distributed-optimizer"
+                      : !cfit_node_has_host(n) ? "an offload on a node entry without host memory figures" : NULL;
+    if (!why)
+        return CFIT_OFFLOAD_OPTIMIZER;
+    add(c, CFIT_SEV_INFO, c->at[F_OPT_OFFLOAD], NULL,
+        "the memory check costs %s as none: the optimizer states are counted on the GPU", why);
+    return CFIT_OFFLOAD_NONE;
+}
+
 static void check_memory(mg *c, long dp)
 {
     const cfit_check_request *r = c->r;
@@ -975,6 +998,9 @@ static void check_memory(mg *c, long dp)
                      c->at[F_SP] && val(c, F_TP, 1) > 1, moe_ep(c), moe_etp(c), 0,
                      rec == CFIT_RECOMPUTE_MODULES ? (int)mods : 0};
     req.fixed = l;
+    req.offload = CFIT_OFFLOAD_NONE;
+    if (c->opt_offload_fraction > 0)
+        req.offload = check_offload_costed(c, g, zero);
     cfit_diag d;
     cfit_diag_clear(&d);
     cfit_plan p;
@@ -982,7 +1008,12 @@ static void check_memory(mg *c, long dp)
         add(c, CFIT_SEV_ERROR, c->first, NULL, "the layout does not suit %s: %s", r->model->name, d.msg);
         return;
     }
-    if (!p.fits)
+    if (!p.fits && req.offload && p.mem.total_bytes <= p.mem.capacity_bytes)
+        add(c, CFIT_SEV_ERROR, c->at[F_OPT_OFFLOAD], "shard the optimizer over more GPUs, or offload less "
+            "(--optimizer-offload-fraction)",
+            "memory: the offloaded optimizer states need %.1f GB of host memory per GPU, more than the %.1f GB "
+            "per GPU node %s has", p.mem.host_bytes / 1e9, p.mem.host_capacity_bytes / 1e9, p.node->name);
+    else if (!p.fits)
         add(c, CFIT_SEV_ERROR, where(c, F_MBS), "more --recompute, a smaller --micro-batch-size, more TP/PP/CP, or "
             "the distributed optimizer",
             "memory: %s with TP %d x PP %d x DP %d x CP %d, micro-batch %d on %s needs %.1f GB per GPU "
@@ -1234,6 +1265,54 @@ static void check_moe(mg *c)
 
 /* CUDA graphs (Megatron-LM d98e8a6: validate_args in megatron/training/arguments.py and
  * TransformerConfig.__post_init__'s cuda_graph checks). */
+/* --optimizer-offload-fraction's value (argparse type=float, default 1.0); -1 when it is not a number
+ * (reported) or a shell variable. */
+static double offload_fraction(mg *c)
+{
+    const char *s = c->s[F_OPT_OFFLOAD_FRAC];
+    char *end = NULL;
+    if (!c->at[F_OPT_OFFLOAD_FRAC])
+        return 1.0;
+    if (!s || s[0] == '$')
+        return -1.0;
+    double v = strtod(s, &end);
+    if (end == s || *end) {
+        add(c, CFIT_SEV_ERROR, c->at[F_OPT_OFFLOAD_FRAC], "write a number from 0 to 1, e.g. 1.0",
+            "expects a number (argparse type=float), got \"%s\"", s);
+        return -1.0;
+    }
+    return v;
+}
+
+/* The hybrid device optimizer (validate_args: "The optimizer cpu offload must be used in
+ * conjunction with `--use-precision-aware-optimizer`"; with --fp8-param-gather only the delayed
+ * FP8 recipe); c->opt_offload_fraction is what the memory check offloads. */
+static void check_optimizer_offload(mg *c)
+{
+    c->opt_offload_fraction = 0.0;
+    if (!c->at[F_OPT_OFFLOAD]) {
+        if (c->at[F_OPT_OFFLOAD_FRAC])
+            add(c, CFIT_SEV_WARNING, c->at[F_OPT_OFFLOAD_FRAC], "add --optimizer-cpu-offload, or drop it",
+                "is read only with --optimizer-cpu-offload: nothing is offloaded");
+        return;
+    }
+    if (!c->at[F_PRECISION_AWARE])
+        add(c, CFIT_SEV_ERROR, c->at[F_OPT_OFFLOAD], "add --use-precision-aware-optimizer",
+            "The optimizer cpu offload must be used in conjunction with `--use-precision-aware-optimizer`, "
+            "as the hybrid device optimizer reuses the code path of this flag.");
+    if (c->at[F_FP8_PARAM_GATHER] && !is(c, F_FP8_RECIPE, "delayed"))
+        add(c, CFIT_SEV_ERROR, c->at[F_OPT_OFFLOAD], "add --fp8-recipe delayed, or drop --fp8-param-gather",
+            "When `--fp8-param-gather` is enabled, the optimizer cpu offload must be used in conjunction with "
+            "`--fp8-recipe delayed`.");
+    double f = offload_fraction(c);
+    if (f < 0)
+        return;
+    if (f > 1.0)
+        add(c, CFIT_SEV_WARNING, c->at[F_OPT_OFFLOAD_FRAC], "give a fraction from 0 to 1",
+            "a fraction above 1 offloads all of the optimizer state");
+    c->opt_offload_fraction = f > 1.0 ? 1.0 : f;
+}
+
 static void check_cuda_graphs(mg *c)
 {
     const word *mods = c->at[F_CGMODS] ? c->at[F_CGMODS] : c->at[F_CGSCOPE];
@@ -1320,6 +1399,7 @@ int cfit_check_megatron(const char *text, size_t len, const char *file, const cf
     check_recompute(&c);
     check_moe(&c);
     check_cuda_graphs(&c);
+    check_optimizer_offload(&c);
     long dp = check_world_batch(&c);
     if (r->model && r->catalog && dp) {
         check_model_shape(&c);

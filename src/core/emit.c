@@ -247,7 +247,8 @@ static void mg_memory(cfit_buf *b, const cfit_plan *p, int overlap)
         cfit_buf_printf(b, "--use-megatron-fsdp\n--data-parallel-sharding-strategy %s\n--ckpt-format fsdp_dtensor\n",
                          l->zero == 2 ? "optim_grads" : "optim_grads_params");
     if (l->zero == 1 && (p->offload & CFIT_OFFLOAD_OPTIMIZER))   /* Megatron-Core's CPU optimizer (offload.h) */
-        cfit_buf_puts(b, "--optimizer-cpu-offload\n--overlap-cpu-optimizer-d2h-h2d\n");
+        /* validate_args asserts the precision-aware optimizer with it (its code path) */
+        cfit_buf_puts(b, "--optimizer-cpu-offload\n--use-precision-aware-optimizer\n--overlap-cpu-optimizer-d2h-h2d\n");
     if (overlap && l->dp > 1) {
         cfit_buf_puts(b, "--overlap-grad-reduce\n");
         if (l->zero == 1)
