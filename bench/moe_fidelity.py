@@ -164,13 +164,13 @@ def framework_of(r):
 
 def recompute_of(r):
     """full / none map; a Megatron module list (selective: layernorm, moe_act, mla_up_proj, ...)
-    maps to --recompute modules:LIST.  The planner has neither Megatron's MoE paged stash
-    (activations paged out to host memory, set with full-iteration CUDA graphs) nor fine-grained
-    activation offloading (--offload-modules): a recipe with one keeps fewer activations than the
-    planner models, so its recomputation is searched.  Optimizer-state offloading it has
-    (--offload optimizer, offload_of).  A published list that does not fit the planner's memory
-    counts against the memory target, and the row's speed is then judged at the least
-    recomputation that fits (run_row)."""
+    maps to --recompute modules:LIST.  The planner does not have Megatron's MoE paged stash
+    (activations paged out to host memory, set with full-iteration CUDA graphs): a recipe with one
+    keeps fewer activations than the planner models, so its recomputation is searched.
+    Optimizer-state offloading (--offload optimizer) and fine-grained activation offloading
+    (--offload-modules) it has: offload_of, offload_modules_of.  A published list that does not fit
+    the planner's memory counts against the memory target, and the row's speed is then judged at
+    the least recomputation that fits (run_row)."""
     rec = r["recompute"].lower()
     if "paged stash" in rec:
         return None
@@ -178,11 +178,18 @@ def recompute_of(r):
         return "full"
     if rec.startswith("none"):
         return "none"
-    if rec.startswith("selective:") and "activation offload" not in rec:
-        mods = selective_modules(rec[len("selective:"):])
+    if rec.startswith("selective:"):
+        mods = selective_modules(rec[len("selective:"):].split("+")[0])
         if mods:
             return "modules:" + ",".join(mods)
     return None
+
+
+def offload_modules_of(r):
+    """The module list of 'fine-grained activation offloading (a, b)' in the recompute cell, as
+    --offload-modules takes it; None without one."""
+    m = re.search(r"fine-grained activation offloading \(([^)]*)\)", r["recompute"].lower())
+    return ",".join(w.strip() for w in m.group(1).split(",")) if m else None
 
 
 def offload_of(r):
@@ -230,6 +237,8 @@ def args_of(r):
         a += ["--recompute", rec]
     if offload_of(r):
         a += ["--offload", offload_of(r)]
+    if offload_modules_of(r):
+        a += ["--offload-modules", offload_modules_of(r)]
     if "fp8" in r["precision"].lower():
         a += ["--precision", "fp8"]
     notes = (r["notes"] + " " + r["source_locator"]).lower()

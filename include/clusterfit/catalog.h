@@ -233,6 +233,8 @@ typedef struct cfit_framework {
                                           megatron/core/transformer/pipeline_parallel_layer_layout.py):
                                           a mixed or MTP model's interleaved stages are then balanced
                                           (docs/model.md §5.8) */
+    int offload_modules;               /* runs Megatron-Core's fine-grained activation offloading
+                                          (--offload-modules: plan --offload-modules, docs/model.md §10.1) */
     int zero_with_pp;                  /* highest ZeRO stage it combines with pipeline parallelism
                                           (without the key 1: the distributed optimizer) */
     char source[CFIT_TEXT_MAX];

@@ -28,6 +28,28 @@ enum {
     CFIT_OFFLOAD_MASK_MAX = 31
 };
 
+/* Megatron-Core's fine-grained activation offloading (--fine-grained-activation-offloading
+ * --offload-modules LIST; TransformerConfig.offload_modules, Megatron-LM d98e8a6): the submodules
+ * whose *input* goes to host memory in the forward and comes back before their backward. */
+enum {
+    CFIT_OFFMOD_ATTN_NORM = 1 << 0,       /* the attention norm's input (the layer input) */
+    CFIT_OFFMOD_QKV_LINEAR = 1 << 1,      /* the QKV (MLA: down) projection's input, the norm's output */
+    CFIT_OFFMOD_CORE_ATTN = 1 << 2,       /* Q, K, V */
+    CFIT_OFFMOD_ATTN_PROJ = 1 << 3,       /* the output projection's input (needs core_attn) */
+    CFIT_OFFMOD_MLP_NORM = 1 << 4,        /* the pre-MLP norm's input */
+    CFIT_OFFMOD_EXPERT_FC1 = 1 << 5,      /* the routed tokens expert FC1 reads */
+    CFIT_OFFMOD_MOE_ACT = 1 << 6,         /* expert FC1's output, the activation's input */
+    CFIT_OFFMOD_FUSED_GROUP_MLP = 1 << 7, /* the fused grouped MLP's inputs: both of the above and FC2's */
+    CFIT_OFFMOD_COUNT = 8
+};
+/* Megatron's name of offload-module bit i ("attn_norm", ...); NULL outside 0 .. CFIT_OFFMOD_COUNT - 1. */
+CFIT_API const char *cfit_offload_module_name(int i);
+/* "none" (0) or a comma list of Megatron's module names into CFIT_OFFMOD_* bits; 0 = ok, else -1
+ * with *bad_at the offset of the unknown name. */
+CFIT_API int cfit_offload_modules_parse(const char *list, unsigned *mask, size_t *bad_at);
+/* The comma list of a mask ("core_attn,attn_proj"), "none" for 0, in buf. */
+CFIT_API char *cfit_offload_modules_str(unsigned mask, char *buf, size_t n);
+
 /* Parse "none" or a comma list of optimizer, params, activations, optimizer:nvme, params:nvme
  * into *mask ("optimizer:nvme" sets CFIT_OFFLOAD_OPTIMIZER | CFIT_OFFLOAD_OPTIMIZER_NVME;
  * "optimizer:cpu" is "optimizer").  CFIT_EOK or CFIT_EINVALID with d->msg set. */

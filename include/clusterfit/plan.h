@@ -65,6 +65,7 @@ typedef struct cfit_plan {
     long gpus, nodes;
     cfit_layout layout;
     int offload;                      /* CFIT_OFFLOAD_* bits this plan keeps in host memory (offload.h) */
+    int offload_modules;              /* CFIT_OFFMOD_* bits whose inputs it offloads (the request's) */
     long global_batch;                /* sequences */
     long grad_accum;                  /* micro-batches per step per pipeline */
     int fits;
@@ -135,6 +136,8 @@ typedef struct cfit_plan_request {
                                          measured ones (calibration.h) for inter-node communication */
     int offload;                      /* CFIT_OFFLOAD_* bits kept in host memory (offload.h); CFIT_SEARCH
                                          (default) = none, or searched when nothing fits in GPU memory */
+    int offload_modules;              /* CFIT_OFFMOD_* bits (offload.h): Megatron-Core's fine-grained activation
+                                         offloading of those modules' inputs; 0 = none; never searched */
     int finetune;                     /* cfit_finetune (offload.h); 0 = pre-training */
     int lora_rank;                    /* adapter rank of lora/qlora; 0 = CFIT_LORA_RANK_DEFAULT */
     cfit_goodput_options goodput;     /* --mtbf, --checkpoint-every, --restart-time, --checkpoint-window

@@ -20,7 +20,7 @@ enum { O_EMIT = 100 };          /* --emit: emit_opt.c */
 enum { O_BOM_BASE = 200 };      /* --bom, --network and their options: plan_bom.c (O_BOM_BASE + CLI_BOM_*) */
 enum { O_CALIBRATION = 300 };   /* --calibration FILE: a bench --json file or nccl-tests log (calibration.h) */
 enum { O_REPORT = 400 };        /* --report FILE.html: plan_report.c */
-enum { O_OFFLOAD = 500, O_FINETUNE, O_LORA_RANK };   /* host-memory offload and fine-tuning (offload.h) */
+enum { O_OFFLOAD = 500, O_FINETUNE, O_LORA_RANK, O_OFFLOAD_MODULES };   /* host-memory offload and fine-tuning (offload.h) */
 enum { O_SCHEDULE = 600 };      /* --schedule NAME: a pipeline schedule (schedule.h) */
 
 static const cli_opt opts[] = {
@@ -91,6 +91,9 @@ static const cli_opt opts[] = {
                                 "                                       host link (PCIe, Grace's NVLink-C2C) and host memory; optimizer:nvme and\n"
                                 "                                       params:nvme on the node's local NVMe array (ZeRO-Infinity) (default: none,\n"
                                 "                                       searched when nothing fits)", O_OFFLOAD},
+    {"offload-modules", 0, "none|LIST", "Megatron-Core's fine-grained activation offloading: the inputs of a comma list of\n"
+                                        "                                       attn_norm, qkv_linear, core_attn, attn_proj, mlp_norm, expert_fc1, moe_act,\n"
+                                        "                                       fused_group_mlp go to host memory (default: none; never searched)", O_OFFLOAD_MODULES},
     {"finetune", 0, "full|lora|qlora", "fine-tune all weights, LoRA adapters on frozen bf16 weights or QLoRA on 4-bit\n"
                                        "                                       NF4 weights (default: pre-training; docs/model.md)", O_FINETUNE},
     {"lora-rank", 0, "R", "LoRA adapter rank with --finetune lora or qlora (default 16)", O_LORA_RANK},
@@ -254,7 +257,8 @@ static int on_opt(void *vc, int id, const char *name, const char *value)
         r->fixed.schedule = (int)sc;
         return 0;
     }
-    case O_OFFLOAD: case O_FINETUNE: case O_LORA_RANK: return plan_opt_offload(r, id - O_OFFLOAD, name, value);
+    case O_OFFLOAD: case O_FINETUNE: case O_LORA_RANK: case O_OFFLOAD_MODULES:
+        return plan_opt_offload(r, id - O_OFFLOAD, name, value);
     }
     return 0;
 }

@@ -12,6 +12,18 @@ int plan_opt_offload(cfit_plan_request *r, int which, const char *name, const ch
     cfit_diag_clear(&d);
     if (which == 0)
         return cfit_offload_parse(value, &r->offload, &d) ? cli_error("--%s: %s", name, d.msg) : 0;
+    if (which == 3) {   /* --offload-modules */
+        unsigned m;
+        size_t bad = 0;
+        if (cfit_offload_modules_parse(value, &m, &bad)) {
+            size_t n = strcspn(value + bad, ",");
+            return cli_error("--%s: unknown module '%.*s' (expected none or a comma list of attn_norm, qkv_linear, "
+                             "core_attn, attn_proj, mlp_norm, expert_fc1, moe_act, fused_group_mlp)",
+                             name, (int)n, value + bad);
+        }
+        r->offload_modules = (int)m;
+        return 0;
+    }
     if (which == 1) {
         for (int i = CFIT_FINETUNE_FULL; i < CFIT_FINETUNE_COUNT; i++)
             if (strcmp(value, cfit_finetune_name((cfit_finetune)i)) == 0) {
@@ -71,17 +83,22 @@ static void print_nvme(const cfit_plan_request *r, const cfit_plan *p)
 
 void plan_print_offload(const cfit_plan_request *r, const cfit_plan *p)
 {
-    if (!p->offload)
+    if (!p->offload && !p->offload_modules)
         return;
-    char mode[64];
+    char mode[64], mods[128], what[256];
     const cfit_node *n = p->node;
     char link[64];
+    cfit_offload_modules_str((unsigned)p->offload_modules, mods, sizeof mods);
+    snprintf(what, sizeof what, "%s%s%s%s", p->offload ? cfit_offload_str(p->offload, mode, sizeof mode) : "",
+             p->offload && p->offload_modules ? " and " : "", p->offload_modules ? "the inputs of " : "",
+             p->offload_modules ? mods : "");
     printf("  offload: %s %s host memory, %.1f of %.0f GB per GPU (node %s: %.0f GB at %.0f GB/s, %s per direction); "
-           "exposed %.3g s per step%s\n", cfit_offload_str(p->offload, mode, sizeof mode),
+           "exposed %.3g s per step%s%s\n", what,
            p->offload & CFIT_OFFLOAD_NVME ? "through" : "in", p->mem.host_bytes / 1e9, p->mem.host_capacity_bytes / 1e9,
            n->name, n->host_memory_bytes / 1e9, n->host_memory_bw_bytes_per_s / 1e9,
            cfit_node_host_link_str(n, link, sizeof link), p->br.offload_s,
-           p->offload & CFIT_OFFLOAD_OPTIMIZER ? " (Adam on the CPU, at DeepSpeed CPU-Adam's measured rate)" : "");
+           p->offload & CFIT_OFFLOAD_OPTIMIZER ? " (Adam on the CPU, at DeepSpeed CPU-Adam's measured rate)" : "",
+           p->offload_modules ? " (Megatron-Core fine-grained activation offloading)" : "");
     print_nvme(r, p);
 }
 
@@ -90,7 +107,9 @@ void plan_json_offload(cfit_buf *b, const plan_cli *c, const cfit_plan *p)
     const cfit_plan_request *r = &c->req;
     char mode[64];
     cfit_buf_puts(b, ", \"offload\": {");
+    char mods[128];
     cfit_buf_key_string(b, "mode", cfit_offload_str(p->offload, mode, sizeof mode), 0);
+    cfit_buf_key_string(b, "modules", cfit_offload_modules_str((unsigned)p->offload_modules, mods, sizeof mods), 1);
     cfit_buf_key_number(b, "host_bytes", p->mem.host_bytes, 1);
     const cfit_node *n = p->node;   /* the node's host memory over the job's GPUs on it, when known */
     double cap = n->host_memory_bytes / (double)(p->gpus < n->gpus_per_node ? p->gpus : n->gpus_per_node);

@@ -106,6 +106,10 @@ static void plan_row(const plan_cli *c, const cfit_plan *p, double tokens, int c
         char mode[64];
         printf("  offload %s", cfit_offload_str(p->offload, mode, sizeof mode));
     }
+    if (p->offload_modules) {
+        char mods[128];
+        printf("  offload-modules %s", cfit_offload_modules_str((unsigned)p->offload_modules, mods, sizeof mods));
+    }
     printf("%s\n", p->fits ? "" : "  (does not fit)");
 }
 
@@ -221,7 +225,7 @@ static void print_details(const plan_cli *c, const cfit_plan *p, double tokens)
     printf("  %-32s %10.2f  %s\n", "other (runtime, fragmentation)", m->other_bytes / 1e9, "catalog calibration");
     printf("  %-32s %10.2f  of %.1f GB (%s)%s\n", "total", m->total_bytes / 1e9, m->capacity_bytes / 1e9,
            p->gpu->name, p->fits ? "" : "  DOES NOT FIT");
-    if (p->offload)
+    if (p->offload || p->offload_modules)
         printf("  %-32s %10.2f  of %.1f GB per GPU (node host memory / its GPUs)\n", "offloaded to host memory",
                m->host_bytes / 1e9, m->host_capacity_bytes / 1e9);
     if (p->offload & CFIT_OFFLOAD_NVME)
@@ -240,9 +244,10 @@ static void print_details(const plan_cli *c, const cfit_plan *p, double tokens)
             printf("    %-38.38s %10.4f %6.1f%%\n", "of it, GPU idle waiting for the host", br->host_wait_s,
                    st > 0 ? 100 * br->host_wait_s / st : 0);
     }
-    if (p->offload)
+    if (p->offload || p->offload_modules)
         printf("  %-40.40s %10.4f %6.1f%%\n", p->offload & CFIT_OFFLOAD_NVME ? "offload: link, NVMe, CPU Adam (exposed)"
-                                                                        : "offload: host link + CPU Adam (exposed)", br->offload_s,
+                                            : p->offload & CFIT_OFFLOAD_OPTIMIZER ? "offload: host link + CPU Adam (exposed)"
+                                                                                  : "offload: host link (exposed)", br->offload_s,
                st > 0 ? 100 * br->offload_s / st : 0);
     printf("  %-40s %10.4f\n", "total", st);
     printf("  bound: compute %.0f%%, memory bandwidth %.0f%%, communication %.0f%%, pipeline bubble %.0f%%\n",

@@ -255,6 +255,7 @@ static const field framework_fields[] = {
     {"zero_with_pp", F_INT, FW(zero_with_pp), 0, 0, 3, NULL, NULL},
     {"whole_virtual_stages", F_BOOL, FW(whole_virtual_stages), 0, 0, 0, NULL, NULL},
     {"pipeline_layout", F_BOOL, FW(pipeline_layout), 0, 0, 0, NULL, NULL},
+    {"offload_modules", F_BOOL, FW(offload_modules), 0, 0, 0, NULL, NULL},
     {"source", F_TEXT, FW(source), 1, 0, 0, NULL, NULL},
     END};
 #undef FW

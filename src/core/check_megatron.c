@@ -166,6 +166,8 @@ enum {
     F_LAYOUT,
     /* the hybrid device optimizer (arguments.py _add_training_args; OptimizerConfig) */
     F_OPT_OFFLOAD, F_OPT_OFFLOAD_FRAC, F_PRECISION_AWARE, F_FP8_PARAM_GATHER, F_FP8_RECIPE,
+    /* fine-grained activation offloading (TransformerConfig offload_modules) and layer-level CPU offloading */
+    F_FGAO, F_OFFMODS, F_ACT_OFF_FRAC, F_CPU_OFFLOADING,
     F_COUNT
 };
 
@@ -226,6 +228,10 @@ static const mg_flag flags[] = {
     {"optimizer-cpu-offload", MG_FLAG, F_OPT_OFFLOAD}, {"optimizer-offload-fraction", MG_STR, F_OPT_OFFLOAD_FRAC},
     {"use-precision-aware-optimizer", MG_FLAG, F_PRECISION_AWARE}, {"overlap-cpu-optimizer-d2h-h2d", MG_FLAG, 0},
     {"use-torch-optimizer-for-cpu-offload", MG_FLAG, 0},
+    {"fine-grained-activation-offloading", MG_FLAG, F_FGAO}, {"offload-modules", MG_LIST, F_OFFMODS},
+    {"activation-offload-fraction", MG_STR, F_ACT_OFF_FRAC}, {"min-offloaded-tensor-size", MG_INT, 0},
+    {"delta-offload-bytes-across-pp-ranks", MG_INT, 0}, {"cpu-offloading", MG_FLAG, F_CPU_OFFLOADING},
+    {"cpu-offloading-num-layers", MG_INT, 0},
     {"train-iters", MG_INT, 0}, {"train-samples", MG_INT, 0}, {"lr", MG_STR, 0}, {"min-lr", MG_STR, 0},
     {"lr-decay-style", MG_STR, 0}, {"lr-warmup-iters", MG_INT, 0}, {"lr-warmup-fraction", MG_STR, 0},
     {"lr-decay-iters", MG_INT, 0}, {"weight-decay", MG_STR, 0}, {"clip-grad", MG_STR, 0},
@@ -265,6 +271,8 @@ typedef struct mg {
     const word *at[F_COUNT]; /* the flag's word; NULL = absent */
     const word *first;       /* first argument, for whole-file findings */
     double opt_offload_fraction; /* of the optimizer state --optimizer-cpu-offload moves to the host (0: none) */
+    unsigned offload_modules;    /* CFIT_OFFMOD_* bits of --offload-modules (last given) */
+    int fgao_costed;             /* the memory check offloads those modules' inputs */
     unsigned graph_modules[2]; /* bit per graph_module_names entry: --cuda-graph-modules, -scope (last given) */
     unsigned recompute_modules; /* CFIT_RECMOD_* bits of --recompute-modules (last given) */
     int layout_vp;           /* virtual stages per rank of a valid --pipeline-model-parallel-layout; 0 = none */
@@ -400,6 +408,31 @@ static void recompute_modules(mg *c, const word *f, const word *w, size_t n, con
     }
 }
 
+/* --offload-modules' n words: Megatron-Core's names (TransformerConfig offload_modules) into
+ * c->offload_modules; gdp_qkv (a GatedDeltaProduct block the planner does not model) a warning,
+ * anything else an error as __post_init__ asserts. */
+static void offload_modules(mg *c, const word *f, const word *w, size_t n, const char *inl)
+{
+    c->offload_modules = 0;   /* argparse: the last occurrence wins */
+    for (size_t k = 0; k < n; k++) {
+        const char *s = inl ? inl : w[k].s;
+        if (s[0] == '$')
+            continue;
+        word at = {f->s, w[k].line, w[k].col};
+        unsigned bit;
+        size_t bad;
+        if (strcmp(s, "none") != 0 && cfit_offload_modules_parse(s, &bit, &bad) == 0 && !strchr(s, ','))
+            c->offload_modules |= bit;
+        else if (strcmp(s, "gdp_qkv") == 0)
+            add(c, CFIT_SEV_WARNING, &at, "the memory check leaves it out",
+                "\"gdp_qkv\" offloads a GatedDeltaProduct block the planner does not model");
+        else
+            add(c, CFIT_SEV_ERROR, &at, "write attn_norm, qkv_linear, core_attn, attn_proj, mlp_norm, expert_fc1, "
+                "moe_act or fused_group_mlp", "Invalid choices for offload_modules: \"%s\" (Megatron-Core's "
+                "TransformerConfig refuses it)", s);
+    }
+}
+
 /* Record flag f given at word i with value words from i+1 (or inline after '='). */
 static size_t take_flag(mg *c, const words *ws, size_t i, const mg_flag *f, const char *inline_value)
 {
@@ -437,6 +470,8 @@ static size_t take_flag(mg *c, const words *ws, size_t i, const mg_flag *f, cons
     }
     if (f->id == F_RMODS)
         recompute_modules(c, w, inline_value ? w : &ws->w[first], inline_value ? 1 : i + 1 - first, inline_value);
+    if (f->id == F_OFFMODS)
+        offload_modules(c, w, inline_value ? w : &ws->w[first], inline_value ? 1 : i + 1 - first, inline_value);
     if (f->id == F_CGMODS || f->id == F_CGSCOPE)
         graph_modules(c, w, inline_value ? w : &ws->w[first], inline_value ? 1 : i + 1 - first, inline_value,
                       &c->graph_modules[f->id == F_CGSCOPE]);
@@ -1001,6 +1036,14 @@ static void check_memory(mg *c, long dp)
     req.offload = CFIT_OFFLOAD_NONE;
     if (c->opt_offload_fraction > 0)
         req.offload = check_offload_costed(c, g, zero);
+    if (c->fgao_costed) {
+        const cfit_node *n = cfit_catalog_node(r->catalog, g->default_node, NULL);
+        if (cfit_node_has_host(n))
+            req.offload_modules = (int)c->offload_modules;
+        else
+            add(c, CFIT_SEV_INFO, c->at[F_OFFMODS], NULL, "the memory check costs the offload as none: node %s "
+                "has no host memory figures", g->default_node);
+    }
     cfit_diag d;
     cfit_diag_clear(&d);
     cfit_plan p;
@@ -1008,11 +1051,10 @@ static void check_memory(mg *c, long dp)
         add(c, CFIT_SEV_ERROR, c->first, NULL, "the layout does not suit %s: %s", r->model->name, d.msg);
         return;
     }
-    if (!p.fits && req.offload && p.mem.total_bytes <= p.mem.capacity_bytes)
-        add(c, CFIT_SEV_ERROR, c->at[F_OPT_OFFLOAD], "shard the optimizer over more GPUs, or offload less "
-            "(--optimizer-offload-fraction)",
-            "memory: the offloaded optimizer states need %.1f GB of host memory per GPU, more than the %.1f GB "
-            "per GPU node %s has", p.mem.host_bytes / 1e9, p.mem.host_capacity_bytes / 1e9, p.node->name);
+    if (!p.fits && (req.offload || req.offload_modules) && p.mem.total_bytes <= p.mem.capacity_bytes)
+        add(c, CFIT_SEV_ERROR, req.offload ? c->at[F_OPT_OFFLOAD] : c->at[F_OFFMODS], "shard the state over more "
+            "GPUs, or offload less", "memory: the offloaded state needs %.1f GB of host memory per GPU, more than "
+            "the %.1f GB per GPU node %s has", p.mem.host_bytes / 1e9, p.mem.host_capacity_bytes / 1e9, p.node->name);
     else if (!p.fits)
         add(c, CFIT_SEV_ERROR, where(c, F_MBS), "more --recompute, a smaller --micro-batch-size, more TP/PP/CP, or "
             "the distributed optimizer",
@@ -1313,6 +1355,65 @@ static void check_optimizer_offload(mg *c)
     c->opt_offload_fraction = f > 1.0 ? 1.0 : f;
 }
 
+/* Fine-grained activation offloading as TransformerConfig.__post_init__ and validate_args check it
+ * (Megatron-LM d98e8a6); c->fgao_costed: the memory check offloads the modules' inputs
+ * (plan --offload-modules, docs/model.md §10.1). */
+static void check_activation_offload(mg *c)
+{
+    unsigned o = c->offload_modules, moe = CFIT_OFFMOD_EXPERT_FC1 | CFIT_OFFMOD_MOE_ACT | CFIT_OFFMOD_FUSED_GROUP_MLP;
+    c->fgao_costed = 0;
+    if (!c->at[F_FGAO]) {
+        if (c->at[F_OFFMODS] || c->at[F_ACT_OFF_FRAC])
+            add(c, CFIT_SEV_WARNING, c->at[F_OFFMODS] ? c->at[F_OFFMODS] : c->at[F_ACT_OFF_FRAC],
+                "add --fine-grained-activation-offloading, or drop it",
+                "is read only with --fine-grained-activation-offloading: nothing is offloaded");
+        return;
+    }
+    const word *at = c->at[F_FGAO];
+    if (c->at[F_CPU_OFFLOADING])
+        add(c, CFIT_SEV_ERROR, at, "keep one of the two", "fine_grained_activation_offloading cannot be enabled "
+            "with cpu_offloading.");
+    if (!c->at[F_OFFMODS] || !o) {
+        if (!c->at[F_OFFMODS])
+            add(c, CFIT_SEV_ERROR, at, "add --offload-modules LIST (e.g. core_attn attn_proj expert_fc1)",
+                "needs at least one --offload-modules entry (TransformerConfig asserts offload_modules is not empty)");
+        return;
+    }
+    const word *mw = c->at[F_OFFMODS];
+    int bad = 0;
+    if ((o & CFIT_OFFMOD_ATTN_PROJ) && !(o & CFIT_OFFMOD_CORE_ATTN))
+        bad = 1, add(c, CFIT_SEV_ERROR, mw, "add core_attn", "attn_proj cannot be set to offload_modules alone "
+                     "without core_attn because the input of attn_proj is the output of core_attn, which is needed "
+                     "in core_attn.backward().");
+    if ((o & CFIT_OFFMOD_FUSED_GROUP_MLP) && (o & (CFIT_OFFMOD_EXPERT_FC1 | CFIT_OFFMOD_MOE_ACT)))
+        bad = 1, add(c, CFIT_SEV_ERROR, mw, "keep fused_group_mlp, or expert_fc1 and moe_act",
+                     "fused_group_mlp offloads the whole fused grouped MLP and cannot be combined with expert_fc1 "
+                     "or moe_act.");
+    if ((o & moe) && is(c, F_RGRAN, "selective") && (c->recompute_modules & CFIT_RECMOD_MOE))
+        bad = 1, add(c, CFIT_SEV_ERROR, mw, "remove moe from --recompute-modules, or the MoE modules from --offload-modules",
+                     "Cannot offload the experts' activations while recomputing the entire MoE layer.");
+    if ((o & moe) && (!c->at[F_EXPERTS] || given_zero(c, F_EXPERTS) || c->v[F_EXPERTS] == 1))
+        bad = 1, add(c, CFIT_SEV_ERROR, mw, "drop expert_fc1, moe_act and fused_group_mlp",
+                     "expert_fc1, moe_act and fused_group_mlp offload an MoE layer's experts: there are none");
+    double frac = 1.0;
+    if (c->at[F_ACT_OFF_FRAC]) {
+        const char *s = c->s[F_ACT_OFF_FRAC];
+        char *end = NULL;
+        frac = s && s[0] != '$' ? strtod(s, &end) : -1.0;
+        if (s && s[0] != '$' && (end == s || *end || frac < 0 || frac > 1))
+            bad = 1, add(c, CFIT_SEV_ERROR, c->at[F_ACT_OFF_FRAC], "give a fraction from 0 to 1",
+                         "activation_offload_fraction must be in range [0, 1].");
+    }
+    if (is(c, F_RGRAN, "full"))
+        add(c, CFIT_SEV_INFO, at, NULL, "with --recompute-granularity full a layer keeps only its input: the memory "
+            "check offloads nothing");
+    else if (!bad && frac < 1.0)
+        add(c, CFIT_SEV_INFO, c->at[F_ACT_OFF_FRAC], NULL, "the memory check costs a partial offload "
+            "(--activation-offload-fraction below 1) as none: the activations are counted on the GPU");
+    else if (!bad)
+        c->fgao_costed = 1;
+}
+
 static void check_cuda_graphs(mg *c)
 {
     const word *mods = c->at[F_CGMODS] ? c->at[F_CGMODS] : c->at[F_CGSCOPE];
@@ -1400,6 +1501,7 @@ int cfit_check_megatron(const char *text, size_t len, const char *file, const cf
     check_moe(&c);
     check_cuda_graphs(&c);
     check_optimizer_offload(&c);
+    check_activation_offload(&c);
     long dp = check_world_batch(&c);
     if (r->model && r->catalog && dp) {
         check_model_shape(&c);

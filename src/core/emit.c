@@ -283,6 +283,15 @@ static void mg_memory(cfit_buf *b, const cfit_plan *p, int overlap)
     default:
         break;
     }
+    if (p->offload_modules) {   /* Megatron-Core's fine-grained activation offloading (offload.h) */
+        char list[128];
+        cfit_offload_modules_str((unsigned)p->offload_modules, list, sizeof list);
+        for (char *c = list; *c; c++)   /* space-separated, as --recompute-modules */
+            if (*c == ',')
+                *c = ' ';
+        cfit_buf_printf(b, "# with Transformer Engine >= 2.10 also set NVTE_CPU_OFFLOAD_V1=1 (validate_args)\n"
+                           "--fine-grained-activation-offloading\n--offload-modules %s\n", list);
+    }
 }
 
 /* Run-length form of layers [0, n) of the MoE pattern: "[0]*3+[1]*58". */

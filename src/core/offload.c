@@ -84,6 +84,55 @@ int cfit_offload_parse(const char *s, int *mask, cfit_diag *d)
     return CFIT_EOK;
 }
 
+static const char *const offload_module_names[CFIT_OFFMOD_COUNT] = {
+    "attn_norm", "qkv_linear", "core_attn", "attn_proj", "mlp_norm", "expert_fc1", "moe_act", "fused_group_mlp"};
+
+const char *cfit_offload_module_name(int i)
+{
+    return i >= 0 && i < CFIT_OFFMOD_COUNT ? offload_module_names[i] : NULL;
+}
+
+int cfit_offload_modules_parse(const char *list, unsigned *mask, size_t *bad_at)
+{
+    unsigned m = 0;
+    *mask = 0;
+    if (strcmp(list, "none") == 0)
+        return 0;
+    for (const char *p = list;;) {
+        size_t n = strcspn(p, ",");
+        int found = -1;
+        for (int i = 0; i < CFIT_OFFMOD_COUNT && found < 0; i++)
+            if (n == strlen(offload_module_names[i]) && strncmp(p, offload_module_names[i], n) == 0)
+                found = i;
+        if (found < 0) {
+            *bad_at = (size_t)(p - list);
+            return -1;
+        }
+        m |= 1u << found;
+        if (p[n] == '\0')
+            break;
+        p += n + 1;
+    }
+    *mask = m;
+    return 0;
+}
+
+char *cfit_offload_modules_str(unsigned mask, char *buf, size_t n)
+{
+    size_t used = 0;
+    if (!n)
+        return buf;
+    snprintf(buf, n, "none");
+    for (int i = 0; i < CFIT_OFFMOD_COUNT; i++)
+        if (mask & (1u << i)) {
+            int w = snprintf(buf + used, n - used, "%s%s", used ? "," : "", offload_module_names[i]);
+            if (w < 0 || (size_t)w >= n - used)
+                break;
+            used += (size_t)w;
+        }
+    return buf;
+}
+
 int cfit_offload_mask_ok(int mask)
 {
     return mask >= 0 && mask <= CFIT_OFFLOAD_MASK_MAX &&
@@ -188,12 +237,12 @@ int cfit__offload_init(cfit__ctx *ctx, cfit_diag *d)
     const cfit_node *n = ctx->node;
     cfit__host *h = &ctx->host;
     h->has_host = cfit_node_has_host(n);
-    if (ctx->req->offload > 0 && !h->has_host)
+    if ((ctx->req->offload > 0 || ctx->req->offload_modules) && !h->has_host)
         return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
-                             "--offload needs the host memory of node '%s' (gpu %s), which its catalog entry lacks: "
+                             "--offload%s needs the host memory of node '%s' (gpu %s), which its catalog entry lacks: "
                              "give host_memory_bytes, host_memory_bw_bytes_per_s and either pcie_gen with pcie_lanes or "
                              "host_link_bytes_per_s with --catalog "
-                             "(docs/catalog.md)", n->name, ctx->g->name);
+                             "(docs/catalog.md)", ctx->req->offload > 0 ? "" : "-modules", n->name, ctx->g->name);
     if (!h->has_host)
         return CFIT_EOK;
     h->link_bw = cfit_node_host_link_bw(n);
@@ -264,6 +313,11 @@ void cfit__offload_stage_memory(const cfit__ctx *ctx, const cfit__layer_cost *lc
         else
             sm->host += sm->w;
         sm->w = 0.0;
+    }
+    if (lc->act_off_bytes > 0) {   /* --offload-modules: the layer computing keeps its own on the GPU */
+        double moved = lc->act_off_bytes * n * inflight;
+        sm->host += moved - lc->act_off_bytes;
+        sm->act += lc->act_off_bytes;
     }
     if (ctx->host.offload & CFIT_OFFLOAD_ACTIVATIONS) {
         double stored = lc->act_bytes * n * inflight, kept = ACT_OFFLOAD_GPU_LAYERS * lc->act_bytes;
@@ -338,7 +392,7 @@ double cfit__offload_step_s(const cfit__ctx *ctx, const cfit__layer_cost *lc, lo
     /* per micro-batch, per direction (PCIe is full duplex): the parameter shard up for the
      * forward and again for the backward, activations down in the forward and up in the backward,
      * each prefetched behind that pass's compute (copy engines, no SMs) */
-    double act = ctx->host.offload & CFIT_OFFLOAD_ACTIVATIONS ? lc->act_bytes * n : 0.0;
+    double act = (ctx->host.offload & CFIT_OFFLOAD_ACTIVATIONS ? lc->act_bytes * n : 0.0) + lc->act_off_bytes * n;
     double par = ctx->host.offload & CFIT_OFFLOAD_PARAMS ? w_bytes : 0.0;
     if (act > 0 || par > 0) {
         double f_s = max2(params_up_s(ctx, &bw, par), act / bw.link);
@@ -369,10 +423,58 @@ static int finetune_validate(const cfit_plan_request *r, cfit_diag *d)
     return cfit_finetune_check(r->model, ft, d);
 }
 
+/* --offload-modules as Megatron-Core's TransformerConfig.__post_init__ checks offload_modules
+ * (Megatron-LM d98e8a6), and what the planner needs to cost them. */
+static int offload_modules_validate(const cfit_plan_request *r, cfit_diag *d)
+{
+    unsigned o = (unsigned)r->offload_modules;
+    const cfit_framework *fw = cfit__plan_framework(r);
+    char list[128];
+    if (!o)
+        return CFIT_EOK;
+    cfit_offload_modules_str(o, list, sizeof list);
+    if (o >= 1u << CFIT_OFFMOD_COUNT)
+        return cfit_diag_set(d, CFIT_ERANGE, NULL, 0, 0, "offload module mask %u out of range", o);
+    if (fw && !fw->offload_modules)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "--offload-modules is Megatron-Core's fine-grained activation offloading, which "
+                             "framework '%s' does not run (the megatron-core entries do)", fw->name);
+    if (r->offload > 0 && (r->offload & CFIT_OFFLOAD_ACTIVATIONS))
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "--offload-modules cannot be combined with --offload activations (Megatron-Core: "
+                             "fine_grained_activation_offloading cannot be enabled with cpu_offloading)");
+    if ((o & CFIT_OFFMOD_ATTN_PROJ) && !(o & CFIT_OFFMOD_CORE_ATTN))
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "--offload-modules attn_proj needs core_attn beside it (Megatron-Core: the input of "
+                             "attn_proj is the output of core_attn, which is needed in core_attn.backward())");
+    unsigned moe = CFIT_OFFMOD_EXPERT_FC1 | CFIT_OFFMOD_MOE_ACT | CFIT_OFFMOD_FUSED_GROUP_MLP;
+    if ((o & CFIT_OFFMOD_FUSED_GROUP_MLP) && (o & (CFIT_OFFMOD_EXPERT_FC1 | CFIT_OFFMOD_MOE_ACT)))
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "--offload-modules fused_group_mlp offloads the whole fused grouped MLP and cannot be "
+                             "combined with expert_fc1 or moe_act (Megatron-Core)");
+    if ((o & moe) && !cfit_model_is_moe(r->model))
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "--offload-modules %s: expert_fc1, moe_act and fused_group_mlp need an MoE model: '%s' "
+                             "has no experts", list, r->model->name);
+    unsigned recomputed = cfit_recompute_mask((cfit_recompute)(r->fixed.recompute >= 0 ? r->fixed.recompute : 0),
+                                              (unsigned)r->fixed.recompute_modules);
+    if ((o & moe) && r->fixed.recompute >= 0 && (recomputed & CFIT_RECMOD_MOE))
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "--offload-modules %s cannot offload inside an MoE layer that is recomputed whole "
+                             "(recompute module moe; Megatron-Core refuses it)", list);
+    if (r->fixed.recompute == CFIT_RECOMPUTE_FULL || r->fixed.recompute == CFIT_RECOMPUTE_BLOCK)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "--offload-modules needs stored activations to move: with --recompute %s a layer keeps only "
+                             "its input; use none, selective or modules:LIST", cfit_recompute_name((cfit_recompute)r->fixed.recompute));
+    return CFIT_EOK;
+}
+
 int cfit__offload_validate(const cfit_plan_request *r, cfit_diag *d)
 {
     const cfit_layout *f = &r->fixed;
     int rc = finetune_validate(r, d);
+    if (!rc)
+        rc = offload_modules_validate(r, d);
     if (rc)
         return rc;
     int mask = r->offload > 0 ? r->offload : 0;
@@ -399,6 +501,10 @@ int cfit__emit_offload_bad(int k, const cfit_plan_request *r, const cfit_plan *p
                              "emit: the plan offloads to NVMe (--offload %s), which only DeepSpeed's ZeRO-Infinity "
                              "expresses (offload_optimizer / offload_param device nvme): emit deepspeed",
                              cfit_offload_str(p->offload, mode, sizeof mode));
+    if (p->offload_modules && k != CFIT_EMIT_MEGATRON)
+        return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                             "emit: --offload-modules is Megatron-Core's fine-grained activation offloading, which only "
+                             "Megatron-LM arguments express: emit megatron");
     if (k == CFIT_EMIT_TORCHRUN)
         return CFIT_EOK;
     if (p->offload & CFIT_OFFLOAD_ACTIVATIONS)

@@ -89,6 +89,7 @@ int cfit__ctx_init(cfit__ctx *ctx, const cfit_plan_request *r, const cfit_gpu *g
     memset(ctx, 0, sizeof *ctx);
     ctx->req = r;
     ctx->rec_modules = r->fixed.recompute == CFIT_RECOMPUTE_MODULES ? (unsigned)r->fixed.recompute_modules : 0u;
+    ctx->off_modules = (unsigned)r->offload_modules;
     ctx->m = r->model;
     ctx->g = g;
     ctx->seq = r->seq_len > 0 ? r->seq_len : r->model->seq_len;
@@ -488,19 +489,26 @@ static void layer_forward(const cfit__ctx *ctx, double tokens, int tp, int cp, i
 /* Stored bytes of one MoE layer's experts per micro-batch (docs/model.md §3.7): the permuted
  * tokens expert FC1 reads (a GEMM input: gin bytes), each expert's FC1 output and FC2 input at
  * the per-ETP width (the routing weights multiply inside the activation, so the combine keeps no
- * expert output), and the shared experts' as a dense MLP's. */
+ * expert output), and the shared experts' as a dense MLP's.  *off (when not NULL): of them, what
+ * the offload modules (expert_fc1, moe_act, fused_group_mlp) move to host memory. */
 static double expert_activation_bytes(const cfit__ctx *ctx, double tokens, int tp, int ep, int etp, double gin,
-                                      unsigned mods)
+                                      unsigned mods, double *off)
 {
     const cfit_model *m = ctx->m;
     double f = (double)m->moe_ffn_hidden_size / etp, fs = m->shared_ffn_hidden_size, h = m->hidden_size;
-    double per_token = m->mlp == CFIT_MLP_SWIGLU ? 4.0 + gin : 2.0 + gin;
+    double fc1_out = m->mlp == CFIT_MLP_SWIGLU ? 4.0 : 2.0, per_token = fc1_out + gin;
     double local, routed = tokens_per_expert(ctx, tokens, tp, ep, etp, &local) * local;
     /* moe_act drops the activation's output, FC2's input; recomputed shared experts keep only
      * their input (the layer's, already counted) */
-    double routed_per_token = per_token - (mods & CFIT_RECMOD_MOE_ACT ? gin : 0.0);
+    double fc2_in = mods & CFIT_RECMOD_MOE_ACT ? 0.0 : gin;
     double shared = mods & CFIT_RECMOD_SHARED_EXPERTS ? 0.0 : tokens * per_token * fs / tp;
-    return routed * (gin * h + routed_per_token * f) + shared;
+    if (off) {
+        unsigned o = ctx->off_modules;
+        int fused = (o & CFIT_OFFMOD_FUSED_GROUP_MLP) != 0;
+        *off = routed * ((fused || (o & CFIT_OFFMOD_EXPERT_FC1) ? gin * h : 0.0) +
+                         (fused || (o & CFIT_OFFMOD_MOE_ACT) ? fc1_out * f : 0.0) + (fused ? fc2_in * f : 0.0));
+    }
+    return routed * (gin * h + (fc1_out + fc2_in) * f) + shared;
 }
 
 /* The submodules recompute mode rec reruns (CFIT_RECMOD_* bits): the request's list for
@@ -510,49 +518,79 @@ static unsigned rec_modules(const cfit__ctx *ctx, int rec)
     return cfit_recompute_mask((cfit_recompute)rec, ctx->rec_modules);
 }
 
-/* Attention's stored bytes per token over hidden_size, split over TP: Q, K, V (2 bytes) and the
- * output projection's input (gin); MLA's are heads x (qk, qk, v) and heads x v. */
-static double attn_split_activation(const cfit_model *m, double gin)
+/* Attention's stored bytes per token over hidden_size, split over TP: Q, K, V (2 bytes; MLA's are
+ * heads x (qk, qk, v)), the core attention's input ... */
+static double attn_qkv_activation(const cfit_model *m)
 {
     double h = m->hidden_size;
     if (cfit_model_is_mla(m)) {
         double heads = m->num_heads, qk = (double)m->qk_nope_head_dim + m->qk_rope_head_dim, v = m->v_head_dim;
-        return 2.0 * heads * (2.0 * qk + v) / h + gin * heads * v / h;
+        return 2.0 * heads * (2.0 * qk + v) / h;
     }
     double g_over_a = (double)m->num_kv_heads / m->num_heads, width = (double)m->num_heads * cfit_model_head_dim(m) / h;
-    return 2.0 * (1.0 + 2.0 * g_over_a) * width + gin * width;
+    return 2.0 * (1.0 + 2.0 * g_over_a) * width;
+}
+
+/* ... and the output projection's input (gin bytes; MLA's heads x v). */
+static double attn_proj_activation(const cfit_model *m, double gin)
+{
+    double h = m->hidden_size;
+    if (cfit_model_is_mla(m))
+        return gin * m->num_heads * (double)m->v_head_dim / h;
+    return gin * (double)m->num_heads * cfit_model_head_dim(m) / h;
 }
 
 /* Stored activation bytes per layer per micro-batch (Korthikanti et al. 2022, with a
  * fused attention kernel that keeps no s x s scores; no dropout masks); the mean layer of an
- * MoE model adds its experts' share and MLA its gathered latents. */
-static double layer_activation_bytes(const cfit__ctx *ctx, double tokens, int tp, int sp, int rec, int ep, int etp)
+ * MoE model adds its experts' share and MLA its gathered latents.  With off not NULL, the bytes
+ * the request's offload modules move to host memory go to *off and not into the result (the GPU's
+ * part); with NULL nothing is offloaded (a recomputed layer's working set). */
+static double layer_activation_bytes(const cfit__ctx *ctx, double tokens, int tp, int sp, int rec, int ep, int etp,
+                                     double *off)
 {
     const cfit_model *m = ctx->m;
     double h = m->hidden_size;
     double f = ctx->moe ? (1.0 - ctx->moe_frac) * m->ffn_hidden_size : m->ffn_hidden_size;
+    if (off)
+        *off = 0.0;
     if (rec == CFIT_RECOMPUTE_FULL)
         return 2.0 * tokens * h / (sp ? tp : 1);
     /* GEMM inputs kept for the backward are fp8 (1 byte) when the GEMMs run in fp8
      * (Transformer Engine saves the casted inputs); norm inputs and Q, K, V stay 2 bytes */
     double gin = ctx->prec == CFIT_PREC_FP8 ? 1.0 : 2.0;
-    unsigned mods = rec_modules(ctx, rec);
+    unsigned mods = rec_modules(ctx, rec), o = off ? ctx->off_modules : 0u;
+    double per_rep = tokens * h / (sp ? tp : 1), per_split = tokens * h / tp;
     /* two norm inputs, QKV and FC1 inputs; layernorm drops the norms' outputs where they are
      * those inputs (bf16 GEMMs: in fp8 Transformer Engine keeps its own cast copies) */
-    double replicated = 4.0 + 2.0 * gin - (mods & CFIT_RECMOD_LAYERNORM && gin == 2.0 ? 2.0 * gin : 0.0);
+    double qkv_in = mods & CFIT_RECMOD_LAYERNORM && gin == 2.0 ? 0.0 : gin;
+    double replicated = 4.0 + qkv_in + (mods & CFIT_RECMOD_LAYERNORM && gin == 2.0 ? 0.0 : gin);
     /* the dense MLP's FC1 output and FC2 input; recomputed (mlp), only its input stays */
     double mlp = mods & CFIT_RECMOD_MLP ? 0.0 : m->mlp == CFIT_MLP_SWIGLU ? (4.0 + gin) * f / h : (2.0 + gin) * f / h;
-    double split = attn_split_activation(m, gin) + mlp;    /* Q K V, out-proj input, MLP */
+    double qkv = attn_qkv_activation(m), proj = attn_proj_activation(m, gin);
     if (cfit_model_is_mla(m) && (mods & CFIT_RECMOD_MLA_UP_PROJ))   /* the up-projected Q, K, V */
-        split -= 2.0 * m->num_heads * (2.0 * ((double)m->qk_nope_head_dim + m->qk_rope_head_dim) + m->v_head_dim) / h;
+        qkv = 0.0;
+    double split = qkv + proj + mlp;    /* Q K V, out-proj input, MLP */
     /* unfused attention without core_attn recomputed keeps the scores: 5·a·s/h */
     if (ctx->unfused && !(mods & CFIT_RECMOD_CORE_ATTN))
         split += 5.0 * m->num_heads * (double)ctx->seq / h;
-    double bytes = tokens * h * (replicated / (sp ? tp : 1) + split / tp);
+    double bytes = per_rep * replicated + per_split * split;
     if (cfit_model_is_mla(m))   /* the q and kv latents the up projections read, gathered over TP */
         bytes += 2.0 * tokens * ((double)m->q_lora_rank + m->kv_lora_rank + m->qk_rope_head_dim);
-    if (ctx->moe && !(mods & CFIT_RECMOD_MOE))   /* recomputed experts keep only their input */
-        bytes += ctx->moe_frac * expert_activation_bytes(ctx, tokens, tp, ep, etp, gin, mods);
+    if (o) {   /* Megatron's fine-grained offloading moves each listed module's input (docs/model.md §10.1) */
+        double moved = per_rep * ((o & CFIT_OFFMOD_ATTN_NORM ? 2.0 : 0.0) + (o & CFIT_OFFMOD_MLP_NORM ? 2.0 : 0.0) +
+                                  (o & CFIT_OFFMOD_QKV_LINEAR ? qkv_in : 0.0)) +
+                       per_split * ((o & CFIT_OFFMOD_CORE_ATTN ? qkv : 0.0) + (o & CFIT_OFFMOD_ATTN_PROJ ? proj : 0.0));
+        *off += moved;
+        bytes -= moved;
+    }
+    if (ctx->moe && !(mods & CFIT_RECMOD_MOE)) {   /* recomputed experts keep only their input */
+        double moe_off = 0.0;
+        bytes += ctx->moe_frac * expert_activation_bytes(ctx, tokens, tp, ep, etp, gin, mods, o ? &moe_off : NULL);
+        if (o) {
+            *off += ctx->moe_frac * moe_off;
+            bytes -= ctx->moe_frac * moe_off;
+        }
+    }
     return bytes;
 }
 
@@ -826,12 +864,13 @@ static void layer_cost_at(const cfit__ctx *ctx, int tp, int cp, int mbs, int rec
     lc->logits_cb_s = lg.cb;
     lc->logits_mb_s = lg.mb;
 
-    lc->act_bytes = layer_activation_bytes(ctx, tokens, tp, sp, recompute, ep, etp) +
+    lc->act_bytes = layer_activation_bytes(ctx, tokens, tp, sp, recompute, ep, etp, &lc->act_off_bytes) +
                     cfit__finetune_act_bytes(ctx, tokens, recompute);
     lc->work_bytes = recompute == CFIT_RECOMPUTE_FULL
-                         ? layer_activation_bytes(ctx, tokens, tp, sp, CFIT_RECOMPUTE_NONE, ep, etp) : 0.0;
+                         ? layer_activation_bytes(ctx, tokens, tp, sp, CFIT_RECOMPUTE_NONE, ep, etp, NULL) : 0.0;
     if ((rec_modules(ctx, recompute) & CFIT_RECMOD_MOE) && ctx->moe)   /* one MoE layer's experts rebuilt at a time */
-        lc->work_bytes = expert_activation_bytes(ctx, tokens, tp, ep, etp, ctx->prec == CFIT_PREC_FP8 ? 1.0 : 2.0, 0);
+        lc->work_bytes = expert_activation_bytes(ctx, tokens, tp, ep, etp, ctx->prec == CFIT_PREC_FP8 ? 1.0 : 2.0, 0,
+                                                 NULL);
     lc->logits_bytes = tokens * V / tp * 6.0;                      /* bf16 logits + fp32 copy */
     lc->pp_msg_bytes = 2.0 * tokens * h / tp;                      /* scatter/gather over TP */
 }
@@ -872,6 +911,7 @@ static void moe_delta_of(const cfit__layer_cost *a, const cfit__layer_cost *b, c
     d->tp_s = b->tp_s - a->tp_s;
     d->ep_s = b->ep_s - a->ep_s;
     d->act_bytes = b->act_bytes - a->act_bytes;
+    d->act_off_bytes = b->act_off_bytes - a->act_off_bytes;
     d->host_pass_s = b->host_pass_s - a->host_pass_s;
 }
 
@@ -998,7 +1038,7 @@ static void stage_memory(const cfit__ctx *ctx, const cfit__layer_cost *lc, const
     if (last)
         sm->act += lc->logits_bytes;
     sm->host = sm->nvme = 0.0;
-    if (ctx->host.offload)   /* what moves to host memory (offload.c) */
+    if (ctx->host.offload || ctx->off_modules)   /* what moves to host memory (offload.c) */
         cfit__offload_stage_memory(ctx, lc, l, n_layers, inflight, sm);
     double other = 0.0;
     if (l->zero >= 3) {                                            /* parameters gathered at once */
@@ -1191,8 +1231,10 @@ static void plan_memory(cfit__plan_eval *e)
     mem->total_bytes = worst->total;
     mem->capacity_bytes = ctx->g->memory_bytes;
     e->fits = worst->total <= ctx->g->memory_bytes;
-    if (ctx->host.offload) {   /* the offloaded state must fit the node's host memory too */
+    if (ctx->host.offload || ctx->off_modules) {   /* the offloaded state must fit the node's host memory too */
         mem->host_bytes = p > 1 && last.host > first.host ? last.host : first.host;
+        if (e->n_mid > 0 && mid.host > mem->host_bytes)
+            mem->host_bytes = mid.host;
         mem->host_capacity_bytes = cfit__host_capacity_bytes(ctx, e->gpus);
         e->fits = e->fits && mem->host_bytes <= mem->host_capacity_bytes;
     }
@@ -1322,7 +1364,7 @@ static double optimizer_step(const cfit__plan_eval *e, const pipe_pace *pc, cons
 {
     const cfit__ctx *ctx = e->ctx;
     *opt_s = dt->opt_params * 32.0 / ctx->mem_bw;
-    if (!ctx->host.offload)
+    if (!ctx->host.offload && !ctx->off_modules)
         return 0.0;
     return cfit__offload_step_s(ctx, pc->lc, e->gpus, pc->n_slow, e->m_mb, dt->opt_params, dt->shard_bytes, opt_s);
 }
@@ -1401,6 +1443,7 @@ void cfit__plan_finish(const cfit__plan_eval *e, cfit_plan *out)
     out->nodes = (e->gpus + ctx->gpn - 1) / ctx->gpn;
     out->layout = e->layout;
     out->offload = ctx->host.offload;
+    out->offload_modules = (int)ctx->off_modules;
     out->layout.schedule = e->layout.pp > 1 ? (int)e->sched : CFIT_SCHED_DEFAULT;   /* the family resolved by vp */
     out->global_batch = ctx->gbs;
     out->grad_accum = e->m_mb;
@@ -1438,6 +1481,7 @@ static void blend(const cfit__layer_cost *none, const cfit__layer_cost *full, in
     out->host_pass_s += f * (full->host_pass_s - none->host_pass_s);
     out->ep_s += f * (full->ep_s - none->ep_s);
     out->act_bytes += f * (full->act_bytes - none->act_bytes);
+    out->act_off_bytes += f * (full->act_off_bytes - none->act_off_bytes);
     out->work_bytes = k > 0 ? full->work_bytes : none->work_bytes;
     /* the MoE delta blends alike */
     out->moe_delta.bwd_s += f * (full->moe_delta.bwd_s - none->moe_delta.bwd_s);
@@ -1446,6 +1490,7 @@ static void blend(const cfit__layer_cost *none, const cfit__layer_cost *full, in
     out->moe_delta.tp_s += f * (full->moe_delta.tp_s - none->moe_delta.tp_s);
     out->moe_delta.ep_s += f * (full->moe_delta.ep_s - none->moe_delta.ep_s);
     out->moe_delta.act_bytes += f * (full->moe_delta.act_bytes - none->moe_delta.act_bytes);
+    out->moe_delta.act_off_bytes += f * (full->moe_delta.act_off_bytes - none->moe_delta.act_off_bytes);
 }
 
 /* One stage whose memory is checked: n layers (n_moe MoE, -1 = the mean share), which end it is;

@@ -27,6 +27,8 @@ typedef struct cfit__ctx {
     const cfit_plan_request *req;
     unsigned rec_modules;          /* CFIT_RECOMPUTE_MODULES's CFIT_RECMOD_* bits (the request's, or the
                                       evaluated layout's) */
+    unsigned off_modules;          /* the request's CFIT_OFFMOD_* bits (offload.h): the modules whose
+                                      inputs Megatron's fine-grained offloading moves to host memory */
     const cfit_model *m;
     const cfit_gpu *g;
     const cfit_node *node;
@@ -104,7 +106,7 @@ typedef struct cfit__ctx {
 /* What one MoE layer's cost adds over a dense layer's (the fields of cfit__layer_cost that the
  * MoE share moves linearly); zero unless the model mixes dense and MoE layers. */
 typedef struct cfit__moe_delta {
-    double fwd_s, bwd_s, wgrad_s, cb_s, mb_s, tp_s, ep_s, act_bytes;
+    double fwd_s, bwd_s, wgrad_s, cb_s, mb_s, tp_s, ep_s, act_bytes, act_off_bytes;
     double host_pass_s;              /* the host's extra issue time of an MoE layer */
 } cfit__moe_delta;
 
@@ -130,7 +132,9 @@ typedef struct cfit__layer_cost {
     double head_tp_s, head_ep_s, head_cp_s, head_other_s; /* of logits_s: the MTP layers' exposed
                                         TP, expert and CP communication and their overhead */
     double head_host_s;              /* of head_other_s: their GPU's wait for the host */
-    double act_bytes;                /* stored activations per layer per in-flight micro-batch */
+    double act_bytes;                /* stored activations per layer per in-flight micro-batch (on the GPU) */
+    double act_off_bytes;            /* of a layer's stored activations, those its offload modules move to
+                                        host memory (not in act_bytes; 0 without --offload-modules) */
     double work_bytes;               /* transient working set (one layer recomputed, logits) */
     double logits_bytes;             /* logits kept for the loss, last stage (and the MTP modules'
                                         logits and activations) */

@@ -337,6 +337,9 @@ static void cost_memory(const cfit__ctx *ctx, layer_costs *lcs, const cfit_layou
         cfit__plan_memory(ctx, layer_cost(ctx, lcs, l, l->recompute), l, e);
 }
 
+/* The offload modules inside an MoE layer's experts. */
+#define OFFMOD_MOE (CFIT_OFFMOD_EXPERT_FC1 | CFIT_OFFMOD_MOE_ACT | CFIT_OFFMOD_FUSED_GROUP_MLP)
+
 static int cand(int fixed, int v)
 {
     return fixed <= 0 || fixed == v;
@@ -352,6 +355,9 @@ static void search_recompute(const cfit__ctx *ctx, layer_costs *lcs, cfit_layout
         if ((fixed >= 0 && rec != fixed) || (rec == CFIT_RECOMPUTE_EXPERTS && !ctx->moe) ||
             (rec == CFIT_RECOMPUTE_MODULES && fixed != rec))   /* a module list is given, never searched */
             continue;
+        if (ctx->off_modules && (rec == CFIT_RECOMPUTE_FULL || rec == CFIT_RECOMPUTE_BLOCK ||
+                                 (rec == CFIT_RECOMPUTE_EXPERTS && (ctx->off_modules & OFFMOD_MOE))))
+            continue;   /* nothing stored to offload, or an MoE layer recomputed whole (offload.c) */
         if (rec == CFIT_RECOMPUTE_BLOCK && fixed < 0 && (none_fits || !full_fits))
             continue;
         l.recompute = rec;
@@ -530,9 +536,11 @@ static void search_layouts(const cfit__ctx *ctx, long N, search_state *s)
 
 /* Whether the fallback tries offload mask `mask` in its pass `nvme`: host memory first (0), then,
  * when nothing fit there either, the masks that move something on to the node's NVMe (1). */
-static int fallback_mask(int mask, int nvme)
+static int fallback_mask(const cfit__ctx *ctx, int mask, int nvme)
 {
-    return cfit_offload_mask_ok(mask) && ((mask & CFIT_OFFLOAD_NVME) != 0) == nvme;
+    /* --offload-modules and whole-layer activation offload exclude each other (offload.c) */
+    return cfit_offload_mask_ok(mask) && ((mask & CFIT_OFFLOAD_NVME) != 0) == nvme &&
+           !(ctx->off_modules && (mask & CFIT_OFFLOAD_ACTIVATIONS));
 }
 
 /* Every layout at N GPUs with the request's offload; when it leaves offload to the search and
@@ -548,7 +556,7 @@ static void search_count(const cfit__ctx *ctx, long N, search_state *s)
         s->offload_searched = 1;
         for (int nvme = 0; nvme <= h->has_nvme && s->feasible == 0; nvme++)
             for (int mask = 1; mask <= CFIT_OFFLOAD_MASK_MAX; mask++)
-                if (fallback_mask(mask, nvme)) {
+                if (fallback_mask(ctx, mask, nvme)) {
                     h->offload = mask;
                     search_layouts(ctx, N, s);
                 }
@@ -601,7 +609,7 @@ static void fixed_layout(const cfit__ctx *ctx, long N, search_state *s)
     int floor;
     for (int k = 0; s->top.n == 0 && given == CFIT_SEARCH && h->has_host && k < 2 * CFIT_OFFLOAD_MASK_MAX; k++) {
         int mask = k % CFIT_OFFLOAD_MASK_MAX + 1, nvme = k >= CFIT_OFFLOAD_MASK_MAX;   /* host pass, then NVMe */
-        if (!fallback_mask(mask, nvme) || (nvme && !h->has_nvme) || !cfit__offload_zero_ok(ctx, mask, f->zero, &floor))
+        if (!fallback_mask(ctx, mask, nvme) || (nvme && !h->has_nvme) || !cfit__offload_zero_ok(ctx, mask, f->zero, &floor))
             continue;
         h->offload = mask;
         cost_fixed(ctx, f, s);

@@ -69,6 +69,7 @@ void cfit__layer_cost_mixed(const cfit__ctx *ctx, const cfit__layer_cost *lc, do
     out->tp_s += x * d->tp_s;
     out->ep_s += x * d->ep_s;
     out->act_bytes += x * d->act_bytes;
+    out->act_off_bytes += x * d->act_off_bytes;
     out->host_pass_s += x * d->host_pass_s;
     out->host_s = 0.0;
     double gpu = cfit__layer_time_s(out);

@@ -188,6 +188,53 @@ static void test_params_activations(void **state)
     assert_int_equal(cfit_plan_validate(&r, &d), CFIT_EINVALID);   /* optimizer offload needs a ZeRO stage */
 }
 
+/* --offload-modules (Megatron-Core's fine-grained activation offloading): the two norms' inputs of
+ * llama2-7b at micro-batch 1, seq 4096, bf16, no SP: 2 x 2 B x T x h per layer, all 32 layers'
+ * less the one computing, to the host; the GPU's activations fall by the same; Q, K, V add
+ * 2 x (1 + 2 g/a) x a d / h x T x h; the names round-trip and Megatron's rules are refused. */
+static void test_offload_modules(void **state)
+{
+    (void)state;
+    cfit_plan_request r;
+    const cfit_gpu *g;
+    req_7b(&r, &g, "rtx5090");
+    r.seq_len = 4096;
+    cfit_plan base = eval(&r, g, 1, CFIT_RECOMPUTE_NONE);
+    r.offload_modules = CFIT_OFFMOD_ATTN_NORM | CFIT_OFFMOD_MLP_NORM;
+    cfit_plan p = eval(&r, g, 1, CFIT_RECOMPUTE_NONE);
+    const cfit_model *m = r.model;
+    double T = 4096, h = m->hidden_size, per_layer = 2.0 * 2.0 * T * h;
+    assert_int_equal(p.offload_modules, CFIT_OFFMOD_ATTN_NORM | CFIT_OFFMOD_MLP_NORM);
+    assert_rel_near(p.mem.host_bytes, per_layer * (m->layers - 1), 1e-9);
+    assert_rel_near(base.mem.activations_bytes - p.mem.activations_bytes, per_layer * (m->layers - 1), 1e-9);
+    assert_true(p.step_time_s >= base.step_time_s);
+    r.offload_modules = CFIT_OFFMOD_CORE_ATTN;
+    cfit_plan q = eval(&r, g, 1, CFIT_RECOMPUTE_NONE);
+    double kv = (double)m->num_kv_heads / m->num_heads, qkv = 2.0 * (1.0 + 2.0 * kv) * T * h;   /* a d = h */
+    assert_rel_near(q.mem.host_bytes, qkv * (m->layers - 1), 1e-9);
+    unsigned mask;
+    size_t bad = 0;
+    char buf[128];
+    assert_int_equal(cfit_offload_modules_parse("core_attn,attn_proj,expert_fc1", &mask, &bad), 0);
+    assert_string_equal(cfit_offload_modules_str(mask, buf, sizeof buf), "core_attn,attn_proj,expert_fc1");
+    assert_int_equal(cfit_offload_modules_parse("none", &mask, &bad), 0);
+    assert_int_equal(mask, 0u);
+    assert_string_equal(cfit_offload_modules_str(0, buf, sizeof buf), "none");
+    assert_int_equal(cfit_offload_modules_parse("core_attn,bogus", &mask, &bad), -1);
+    assert_int_equal((int)bad, 10);
+    cfit_diag d;
+    r.offload_modules = CFIT_OFFMOD_ATTN_PROJ;   /* attn_proj needs core_attn */
+    assert_int_equal(cfit_plan_validate(&r, &d), CFIT_EINVALID);
+    r.offload_modules = CFIT_OFFMOD_MOE_ACT;     /* a dense model has no experts */
+    assert_int_equal(cfit_plan_validate(&r, &d), CFIT_EINVALID);
+    r.offload_modules = CFIT_OFFMOD_CORE_ATTN;
+    r.offload = CFIT_OFFLOAD_ACTIVATIONS;        /* not with layer-level offload */
+    assert_int_equal(cfit_plan_validate(&r, &d), CFIT_EINVALID);
+    r.offload = CFIT_SEARCH;
+    r.fixed.recompute = CFIT_RECOMPUTE_FULL;     /* nothing stored to move */
+    assert_int_equal(cfit_plan_validate(&r, &d), CFIT_EINVALID);
+}
+
 /* LoRA: weights 2 B per base parameter plus the adapters, gradients and Adam for the adapters only;
  * QLoRA: NF4 projections; both faster than full training (no weight gradients). */
 static void test_lora_plan(void **state)
@@ -344,6 +391,7 @@ int main(void)
         cmocka_unit_test(test_lora_terms),
         cmocka_unit_test(test_optimizer_offload),
         cmocka_unit_test(test_params_activations),
+        cmocka_unit_test(test_offload_modules),
         cmocka_unit_test(test_lora_plan),
         cmocka_unit_test(test_lora_moe),
         cmocka_unit_test(test_fallback),
