@@ -3,6 +3,7 @@
 #include "clusterfit/base.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,4 +88,41 @@ const char *cfit__name_suggest(const char *name, const char *const *candidates, 
                 best = candidates[i], best_rank = r, best_d = d, best_gap = gap;
         }
     return best;
+}
+
+int cfit__name_list_mask(const char *list, const char *const *names, int count, unsigned *mask, size_t *bad_at)
+{
+    unsigned m = 0;
+    for (const char *p = list;;) {
+        size_t n = strcspn(p, ",");
+        int found = -1;
+        for (int i = 0; i < count && found < 0; i++)
+            if (n == strlen(names[i]) && strncmp(p, names[i], n) == 0)
+                found = i;
+        if (found < 0) {
+            *bad_at = (size_t)(p - list);
+            return -1;
+        }
+        m |= 1u << found;
+        if (p[n] == '\0')
+            break;
+        p += n + 1;
+    }
+    *mask = m;
+    return 0;
+}
+
+char *cfit__name_list_str(unsigned mask, const char *const *names, int count, char *buf, size_t n)
+{
+    size_t used = 0;
+    if (n)
+        buf[0] = '\0';
+    for (int i = 0; i < count && n; i++)
+        if (mask & (1u << i)) {
+            int w = snprintf(buf + used, n - used, "%s%s", used ? "," : "", names[i]);
+            if (w < 0 || (size_t)w >= n - used)
+                break;
+            used += (size_t)w;
+        }
+    return buf;
 }

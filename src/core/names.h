@@ -17,4 +17,10 @@ int cfit__name_same(const char *a, const char *b);
  * name of one vendor's family never suggests another family's ("h201" never gives "b200"). */
 const char *cfit__name_suggest(const char *name, const char *const *candidates, size_t n);
 
+/* A comma list of names from names[0 .. count-1] into a bit mask (bit i for names[i], exact
+ * match): 0, else -1 with *bad_at the offset of the first name not among them (an empty item too). */
+int cfit__name_list_mask(const char *list, const char *const *names, int count, unsigned *mask, size_t *bad_at);
+/* The comma list of mask's names in names' order, in buf ("" for 0). */
+char *cfit__name_list_str(unsigned mask, const char *const *names, int count, char *buf, size_t n);
+
 #endif

@@ -12,6 +12,7 @@
  */
 #include "core/perf.h"
 #include "clusterfit/offload.h"
+#include "core/names.h"
 #include "clusterfit/frameworks.h"
 
 #include <stdio.h>
@@ -94,42 +95,15 @@ const char *cfit_offload_module_name(int i)
 
 int cfit_offload_modules_parse(const char *list, unsigned *mask, size_t *bad_at)
 {
-    unsigned m = 0;
     *mask = 0;
-    if (strcmp(list, "none") == 0)
-        return 0;
-    for (const char *p = list;;) {
-        size_t n = strcspn(p, ",");
-        int found = -1;
-        for (int i = 0; i < CFIT_OFFMOD_COUNT && found < 0; i++)
-            if (n == strlen(offload_module_names[i]) && strncmp(p, offload_module_names[i], n) == 0)
-                found = i;
-        if (found < 0) {
-            *bad_at = (size_t)(p - list);
-            return -1;
-        }
-        m |= 1u << found;
-        if (p[n] == '\0')
-            break;
-        p += n + 1;
-    }
-    *mask = m;
-    return 0;
+    return strcmp(list, "none") == 0 ? 0 : cfit__name_list_mask(list, offload_module_names, CFIT_OFFMOD_COUNT, mask, bad_at);
 }
 
 char *cfit_offload_modules_str(unsigned mask, char *buf, size_t n)
 {
-    size_t used = 0;
-    if (!n)
-        return buf;
-    snprintf(buf, n, "none");
-    for (int i = 0; i < CFIT_OFFMOD_COUNT; i++)
-        if (mask & (1u << i)) {
-            int w = snprintf(buf + used, n - used, "%s%s", used ? "," : "", offload_module_names[i]);
-            if (w < 0 || (size_t)w >= n - used)
-                break;
-            used += (size_t)w;
-        }
+    cfit__name_list_str(mask, offload_module_names, CFIT_OFFMOD_COUNT, buf, n);
+    if (n && !buf[0])
+        snprintf(buf, n, "none");
     return buf;
 }
 

@@ -1,5 +1,6 @@
 /* workload.c - parameter and FLOP counts of a decoder-only transformer (docs/model.md §1). */
 #include "clusterfit/workload.h"
+#include "core/names.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -29,36 +30,12 @@ int cfit_recompute_module_find(const char *name, size_t n)
 
 int cfit_recompute_modules_parse(const char *list, unsigned *mask, size_t *bad_at)
 {
-    unsigned m = 0;
-    const char *p = list;
-    for (;;) {
-        size_t n = strcspn(p, ",");
-        int i = cfit_recompute_module_find(p, n);
-        if (i < 0) {
-            *bad_at = (size_t)(p - list);
-            return -1;
-        }
-        m |= 1u << i;
-        if (p[n] == '\0')
-            break;
-        p += n + 1;
-    }
-    *mask = m;
-    return 0;
+    return cfit__name_list_mask(list, module_names, CFIT_RECMOD_COUNT, mask, bad_at);
 }
 
 char *cfit_recompute_modules_str(unsigned mask, char *buf, size_t n)
 {
-    size_t used = 0;
-    buf[0] = '\0';
-    for (int i = 0; i < CFIT_RECMOD_COUNT; i++)
-        if (mask & (1u << i)) {
-            int w = snprintf(buf + used, n - used, "%s%s", used ? "," : "", module_names[i]);
-            if (w < 0 || (size_t)w >= n - used)
-                break;
-            used += (size_t)w;
-        }
-    return buf;
+    return cfit__name_list_str(mask, module_names, CFIT_RECMOD_COUNT, buf, n);
 }
 
 unsigned cfit_recompute_mask(cfit_recompute r, unsigned modules)
