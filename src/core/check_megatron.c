@@ -168,6 +168,7 @@ enum {
     F_OPT_OFFLOAD, F_OPT_OFFLOAD_FRAC, F_PRECISION_AWARE, F_FP8_PARAM_GATHER, F_FP8_RECIPE,
     /* fine-grained activation offloading (TransformerConfig offload_modules) and layer-level CPU offloading */
     F_FGAO, F_OFFMODS, F_ACT_OFF_FRAC, F_CPU_OFFLOADING,
+    F_MOE_OVERLAP, F_SHARED_OVERLAP,   /* the expert all-to-all overlap (TransformerConfig) */
     F_COUNT
 };
 
@@ -219,8 +220,9 @@ static const mg_flag flags[] = {
     {"moe-aux-loss-coeff", MG_LIST, 0}, {"moe-z-loss-coeff", MG_STR, 0}, {"moe-permute-fusion", MG_FLAG, 0},
     {"moe-router-dtype", MG_STR, 0}, {"moe-router-enable-expert-bias", MG_FLAG, F_XBIAS},
     {"moe-router-topk-scaling-factor", MG_STR, F_TSCALE}, {"moe-router-bias-update-rate", MG_STR, F_XBIAS_RATE},
-    {"moe-shared-expert-overlap", MG_FLAG, 0}, {"moe-token-drop-policy", MG_STR, 0},
-    {"overlap-moe-expert-parallel-comm", MG_FLAG, 0}, {"moe-router-fusion", MG_FLAG, 0},
+    {"moe-shared-expert-overlap", MG_FLAG, F_SHARED_OVERLAP}, {"moe-token-drop-policy", MG_STR, 0},
+    {"overlap-moe-expert-parallel-comm", MG_FLAG, F_MOE_OVERLAP}, {"moe-router-fusion", MG_FLAG, 0},
+    {"delay-wgrad-compute", MG_FLAG, 0},
     /* known, not reasoned about */
     {"swiglu", MG_FLAG, 0}, {"untie-embeddings-and-output-weights", MG_FLAG, F_UNTIE}, {"kv-channels", MG_INT, 0},
     {"position-embedding-type", MG_STR, 0}, {"normalization", MG_STR, 0}, {"fp8-recipe", MG_STR, F_FP8_RECIPE},
@@ -1414,6 +1416,43 @@ static void check_activation_offload(mg *c)
         c->fgao_costed = 1;
 }
 
+/* --overlap-moe-expert-parallel-comm as TransformerConfig.__post_init__ asserts it (Megatron-LM
+ * d98e8a6): expert parallelism, a virtual pipeline when pp > 1, the alltoall or flex dispatcher,
+ * no full recomputation (nor its method and layer count), no moe recompute module, no shared
+ * expert overlap, at most one MTP layer. */
+static void check_moe_overlap(mg *c)
+{
+    const word *at = c->at[F_MOE_OVERLAP];
+    if (!at)
+        return;
+    struct { int bad; const char *fix, *msg; } rules[] = {
+        {val(c, F_EP, 1) <= 1, "add --expert-model-parallel-size N (N > 1), or drop it",
+         "overlap_moe_expert_parallel_comm is only supported with expert model parallelism"},
+        {val(c, F_PP, 1) > 1 && !c->at[F_VPL] && !c->at[F_VPS] && !c->layout_vp,
+         "add --num-virtual-stages-per-pipeline-rank N, or drop it",
+         "If enabling EP A2A overlap, virtual_pipeline_model_parallel_size must be specified when "
+         "pipeline_model_parallel_size > 1"},
+        {c->s[F_DISPATCH] && !is(c, F_DISPATCH, "alltoall") && !is(c, F_DISPATCH, "flex"),
+         "use --moe-token-dispatcher-type alltoall or flex",
+         "overlap_moe_expert_parallel_comm is supported with alltoall/flex token dispatcher"},
+        {is(c, F_RGRAN, "full"), "use --recompute-granularity selective",
+         "disable full recomputation when enabling overlap_moe_expert_parallel_comm"},
+        {c->at[F_RMETHOD] != NULL, "drop --recompute-method",
+         "disable recomputation method when enabling overlap_moe_expert_parallel_comm"},
+        {c->at[F_RNUM] != NULL, "drop --recompute-num-layers",
+         "recompute_num_layers must be None when enabling overlap_moe_expert_parallel_comm"},
+        {c->at[F_RMODS] && (c->recompute_modules & CFIT_RECMOD_MOE), "drop moe from --recompute-modules",
+         "disable moe in recompute_modules when enabling overlap_moe_expert_parallel_comm"},
+        {c->at[F_SHARED_OVERLAP] != NULL, "drop --moe-shared-expert-overlap",
+         "disable moe_shared_expert_overlap when enabling overlap_moe_expert_parallel_comm"},
+        {c->v[F_MTP] > 1, "use --mtp-num-layers 1 or none",
+         "MTP supports at most one layer when enabling overlap_moe_expert_parallel_comm."},
+    };
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
+        if (rules[i].bad)
+            add(c, CFIT_SEV_ERROR, at, rules[i].fix, "%s", rules[i].msg);
+}
+
 static void check_cuda_graphs(mg *c)
 {
     const word *mods = c->at[F_CGMODS] ? c->at[F_CGMODS] : c->at[F_CGSCOPE];
@@ -1502,6 +1541,7 @@ int cfit_check_megatron(const char *text, size_t len, const char *file, const cf
     check_cuda_graphs(&c);
     check_optimizer_offload(&c);
     check_activation_offload(&c);
+    check_moe_overlap(&c);
     long dp = check_world_batch(&c);
     if (r->model && r->catalog && dp) {
         check_model_shape(&c);

@@ -360,7 +360,14 @@ static void mg_router(cfit_buf *b, const cfit_model *m)
 
 /* Megatron-Core MoE layers: experts, router, dispatcher (the framework's: NCCL all-to-all, or the
  * flex dispatcher with its DeepEP / HybridEP backend, TransformerConfig moe_flex_dispatcher_backend). */
-static void mg_moe(cfit_buf *b, const cfit_model *m, const cfit_layout *l, int dispatcher)
+/* Whether the plan overlaps the expert all-to-all with another micro-batch's compute: --moe-overlap,
+ * else the framework's (docs/model.md §5.13). */
+static int a2a_overlap(const cfit_plan_request *r)
+{
+    return r->moe_a2a_overlap >= 0 ? r->moe_a2a_overlap : r->framework ? r->framework->moe_a2a_overlap : 0;
+}
+
+static void mg_moe(cfit_buf *b, const cfit_model *m, const cfit_layout *l, int dispatcher, int overlap)
 {
     static const char *const flex_backend[CFIT_DISPATCH_COUNT] = {NULL, "deepep", "hybridep"};
     cfit_buf_printf(b, "--num-experts %d\n--moe-router-topk %d\n--moe-ffn-hidden-size %d\n", m->num_experts,
@@ -380,6 +387,8 @@ static void mg_moe(cfit_buf *b, const cfit_model *m, const cfit_layout *l, int d
     else
         cfit_buf_puts(b, "--moe-token-dispatcher-type alltoall\n");
     cfit_buf_puts(b, "--moe-grouped-gemm\n");
+    if (overlap && l->ep > 1)   /* Megatron-Core's merged 1F1B step (a2a_bad: what it asserts) */
+        cfit_buf_puts(b, "--overlap-moe-expert-parallel-comm\n");
     /* TransformerConfig: "Bias in Moe is only supported when ETP==1" (add_bias_linear defaults on) */
     if (l->etp > 1)
         cfit_buf_puts(b, "--disable-bias-linear\n");
@@ -409,13 +418,13 @@ static void mg_attention(cfit_buf *b, const cfit_model *m)
         cfit_buf_printf(b, "--kv-channels %d\n", m->head_dim);
 }
 
-static void mg_model(cfit_buf *b, const cfit_model *m, const cfit_layout *l, int seq, int dispatcher)
+static void mg_model(cfit_buf *b, const cfit_model *m, const cfit_layout *l, int seq, int dispatcher, int overlap)
 {
     cfit_buf_printf(b, "--num-layers %d\n--hidden-size %d\n--ffn-hidden-size %d\n--num-attention-heads %d\n",
                      m->layers, m->hidden_size, m->ffn_hidden_size, m->num_heads);
     mg_attention(b, m);
     if (cfit_model_is_moe(m))
-        mg_moe(b, m, l, dispatcher);
+        mg_moe(b, m, l, dispatcher, overlap);
     if (m->mtp_layers > 0)   /* TransformerConfig mtp_num_layers; Megatron's default trains none */
         cfit_buf_printf(b, "--mtp-num-layers %d\n", m->mtp_layers);
     cfit_buf_printf(b, "--seq-length %d\n--max-position-embeddings %d\n", seq,
@@ -432,7 +441,7 @@ static void emit_megatron(cfit_buf *b, const cfit_plan_request *r, const cfit_pl
     int overlap = fw ? fw->dp_overlap : 1;
     mg_parallel(b, r->model, p);
     mg_memory(b, p, overlap);
-    mg_model(b, r->model, &p->layout, seq, fw ? fw->moe_dispatcher : CFIT_DISPATCH_ALLTOALL);
+    mg_model(b, r->model, &p->layout, seq, fw ? fw->moe_dispatcher : CFIT_DISPATCH_ALLTOALL, a2a_overlap(r));
     cfit_buf_puts(b, "--bf16\n");
     if (r->precision == CFIT_PREC_FP8)
         cfit_buf_puts(b, "--fp8-format hybrid\n");
@@ -491,6 +500,32 @@ static int vp_bad(cfit_emit_kind k, const cfit_model *m, const cfit_plan *p, cfi
                          "layers); plan with another --vp or --pp", m->layers, l->pp, l->vp, l->vp);
 }
 
+/* An overlapped expert all-to-all Megatron-Core cannot run as planned (TransformerConfig.__post_init__,
+ * Megatron-LM d98e8a6: a virtual pipeline with pp > 1, no full or block recomputation and no
+ * whole-MoE recompute module, at most one MTP layer). */
+static int a2a_bad(cfit_emit_kind k, const cfit_plan_request *r, const cfit_plan *p, cfit_diag *d)
+{
+    const cfit_layout *l = &p->layout;
+    if (k != CFIT_EMIT_MEGATRON || !a2a_overlap(r) || l->ep <= 1 || !cfit_model_is_moe(r->model))
+        return CFIT_EOK;
+    const char *why = NULL;
+    if (l->pp > 1 && l->vp <= 1)
+        why = "If enabling EP A2A overlap, virtual_pipeline_model_parallel_size must be specified when "
+              "pipeline_model_parallel_size > 1: plan with --vp 2 or more";
+    else if (l->recompute == CFIT_RECOMPUTE_FULL || l->recompute == CFIT_RECOMPUTE_BLOCK)
+        why = "disable full recomputation when enabling overlap_moe_expert_parallel_comm: plan with another --recompute";
+    else if (cfit_recompute_mask((cfit_recompute)l->recompute, (unsigned)l->recompute_modules) & CFIT_RECMOD_MOE)
+        why = "disable moe in recompute_modules when enabling overlap_moe_expert_parallel_comm: plan with another "
+              "--recompute";
+    else if (r->model->mtp_layers > 1)
+        why = "MTP supports at most one layer when enabling overlap_moe_expert_parallel_comm: plan with --mtp 1";
+    if (!why)
+        return CFIT_EOK;
+    return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
+                         "--emit megatron: the plan overlaps the expert all-to-all (--moe-overlap), which "
+                         "Megatron-Core refuses here (%s), or plan with --moe-overlap off", why);
+}
+
 /* Expert parallelism the model cannot take: the plan is not one Megatron would start. */
 static int moe_layout_bad(const cfit_model *m, const cfit_layout *l, cfit_diag *d)
 {
@@ -518,6 +553,8 @@ int cfit_emit(cfit_emit_kind k, const cfit_plan_request *r, const cfit_plan *p, 
         bad = schedule_bad(k, &p->layout, d);
     if (!bad)
         bad = vp_bad(k, r->model, p, d);
+    if (!bad)
+        bad = a2a_bad(k, r, p, d);
     if (bad)
         return bad;
     cfit_buf b;
