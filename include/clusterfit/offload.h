@@ -40,7 +40,8 @@ enum {
     CFIT_OFFMOD_EXPERT_FC1 = 1 << 5,      /* the routed tokens expert FC1 reads */
     CFIT_OFFMOD_MOE_ACT = 1 << 6,         /* expert FC1's output, the activation's input */
     CFIT_OFFMOD_FUSED_GROUP_MLP = 1 << 7, /* the fused grouped MLP's inputs: both of the above and FC2's */
-    CFIT_OFFMOD_COUNT = 8
+    CFIT_OFFMOD_COUNT = 8,
+    CFIT_OFFMOD_EXPERTS = CFIT_OFFMOD_EXPERT_FC1 | CFIT_OFFMOD_MOE_ACT | CFIT_OFFMOD_FUSED_GROUP_MLP   /* inside the experts */
 };
 /* Megatron's name of offload-module bit i ("attn_norm", ...); NULL outside 0 .. CFIT_OFFMOD_COUNT - 1. */
 CFIT_API const char *cfit_offload_module_name(int i);

@@ -181,6 +181,9 @@ CFIT_API void cfit_plan_request_init(cfit_plan_request *r);
 /* The GPU count a request fixes: gpus_total, or tp x pp x cp x dp when all four are fixed;
  * 0 when the count is to be sized (from the deadline or the budget). */
 CFIT_API long cfit_plan_fixed_gpus(const cfit_plan_request *r);
+/* Layers on each middle device of plan p's balanced split (stage_layers_first > 0) of a model of
+ * `layers`: the rest's equal share; 0 with fewer than three stages or the default split. */
+CFIT_API int cfit_plan_stage_layers_mid(const cfit_plan *p, int layers);
 
 /* Check the fixed parts of a request against the model (divisibility, ranges).
  * Returns CFIT_EOK or CFIT_EINVALID/CFIT_ERANGE with d->msg naming the constraint. */

@@ -49,8 +49,6 @@ CFIT_API const char *cfit_recompute_name(cfit_recompute r);     /* "none", "sele
                                                                    "experts", "modules" */
 /* Megatron's name of module bit i (0 .. CFIT_RECMOD_COUNT - 1): "core_attn", ... */
 CFIT_API const char *cfit_recompute_module_name(int i);
-/* The bit index of the module named by the n bytes at name, or -1. */
-CFIT_API int cfit_recompute_module_find(const char *name, size_t n);
 /* Parse a comma-separated list of module names into CFIT_RECMOD_* bits; 0 = ok, else -1 with
  * the first bad name's offset in *bad_at (an empty list or name is bad). */
 CFIT_API int cfit_recompute_modules_parse(const char *list, unsigned *mask, size_t *bad_at);

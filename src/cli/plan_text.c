@@ -186,8 +186,7 @@ static void print_details(const plan_cli *c, const cfit_plan *p, double tokens)
            p->layout.pp > 1 ? cfit_layout_schedule_name(&p->layout) : "", p->layout.mbs, p->grad_accum, p->layout.zero,
            plan_recompute_str(rec, sizeof rec, p), p->layout.sp ? "on" : "off");
     if (p->layout.pp > 1 && p->stage_layers_first > 0) {   /* a balanced split (docs/model.md §5.8) */
-        int pp = p->layout.pp, L = c->req.model->layers, mtp = c->req.model->mtp_layers;
-        int mid = pp > 2 ? (L - p->stage_layers_first - p->stage_layers_last) / (pp - 2) : 0;
+        int pp = p->layout.pp, mtp = c->req.model->mtp_layers, mid = cfit_plan_stage_layers_mid(p, c->req.model->layers);
         char mids[48] = "";
         if (pp > 2)
             snprintf(mids, sizeof mids, ", %d on each middle one", mid);

@@ -334,6 +334,14 @@ static int python_int(const char *s)
     return digits > 0 && !*s;
 }
 
+/* s as a whole Python float (argparse type=float) into *v: 1, or 0 when it is not one. */
+static int float_value(const char *s, double *v)
+{
+    char *end = NULL;
+    *v = strtod(s, &end);
+    return end != s && !*end;
+}
+
 static void unknown_flag(mg *c, const word *w, const char *name, size_t len)
 {
     const char *names[NFLAGS];
@@ -357,83 +365,73 @@ static const char *const graph_module_names[] = {"attn", "mlp", "moe", "moe_rout
                                                  "full", "full_iteration", "full_iteration_inference"};
 enum { GM_ATTN = 1, GM_MLP = 2, GM_MOE = 4, GM_ROUTER = 8, GM_PRE = 16, GM_MAMBA = 32 };
 
-/* The n module words from w (one inline value after '=' when inl) of flag word f: each a
- * CudaGraphModule name; a bad one is reported under the flag's name at the value's position. */
-static void graph_modules(mg *c, const word *f, const word *w, size_t n, const char *inl, unsigned *bits)
+static const char *graph_module_name(int i)
 {
-    size_t names = sizeof graph_module_names / sizeof graph_module_names[0];
-    *bits = 0;   /* argparse: the last occurrence wins */
+    return graph_module_names[i];
+}
+
+/* A list flag's module names: name_of(0 .. count-1) set bits; the uncosted ones (NULL-ended) are a
+ * warning ("\"NAME\" " uncosted_what, the memory check leaves them out); any other an error whose
+ * message is invalid "\"NAME\"" refusal. */
+typedef struct module_names {
+    const char *(*name_of)(int i);
+    int count;
+    const char *const *uncosted;
+    const char *uncosted_what, *choices, *invalid, *refusal;
+} module_names;
+
+/* The n module words from w (one inline value after '=' when inl) of flag word f into *bits
+ * (argparse: the last occurrence wins); a bad one is reported under the flag's name at the value's
+ * position; shell variables are not checked. */
+static void module_words(mg *c, const word *f, const word *w, size_t n, const char *inl, const module_names *mn,
+                         unsigned *bits)
+{
+    *bits = 0;
     for (size_t k = 0; k < n; k++) {
         const char *s = inl ? inl : w[k].s;
         if (s[0] == '$')
             continue;
-        size_t j = 0;
-        while (j < names && strcmp(s, graph_module_names[j]) != 0)
+        int j = 0;
+        while (j < mn->count && strcmp(s, mn->name_of(j)) != 0)
             j++;
-        if (j < names)
+        if (j < mn->count) {
             *bits |= 1u << j;
-        else {
-            word at = {f->s, w[k].line, w[k].col};
-            add(c, CFIT_SEV_ERROR, &at, "write attn, mlp, moe, moe_router, moe_preprocess or mamba",
-                "invalid choice \"%s\"", s);
-        }
-    }
-}
-
-/* --recompute-modules' n words (or the inline value): Megatron-Core's names (transformer_config.py
- * recompute_modules) into c->recompute_modules; the hybrid-model ones it also takes are not
- * costed (a warning), anything else is an error as Megatron's __post_init__ raises. */
-static void recompute_modules(mg *c, const word *f, const word *w, size_t n, const char *inl)
-{
-    static const char *const uncosted[] = {"gdn_norm_out", "gdp_in_proj", "gdp_qkv", "mhc"};
-    c->recompute_modules = 0;   /* argparse: the last occurrence wins */
-    for (size_t k = 0; k < n; k++) {
-        const char *s = inl ? inl : w[k].s;
-        if (s[0] == '$')
             continue;
+        }
         word at = {f->s, w[k].line, w[k].col};
-        int j = cfit_recompute_module_find(s, strlen(s));
-        if (j >= 0) {
-            c->recompute_modules |= 1u << j;
-            continue;
-        }
-        size_t u = 0;
-        while (u < sizeof uncosted / sizeof uncosted[0] && strcmp(s, uncosted[u]) != 0)
+        const char *const *u = mn->uncosted;
+        while (u && *u && strcmp(s, *u) != 0)
             u++;
-        if (u < sizeof uncosted / sizeof uncosted[0])
-            add(c, CFIT_SEV_WARNING, &at, "the memory check leaves it out",
-                "\"%s\" recomputes a hybrid (GatedDelta / hyper-connection) block the planner does not model", s);
+        if (u && *u)
+            add(c, CFIT_SEV_WARNING, &at, "the memory check leaves it out", "\"%s\" %s", s, mn->uncosted_what);
         else
-            add(c, CFIT_SEV_ERROR, &at,
-                "write core_attn, moe_act, layernorm, mla_up_proj, mlp, moe or shared_experts",
-                "invalid choice \"%s\" (Megatron-Core's TransformerConfig refuses it)", s);
+            add(c, CFIT_SEV_ERROR, &at, mn->choices, "%s\"%s\"%s", mn->invalid, s, mn->refusal);
     }
 }
 
-/* --offload-modules' n words: Megatron-Core's names (TransformerConfig offload_modules) into
- * c->offload_modules; gdp_qkv (a GatedDeltaProduct block the planner does not model) a warning,
- * anything else an error as __post_init__ asserts. */
-static void offload_modules(mg *c, const word *f, const word *w, size_t n, const char *inl)
-{
-    c->offload_modules = 0;   /* argparse: the last occurrence wins */
-    for (size_t k = 0; k < n; k++) {
-        const char *s = inl ? inl : w[k].s;
-        if (s[0] == '$')
-            continue;
-        word at = {f->s, w[k].line, w[k].col};
-        unsigned bit;
-        size_t bad;
-        if (strcmp(s, "none") != 0 && cfit_offload_modules_parse(s, &bit, &bad) == 0 && !strchr(s, ','))
-            c->offload_modules |= bit;
-        else if (strcmp(s, "gdp_qkv") == 0)
-            add(c, CFIT_SEV_WARNING, &at, "the memory check leaves it out",
-                "\"gdp_qkv\" offloads a GatedDeltaProduct block the planner does not model");
-        else
-            add(c, CFIT_SEV_ERROR, &at, "write attn_norm, qkv_linear, core_attn, attn_proj, mlp_norm, expert_fc1, "
-                "moe_act or fused_group_mlp", "Invalid choices for offload_modules: \"%s\" (Megatron-Core's "
-                "TransformerConfig refuses it)", s);
-    }
-}
+/* --cuda-graph-modules / --cuda-graph-scope: CudaGraphModule names. */
+static const module_names graph_modules = {graph_module_name, (int)(sizeof graph_module_names / sizeof graph_module_names[0]),
+                                           NULL, NULL, "write attn, mlp, moe, moe_router, moe_preprocess or mamba",
+                                           "invalid choice ", ""};
+
+/* --recompute-modules: Megatron-Core's names (transformer_config.py recompute_modules); the
+ * hybrid-model ones it also takes are not costed, anything else Megatron's __post_init__ raises on. */
+static const char *const recompute_uncosted[] = {"gdn_norm_out", "gdp_in_proj", "gdp_qkv", "mhc", NULL};
+static const module_names recompute_modules = {
+    cfit_recompute_module_name, CFIT_RECMOD_COUNT, recompute_uncosted,
+    "recomputes a hybrid (GatedDelta / hyper-connection) block the planner does not model",
+    "write core_attn, moe_act, layernorm, mla_up_proj, mlp, moe or shared_experts", "invalid choice ",
+    " (Megatron-Core's TransformerConfig refuses it)"};
+
+/* --offload-modules: Megatron-Core's names (TransformerConfig offload_modules); gdp_qkv (a
+ * GatedDeltaProduct block the planner does not model) is not costed, anything else __post_init__
+ * asserts against. */
+static const char *const offload_uncosted[] = {"gdp_qkv", NULL};
+static const module_names offload_modules = {
+    cfit_offload_module_name, CFIT_OFFMOD_COUNT, offload_uncosted,
+    "offloads a GatedDeltaProduct block the planner does not model",
+    "write attn_norm, qkv_linear, core_attn, attn_proj, mlp_norm, expert_fc1, moe_act or fused_group_mlp",
+    "Invalid choices for offload_modules: ", " (Megatron-Core's TransformerConfig refuses it)"};
 
 /* Record flag f given at word i with value words from i+1 (or inline after '='). */
 static size_t take_flag(mg *c, const words *ws, size_t i, const mg_flag *f, const char *inline_value)
@@ -470,13 +468,12 @@ static size_t take_flag(mg *c, const words *ws, size_t i, const mg_flag *f, cons
         c->at[f->id] = w;
         c->s[f->id] = val;
     }
-    if (f->id == F_RMODS)
-        recompute_modules(c, w, inline_value ? w : &ws->w[first], inline_value ? 1 : i + 1 - first, inline_value);
-    if (f->id == F_OFFMODS)
-        offload_modules(c, w, inline_value ? w : &ws->w[first], inline_value ? 1 : i + 1 - first, inline_value);
-    if (f->id == F_CGMODS || f->id == F_CGSCOPE)
-        graph_modules(c, w, inline_value ? w : &ws->w[first], inline_value ? 1 : i + 1 - first, inline_value,
-                      &c->graph_modules[f->id == F_CGSCOPE]);
+    const module_names *mn = f->id == F_RMODS ? &recompute_modules : f->id == F_OFFMODS ? &offload_modules
+                             : f->id == F_CGMODS || f->id == F_CGSCOPE ? &graph_modules : NULL;
+    if (mn)
+        module_words(c, w, inline_value ? w : &ws->w[first], inline_value ? 1 : i + 1 - first, inline_value, mn,
+                     f->id == F_RMODS ? &c->recompute_modules : f->id == F_OFFMODS ? &c->offload_modules
+                                      : &c->graph_modules[f->id == F_CGSCOPE]);
     long v = 0;
     if (f->kind == MG_INT && val && !f->id && val[0] != '$' && !python_int(val))
         add(c, CFIT_SEV_ERROR, w, "write a whole number", "expects an integer (argparse type=int), got \"%s\"", val);
@@ -979,9 +976,8 @@ static int moe_etp(const mg *c)
 /* What the memory check offloads for --optimizer-cpu-offload: the planner's optimizer offload
  * (docs/model.md §10.1) when the whole state goes, ZeRO-1 (--use-distributed-optimizer) shards it
  * and the GPU's node has host figures; else none, said in a note (the check is then conservative). */
-static int check_offload_costed(mg *c, const cfit_gpu *g, int zero)
+static int check_offload_costed(mg *c, const cfit_node *n, int zero)
 {
-    const cfit_node *n = cfit_catalog_node(c->r->catalog, g->default_node, NULL);
     const char *why = c->opt_offload_fraction < 1.0 ? "a partial offload (--optimizer-offload-fraction below 1)"
                       : zero != 1 ? "an offload without --use-distributed-optimizer"
                       : !cfit_node_has_host(n) ? "an offload on a node entry without host memory figures" : NULL;
@@ -1036,10 +1032,10 @@ static void check_memory(mg *c, long dp)
                      rec == CFIT_RECOMPUTE_MODULES ? (int)mods : 0};
     req.fixed = l;
     req.offload = CFIT_OFFLOAD_NONE;
+    const cfit_node *n = cfit_catalog_node(r->catalog, g->default_node, NULL);   /* the host offload goes to */
     if (c->opt_offload_fraction > 0)
-        req.offload = check_offload_costed(c, g, zero);
+        req.offload = check_offload_costed(c, n, zero);
     if (c->fgao_costed) {
-        const cfit_node *n = cfit_catalog_node(r->catalog, g->default_node, NULL);
         if (cfit_node_has_host(n))
             req.offload_modules = (int)c->offload_modules;
         else
@@ -1159,11 +1155,10 @@ static void check_moe_without_experts(mg *c, int mixed)
 static void check_moe_topk_scale(mg *c)
 {
     const char *s = c->s[F_TSCALE];
-    char *end = NULL;
+    double v;
     if (!s || s[0] == '$')
         return;
-    double v = strtod(s, &end);
-    if (end == s || *end)
+    if (!float_value(s, &v))
         add(c, CFIT_SEV_ERROR, c->at[F_TSCALE], "write a number, e.g. 2.5",
             "expects a number (argparse type=float), got \"%s\"", s);
     else if (!(v > 0))
@@ -1307,20 +1302,17 @@ static void check_moe(mg *c)
     check_moe_grid(c, experts);
 }
 
-/* CUDA graphs (Megatron-LM d98e8a6: validate_args in megatron/training/arguments.py and
- * TransformerConfig.__post_init__'s cuda_graph checks). */
 /* --optimizer-offload-fraction's value (argparse type=float, default 1.0); -1 when it is not a number
  * (reported) or a shell variable. */
 static double offload_fraction(mg *c)
 {
     const char *s = c->s[F_OPT_OFFLOAD_FRAC];
-    char *end = NULL;
+    double v;
     if (!c->at[F_OPT_OFFLOAD_FRAC])
         return 1.0;
     if (!s || s[0] == '$')
         return -1.0;
-    double v = strtod(s, &end);
-    if (end == s || *end) {
+    if (!float_value(s, &v)) {
         add(c, CFIT_SEV_ERROR, c->at[F_OPT_OFFLOAD_FRAC], "write a number from 0 to 1, e.g. 1.0",
             "expects a number (argparse type=float), got \"%s\"", s);
         return -1.0;
@@ -1362,7 +1354,7 @@ static void check_optimizer_offload(mg *c)
  * (plan --offload-modules, docs/model.md §10.1). */
 static void check_activation_offload(mg *c)
 {
-    unsigned o = c->offload_modules, moe = CFIT_OFFMOD_EXPERT_FC1 | CFIT_OFFMOD_MOE_ACT | CFIT_OFFMOD_FUSED_GROUP_MLP;
+    unsigned o = c->offload_modules;
     c->fgao_costed = 0;
     if (!c->at[F_FGAO]) {
         if (c->at[F_OFFMODS] || c->at[F_ACT_OFF_FRAC])
@@ -1391,18 +1383,19 @@ static void check_activation_offload(mg *c)
         bad = 1, add(c, CFIT_SEV_ERROR, mw, "keep fused_group_mlp, or expert_fc1 and moe_act",
                      "fused_group_mlp offloads the whole fused grouped MLP and cannot be combined with expert_fc1 "
                      "or moe_act.");
-    if ((o & moe) && is(c, F_RGRAN, "selective") && (c->recompute_modules & CFIT_RECMOD_MOE))
+    if ((o & CFIT_OFFMOD_EXPERTS) && is(c, F_RGRAN, "selective") && (c->recompute_modules & CFIT_RECMOD_MOE))
         bad = 1, add(c, CFIT_SEV_ERROR, mw, "remove moe from --recompute-modules, or the MoE modules from --offload-modules",
                      "Cannot offload the experts' activations while recomputing the entire MoE layer.");
-    if ((o & moe) && (!c->at[F_EXPERTS] || given_zero(c, F_EXPERTS) || c->v[F_EXPERTS] == 1))
+    if ((o & CFIT_OFFMOD_EXPERTS) && (!c->at[F_EXPERTS] || given_zero(c, F_EXPERTS) || c->v[F_EXPERTS] == 1))
         bad = 1, add(c, CFIT_SEV_ERROR, mw, "drop expert_fc1, moe_act and fused_group_mlp",
                      "expert_fc1, moe_act and fused_group_mlp offload an MoE layer's experts: there are none");
     double frac = 1.0;
     if (c->at[F_ACT_OFF_FRAC]) {
         const char *s = c->s[F_ACT_OFF_FRAC];
-        char *end = NULL;
-        frac = s && s[0] != '$' ? strtod(s, &end) : -1.0;
-        if (s && s[0] != '$' && (end == s || *end || frac < 0 || frac > 1))
+        int known = s && s[0] != '$';
+        if (!known)
+            frac = -1.0;
+        else if (!float_value(s, &frac) || frac < 0 || frac > 1)
             bad = 1, add(c, CFIT_SEV_ERROR, c->at[F_ACT_OFF_FRAC], "give a fraction from 0 to 1",
                          "activation_offload_fraction must be in range [0, 1].");
     }
@@ -1453,6 +1446,8 @@ static void check_moe_overlap(mg *c)
             add(c, CFIT_SEV_ERROR, at, rules[i].fix, "%s", rules[i].msg);
 }
 
+/* CUDA graphs (Megatron-LM d98e8a6: validate_args in megatron/training/arguments.py and
+ * TransformerConfig.__post_init__'s cuda_graph checks). */
 static void check_cuda_graphs(mg *c)
 {
     const word *mods = c->at[F_CGMODS] ? c->at[F_CGMODS] : c->at[F_CGSCOPE];

@@ -131,7 +131,7 @@ static void mg_uneven(cfit_buf *b, int L, int p)
 static void mg_split(cfit_buf *b, int L, const cfit_plan *p)
 {
     int pp = p->layout.pp, first = p->stage_layers_first, last = p->stage_layers_last;
-    int mid = pp > 2 ? (L - first - last) / (pp - 2) : first;
+    int mid = pp > 2 ? cfit_plan_stage_layers_mid(p, L) : first;
     if (first != mid)
         cfit_buf_printf(b, "--decoder-first-pipeline-num-layers %d\n", first);
     if (last != mid)
@@ -179,7 +179,7 @@ static int chunk_layers(int n, int vp, int v)
 static void mg_layout(cfit_buf *b, const cfit_model *m, const cfit_plan *p)
 {
     int pp = p->layout.pp, vp = p->layout.vp, first = p->stage_layers_first, last = p->stage_layers_last;
-    int mid = pp > 2 ? (m->layers - first - last) / (pp - 2) : 0, chunks = pp * vp, run = 0;
+    int mid = cfit_plan_stage_layers_mid(p, m->layers), chunks = pp * vp, run = 0;
     char prev[48] = "", cur[48];
     cfit_buf_puts(b, "--pipeline-model-parallel-layout '");   /* quoted: | * ( ) are shell syntax */
     for (int c = 0; c < chunks; c++) {
@@ -237,6 +237,15 @@ static void mg_parallel(cfit_buf *b, const cfit_model *m, const cfit_plan *p)
     cfit_buf_printf(b, "--micro-batch-size %d\n--global-batch-size %ld\n", l->mbs, p->global_batch);
 }
 
+/* A list flag: Megatron's argparse takes the comma list's names space-separated (nargs="+"). */
+static void mg_list(cfit_buf *b, const char *flag, const char *comma_list)
+{
+    cfit_buf_printf(b, "%s ", flag);
+    for (const char *c = comma_list; *c; c++)
+        cfit_buf_printf(b, "%c", *c == ',' ? ' ' : *c);
+    cfit_buf_puts(b, "\n");
+}
+
 static void mg_memory(cfit_buf *b, const cfit_plan *p, int overlap)
 {
     const cfit_layout *l = &p->layout;
@@ -266,11 +275,8 @@ static void mg_memory(cfit_buf *b, const cfit_plan *p, int overlap)
         break;
     case CFIT_RECOMPUTE_MODULES: {
         char list[128];
-        cfit_recompute_modules_str((unsigned)l->recompute_modules, list, sizeof list);
-        for (char *c = list; *c; c++)   /* Megatron's argparse takes the list space-separated */
-            if (*c == ',')
-                *c = ' ';
-        cfit_buf_printf(b, "--recompute-granularity selective\n--recompute-modules %s\n", list);
+        cfit_buf_puts(b, "--recompute-granularity selective\n");
+        mg_list(b, "--recompute-modules", cfit_recompute_modules_str((unsigned)l->recompute_modules, list, sizeof list));
         break;
     }
     case CFIT_RECOMPUTE_BLOCK:
@@ -285,12 +291,9 @@ static void mg_memory(cfit_buf *b, const cfit_plan *p, int overlap)
     }
     if (p->offload_modules) {   /* Megatron-Core's fine-grained activation offloading (offload.h) */
         char list[128];
-        cfit_offload_modules_str((unsigned)p->offload_modules, list, sizeof list);
-        for (char *c = list; *c; c++)   /* space-separated, as --recompute-modules */
-            if (*c == ',')
-                *c = ' ';
-        cfit_buf_printf(b, "# with Transformer Engine >= 2.10 also set NVTE_CPU_OFFLOAD_V1=1 (validate_args)\n"
-                           "--fine-grained-activation-offloading\n--offload-modules %s\n", list);
+        cfit_buf_puts(b, "# with Transformer Engine >= 2.10 also set NVTE_CPU_OFFLOAD_V1=1 (validate_args)\n"
+                         "--fine-grained-activation-offloading\n");
+        mg_list(b, "--offload-modules", cfit_offload_modules_str((unsigned)p->offload_modules, list, sizeof list));
     }
 }
 

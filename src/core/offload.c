@@ -421,18 +421,17 @@ static int offload_modules_validate(const cfit_plan_request *r, cfit_diag *d)
         return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
                              "--offload-modules attn_proj needs core_attn beside it (Megatron-Core: the input of "
                              "attn_proj is the output of core_attn, which is needed in core_attn.backward())");
-    unsigned moe = CFIT_OFFMOD_EXPERT_FC1 | CFIT_OFFMOD_MOE_ACT | CFIT_OFFMOD_FUSED_GROUP_MLP;
     if ((o & CFIT_OFFMOD_FUSED_GROUP_MLP) && (o & (CFIT_OFFMOD_EXPERT_FC1 | CFIT_OFFMOD_MOE_ACT)))
         return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
                              "--offload-modules fused_group_mlp offloads the whole fused grouped MLP and cannot be "
                              "combined with expert_fc1 or moe_act (Megatron-Core)");
-    if ((o & moe) && !cfit_model_is_moe(r->model))
+    if ((o & CFIT_OFFMOD_EXPERTS) && !cfit_model_is_moe(r->model))
         return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
                              "--offload-modules %s: expert_fc1, moe_act and fused_group_mlp need an MoE model: '%s' "
                              "has no experts", list, r->model->name);
     unsigned recomputed = cfit_recompute_mask((cfit_recompute)(r->fixed.recompute >= 0 ? r->fixed.recompute : 0),
                                               (unsigned)r->fixed.recompute_modules);
-    if ((o & moe) && r->fixed.recompute >= 0 && (recomputed & CFIT_RECMOD_MOE))
+    if ((o & CFIT_OFFMOD_EXPERTS) && r->fixed.recompute >= 0 && (recomputed & CFIT_RECMOD_MOE))
         return cfit_diag_set(d, CFIT_EINVALID, NULL, 0, 0,
                              "--offload-modules %s cannot offload inside an MoE layer that is recomputed whole "
                              "(recompute module moe; Megatron-Core refuses it)", list);

@@ -562,8 +562,8 @@ static double layer_activation_bytes(const cfit__ctx *ctx, double tokens, int tp
     double per_rep = tokens * h / (sp ? tp : 1), per_split = tokens * h / tp;
     /* two norm inputs, QKV and FC1 inputs; layernorm drops the norms' outputs where they are
      * those inputs (bf16 GEMMs: in fp8 Transformer Engine keeps its own cast copies) */
-    double qkv_in = mods & CFIT_RECMOD_LAYERNORM && gin == 2.0 ? 0.0 : gin;
-    double replicated = 4.0 + qkv_in + (mods & CFIT_RECMOD_LAYERNORM && gin == 2.0 ? 0.0 : gin);
+    double qkv_in = mods & CFIT_RECMOD_LAYERNORM && gin == 2.0 ? 0.0 : gin;   /* and FC1's: each a norm's output */
+    double replicated = 4.0 + 2.0 * qkv_in;
     /* the dense MLP's FC1 output and FC2 input; recomputed (mlp), only its input stays */
     double mlp = mods & CFIT_RECMOD_MLP ? 0.0 : m->mlp == CFIT_MLP_SWIGLU ? (4.0 + gin) * f / h : (2.0 + gin) * f / h;
     double qkv = attn_qkv_activation(m), proj = attn_proj_activation(m, gin);

@@ -154,6 +154,12 @@ static int validate_modules(const cfit_plan_request *r, cfit_diag *d)
     return CFIT_EOK;
 }
 
+int cfit_plan_stage_layers_mid(const cfit_plan *p, int layers)
+{
+    int pp = p->layout.pp;
+    return pp > 2 && p->stage_layers_first > 0 ? (layers - p->stage_layers_first - p->stage_layers_last) / (pp - 2) : 0;
+}
+
 int cfit_plan_validate(const cfit_plan_request *r, cfit_diag *d)
 {
     const cfit_model *m = r->model;
@@ -337,9 +343,6 @@ static void cost_memory(const cfit__ctx *ctx, layer_costs *lcs, const cfit_layou
         cfit__plan_memory(ctx, layer_cost(ctx, lcs, l, l->recompute), l, e);
 }
 
-/* The offload modules inside an MoE layer's experts. */
-#define OFFMOD_MOE (CFIT_OFFMOD_EXPERT_FC1 | CFIT_OFFMOD_MOE_ACT | CFIT_OFFMOD_FUSED_GROUP_MLP)
-
 static int cand(int fixed, int v)
 {
     return fixed <= 0 || fixed == v;
@@ -356,7 +359,7 @@ static void search_recompute(const cfit__ctx *ctx, layer_costs *lcs, cfit_layout
             (rec == CFIT_RECOMPUTE_MODULES && fixed != rec))   /* a module list is given, never searched */
             continue;
         if (ctx->off_modules && (rec == CFIT_RECOMPUTE_FULL || rec == CFIT_RECOMPUTE_BLOCK ||
-                                 (rec == CFIT_RECOMPUTE_EXPERTS && (ctx->off_modules & OFFMOD_MOE))))
+                                 (rec == CFIT_RECOMPUTE_EXPERTS && (ctx->off_modules & CFIT_OFFMOD_EXPERTS))))
             continue;   /* nothing stored to offload, or an MoE layer recomputed whole (offload.c) */
         if (rec == CFIT_RECOMPUTE_BLOCK && fixed < 0 && (none_fits || !full_fits))
             continue;

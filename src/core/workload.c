@@ -2,9 +2,6 @@
 #include "clusterfit/workload.h"
 #include "core/names.h"
 
-#include <stdio.h>
-#include <string.h>
-
 const char *cfit_recompute_name(cfit_recompute r)
 {
     static const char *const names[] = {"none", "selective", "full", "block", "experts", "modules"};
@@ -18,14 +15,6 @@ static const char *const module_names[CFIT_RECMOD_COUNT] = {
 const char *cfit_recompute_module_name(int i)
 {
     return i >= 0 && i < CFIT_RECMOD_COUNT ? module_names[i] : "?";
-}
-
-int cfit_recompute_module_find(const char *name, size_t n)
-{
-    for (int i = 0; i < CFIT_RECMOD_COUNT; i++)
-        if (n == strlen(module_names[i]) && strncmp(name, module_names[i], n) == 0)
-            return i;
-    return -1;
 }
 
 int cfit_recompute_modules_parse(const char *list, unsigned *mask, size_t *bad_at)
